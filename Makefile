@@ -1,0 +1,85 @@
+# vx: a plain Makefile.
+#   make                  every program into bin/
+#   make check            unit tests, bats suites, shellcheck, then the unit
+#                         tests and bats suites again under ASan+UBSan
+#   make install PREFIX=/usr/local [DESTDIR=...]
+#   make SANITIZE=address,undefined   a sanitized build in build/san/bin
+
+CC       ?= cc
+CFLAGS   ?= -O2 -g
+WARN     := -Wall -Wextra -Wshadow -Wmissing-prototypes -Wstrict-prototypes \
+            -Wformat=2 -Wno-format-nonliteral -Werror
+CPPFLAGS += -D_GNU_SOURCE -Ilibcommon
+LDLIBS   := -lcjson -lpthread
+PREFIX   ?= /usr/local
+SANITIZE ?=
+
+ifeq ($(SANITIZE),)
+BUILD  := build/rel
+BINDIR := bin
+else
+BUILD  := build/san
+BINDIR := $(BUILD)/bin
+CFLAGS += -O1 -fno-omit-frame-pointer -fsanitize=$(SANITIZE) -fno-sanitize-recover=all
+LDFLAGS += -fsanitize=$(SANITIZE)
+endif
+
+PROGS := vx vx-graph
+
+COMMON_OBJ := $(patsubst %.c,$(BUILD)/%.o,$(wildcard libcommon/*.c))
+GRAPH_OBJ  := $(patsubst %.c,$(BUILD)/%.o,$(wildcard graph/*.c))
+DRIVER_OBJ := $(patsubst %.c,$(BUILD)/%.o,$(wildcard bin/*.c))
+UNIT_SRC   := $(wildcard tests/unit/test_*.c)
+UNIT_BIN   := $(patsubst tests/unit/%.c,$(BUILD)/unit/%,$(UNIT_SRC))
+
+SHELL_FILES := $(shell git ls-files '*.sh' '*.bash' '*.bats' 2>/dev/null) .ci/run
+
+all: $(addprefix $(BINDIR)/,$(PROGS))
+
+$(BUILD)/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(WARN) -MMD -MP -c -o $@ $<
+
+$(BUILD)/libcommon.a: $(COMMON_OBJ)
+	$(AR) rcs $@ $^
+
+$(BINDIR)/vx: $(DRIVER_OBJ) $(BUILD)/libcommon.a
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
+$(BINDIR)/vx-graph: $(GRAPH_OBJ) $(BUILD)/libcommon.a
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
+$(BUILD)/unit/%: tests/unit/%.c tests/unit/unit.h $(BUILD)/libcommon.a
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) -Itests/unit $(CFLAGS) $(WARN) $(LDFLAGS) -o $@ $< $(BUILD)/libcommon.a $(LDLIBS)
+
+# Each runner appends "passed failed" to build/counts; check sums them.
+unit: $(UNIT_BIN)
+	@sh tests/run-unit.sh $(UNIT_BIN)
+
+bats: all
+	@VX_BIN_DIR=$(CURDIR)/$(BINDIR) bash tests/run-bats.sh
+
+shellcheck:
+	shellcheck -x $(SHELL_FILES)
+
+check:
+	@mkdir -p build && : > build/counts
+	$(MAKE) all
+	$(MAKE) unit
+	$(MAKE) bats
+	$(MAKE) shellcheck
+	$(MAKE) SANITIZE=address,undefined unit bats
+	@awk '{p += $$1; f += $$2} END {printf "check: %d passed, %d failed\n", p, f; exit f > 0}' build/counts
+
+install: all
+	install -d $(DESTDIR)$(PREFIX)/bin
+	install -m 0755 $(addprefix $(BINDIR)/,$(PROGS)) $(DESTDIR)$(PREFIX)/bin/
+
+clean:
+	rm -rf build $(addprefix bin/,$(PROGS))
+
+.PHONY: all unit bats shellcheck check install clean
+-include $(shell find build -name '*.d' 2>/dev/null)

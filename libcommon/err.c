@@ -1,0 +1,116 @@
+#include "err.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "jsonl.h"
+
+static const char *prog = "vx";
+
+void err_init(const char *argv0)
+{
+	const char *slash = argv0 ? strrchr(argv0, '/') : NULL;
+	if (argv0 && *argv0)
+		prog = slash ? slash + 1 : argv0;
+}
+
+const char *err_prog(void)
+{
+	return prog;
+}
+
+static void vwarn(const char *fmt, va_list ap, int errnum)
+{
+	char msg[4096];
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	if (errnum)
+		fprintf(stderr, "%s: %s: %s\n", prog, msg, strerror(errnum));
+	else
+		fprintf(stderr, "%s: %s\n", prog, msg);
+}
+
+void err_warn(const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vwarn(fmt, ap, 0);
+	va_end(ap);
+}
+
+void err_warn_errno(const char *fmt, ...)
+{
+	int e = errno;
+	va_list ap;
+	va_start(ap, fmt);
+	vwarn(fmt, ap, e);
+	va_end(ap);
+}
+
+void err_die(int code, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vwarn(fmt, ap, 0);
+	va_end(ap);
+	jsonl_out_finish();
+	exit(code);
+}
+
+void err_die_errno(int code, const char *fmt, ...)
+{
+	int e = errno;
+	va_list ap;
+	va_start(ap, fmt);
+	vwarn(fmt, ap, e);
+	va_end(ap);
+	jsonl_out_finish();
+	exit(code);
+}
+
+static void *oom(void *p)
+{
+	if (!p) {
+		fprintf(stderr, "%s: out of memory\n", prog);
+		exit(VX_EXIT_FAIL);
+	}
+	return p;
+}
+
+void *xmalloc(size_t n)
+{
+	return oom(malloc(n ? n : 1));
+}
+
+void *xcalloc(size_t n, size_t size)
+{
+	return oom(calloc(n ? n : 1, size ? size : 1));
+}
+
+void *xrealloc(void *p, size_t n)
+{
+	return oom(realloc(p, n ? n : 1));
+}
+
+char *xstrdup(const char *s)
+{
+	return oom(strdup(s));
+}
+
+char *xstrndup(const char *s, size_t n)
+{
+	return oom(strndup(s, n));
+}
+
+char *xasprintf(const char *fmt, ...)
+{
+	char *s = NULL;
+	va_list ap;
+	va_start(ap, fmt);
+	int r = vasprintf(&s, fmt, ap);
+	va_end(ap);
+	if (r < 0)
+		oom(NULL);
+	return s;
+}

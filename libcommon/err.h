@@ -1,0 +1,43 @@
+/* err.h: the one error and exit-code API of every vx program.
+ *
+ * Messages go to stderr as "prog: message" (lowercase, no full stop, the
+ * subject quoted), prog being the name set once by err_init(argv[0]).
+ * Exit codes are the table below, the same in every program and man page:
+ * 0 success, 1 failure (a task, a write, a system call), 2 usage or config.
+ */
+#ifndef VX_ERR_H
+#define VX_ERR_H
+
+#include <stdarg.h>
+#include <stddef.h>
+
+enum {
+	VX_EXIT_OK = 0,
+	VX_EXIT_FAIL = 1,
+	VX_EXIT_USAGE = 2,
+	VX_EXIT_SIGINT = 130,
+	VX_EXIT_SIGTERM = 143,
+};
+
+void err_init(const char *argv0);
+const char *err_prog(void);
+
+/* Print "prog: msg\n" to stderr. */
+void err_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* Same, with ": strerror(errno)" appended. */
+void err_warn_errno(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* Print and exit with code (stdout is flushed and checked first). */
+void err_die(int code, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3), noreturn));
+void err_die_errno(int code, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3), noreturn));
+
+/* Allocation that never returns NULL: dies with "out of memory". */
+void *xmalloc(size_t n);
+void *xcalloc(size_t n, size_t size);
+void *xrealloc(void *p, size_t n);
+char *xstrdup(const char *s);
+char *xstrndup(const char *s, size_t n);
+char *xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+#endif

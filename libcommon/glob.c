@@ -1,0 +1,253 @@
+#include "glob.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "err.h"
+
+/* End of the pattern segment starting at p: the next unescaped '/' or NUL. */
+static const char *seg_end(const char *p)
+{
+	while (*p && *p != '/') {
+		if (*p == '\\' && p[1])
+			p++;
+		p++;
+	}
+	return p;
+}
+
+static bool is_globstar(const char *p)
+{
+	return p[0] == '*' && p[1] == '*' && (p[2] == '/' || p[2] == '\0');
+}
+
+/* Match class at *pp (pointing at '[') against c. Sets *pp past the class.
+ * Returns -1 when there is no closing ']' (then '[' is literal). */
+static int match_class(const char **pp, const char *pend, char c)
+{
+	const char *p = *pp + 1;
+	bool neg = false, hit = false;
+	if (p < pend && (*p == '!' || *p == '^')) {
+		neg = true;
+		p++;
+	}
+	const char *first = p;
+	while (p < pend && (*p != ']' || p == first)) {
+		char lo = *p;
+		if (lo == '\\' && p + 1 < pend)
+			lo = *++p;
+		p++;
+		char hi = lo;
+		if (p + 1 < pend && *p == '-' && p[1] != ']') {
+			p++;
+			if (*p == '\\' && p + 1 < pend)
+				p++;
+			hi = *p++;
+		}
+		if ((unsigned char)c >= (unsigned char)lo && (unsigned char)c <= (unsigned char)hi)
+			hit = true;
+	}
+	if (p >= pend)
+		return -1;
+	*pp = p + 1;
+	return hit != neg;
+}
+
+/* Match one pattern segment [p, pend) against one path segment [s, send). */
+static bool match_seg(const char *p, const char *pend, const char *s, const char *send)
+{
+	const char *star_p = NULL, *star_s = NULL;
+	while (s < send) {
+		if (p < pend && *p == '*') {
+			while (p < pend && *p == '*')
+				p++;
+			star_p = p;
+			star_s = s;
+			continue;
+		}
+		if (p < pend) {
+			if (*p == '?') {
+				p++;
+				s++;
+				continue;
+			}
+			if (*p == '[') {
+				const char *q = p;
+				int r = match_class(&q, pend, *s);
+				if (r == 1) {
+					p = q;
+					s++;
+					continue;
+				}
+				if (r == -1 && *s == '[') {
+					p++;
+					s++;
+					continue;
+				}
+			} else {
+				const char *q = p;
+				if (*q == '\\' && q + 1 < pend)
+					q++;
+				if (*q == *s) {
+					p = q + 1;
+					s++;
+					continue;
+				}
+			}
+		}
+		if (!star_p)
+			return false;
+		p = star_p;
+		s = ++star_s;
+	}
+	while (p < pend && *p == '*')
+		p++;
+	return p == pend;
+}
+
+static bool match_from(const char *p, const char *s)
+{
+	for (;;) {
+		if (is_globstar(p)) {
+			const char *rest = p[2] ? p + 3 : p + 2;
+			while (is_globstar(rest))
+				rest = rest[2] ? rest + 3 : rest + 2;
+			if (!*rest)
+				return true;
+			for (const char *t = s;;) {
+				if (*t && match_from(rest, t))
+					return true;
+				t = strchr(t, '/');
+				if (!t)
+					return false;
+				t++;
+			}
+		}
+		const char *pend = seg_end(p);
+		const char *send = strchr(s, '/');
+		if (!send)
+			send = s + strlen(s);
+		if (!match_seg(p, pend, s, send))
+			return false;
+		if (!*pend && !*send)
+			return true;
+		if (!*send) {
+			// the path ended: only trailing "/**" segments may remain
+			p = pend + 1;
+			while (is_globstar(p))
+				p = p[2] ? p + 3 : p + 2;
+			return *p == '\0' && *(p - 1) != '/';
+		}
+		if (!*pend)
+			return false;
+		p = pend + 1;
+		s = send + 1;
+	}
+}
+
+bool glob_match(const char *pat, const char *path)
+{
+	if (!*pat)
+		return !*path;
+	return match_from(pat, path);
+}
+
+bool glob_has_magic(const char *pat)
+{
+	for (const char *p = pat; *p; p++) {
+		if (*p == '\\' && p[1])
+			p++;
+		else if (*p == '*' || *p == '?' || *p == '[')
+			return true;
+	}
+	return false;
+}
+
+static bool ends_with(const char *s, size_t n, const char *suffix)
+{
+	size_t k = strlen(suffix);
+	return n >= k && memcmp(s + n - k, suffix, k) == 0;
+}
+
+char *glob_collapse(const char *pat)
+{
+	size_t n = strlen(pat);
+	for (;;) {
+		size_t before = n;
+		while (n > 1 && pat[n - 1] == '/' && !(n >= 2 && pat[n - 2] == '\\'))
+			n--;
+		if (n == 2 && memcmp(pat, "**", 2) == 0)
+			return xstrdup(".");
+		if (n == 4 && memcmp(pat, "**/*", 4) == 0)
+			return xstrdup(".");
+		if (ends_with(pat, n, "/**/*") && n > 5 && pat[n - 6] != '\\')
+			n -= 5;
+		else if (ends_with(pat, n, "/**") && n > 3)
+			n -= 3;
+		if (n == before)
+			break;
+	}
+	return xstrndup(pat, n);
+}
+
+char *glob_unescape(const char *pat)
+{
+	char *out = xmalloc(strlen(pat) + 1), *o = out;
+	for (const char *p = pat; *p; p++) {
+		if (*p == '\\' && p[1])
+			p++;
+		*o++ = *p;
+	}
+	*o = '\0';
+	return out;
+}
+
+char *glob_static_prefix(const char *pat)
+{
+	const char *p = pat, *keep = pat;
+	while (*p) {
+		const char *e = seg_end(p);
+		bool magic = false;
+		for (const char *q = p; q < e; q++) {
+			if (*q == '\\' && q + 1 < e)
+				q++;
+			else if (*q == '*' || *q == '?' || *q == '[')
+				magic = true;
+		}
+		if (magic)
+			break;
+		keep = e;
+		if (!*e)
+			break;
+		p = e + 1;
+	}
+	char *lit = xstrndup(pat, (size_t)(keep - pat));
+	char *out = glob_unescape(lit);
+	free(lit);
+	return out;
+}
+
+bool glob_may_match_under(const char *pat, const char *dir)
+{
+	const char *p = pat, *s = dir;
+	if (!*s || strcmp(s, ".") == 0)
+		return true;
+	for (;;) {
+		if (is_globstar(p))
+			return true;
+		if (!*p)
+			return false;
+		const char *pend = seg_end(p);
+		const char *send = strchr(s, '/');
+		if (!send)
+			send = s + strlen(s);
+		if (!match_seg(p, pend, s, send))
+			return false;
+		if (!*send)
+			return true;
+		if (!*pend)
+			return false;
+		p = pend + 1;
+		s = send + 1;
+	}
+}

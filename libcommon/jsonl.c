@@ -1,0 +1,170 @@
+#include "jsonl.h"
+
+#include <errno.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "err.h"
+
+void jsonl_reader_init(struct jsonl_reader *r, FILE *f, const char *name)
+{
+	memset(r, 0, sizeof(*r));
+	r->f = f;
+	r->name = name;
+	r->max = JSONL_MAX_LINE;
+}
+
+void jsonl_reader_free(struct jsonl_reader *r)
+{
+	free(r->buf);
+	r->buf = NULL;
+	r->cap = 0;
+}
+
+/* Read one line into r->buf without its '\n'. Returns its length, -1 at end
+ * of input, -2 when it was longer than r->max (the rest is skipped). */
+static long read_line(struct jsonl_reader *r)
+{
+	size_t len = 0;
+	int c;
+	bool over = false;
+
+	if (!r->buf) {
+		r->cap = 4096;
+		r->buf = xmalloc(r->cap);
+	}
+	while ((c = getc_unlocked(r->f)) != EOF) {
+		if (c == '\n')
+			break;
+		if (over)
+			continue;
+		if (len + 1 >= r->max) {
+			over = true;
+			continue;
+		}
+		if (len + 1 >= r->cap) {
+			r->cap *= 2;
+			r->buf = xrealloc(r->buf, r->cap);
+		}
+		r->buf[len++] = (char)c;
+	}
+	if (c == EOF && len == 0 && !over)
+		return -1;
+	r->buf[len] = '\0';
+	return over ? -2 : (long)len;
+}
+
+int jsonl_read(struct jsonl_reader *r, cJSON **out)
+{
+	for (;;) {
+		long n = read_line(r);
+		if (n == -1) {
+			if (ferror(r->f)) {
+				err_warn_errno("%s: read error", r->name);
+				return -1;
+			}
+			return 0;
+		}
+		r->line++;
+		if (n == -2) {
+			err_warn("%s:%zu: line longer than %zu bytes", r->name, r->line, r->max);
+			return -1;
+		}
+		const char *p = r->buf;
+		while (*p == ' ' || *p == '\t' || *p == '\r')
+			p++;
+		if (!*p)
+			continue;
+		if (strlen(p) != (size_t)n - (size_t)(p - r->buf)) {
+			err_warn("%s:%zu: NUL byte in record", r->name, r->line);
+			return -1;
+		}
+		const char *end = NULL;
+		cJSON *j = cJSON_ParseWithOpts(p, &end, 1);
+		if (!j) {
+			size_t col = end ? (size_t)(end - r->buf) + 1 : 1;
+			err_warn("%s:%zu: invalid JSON at column %zu", r->name, r->line, col);
+			return -1;
+		}
+		if (!cJSON_IsObject(j)) {
+			cJSON_Delete(j);
+			err_warn("%s:%zu: record is not a JSON object", r->name, r->line);
+			return -1;
+		}
+		*out = j;
+		return 1;
+	}
+}
+
+static bool out_flush_each;
+
+void jsonl_out_init(void)
+{
+	struct stat st;
+	signal(SIGPIPE, SIG_IGN);
+	if (fstat(STDOUT_FILENO, &st) == 0 && (S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode)))
+		out_flush_each = true;
+	else if (isatty(STDOUT_FILENO))
+		out_flush_each = true;
+}
+
+static _Noreturn void write_failed(void)
+{
+	int e = errno;
+	if (e != EPIPE)
+		err_warn("write error: %s", strerror(e ? e : EIO));
+	_exit(VX_EXIT_FAIL);
+}
+
+void jsonl_write_raw(const char *line, size_t len)
+{
+	errno = 0;
+	if (fwrite(line, 1, len, stdout) != len || putc_unlocked('\n', stdout) == EOF)
+		write_failed();
+	if (out_flush_each && fflush(stdout) != 0)
+		write_failed();
+}
+
+void jsonl_write(const cJSON *rec)
+{
+	char *s = cJSON_PrintUnformatted(rec);
+	if (!s)
+		err_die(VX_EXIT_FAIL, "out of memory");
+	jsonl_write_raw(s, strlen(s));
+	cJSON_free(s);
+}
+
+int jsonl_out_finish(void)
+{
+	static bool done;
+	if (done)
+		return VX_EXIT_OK;
+	done = true;
+	errno = 0;
+	bool bad = ferror(stdout);
+	if (fflush(stdout) != 0)
+		bad = true;
+	int e = errno;
+	if (fclose(stdout) != 0 && !bad) {
+		bad = true;
+		e = errno;
+	}
+	if (bad) {
+		if (e != EPIPE)
+			err_warn("write error: %s", strerror(e ? e : EIO));
+		return VX_EXIT_FAIL;
+	}
+	return VX_EXIT_OK;
+}
+
+size_t jsonl_line_of(const char *text, size_t off)
+{
+	size_t line = 1;
+	for (size_t i = 0; i < off && text[i]; i++)
+		if (text[i] == '\n')
+			line++;
+	return line;
+}

@@ -1,0 +1,129 @@
+#include <stdlib.h>
+
+#include "glob.h"
+#include "unit.h"
+
+#define M(p, s) CHECK(glob_match(p, s))
+#define N(p, s) CHECK(!glob_match(p, s))
+
+static void owned(char *got, const char *want, const char *what)
+{
+	if (strcmp(got, want) == 0) {
+		unit_passed++;
+	} else {
+		unit_failed++;
+		fprintf(stderr, "%s: got '%s', want '%s'\n", what, got, want);
+	}
+	free(got);
+}
+
+int main(void)
+{
+	/* literals */
+	M("a/b.js", "a/b.js");
+	N("a/b.js", "a/b.jsx");
+	N("a/b.js", "a");
+	N("a", "a/b.js");
+	M("", "");
+	N("", "a");
+
+	/* star: any run but '/', dotfiles included */
+	M("*.js", "x.js");
+	M("*.js", ".js");
+	M("*", ".env");
+	N("*.js", "src/x.js");
+	M("src/*.js", "src/x.js");
+	M("src/*", "src/x.js");
+	N("src/*", "src/a/x.js");
+	M("a*b*c", "abc");
+	M("a*b*c", "aXbYbZc");
+	N("a*b*c", "aXbYbZ");
+	M("*a", "aaa");
+
+	/* question mark: one char, never '/' */
+	M("?.js", "a.js");
+	N("?.js", "ab.js");
+	N("a?b", "a/b");
+
+	/* globstar */
+	M("**", "a");
+	M("**", "a/b/c");
+	M("**/*", "a/b/c");
+	M("**/*.js", "x.js");
+	M("**/*.js", "a/b/x.js");
+	N("**/*.js", "a/b/x.ts");
+	M("src/**", "src");
+	M("src/**", "src/a/b");
+	N("src/**", "srcx/a");
+	M("src/**/*", "src/a");
+	M("a/**/b", "a/b");
+	M("a/**/b", "a/x/y/b");
+	N("a/**/b", "a/x/y/c");
+	M("a/**/**/b", "a/b");
+	M("a/**/b/**/c", "a/x/b/y/z/c");
+	M("a**b", "axxb");     /* not a whole segment: acts as '*' */
+	N("a**b", "ax/xb");
+
+	/* classes */
+	M("[abc].js", "b.js");
+	N("[abc].js", "d.js");
+	M("[a-c]x", "bx");
+	N("[a-c]x", "dx");
+	M("[!a-c]x", "dx");
+	N("[!a-c]x", "ax");
+	M("[^a-c]x", "dx");
+	M("[]]", "]");
+	M("[!]]", "a");
+	N("[!]]", "]");
+	N("a[/]b", "a/b");
+	M("pages/[id].tsx", "pages/i.tsx");
+	N("pages/[id].tsx", "pages/[id].tsx");
+	M("[", "[");       /* unclosed: literal */
+	M("a[b", "a[b");
+	M("[\\]]", "]");
+
+	/* escapes */
+	M("pages/\\[id\\].tsx", "pages/[id].tsx");
+	N("pages/\\[id\\].tsx", "pages/i.tsx");
+	M("a\\*b", "a*b");
+	N("a\\*b", "axb");
+	M("a\\?", "a?");
+	N("a\\?", "ab");
+	M("\\\\", "\\");
+
+	/* magic detection */
+	CHECK(glob_has_magic("src/*.js"));
+	CHECK(glob_has_magic("a?"));
+	CHECK(glob_has_magic("[id]"));
+	CHECK(!glob_has_magic("\\[id\\]"));
+	CHECK(!glob_has_magic("dist/vx"));
+
+	/* R-21 collapse */
+	owned(glob_collapse("dir/**"), "dir", "collapse dir/**");
+	owned(glob_collapse("dir/**/*"), "dir", "collapse dir/**/*");
+	owned(glob_collapse("a/b/**"), "a/b", "collapse a/b/**");
+	owned(glob_collapse("**"), ".", "collapse **");
+	owned(glob_collapse("**/*"), ".", "collapse **/*");
+	owned(glob_collapse("dist/"), "dist", "collapse dist/");
+	owned(glob_collapse(".*.tmp/**"), ".*.tmp", "collapse glob dir");
+	owned(glob_collapse("src/*.js"), "src/*.js", "no collapse");
+	owned(glob_collapse("src/**/*.js"), "src/**/*.js", "no collapse inner");
+
+	/* static prefix and unescape */
+	owned(glob_static_prefix("src/**"), "src", "prefix src/**");
+	owned(glob_static_prefix("*.js"), "", "prefix *.js");
+	owned(glob_static_prefix("a/b"), "a/b", "prefix literal");
+	owned(glob_static_prefix("a/\\[x\\]/*.js"), "a/[x]", "prefix escaped");
+	owned(glob_static_prefix("a/b[0-9]/c"), "a", "prefix class");
+	owned(glob_unescape("\\[id\\].tsx"), "[id].tsx", "unescape");
+
+	/* pruning */
+	CHECK(glob_may_match_under("packages/*", "packages"));
+	CHECK(glob_may_match_under("packages/*", "packages/a"));
+	CHECK(!glob_may_match_under("packages/*", "apps"));
+	CHECK(!glob_may_match_under("packages/*", "packages/a/b"));
+	CHECK(glob_may_match_under("apps/**", "apps/a/b/c"));
+	CHECK(glob_may_match_under("*/x", "anything"));
+
+	return UNIT_END("glob");
+}

@@ -1,0 +1,59 @@
+#include <stdlib.h>
+
+#include "path.h"
+#include "unit.h"
+
+static void owned(char *got, const char *want, const char *what)
+{
+	if ((!got && !want) || (got && want && strcmp(got, want) == 0)) {
+		unit_passed++;
+	} else {
+		unit_failed++;
+		fprintf(stderr, "%s: got '%s', want '%s'\n", what, got ? got : "(null)",
+			want ? want : "(null)");
+	}
+	free(got);
+}
+
+int main(void)
+{
+	owned(path_normalize("a/./b//c/"), "a/b/c", "normalize dots");
+	owned(path_normalize("a/../b"), "b", "normalize up");
+	owned(path_normalize("../a/../../b"), "../../b", "normalize leading up");
+	owned(path_normalize("/../a"), "/a", "normalize above root");
+	owned(path_normalize(""), ".", "normalize empty");
+	owned(path_normalize("./"), ".", "normalize dot");
+	owned(path_normalize("/"), "/", "normalize root");
+	owned(path_normalize("a/.."), ".", "normalize to dot");
+
+	owned(path_join("/ws", "packages/app"), "/ws/packages/app", "join");
+	owned(path_join("/ws", "/abs"), "/abs", "join absolute");
+	owned(path_join("/ws/a", "../b"), "/ws/b", "join up");
+
+	owned(path_under("/ws", "/ws"), ".", "under self");
+	owned(path_under("/ws", "/ws/a/b"), "a/b", "under child");
+	owned(path_under("/ws", "/wsx/a"), NULL, "under sibling prefix");
+	owned(path_under("/", "/a"), "a", "under root");
+	CHECK(path_is_within("/ws", "/ws/a"));
+	CHECK(!path_is_within("/ws", "/ws2"));
+
+	owned(path_relative("/ws/packages/app", "/ws/tsconfig.base.json"),
+		"../../tsconfig.base.json", "relative up");
+	owned(path_relative("/ws", "/ws/a/b"), "a/b", "relative down");
+	owned(path_relative("/ws/a", "/ws/a"), ".", "relative same");
+	owned(path_relative("/ws/a/b", "/ws/c/d"), "../../c/d", "relative across");
+	owned(path_relative("/ws/ab", "/ws/a"), "../a", "relative prefix name");
+	owned(path_relative("/", "/x/y"), "x/y", "relative from root");
+
+	setenv("HOME", "/home/u", 1);
+	owned(path_expand_home("~"), "/home/u", "home alone");
+	owned(path_expand_home("~/.npmrc"), "/home/u/.npmrc", "home file");
+	owned(path_expand_home("~x/y"), "~x/y", "not home");
+	owned(path_expand_home("a/~"), "a/~", "tilde inside");
+
+	char *c = path_canonical("/");
+	owned(c, "/", "canonical root");
+	CHECK(path_canonical("/no/such/path/here") == NULL);
+
+	return UNIT_END("path");
+}
