@@ -1,0 +1,68 @@
+/* vx: the driver. "vx <sub> ARGS" runs the program vx-<sub> found beside
+ * this one (git's fallback to git-foo), so every stage stays a program of
+ * its own that can also run alone. */
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "err.h"
+#include "jsonl.h"
+
+static const char usage[] =
+	"usage: vx <command> [ARGS...]\n"
+	"\n"
+	"  vx graph [TASK...]   the folded task graph, as vx-graph prints it\n"
+	"  vx <name> ARGS...    runs the program vx-<name> beside vx\n"
+	"  vx --help            this text\n"
+	"\n"
+	"Every stage runs alone too: vx-graph --help.\n"
+	"Exit status: 0 success, 1 failure, 2 usage or config error.\n";
+
+/* The directory holding this executable. */
+static char *self_dir(const char *argv0)
+{
+	char buf[PATH_MAX];
+	ssize_t n = readlink("/proc/self/exe", buf, sizeof(buf) - 1);
+	if (n > 0) {
+		buf[n] = '\0';
+	} else if (strchr(argv0, '/')) {
+		snprintf(buf, sizeof(buf), "%s", argv0);
+	} else {
+		return NULL;
+	}
+	char *slash = strrchr(buf, '/');
+	if (!slash)
+		return NULL;
+	*slash = '\0';
+	return xstrdup(buf);
+}
+
+int main(int argc, char **argv)
+{
+	err_init(argv[0]);
+	if (argc < 2) {
+		fputs(usage, stderr);
+		return VX_EXIT_USAGE;
+	}
+	const char *sub = argv[1];
+	if (strcmp(sub, "--help") == 0 || strcmp(sub, "-h") == 0 || strcmp(sub, "help") == 0) {
+		fputs(usage, stdout);
+		return jsonl_out_finish();
+	}
+	if (sub[0] == '-' || strchr(sub, '/')) {
+		err_warn("unknown option '%s'; see 'vx --help'", sub);
+		return VX_EXIT_USAGE;
+	}
+	char *dir = self_dir(argv[0]);
+	if (!dir)
+		err_die(VX_EXIT_FAIL, "unable to find the directory of the vx program");
+	char *prog = xasprintf("%s/vx-%s", dir, sub);
+	argv[1] = prog;
+	execv(prog, argv + 1);
+	if (errno == ENOENT)
+		err_die(VX_EXIT_USAGE, "'%s' is not a vx command; see 'vx --help'", sub);
+	err_die_errno(VX_EXIT_FAIL, "unable to run '%s'", prog);
+}

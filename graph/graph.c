@@ -1,0 +1,288 @@
+#include "graph.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "err.h"
+
+static void add_edge(struct task *t, struct task *to, size_t spelling)
+{
+	for (size_t i = 0; i < t->nedges; i++)
+		if (t->edges[i].to == to)
+			return;
+	t->edges = xrealloc(t->edges, (t->nedges + 1) * sizeof(*t->edges));
+	t->edges[t->nedges++] = (struct edge){.to = to, .spelling = spelling};
+}
+
+static struct task *project_task(const struct project *p, const char *name)
+{
+	for (size_t i = 0; i < p->ntasks; i++)
+		if (strcmp(p->tasks[i]->name, name) == 0)
+			return p->tasks[i];
+	return NULL;
+}
+
+static char *task_names(const struct project *p)
+{
+	size_t n = 1;
+	for (size_t i = 0; i < p->ntasks; i++)
+		n += strlen(p->tasks[i]->name) + 2;
+	char *s = xmalloc(n);
+	s[0] = '\0';
+	for (size_t i = 0; i < p->ntasks; i++) {
+		if (i)
+			strcat(s, ", ");
+		strcat(s, p->tasks[i]->name);
+	}
+	return s;
+}
+
+static void resolve_spelling(struct workspace *ws, struct task *t, size_t si)
+{
+	const char *s = t->depends_on[si];
+	const char *file = t->proj->config;
+	char *key = xasprintf("tasks.%s.dependsOn[%zu]", t->name, si);
+
+	if (s[0] == '^') {
+		const char *name = s + 1;
+		if (!*name || strchr(name, '#'))
+			diag_config(ws, file, key, "write ^name (that task in every dependency) or project#name",
+				"'%s' is not a dependsOn spelling", s);
+		for (size_t i = 0; i < t->proj->ndeps; i++) {
+			struct task *d = project_task(t->proj->deps[i], name);
+			if (d)
+				add_edge(t, d, si);
+		}
+	} else if (strchr(s, '#')) {
+		const char *hash = strrchr(s, '#');
+		char *pname = xstrndup(s, (size_t)(hash - s));
+		struct project *p = strmap_get(&ws->by_name, pname);
+		struct task *d = p ? project_task(p, hash + 1) : NULL;
+		if (!p) {
+			diag_config(ws, file, key, "name a project of this workspace (its package.json name)",
+				"'%s' names no project '%s'", s, pname);
+		} else if (!d) {
+			char *names = task_names(p);
+			char *fix = xasprintf("use one of %s's tasks: %s", p->name, *names ? names : "(none)");
+			diag_config(ws, file, key, fix, "'%s' names no task of %s", s, p->name);
+			free(fix);
+			free(names);
+		} else if (d == t) {
+			diag_config(ws, file, key, "remove it", "'%s' is the task itself", s);
+		} else {
+			add_edge(t, d, si);
+		}
+		free(pname);
+	} else {
+		struct task *d = project_task(t->proj, s);
+		if (!d) {
+			char *names = task_names(t->proj);
+			char *fix = xasprintf("use one of %s's tasks (%s), ^%s for the dependencies' task, "
+					      "or project#%s",
+				t->proj->name, names, s, s);
+			diag_config(ws, file, key, fix, "'%s' names no task of %s", s, t->proj->name);
+			free(fix);
+			free(names);
+		} else if (d == t) {
+			diag_config(ws, file, key, "remove it", "'%s' is the task itself", s);
+		} else {
+			add_edge(t, d, si);
+		}
+	}
+	free(key);
+}
+
+/* R-6: inputs.tasks selects which dependsOn spellings fold into the key:
+ * absent = all; positive entries pick; "!spelling" removes. */
+static void mark_folds(struct workspace *ws, struct task *t)
+{
+	bool *pick = xcalloc(t->ndepends_on ? t->ndepends_on : 1, sizeof(bool));
+	bool any_positive = false;
+
+	for (size_t i = 0; i < t->nfold_filter; i++) {
+		const char *f = t->fold_filter[i];
+		bool neg = f[0] == '!';
+		const char *s = neg ? f + 1 : f;
+		bool found = false;
+		for (size_t k = 0; k < t->ndepends_on; k++)
+			if (strcmp(t->depends_on[k], s) == 0)
+				found = true;
+		if (!found) {
+			char *key = xasprintf("tasks.%s.cache.inputs.tasks[%zu]", t->name, i);
+			diag_config(ws, t->proj->config, key,
+				"name an entry of dependsOn exactly as spelled there, with '!' to leave it out",
+				"'%s' is not in dependsOn", s);
+			free(key);
+		}
+		any_positive |= !neg;
+	}
+	for (size_t k = 0; k < t->ndepends_on; k++) {
+		bool on = !t->has_fold_filter || !any_positive;
+		for (size_t i = 0; i < t->nfold_filter; i++) {
+			const char *f = t->fold_filter[i];
+			if (f[0] == '!' && strcmp(f + 1, t->depends_on[k]) == 0)
+				on = false;
+			else if (f[0] != '!' && strcmp(f, t->depends_on[k]) == 0)
+				on = true;
+		}
+		if (t->has_fold_filter && t->nfold_filter == 0)
+			on = false;
+		pick[k] = on;
+	}
+	for (size_t e = 0; e < t->nedges; e++) {
+		struct edge *ed = &t->edges[e];
+		/* a group folds every target; a persistent target has no key */
+		bool on = t->kind == TASK_GROUP ? true : pick[ed->spelling];
+		ed->folded = on && ed->to->kind != TASK_PERSISTENT && t->kind != TASK_PERSISTENT;
+	}
+	free(pick);
+}
+
+void graph_resolve(struct workspace *ws)
+{
+	for (size_t i = 0; i < ws->nprojects; i++) {
+		struct project *p = ws->projects[i];
+		for (size_t k = 0; k < p->ntasks; k++) {
+			struct task *t = p->tasks[k];
+			for (size_t s = 0; s < t->ndepends_on; s++)
+				resolve_spelling(ws, t, s);
+			mark_folds(ws, t);
+		}
+	}
+}
+
+enum { WHITE = 0, GREY, BLACK };
+
+struct walk {
+	struct workspace *ws;
+	struct task **order;
+	size_t n;
+	struct task **stack; /* the current DFS path, for naming a cycle */
+	size_t depth;
+	bool cycle;
+};
+
+static void visit(struct walk *w, struct task *t)
+{
+	if (t->mark == BLACK || w->cycle)
+		return;
+	if (t->mark == GREY) {
+		size_t from = w->depth;
+		while (from > 0 && w->stack[from - 1] != t)
+			from--;
+		size_t len = 1;
+		for (size_t i = from - 1; i < w->depth; i++)
+			len += strlen(w->stack[i]->id) + 4;
+		char *path = xmalloc(len + strlen(t->id) + 1);
+		path[0] = '\0';
+		for (size_t i = from - 1; i < w->depth; i++) {
+			strcat(path, w->stack[i]->id);
+			strcat(path, " -> ");
+		}
+		strcat(path, t->id);
+		struct task *last = w->stack[w->depth - 1];
+		char *key = xasprintf("tasks.%s.dependsOn", last->name);
+		diag_config(w->ws, last->proj->config, key, "remove one dependsOn edge of the cycle",
+			"cycle: %s", path);
+		free(key);
+		free(path);
+		w->cycle = true;
+		return;
+	}
+	t->mark = GREY;
+	w->stack[w->depth++] = t;
+	for (size_t i = 0; i < t->nedges; i++)
+		visit(w, t->edges[i].to);
+	w->depth--;
+	t->mark = BLACK;
+	t->selected = true;
+	w->order[w->n++] = t;
+}
+
+int graph_select(struct workspace *ws, char **names, int nnames, struct task ***order,
+	size_t *n)
+{
+	size_t total = ws->by_id.len;
+	struct walk w = {.ws = ws};
+	w.order = xcalloc(total + 1, sizeof(*w.order));
+	w.stack = xcalloc(total + 1, sizeof(*w.stack));
+	int rc = 0;
+
+	if (nnames == 0) {
+		for (size_t i = 0; i < ws->nprojects; i++)
+			for (size_t k = 0; k < ws->projects[i]->ntasks; k++)
+				visit(&w, ws->projects[i]->tasks[k]);
+	}
+	for (int a = 0; a < nnames && !w.cycle; a++) {
+		const char *name = names[a];
+		bool found = false;
+		if (strchr(name, '#')) {
+			struct task *t = strmap_get(&ws->by_id, name);
+			if (t) {
+				found = true;
+				visit(&w, t);
+			}
+		} else {
+			for (size_t i = 0; i < ws->nprojects; i++) {
+				struct task *t = project_task(ws->projects[i], name);
+				if (t) {
+					found = true;
+					visit(&w, t);
+				}
+			}
+		}
+		if (!found) {
+			err_warn("no task '%s' in any project; fix: name a task (build) or a task id "
+				 "(project#build) that a vx.json defines",
+				name);
+			rc = -1;
+		}
+	}
+	free(w.stack);
+	if (w.cycle || rc) {
+		free(w.order);
+		return -1;
+	}
+	*order = w.order;
+	*n = w.n;
+	return 0;
+}
+
+/* Merge sorted b into the sorted set *a. */
+static void set_union(size_t **a, size_t *na, const size_t *b, size_t nb)
+{
+	size_t *out = xmalloc((*na + nb + 1) * sizeof(size_t)), n = 0, i = 0, j = 0;
+	while (i < *na || j < nb) {
+		size_t v;
+		if (j >= nb || (i < *na && (*a)[i] < b[j]))
+			v = (*a)[i++];
+		else if (i >= *na || b[j] < (*a)[i])
+			v = b[j++];
+		else
+			v = (*a)[i++], j++;
+		out[n++] = v;
+	}
+	free(*a);
+	*a = out;
+	*na = n;
+}
+
+void graph_keyed(struct workspace *ws, struct task **order, size_t n)
+{
+	(void)ws;
+	/* order is dependencies first, so every folded target is done already */
+	for (size_t i = 0; i < n; i++) {
+		struct task *t = order[i];
+		for (size_t e = 0; e < t->nedges; e++) {
+			const struct edge *ed = &t->edges[e];
+			if (!ed->folded)
+				continue;
+			if (ed->to->cache) {
+				size_t one = ed->to->proj->index;
+				set_union(&t->keyed, &t->nkeyed, &one, 1);
+			}
+			set_union(&t->keyed, &t->nkeyed, ed->to->keyed, ed->to->nkeyed);
+		}
+		t->keyed_done = true;
+	}
+}

@@ -1,0 +1,23 @@
+/* graph.h: the task graph over a loaded workspace.
+ *
+ * graph_resolve turns each dependsOn spelling into edges (R-5) and marks the
+ * ones that fold into the key (R-6 inputs.tasks, R-8), refusing spellings
+ * that name nothing. graph_select marks the tasks asked for (R-40) and
+ * everything they depend on, refuses cycles among them, and returns them in
+ * dependency order. graph_keyed computes K(T) for each selected task: the
+ * projects of the cached tasks the fold relation reaches from it.
+ * Errors are config errors (ws->errors), or -1 for a TASK naming nothing.
+ */
+#ifndef VX_GRAPH_GRAPH_H
+#define VX_GRAPH_GRAPH_H
+
+#include "model.h"
+
+void graph_resolve(struct workspace *ws);
+/* names: task names or ids; none means every task. Returns 0 with *order
+ * (malloc'd, *n tasks) or -1 after reporting. */
+int graph_select(struct workspace *ws, char **names, int nnames, struct task ***order,
+	size_t *n);
+void graph_keyed(struct workspace *ws, struct task **order, size_t n);
+
+#endif

@@ -1,0 +1,90 @@
+/* vx-graph: fold the workspace's vx.json files into the task graph.
+ * Prints one "graph" record, then one "task" record per task asked for and
+ * everything it depends on, in dependency order (docs/protocol.md). */
+#include <getopt.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "config.h"
+#include "emit.h"
+#include "err.h"
+#include "graph.h"
+#include "jsonl.h"
+#include "workspace.h"
+
+static const char usage[] =
+	"usage: vx-graph [--root DIR] [TASK...]\n"
+	"\n"
+	"Fold the workspace's vx.json files into the task graph and print it as\n"
+	"JSON lines: one \"graph\" record (run-wide sandbox facts), then one \"task\"\n"
+	"record per task asked for and everything it depends on, dependencies first.\n"
+	"TASK is a task name (every project that has it) or a task id (project#name);\n"
+	"none means every task.\n"
+	"\n"
+	"  --root DIR   the workspace root (default: VX_ROOT, else found from the\n"
+	"               current directory)\n"
+	"  -h, --help   this text\n"
+	"\n"
+	"Exit status: 0 success, 1 failure (a write), 2 usage or config error.\n";
+
+void diag_config(struct workspace *ws, const char *file, const char *key, const char *fix,
+	const char *fmt, ...)
+{
+	char msg[2048];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	err_warn("%s: %s: %s; fix: %s", file, key, msg, fix);
+	ws->errors++;
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{"root", required_argument, NULL, 'r'},
+		{"help", no_argument, NULL, 'h'},
+		{NULL, 0, NULL, 0},
+	};
+	const char *root = getenv("VX_ROOT");
+	int c;
+
+	err_init(argv[0]);
+	while ((c = getopt_long(argc, argv, "+h", opts, NULL)) != -1) {
+		switch (c) {
+		case 'r':
+			root = optarg;
+			break;
+		case 'h':
+			fputs(usage, stdout);
+			return jsonl_out_finish();
+		default:
+			fputs(usage, stderr);
+			return VX_EXIT_USAGE;
+		}
+	}
+	jsonl_out_init();
+
+	struct workspace ws = {0};
+	if (workspace_find_root(".", root && *root ? root : NULL, &ws.root) != 0)
+		return VX_EXIT_USAGE;
+	workspace_load(&ws);
+	for (size_t i = 0; i < ws.nprojects; i++)
+		config_load(&ws, ws.projects[i]);
+	if (ws.errors)
+		return VX_EXIT_USAGE;
+	graph_resolve(&ws);
+	if (ws.errors)
+		return VX_EXIT_USAGE;
+
+	struct task **order;
+	size_t n;
+	if (graph_select(&ws, argv + optind, argc - optind, &order, &n) != 0)
+		return VX_EXIT_USAGE;
+	graph_keyed(&ws, order, n);
+	emit_graph(&ws, order, n);
+	free(order);
+	return jsonl_out_finish();
+}

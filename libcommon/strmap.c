@@ -1,0 +1,71 @@
+#include "strmap.h"
+
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "err.h"
+
+static uint64_t hash(const char *s)
+{
+	uint64_t h = 1469598103934665603ull;
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 1099511628211ull;
+	return h;
+}
+
+void strmap_init(struct strmap *m)
+{
+	memset(m, 0, sizeof(*m));
+}
+
+void strmap_free(struct strmap *m)
+{
+	free(m->keys);
+	free(m->vals);
+	strmap_init(m);
+}
+
+static size_t slot(const struct strmap *m, const char *key)
+{
+	size_t i = hash(key) & (m->cap - 1);
+	while (m->keys[i] && strcmp(m->keys[i], key) != 0)
+		i = (i + 1) & (m->cap - 1);
+	return i;
+}
+
+void *strmap_get(const struct strmap *m, const char *key)
+{
+	if (!m->cap)
+		return NULL;
+	size_t i = slot(m, key);
+	return m->keys[i] ? m->vals[i] : NULL;
+}
+
+static void grow(struct strmap *m)
+{
+	struct strmap old = *m;
+	m->cap = old.cap ? old.cap * 2 : 64;
+	m->keys = xcalloc(m->cap, sizeof(*m->keys));
+	m->vals = xcalloc(m->cap, sizeof(*m->vals));
+	m->len = 0;
+	for (size_t i = 0; i < old.cap; i++)
+		if (old.keys[i])
+			strmap_put(m, old.keys[i], old.vals[i]);
+	free(old.keys);
+	free(old.vals);
+}
+
+void *strmap_put(struct strmap *m, const char *key, void *val)
+{
+	if ((m->len + 1) * 2 > m->cap)
+		grow(m);
+	size_t i = slot(m, key);
+	void *prev = m->keys[i] ? m->vals[i] : NULL;
+	if (!m->keys[i]) {
+		m->keys[i] = key;
+		m->len++;
+	}
+	m->vals[i] = val;
+	return prev;
+}

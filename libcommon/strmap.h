@@ -1,0 +1,21 @@
+/* strmap.h: a string-keyed hash map (open addressing). Keys are borrowed:
+ * the caller keeps each key alive as long as the map; values are opaque. */
+#ifndef VX_STRMAP_H
+#define VX_STRMAP_H
+
+#include <stddef.h>
+
+struct strmap {
+	const char **keys;
+	void **vals;
+	size_t cap, len;
+};
+
+void strmap_init(struct strmap *m);
+void strmap_free(struct strmap *m);
+/* The value under key, or NULL. */
+void *strmap_get(const struct strmap *m, const char *key);
+/* Sets key to val; returns the previous value or NULL. */
+void *strmap_put(struct strmap *m, const char *key, void *val);
+
+#endif
