@@ -10,7 +10,7 @@ CFLAGS   ?= -O2 -g
 WARN     := -Wall -Wextra -Wshadow -Wmissing-prototypes -Wstrict-prototypes \
             -Wformat=2 -Wno-format-nonliteral -Werror
 CPPFLAGS += -D_GNU_SOURCE -Ilibcommon
-LDLIBS   := -lcjson -lpthread
+LDLIBS   := -lcjson -lxxhash -lpthread
 PREFIX   ?= /usr/local
 SANITIZE ?=
 
@@ -24,10 +24,15 @@ CFLAGS += -O1 -fno-omit-frame-pointer -fsanitize=$(SANITIZE) -fno-sanitize-recov
 LDFLAGS += -fsanitize=$(SANITIZE)
 endif
 
-PROGS := vx vx-graph
+# A stage is built once its main.c exists.
+PROGS := vx vx-graph $(if $(wildcard key/main.c),vx-key) $(if $(wildcard cache/main.c),vx-cache)
 
 COMMON_OBJ := $(patsubst %.c,$(BUILD)/%.o,$(wildcard libcommon/*.c))
 GRAPH_OBJ  := $(patsubst %.c,$(BUILD)/%.o,$(wildcard graph/*.c))
+KEY_OBJ    := $(patsubst %.c,$(BUILD)/%.o,$(wildcard key/*.c))
+# the cache module is linked into the driver (which restores and saves) and
+# into vx-cache (the same operations by hand)
+CACHE_LIB  := $(patsubst %.c,$(BUILD)/%.o,$(filter-out cache/main.c,$(wildcard cache/*.c)))
 DRIVER_OBJ := $(patsubst %.c,$(BUILD)/%.o,$(wildcard bin/*.c))
 UNIT_SRC   := $(wildcard tests/unit/test_*.c)
 UNIT_BIN   := $(patsubst tests/unit/%.c,$(BUILD)/unit/%,$(UNIT_SRC))
@@ -43,7 +48,7 @@ $(BUILD)/%.o: %.c
 $(BUILD)/libcommon.a: $(COMMON_OBJ)
 	$(AR) rcs $@ $^
 
-$(BINDIR)/vx: $(DRIVER_OBJ) $(BUILD)/libcommon.a
+$(BINDIR)/vx: $(DRIVER_OBJ) $(CACHE_LIB) $(BUILD)/libcommon.a
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
@@ -51,9 +56,17 @@ $(BINDIR)/vx-graph: $(GRAPH_OBJ) $(BUILD)/libcommon.a
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
+$(BINDIR)/vx-key: $(KEY_OBJ) $(BUILD)/libcommon.a
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
+$(BINDIR)/vx-cache: $(BUILD)/cache/main.o $(CACHE_LIB) $(BUILD)/libcommon.a
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
 $(BUILD)/unit/%: tests/unit/%.c tests/unit/unit.h $(BUILD)/libcommon.a
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) -Itests/unit $(CFLAGS) $(WARN) $(LDFLAGS) -o $@ $< $(BUILD)/libcommon.a $(LDLIBS)
+	$(CC) $(CPPFLAGS) -Itests/unit -Icache -Ikey $(CFLAGS) $(WARN) $(LDFLAGS) -o $@ $< $(filter-out %/main.o,$(KEY_OBJ)) $(CACHE_LIB) $(BUILD)/libcommon.a $(LDLIBS)
 
 # Each runner appends "passed failed" to build/counts; check sums them.
 unit: $(UNIT_BIN)

@@ -113,6 +113,15 @@ void emit_graph(const struct workspace *ws, struct task **order, size_t n)
 	cJSON_AddNumberToObject(g, "v", FORMAT_VERSION);
 	cJSON_AddStringToObject(g, "root", ws->root);
 	cJSON_AddNumberToObject(g, "tasks", (double)n);
+	/* every project, so a later stage can leave nested projects out of a
+	 * project's files and map link targets back to projects */
+	cJSON *projects = cJSON_AddArrayToObject(g, "projects");
+	for (size_t i = 0; i < ws->nprojects; i++) {
+		cJSON *p = cJSON_CreateObject();
+		cJSON_AddStringToObject(p, "name", ws->projects[i]->name);
+		cJSON_AddStringToObject(p, "dir", ws->projects[i]->dir);
+		cJSON_AddItemToArray(projects, p);
+	}
 	cJSON_AddItemToObject(g, "sandbox", run_facts(order, n));
 	jsonl_write(g);
 	cJSON_Delete(g);

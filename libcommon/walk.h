@@ -1,0 +1,36 @@
+/* walk.h: the one directory walker (inputs for vx-key, outputs for the cache).
+ *
+ * walk_tree visits every regular file and symlink under base whose path
+ * relative to base matches the glob list (glob.h): an entry matches when some
+ * positive glob matches it and no later "!glob" does (last match wins, as in
+ * .gitignore). Directories named node_modules, .git and .vx are never entered,
+ * nor is a directory skip() refuses. Walks are pruned with glob_may_match_under,
+ * and each directory's entries are visited in byte order of their names. The callback
+ * gets the relative path and the lstat of the entry; returning non-zero stops
+ * the walk with that value. Symlinks are not followed.
+ */
+#ifndef VX_WALK_H
+#define VX_WALK_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/stat.h>
+
+typedef int (*walk_fn)(const char *rel, const struct stat *st, void *arg);
+/* Should the directory rel (relative to base) be left out entirely? */
+typedef bool (*walk_skip_fn)(const char *rel, void *arg);
+
+struct walk_opts {
+	const char *const *globs; /* "!x" entries exclude */
+	size_t nglobs;
+	walk_skip_fn skip; /* may be NULL */
+	void *arg;         /* passed to skip and fn */
+};
+
+/* 0, the callback's non-zero value, or -1 with errno set when base cannot be
+ * opened. Unreadable subdirectories are skipped. */
+int walk_tree(const char *base, const struct walk_opts *o, walk_fn fn);
+/* Does rel match the glob list (positive then "!" exclusions, last wins)? */
+bool walk_globs_match(const char *const *globs, size_t n, const char *rel);
+
+#endif
