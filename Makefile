@@ -64,9 +64,11 @@ $(BINDIR)/vx-cache: $(BUILD)/cache/main.o $(CACHE_LIB) $(BUILD)/libcommon.a
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
-$(BUILD)/unit/%: tests/unit/%.c tests/unit/unit.h $(BUILD)/libcommon.a
+UNIT_LINK := $(filter-out %/main.o,$(KEY_OBJ)) $(CACHE_LIB) $(BUILD)/libcommon.a
+
+$(BUILD)/unit/%: tests/unit/%.c tests/unit/unit.h $(UNIT_LINK)
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) -Itests/unit -Icache -Ikey $(CFLAGS) $(WARN) $(LDFLAGS) -o $@ $< $(filter-out %/main.o,$(KEY_OBJ)) $(CACHE_LIB) $(BUILD)/libcommon.a $(LDLIBS)
+	$(CC) $(CPPFLAGS) -Itests/unit -Icache -Ikey $(CFLAGS) $(WARN) $(LDFLAGS) -o $@ $< $(UNIT_LINK) $(LDLIBS)
 
 # Each runner appends "passed failed" to build/counts; check sums them.
 unit: $(UNIT_BIN)
