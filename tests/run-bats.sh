@@ -3,7 +3,7 @@
 # the programs in $VX_BIN_DIR, print "bats: N passed, N failed" and append the
 # totals to build/counts.
 set -u
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/.." || exit 1
 if [ $# -eq 0 ]; then
 	set -- tests/*.bats
 fi

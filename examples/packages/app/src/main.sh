@@ -1,0 +1,2 @@
+. ../util/dist/greet.sh
+greet "${GREETING:-world}"

@@ -1,0 +1,1 @@
+greet() { printf 'hello, %s\n' "$1"; }

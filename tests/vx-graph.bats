@@ -1,0 +1,426 @@
+#!/usr/bin/env bats
+# vx-graph: discovery (R-1, R-2), the schema and its refusals (R-7, R-27,
+# R-30), dependency order, folds, K(T) and the run-wide sandbox facts.
+
+load helpers
+
+setup() {
+	new_ws
+	cd "$WS" || return 1
+}
+
+two_pkgs() {
+	pkg packages/ui @x/ui '' '{ "tasks": { "build": { "exec": { "command": "echo ui" }, "cache": {} } } }'
+	pkg packages/app @x/app '{ "@x/ui": "*" }' \
+		'{ "tasks": { "build": { "exec": { "command": "echo app" }, "dependsOn": ["^build"], "cache": {} } } }'
+}
+
+# --- discovery -------------------------------------------------------------
+
+@test "npm workspaces array: projects, names and root-relative dirs" {
+	two_pkgs
+	run -0 vx-graph
+	assert_equal "$(ids "$output")" "@x/ui#build @x/app#build"
+	assert_equal "$(field "$output" @x/app#build dir)" '"packages/app"'
+	assert_equal "$(field "$output" @x/app#build project)" '"@x/app"'
+	assert_line --index 0 --partial "\"root\":\"$WS\""
+}
+
+@test "workspaces as { packages: [...] } is read too" {
+	put package.json '{ "name": "root", "workspaces": { "packages": ["libs/*"] } }'
+	pkg libs/a @x/a '' '{ "tasks": { "t": { "exec": { "command": "true" } } } }'
+	run -0 vx-graph
+	assert_equal "$(ids "$output")" "@x/a#t"
+}
+
+@test "pnpm-workspace.yaml packages, block and flow style, with exclusions" {
+	rm package.json
+	printf 'packages:\n  - "apps/*"\n  - '"'"'libs/**'"'"'\n  - "!libs/skip"\n# comment\nother: x\n' > pnpm-workspace.yaml
+	pkg apps/web @x/web '' '{ "tasks": { "t": { "exec": { "command": "true" } } } }'
+	pkg libs/deep/one @x/one '' '{ "tasks": { "t": { "exec": { "command": "true" } } } }'
+	pkg libs/skip @x/skip '' '{ "tasks": { "t": { "exec": { "command": "true" } } } }'
+	run -0 vx-graph t
+	assert_equal "$(ids "$output")" "@x/web#t @x/one#t"
+	printf 'packages: ["libs/skip", '"'"'apps/*'"'"']\n' > pnpm-workspace.yaml
+	run -0 vx-graph t
+	assert_equal "$(ids "$output")" "@x/web#t @x/skip#t"
+}
+
+@test "vx.json projects marks the root; a project without package.json is named by its path" {
+	rm package.json
+	put vx.json '{ "projects": ["tools/*"], "tasks": { "lint": { "exec": { "command": "true" } } } }'
+	put tools/gen/vx.json '{ "tasks": { "lint": { "exec": { "command": "true" } } } }'
+	run -0 vx-graph lint
+	assert_equal "$(ids "$output")" ".#lint tools/gen#lint"
+}
+
+@test "the root is found from a subdirectory; --root and VX_ROOT override" {
+	two_pkgs
+	mkdir -p packages/app/src/deep
+	cd packages/app/src/deep
+	run -0 vx-graph
+	assert_line --index 0 --partial "\"root\":\"$WS\""
+	cd /
+	run -0 vx-graph --root "$WS"
+	assert_equal "$(ids "$output")" "@x/ui#build @x/app#build"
+	VX_ROOT=$WS run -0 vx-graph
+	assert_equal "$(ids "$output")" "@x/ui#build @x/app#build"
+}
+
+@test "no workspace: exit 2 with the fix" {
+	mkdir -p "$BATS_TEST_TMPDIR/empty"
+	cd "$BATS_TEST_TMPDIR/empty"
+	run -2 vx-graph
+	assert_output --partial "vx-graph: no workspace found above"
+	assert_output --partial "fix:"
+	run -2 vx-graph --root "$BATS_TEST_TMPDIR/nope"
+	assert_output --partial "not a directory"
+}
+
+@test "dependencies of every kind link projects; node_modules is never scanned" {
+	pkg packages/a @x/a '' '{ "tasks": { "b": { "exec": { "command": "true" } } } }'
+	pkg packages/c @x/c '' '{ "tasks": { "b": { "exec": { "command": "true" } } } }'
+	pkg packages/d @x/d '' '{ "tasks": { "b": { "exec": { "command": "true" } } } }'
+	put packages/app/package.json '{ "name": "@x/app", "devDependencies": { "@x/a": "*" }, "peerDependencies": { "@x/c": "*" }, "optionalDependencies": { "@x/d": "*", "lodash": "4" } }'
+	put packages/app/vx.json '{ "tasks": { "b": { "exec": { "command": "true" }, "dependsOn": ["^b"] } } }'
+	pkg packages/app/node_modules/evil @x/evil '' '{ "tasks": { "b": { "exec": { "command": "true" } } } }'
+	run -0 vx-graph @x/app#b
+	assert_equal "$(field "$output" @x/app#b deps)" '["@x/a#b","@x/d#b","@x/c#b"]'
+	refute_output --partial evil
+}
+
+# --- dependency order and selection ---------------------------------------
+
+@test "tasks come in dependency order, only those asked for and their deps" {
+	pkg packages/a @x/a '' '{ "tasks": { "build": { "exec": { "command": "true" } }, "lint": { "exec": { "command": "true" } } } }'
+	pkg packages/b @x/b '{ "@x/a": "*" }' '{ "tasks": { "build": { "exec": { "command": "true" }, "dependsOn": ["^build", "gen"] }, "gen": { "exec": { "command": "true" } } } }'
+	pkg packages/c @x/c '{ "@x/b": "*" }' '{ "tasks": { "build": { "exec": { "command": "true" }, "dependsOn": ["^build", "@x/a#lint"] } } }'
+	run -0 vx-graph @x/c#build
+	assert_equal "$(ids "$output")" "@x/a#build @x/b#gen @x/b#build @x/a#lint @x/c#build"
+	run -0 vx-graph lint
+	assert_equal "$(ids "$output")" "@x/a#lint"
+	run -0 vx-graph build
+	assert_equal "$(ids "$output")" "@x/a#build @x/b#gen @x/b#build @x/a#lint @x/c#build"
+	assert_line --index 0 --partial '"tasks":5'
+}
+
+@test "a TASK naming nothing exits 2; ^name matching no dependency is fine" {
+	two_pkgs
+	run -2 vx-graph nosuch
+	assert_output "vx-graph: no task 'nosuch' in any project; fix: name a task (build) or a task id (project#build) that a vx.json defines"
+	run -2 vx-graph @x/app#nosuch
+	put packages/app/vx.json '{ "tasks": { "t": { "exec": { "command": "true" }, "dependsOn": ["^nothing"] } } }'
+	run -0 vx-graph t
+	assert_equal "$(field "$output" @x/app#t deps)" '[]'
+}
+
+@test "kinds: exec, group, persistent; command null for a group" {
+	pkg packages/a @x/a '' '{ "tasks": { "b": { "exec": { "command": "make" } }, "dev": { "exec": { "command": "serve", "persistent": true } }, "all": { "dependsOn": ["b", "dev"] } } }'
+	run -0 vx-graph
+	assert_equal "$(field "$output" @x/a#b kind)" '"exec"'
+	assert_equal "$(field "$output" @x/a#dev kind)" '"persistent"'
+	assert_equal "$(field "$output" @x/a#all kind)" '"group"'
+	assert_equal "$(field "$output" @x/a#all command)" 'null'
+	# a group folds every target with a key; a persistent task has none
+	assert_equal "$(field "$output" @x/a#all folds)" '["@x/a#b"]'
+}
+
+@test "cache is normalised: defaults filled, null when absent" {
+	pkg packages/a @x/a '' '{ "tasks": { "b": { "exec": { "command": "true" }, "cache": { "inputs": { "env": ["NODE_ENV"] }, "outputs": { "files": ["dist/**"] } } }, "u": { "exec": { "command": "true" } } } }'
+	run -0 vx-graph
+	assert_equal "$(field "$output" @x/a#b cache)" '{"inputs":{"files":["**/*"],"env":["NODE_ENV"],"runtime":[],"workspaceFiles":[]},"outputs":{"files":["dist/**"]}}'
+	assert_equal "$(field "$output" @x/a#u cache)" 'null'
+	assert_equal "$(field "$output" @x/a#u sandbox)" 'null'
+}
+
+# --- folds (R-6 inputs.tasks) ---------------------------------------------
+
+@test "inputs.tasks selects the folds: absent all, [] none, ! removes, positives pick" {
+	pkg packages/ui @x/ui '' '{ "tasks": { "build": { "exec": { "command": "true" }, "cache": {} } } }'
+	pkg packages/app @x/app '{ "@x/ui": "*" }' '{ "tasks": {
+		"gen": { "exec": { "command": "true" } },
+		"all": { "exec": { "command": "true" }, "dependsOn": ["^build", "gen"], "cache": {} },
+		"none": { "exec": { "command": "true" }, "dependsOn": ["^build", "gen"], "cache": { "inputs": { "tasks": [] } } },
+		"neg": { "exec": { "command": "true" }, "dependsOn": ["^build", "gen"], "cache": { "inputs": { "tasks": ["!^build"] } } },
+		"pos": { "exec": { "command": "true" }, "dependsOn": ["^build", "gen"], "cache": { "inputs": { "tasks": ["gen"] } } } } }'
+	run -0 vx-graph
+	assert_equal "$(field "$output" @x/app#all folds)" '["@x/ui#build","@x/app#gen"]'
+	assert_equal "$(field "$output" @x/app#none folds)" '[]'
+	assert_equal "$(field "$output" @x/app#neg folds)" '["@x/app#gen"]'
+	assert_equal "$(field "$output" @x/app#pos folds)" '["@x/app#gen"]'
+	assert_equal "$(field "$output" @x/app#none deps)" '["@x/ui#build","@x/app#gen"]'
+}
+
+# --- K(T): the reference's R3 rows ----------------------------------------
+
+@test "K(T): a group chain to a cached source gives {ui}" {
+	pkg packages/ui @x/ui '' '{ "tasks": { "source": { "exec": { "command": "true" }, "cache": { "inputs": { "files": ["src/**"] } } } } }'
+	pkg packages/app @x/app '{ "@x/ui": "*" }' '{ "tasks": {
+		"prep": { "dependsOn": ["^source"] },
+		"test": { "exec": { "command": "true" }, "dependsOn": ["prep"], "cache": {} } } }'
+	run -0 vx-graph @x/app#test
+	assert_equal "$(field "$output" @x/app#test keyed)" '["@x/ui"]'
+}
+
+@test "K(T): only an uncached P#build reached gives {}" {
+	pkg packages/ui @x/ui '' '{ "tasks": { "build": { "exec": { "command": "true" } } } }'
+	pkg packages/app @x/app '{ "@x/ui": "*" }' '{ "tasks": {
+		"test": { "exec": { "command": "true" }, "dependsOn": ["^build"], "cache": {} } } }'
+	run -0 vx-graph @x/app#test
+	assert_equal "$(field "$output" @x/app#test keyed)" '[]'
+	assert_equal "$(field "$output" @x/app#test folds)" '["@x/ui#build"]'
+}
+
+@test "K(T): T's inputs.tasks ['!^build'] gives {}" {
+	pkg packages/ui @x/ui '' '{ "tasks": { "build": { "exec": { "command": "true" }, "cache": {} } } }'
+	pkg packages/app @x/app '{ "@x/ui": "*" }' '{ "tasks": {
+		"test": { "exec": { "command": "true" }, "dependsOn": ["^build"], "cache": { "inputs": { "tasks": ["!^build"] } } } } }'
+	run -0 vx-graph @x/app#test
+	assert_equal "$(field "$output" @x/app#test keyed)" '[]'
+}
+
+@test "K(T): a mid-chain hop with inputs.tasks [] stops the walk there" {
+	pkg packages/ui @x/ui '' '{ "tasks": { "source": { "exec": { "command": "true" }, "cache": {} } } }'
+	pkg packages/lib @x/lib '{ "@x/ui": "*" }' '{ "tasks": {
+		"mid": { "exec": { "command": "true" }, "dependsOn": ["^source"], "cache": { "inputs": { "tasks": [] } } } } }'
+	pkg packages/app @x/app '{ "@x/lib": "*" }' '{ "tasks": {
+		"test": { "exec": { "command": "true" }, "dependsOn": ["^mid"], "cache": {} } } }'
+	run -0 vx-graph @x/app#test
+	assert_equal "$(field "$output" @x/app#test keyed)" '["@x/lib"]'
+	# the control: with the hop folding its deps, ui is reached
+	put packages/lib/vx.json '{ "tasks": { "mid": { "exec": { "command": "true" }, "dependsOn": ["^source"], "cache": {} } } }'
+	run -0 vx-graph @x/app#test
+	assert_equal "$(field "$output" @x/app#test keyed)" '["@x/lib","@x/ui"]'
+}
+
+@test "K(T): a transitive route through a third project is found" {
+	pkg packages/ui @x/ui '' '{ "tasks": { "source": { "exec": { "command": "true" }, "cache": {} } } }'
+	pkg packages/lib @x/lib '{ "@x/ui": "*" }' '{ "tasks": {
+		"build": { "exec": { "command": "true" }, "dependsOn": ["^source"] } } }'
+	pkg packages/app @x/app '{ "@x/lib": "*" }' '{ "tasks": {
+		"test": { "exec": { "command": "true" }, "dependsOn": ["^build"], "cache": {} } } }'
+	run -0 vx-graph @x/app#test
+	assert_equal "$(field "$output" @x/app#test keyed)" '["@x/ui"]'
+}
+
+@test "K(T): a persistent task passes nothing on; keyed is always present" {
+	pkg packages/ui @x/ui '' '{ "tasks": { "source": { "exec": { "command": "true" }, "cache": {} } } }'
+	pkg packages/app @x/app '{ "@x/ui": "*" }' '{ "tasks": {
+		"dev": { "exec": { "command": "true", "persistent": true }, "dependsOn": ["^source"] },
+		"test": { "exec": { "command": "true" }, "dependsOn": ["dev"], "cache": {} } } }'
+	run -0 vx-graph
+	assert_equal "$(field "$output" @x/app#test keyed)" '[]'
+	assert_equal "$(field "$output" @x/app#test folds)" '[]'
+	assert_equal "$(field "$output" @x/ui#source keyed)" '[]'
+}
+
+# --- run-wide sandbox facts ----------------------------------------------
+
+@test "run facts: network allow and deny unions, unixSockets, weakerWhenNested" {
+	pkg packages/a @x/a '' '{ "tasks": {
+		"x": { "exec": { "command": "true", "sandbox": { "allow": { "network": ["A.example.com", "b.example.com:443"], "unixSockets": true }, "deny": { "network": ["*:22"] }, "weakerWhenNested": true } } },
+		"y": { "exec": { "command": "true", "sandbox": { "allow": { "network": ["a.example.com."] }, "deny": { "network": ["evil.example.com"] } } } },
+		"z": { "exec": { "command": "true" } } } }'
+	run -0 vx-graph
+	assert_line --index 0 --partial '"sandbox":{"tasks":2,"network":{"allow":["a.example.com","b.example.com:443"],"deny":["*:22","evil.example.com"]},"unixSockets":true,"weakerWhenNested":false}'
+	run -0 vx-graph @x/a#x
+	assert_line --index 0 --partial '"unixSockets":true,"weakerWhenNested":true}'
+	run -0 vx-graph @x/a#y
+	assert_line --index 0 --partial '"unixSockets":false,"weakerWhenNested":false}'
+	run -0 vx-graph @x/a#z
+	assert_line --index 0 --partial '"sandbox":{"tasks":0,"network":{"allow":[],"deny":[]},"unixSockets":false,"weakerWhenNested":false}'
+}
+
+@test "localBinding ports lift unix sockets for the run (the bridge is a unix socket)" {
+	pkg packages/a @x/a '' '{ "tasks": { "x": { "exec": { "command": "true", "sandbox": { "allow": { "localBinding": [3000] } } } } } }'
+	run -0 vx-graph
+	assert_line --index 0 --partial '"unixSockets":true'
+}
+
+@test "the full sandbox schema is accepted, macOS-only keys included" {
+	pkg packages/a @x/a '' '{ "tasks": { "x": { "exec": { "command": "true", "sandbox": {
+		"allow": { "read": [".", "~/.npmrc"], "write": ["dist/", "*.tmp/**"], "network": true, "systemInfo": ["vfs.disk-space"],
+		           "unixSockets": ["/run/x.sock"], "localBinding": true, "machLookup": ["com.apple.x"], "pty": true, "gitConfig": false },
+		"deny": { "network": ["*"] },
+		"ignore": { "read": ["bunfig.toml"], "write": ["*.log"], "systemInfo": ["x"], "network": ["example.com:443"] },
+		"weakerWhenNested": false, "weakerNetworkIsolation": true } } } } }'
+	run -0 vx-graph
+	assert_equal "$(field "$output" @x/a#x sandbox)" '{"allow":{"read":[".","~/.npmrc"],"write":["dist/","*.tmp/**"],"network":true,"systemInfo":["vfs.disk-space"],"unixSockets":["/run/x.sock"],"localBinding":true,"machLookup":["com.apple.x"],"pty":true,"gitConfig":false},"deny":{"network":["*"]},"ignore":{"read":["bunfig.toml"],"write":["*.log"],"systemInfo":["x"],"network":["example.com:443"]},"weakerWhenNested":false,"weakerNetworkIsolation":true}'
+}
+
+# --- refusals (R-7): one line naming the file, the key and the fix, exit 2 -
+
+refuse() { # refuse VXJSON EXPECTED-SUBSTRING...
+	pkg packages/a @x/a '' "$1"
+	shift
+	run -2 vx-graph
+	for want in "$@"; do
+		assert_output --partial "$want"
+	done
+	assert_output --partial "; fix: "
+	assert_equal "${#lines[@]}" 1
+}
+
+@test "refuse: unknown task key names the allowed ones" {
+	refuse '{ "tasks": { "b": { "exec": { "command": "x" }, "cahce": {} } } }' \
+		"vx-graph: packages/a/vx.json: tasks.b.cahce: unknown key; fix: remove it or use one of: exec, dependsOn, cache"
+}
+
+@test "refuse: unknown top-level key" {
+	refuse '{ "task": {} }' "packages/a/vx.json: task: unknown key"
+}
+
+@test "refuse: unknown sandbox keys at each level" {
+	refuse '{ "tasks": { "b": { "exec": { "command": "x", "sandbox": { "allow": { "reed": ["."] } } } } } }' \
+		"tasks.b.exec.sandbox.allow.reed: unknown key"
+	refuse '{ "tasks": { "b": { "exec": { "command": "x", "sandbox": { "ignore": { "exec": [] } } } } } }' \
+		"tasks.b.exec.sandbox.ignore.exec: unknown key"
+	refuse '{ "tasks": { "b": { "exec": { "command": "x", "sandbox": { "deny": { "read": [] } } } } } }' \
+		"tasks.b.exec.sandbox.deny.read: unknown key"
+	refuse '{ "tasks": { "b": { "exec": { "command": "x", "sandbox": { "weakerWhenNestd": true } } } } }' \
+		"tasks.b.exec.sandbox.weakerWhenNestd: unknown key"
+	refuse '{ "tasks": { "b": { "exec": { "command": "x" }, "cache": { "inputs": { "file": [] } } } } }' \
+		"tasks.b.cache.inputs.file: unknown key"
+}
+
+@test "refuse: wrong types" {
+	refuse '{ "tasks": { "b": { "exec": { "command": "x" }, "dependsOn": "build" } } }' \
+		"tasks.b.dependsOn: expected an array of strings, got a string"
+	refuse '{ "tasks": { "b": { "exec": { "command": ["x"] } } } }' \
+		"tasks.b.exec.command: expected a string, got an array"
+	refuse '{ "tasks": { "b": { "exec": { "command": "x", "persistent": "yes" } } } }' \
+		"tasks.b.exec.persistent: expected true or false, got a string"
+	refuse '{ "tasks": { "b": { "exec": { "command": "x", "sandbox": { "allow": { "read": "." } } } } } }' \
+		"tasks.b.exec.sandbox.allow.read: expected an array of strings, got a string"
+	refuse '{ "tasks": { "b": { "exec": { "command": "x", "sandbox": { "allow": { "network": "example.com" } } } } } }' \
+		"tasks.b.exec.sandbox.allow.network: expected true or an array of host patterns"
+	refuse '{ "tasks": { "b": { "exec": { "command": "x", "sandbox": { "allow": { "localBinding": [0] } } } } } }' \
+		"tasks.b.exec.sandbox.allow.localBinding[0]: not a port"
+	refuse '{ "tasks": { "b": { "exec": { "command": "x" }, "cache": { "inputs": { "env": ["A", 3] } } } } }' \
+		"tasks.b.cache.inputs.env[1]: expected a string, got a number"
+	refuse '{ "tasks": [] }' "tasks: expected an object, got an array"
+}
+
+@test "refuse: a missing or empty command" {
+	refuse '{ "tasks": { "b": { "exec": {} } } }' "tasks.b.exec.command: missing"
+	refuse '{ "tasks": { "b": { "exec": { "command": "" } } } }' "tasks.b.exec.command: empty command"
+}
+
+@test "refuse: dependsOn naming nothing, in each spelling" {
+	refuse '{ "tasks": { "b": { "exec": { "command": "x" }, "dependsOn": ["gen"] } } }' \
+		"tasks.b.dependsOn[0]: 'gen' names no task of @x/a; fix: use one of @x/a's tasks (b)"
+	refuse '{ "tasks": { "b": { "exec": { "command": "x" }, "dependsOn": ["@x/zz#build"] } } }' \
+		"tasks.b.dependsOn[0]: '@x/zz#build' names no project '@x/zz'"
+	refuse '{ "tasks": { "b": { "exec": { "command": "x" }, "dependsOn": ["@x/a#nope"] } } }' \
+		"'@x/a#nope' names no task of @x/a"
+	refuse '{ "tasks": { "b": { "exec": { "command": "x" }, "dependsOn": ["b"] } } }' \
+		"tasks.b.dependsOn[0]: 'b' is the task itself"
+}
+
+@test "refuse: a cycle, named edge by edge" {
+	pkg packages/b @x/b '{ "@x/a": "*" }' '{ "tasks": { "t": { "exec": { "command": "x" }, "dependsOn": ["@x/a#t"] } } }'
+	refuse '{ "tasks": { "t": { "exec": { "command": "x" }, "dependsOn": ["u"] }, "u": { "dependsOn": ["@x/b#t"] } } }' \
+		"cycle: @x/a#t -> @x/a#u -> @x/b#t -> @x/a#t"
+}
+
+@test "refuse: bad network entries (R-30)" {
+	for bad in 'https://example.com' 'example.com/x' 'intranet' 'example.com:0' 'example.com:99999' '*' '*.com' '127.1'; do
+		refuse "{ \"tasks\": { \"b\": { \"exec\": { \"command\": \"x\", \"sandbox\": { \"allow\": { \"network\": [\"$bad\"] } } } } } }" \
+			"tasks.b.exec.sandbox.allow.network[0]: '$bad': "
+	done
+	refuse '{ "tasks": { "b": { "exec": { "command": "x", "sandbox": { "deny": { "network": ["*.org"] } } } } } }' \
+		"deny.network[0]: '*.org': '*.tld' is too broad"
+	refuse '{ "tasks": { "b": { "exec": { "command": "x", "sandbox": { "ignore": { "network": ["example.com"] } } } } } }' \
+		"ignore.network[0]: 'example.com': an ignore entry is host:port"
+}
+
+@test "deny.network takes * and *:port" {
+	pkg packages/a @x/a '' '{ "tasks": { "b": { "exec": { "command": "x", "sandbox": { "deny": { "network": ["*", "*:22"] } } } } } }'
+	run -0 vx-graph
+}
+
+@test "refuse: a sandboxed project under a directory holding a glob character (R-27)" {
+	for ch in '[' ']' '*' '?' "\\"; do
+		local dir="packages/we${ch}ird"
+		rm -rf packages
+		put "$dir/package.json" '{ "name": "@x/w" }'
+		put "$dir/vx.json" '{ "tasks": { "b": { "exec": { "command": "x", "sandbox": {} } } } }'
+		run -2 vx-graph
+		assert_output --partial "tasks.b.exec.sandbox: the project directory '$WS/$dir' holds '$ch'"
+		assert_output --partial "fix: rename the directory or drop exec.sandbox"
+		# the same project unsandboxed is fine
+		put "$dir/vx.json" '{ "tasks": { "b": { "exec": { "command": "x" } } } }'
+		run -0 vx-graph
+	done
+}
+
+@test "refuse: invalid JSON names the line" {
+	pkg packages/a @x/a
+	printf '{\n  "tasks": {\n    "b": { "exec": { "command": "x" }, }\n  }\n}\n' > packages/a/vx.json
+	run -2 vx-graph
+	assert_output "vx-graph: packages/a/vx.json: (file): invalid JSON at line 3; fix: correct the JSON syntax"
+}
+
+@test "refuse: a key given twice" {
+	refuse '{ "tasks": { "b": { "exec": { "command": "x", "command": "y" } } } }' \
+		"tasks.b.exec.command: key appears twice; fix: keep one of them"
+}
+
+@test "refuse: cache on a group or a persistent task" {
+	refuse '{ "tasks": { "b": { "dependsOn": [], "cache": {} } } }' \
+		"tasks.b.cache: a group (a task with no exec) runs nothing to cache"
+	refuse '{ "tasks": { "b": { "exec": { "command": "x", "persistent": true }, "cache": {} } } }' \
+		"tasks.b.cache: a persistent task is never cached (R-4)"
+}
+
+@test "refuse: input and output globs that leave the project" {
+	refuse '{ "tasks": { "b": { "exec": { "command": "x" }, "cache": { "inputs": { "files": ["../shared/**"] } } } } }' \
+		"tasks.b.cache.inputs.files[0]: '../shared/**': leaves the project; fix: key files outside the project with cache.inputs.workspaceFiles"
+	refuse '{ "tasks": { "b": { "exec": { "command": "x" }, "cache": { "outputs": { "files": ["/tmp/x"] } } } } }' \
+		"tasks.b.cache.outputs.files[0]: '/tmp/x': not project-relative"
+	refuse '{ "tasks": { "b": { "exec": { "command": "x" }, "cache": { "inputs": { "workspaceFiles": ["../../etc/passwd"] } } } } }' \
+		"workspaceFiles[0]: '../../etc/passwd': leaves the workspace root"
+}
+
+@test "refuse: inputs.tasks naming something not in dependsOn" {
+	refuse '{ "tasks": { "g": { "exec": { "command": "x" } }, "b": { "exec": { "command": "x" }, "dependsOn": ["g"], "cache": { "inputs": { "tasks": ["^g"] } } } } }' \
+		"tasks.b.cache.inputs.tasks[0]: '^g' is not in dependsOn"
+}
+
+@test "refuse: bad env names and task names" {
+	refuse '{ "tasks": { "b": { "exec": { "command": "x" }, "cache": { "inputs": { "env": ["1BAD"] } } } } }' \
+		"tasks.b.cache.inputs.env[0]: '1BAD': not an environment variable name"
+	refuse '{ "tasks": { "a#b": { "exec": { "command": "x" } } } }' \
+		"tasks.a#b: 'a#b' is not a valid task name"
+}
+
+@test "refuse: two projects with one name" {
+	pkg packages/a @x/dup
+	pkg packages/b @x/dup
+	run -2 vx-graph
+	assert_output --partial "'@x/dup' is also the name of the project in 'packages/a'"
+}
+
+@test "every config error of a run is reported, each on its own line" {
+	pkg packages/a @x/a '' '{ "tasks": { "b": { "exec": { "command": "x" }, "cahce": {} } } }'
+	pkg packages/b @x/b '' '{ "tasks": { "b": { "exec": { "command": 1 } } } }'
+	run -2 vx-graph
+	assert_equal "${#lines[@]}" 2
+	assert_line --index 0 --partial "packages/a/vx.json: tasks.b.cahce"
+	assert_line --index 1 --partial "packages/b/vx.json: tasks.b.exec.command"
+}
+
+# --- the program ---------------------------------------------------------
+
+@test "--help prints usage and exits 0; a bad option exits 2" {
+	run -0 vx-graph --help
+	assert_line --index 0 "usage: vx-graph [--root DIR] [TASK...]"
+	run -2 vx-graph --bogus
+	assert_output --partial "usage: vx-graph"
+}
+
+@test "a failed write exits 1, never 0" {
+	two_pkgs
+	run -1 bash -c 'vx-graph > /dev/full'
+	assert_output "vx-graph: write error: No space left on device"
+}
