@@ -1,1 +1,2 @@
+#!/bin/sh
 greet() { printf 'hello, %s\n' "$1"; }
