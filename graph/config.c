@@ -469,14 +469,12 @@ void config_load(struct workspace *ws, struct project *p)
 {
 	static const char *const top[] = {"$schema", "tasks", "projects"};
 	char *file = strcmp(p->dir, ".") ? xasprintf("%s/vx.json", p->dir) : xstrdup("vx.json");
-	char *abs = path_join(ws->root, file);
-	size_t len;
-	char *text = fileio_read_at(-100 /* AT_FDCWD */, abs, &len);
-	free(abs);
+	char *text = p->vx_text;
+	p->vx_text = NULL;
 	if (!text) {
-		if (errno != ENOENT)
+		if (p->vx_errno != ENOENT && p->vx_errno != ENOTDIR)
 			diag_config(ws, file, "(file)", "make it readable", "unable to read: %s",
-				strerror(errno));
+				strerror(p->vx_errno));
 		free(file);
 		return;
 	}

@@ -26,6 +26,9 @@ struct project {
 	size_t ntasks;
 	cJSON *json; /* its parsed vx.json */
 	size_t index;
+	/* the raw files, read in parallel before parsing; NULL with the errno */
+	char *pkg_text, *vx_text;
+	int pkg_errno, vx_errno;
 };
 
 enum task_kind { TASK_EXEC, TASK_GROUP, TASK_PERSISTENT };

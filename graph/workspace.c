@@ -1,6 +1,8 @@
 #include "workspace.h"
 
 #include <dirent.h>
+#include <pthread.h>
+#include <stdio.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
@@ -14,17 +16,14 @@
 #include "jsonl.h"
 #include "path.h"
 
-/* Parse dir/name as JSON; NULL when absent. Malformed JSON is a config error. */
-static cJSON *read_json(struct workspace *ws, int dirfd, const char *name, const char *shown,
-	bool *present)
+/* Parse text (read from shown, or NULL with err) as JSON; NULL when absent.
+ * Malformed JSON and unreadable files are config errors. */
+static cJSON *parse_json(struct workspace *ws, const char *text, int err, const char *shown)
 {
-	size_t len;
-	char *text = fileio_read_at(dirfd, name, &len);
-	*present = text != NULL;
 	if (!text) {
-		if (errno != ENOENT && errno != ENOTDIR)
+		if (err != ENOENT && err != ENOTDIR)
 			diag_config(ws, shown, "(file)", "make it readable", "unable to read: %s",
-				strerror(errno));
+				strerror(err));
 		return NULL;
 	}
 	const char *end = NULL;
@@ -38,8 +37,66 @@ static cJSON *read_json(struct workspace *ws, int dirfd, const char *name, const
 		cJSON_Delete(j);
 		j = NULL;
 	}
+	return j;
+}
+
+static cJSON *read_json(struct workspace *ws, int dirfd, const char *name, const char *shown)
+{
+	char *text = fileio_slurp_at(dirfd, name, NULL);
+	cJSON *j = parse_json(ws, text, text ? 0 : errno, shown);
 	free(text);
 	return j;
+}
+
+struct reader {
+	struct workspace *ws;
+	int rootfd;
+	size_t next;
+	pthread_mutex_t lock;
+};
+
+/* Read every project's package.json and vx.json. Syscalls on paths dominate
+ * vx-graph's time, so the reads are spread over a few threads; parsing stays
+ * on the main thread, in project order, so errors come out deterministic. */
+static void *read_files(void *arg)
+{
+	struct reader *rd = arg;
+	char path[4096];
+	for (;;) {
+		pthread_mutex_lock(&rd->lock);
+		size_t i = rd->next++;
+		pthread_mutex_unlock(&rd->lock);
+		if (i >= rd->ws->nprojects)
+			return NULL;
+		struct project *p = rd->ws->projects[i];
+		const char *pre = strcmp(p->dir, ".") ? p->dir : "";
+		const char *sep = *pre ? "/" : "";
+		snprintf(path, sizeof(path), "%s%spackage.json", pre, sep);
+		p->pkg_text = fileio_slurp_at(rd->rootfd, path, NULL);
+		p->pkg_errno = p->pkg_text ? 0 : errno;
+		snprintf(path, sizeof(path), "%s%svx.json", pre, sep);
+		p->vx_text = fileio_slurp_at(rd->rootfd, path, NULL);
+		p->vx_errno = p->vx_text ? 0 : errno;
+	}
+}
+
+static void read_all(struct workspace *ws, int rootfd)
+{
+	struct reader rd = {.ws = ws, .rootfd = rootfd, .lock = PTHREAD_MUTEX_INITIALIZER};
+	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+	size_t nt = ws->nprojects / 64 + 1;
+	if (nt > (size_t)(cpus > 0 ? cpus * 2 : 2))
+		nt = (size_t)(cpus > 0 ? cpus * 2 : 2);
+	if (nt > 8)
+		nt = 8;
+	pthread_t th[8];
+	size_t started = 0;
+	for (size_t i = 1; i < nt; i++)
+		if (pthread_create(&th[started], NULL, read_files, &rd) == 0)
+			started++;
+	read_files(&rd);
+	for (size_t i = 0; i < started; i++)
+		pthread_join(th[i], NULL);
 }
 
 struct patterns {
@@ -243,13 +300,8 @@ static void walk(struct workspace *ws, const struct patterns *ps, int dirfd, con
 			continue;
 		}
 		bool deeper = depth + 1 < ps->maxdepth;
-		if (matches(ps, child)) {
-			char *pj = xasprintf("%s/package.json", n), *vj = xasprintf("%s/vx.json", n);
-			if (faccessat(dirfd, pj, F_OK, 0) == 0 || faccessat(dirfd, vj, F_OK, 0) == 0)
-				add_project(ws, child);
-			free(pj);
-			free(vj);
-		}
+		if (matches(ps, child))
+			add_project(ws, child); /* a candidate until its files are read */
 		if (deeper) {
 			int fd = openat(dirfd, n, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
 			if (fd >= 0)
@@ -361,12 +413,11 @@ int workspace_find_root(const char *start, const char *override, char **root)
 void workspace_load(struct workspace *ws)
 {
 	struct patterns ps = {0};
-	bool present;
 	int rootfd = open(ws->root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (rootfd < 0)
 		err_die_errno(VX_EXIT_USAGE, "unable to open '%s'", ws->root);
 
-	cJSON *rootpkg = read_json(ws, rootfd, "package.json", "package.json", &present);
+	cJSON *rootpkg = read_json(ws, rootfd, "package.json", "package.json");
 	if (rootpkg) {
 		const cJSON *w = cJSON_GetObjectItemCaseSensitive(rootpkg, "workspaces");
 		if (cJSON_IsObject(w))
@@ -376,7 +427,7 @@ void workspace_load(struct workspace *ws)
 			add_pattern_array(ws, &ps, w, "package.json", "workspaces");
 	}
 	read_pnpm(ws, &ps, rootfd);
-	cJSON *rootvx = read_json(ws, rootfd, "vx.json", "vx.json", &present);
+	cJSON *rootvx = read_json(ws, rootfd, "vx.json", "vx.json");
 	if (rootvx) {
 		const cJSON *pr = cJSON_GetObjectItemCaseSensitive(rootvx, "projects");
 		if (pr)
@@ -388,17 +439,35 @@ void workspace_load(struct workspace *ws)
 	if (ps.npos)
 		walk(ws, &ps, dup(rootfd), ".", 0);
 	qsort(ws->projects, ws->nprojects, sizeof(*ws->projects), cmp_project_dir);
+	read_all(ws, rootfd);
+
+	/* a matched directory is a project when it has a package.json or a vx.json */
+	size_t kept = 0;
+	for (size_t i = 0; i < ws->nprojects; i++) {
+		struct project *p = ws->projects[i];
+		if (p != root && !p->pkg_text && !p->vx_text && p->pkg_errno == ENOENT &&
+			p->vx_errno == ENOENT) {
+			free(p->dir);
+			free(p->abs);
+			free(p);
+			continue;
+		}
+		ws->projects[kept++] = p;
+	}
+	ws->nprojects = kept;
 
 	for (size_t i = 0; i < ws->nprojects; i++) {
 		struct project *p = ws->projects[i];
 		p->index = i;
 		char *file = p == root ? xstrdup("package.json") : xasprintf("%s/package.json", p->dir);
-		cJSON *pkg = p == root ? rootpkg : read_json(ws, rootfd, file, file, &present);
+		cJSON *pkg = p == root ? rootpkg : parse_json(ws, p->pkg_text, p->pkg_errno, file);
 		if (pkg)
 			read_manifest(ws, p, pkg, file);
 		if (pkg != rootpkg)
 			cJSON_Delete(pkg);
 		free(file);
+		free(p->pkg_text);
+		p->pkg_text = NULL;
 		if (!p->name)
 			p->name = xstrdup(p->dir);
 		struct project *prev = strmap_put(&ws->by_name, p->name, p);

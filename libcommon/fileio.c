@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -51,4 +52,55 @@ char *fileio_read_at(int dirfd, const char *name, size_t *len)
 	if (len)
 		*len = n;
 	return buf;
+}
+
+char *fileio_slurp_at(int dirfd, const char *name, size_t *len)
+{
+	/* read into a stack buffer and copy out exactly: most config files are
+	 * small, and touching fresh heap pages costs more than the copy */
+	char stackbuf[16384];
+	int fd = openat(dirfd, name, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+	if (fd < 0)
+		return NULL;
+	ssize_t r;
+	while ((r = read(fd, stackbuf, sizeof(stackbuf))) < 0 && errno == EINTR)
+		;
+	if (r < 0)
+		goto fail;
+	size_t n = (size_t)r;
+	char *heap;
+	if (n < sizeof(stackbuf)) {
+		heap = xmalloc(n + 1);
+		memcpy(heap, stackbuf, n);
+	} else {
+		size_t cap = sizeof(stackbuf) * 2;
+		heap = xmalloc(cap);
+		memcpy(heap, stackbuf, n);
+		for (;;) {
+			if (n + 1 >= cap) {
+				cap *= 2;
+				heap = xrealloc(heap, cap);
+			}
+			r = read(fd, heap + n, cap - n - 1);
+			if (r < 0 && errno == EINTR)
+				continue;
+			if (r < 0) {
+				free(heap);
+				goto fail;
+			}
+			if (r == 0)
+				break;
+			n += (size_t)r;
+		}
+	}
+	close(fd);
+	heap[n] = '\0';
+	if (len)
+		*len = n;
+	return heap;
+fail:;
+	int e = errno;
+	close(fd);
+	errno = e;
+	return NULL;
 }
