@@ -10,7 +10,7 @@ CFLAGS   ?= -O2 -g
 WARN     := -Wall -Wextra -Wshadow -Wmissing-prototypes -Wstrict-prototypes \
             -Wformat=2 -Wno-format-nonliteral -Werror
 CPPFLAGS += -D_GNU_SOURCE -Ilibcommon
-LDLIBS   := -lcjson -lxxhash -lpthread
+LDLIBS   := -lcjson -lxxhash -lpthread -lm
 PREFIX   ?= /usr/local
 SANITIZE ?=
 

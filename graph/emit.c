@@ -6,37 +6,50 @@
 
 #include "err.h"
 #include "jsonl.h"
+#include "jsonw.h"
 
 #define FORMAT_VERSION 1
 
 static const char *const kind_names[] = {"exec", "group", "persistent"};
 
-static cJSON *strings_or_default(const cJSON *obj, const char *name, const char *dflt)
+static void strings_or_default(struct jsonw *w, const cJSON *obj, const char *name,
+	const char *dflt)
 {
 	const cJSON *v = obj ? cJSON_GetObjectItemCaseSensitive(obj, name) : NULL;
-	if (v)
-		return cJSON_Duplicate(v, 1);
-	cJSON *a = cJSON_CreateArray();
+	jsonw_key(w, name);
+	if (v) {
+		jsonw_cjson(w, v);
+		return;
+	}
+	jsonw_open(w, '[');
 	if (dflt)
-		cJSON_AddItemToArray(a, cJSON_CreateString(dflt));
-	return a;
+		jsonw_str(w, dflt);
+	jsonw_close(w, ']');
 }
 
 /* cache as the later stages need it: every list present, defaults filled. */
-static cJSON *normal_cache(const cJSON *cache)
+static void normal_cache(struct jsonw *w, const cJSON *cache)
 {
-	if (!cache)
-		return cJSON_CreateNull();
+	jsonw_key(w, "cache");
+	if (!cache) {
+		jsonw_null(w);
+		return;
+	}
 	const cJSON *in = cJSON_GetObjectItemCaseSensitive(cache, "inputs");
 	const cJSON *out = cJSON_GetObjectItemCaseSensitive(cache, "outputs");
-	cJSON *c = cJSON_CreateObject(), *i = cJSON_AddObjectToObject(c, "inputs");
-	cJSON_AddItemToObject(i, "files", strings_or_default(in, "files", "**/*"));
-	cJSON_AddItemToObject(i, "env", strings_or_default(in, "env", NULL));
-	cJSON_AddItemToObject(i, "runtime", strings_or_default(in, "runtime", NULL));
-	cJSON_AddItemToObject(i, "workspaceFiles", strings_or_default(in, "workspaceFiles", NULL));
-	cJSON *o = cJSON_AddObjectToObject(c, "outputs");
-	cJSON_AddItemToObject(o, "files", strings_or_default(out, "files", NULL));
-	return c;
+	jsonw_open(w, '{');
+	jsonw_key(w, "inputs");
+	jsonw_open(w, '{');
+	strings_or_default(w, in, "files", "**/*");
+	strings_or_default(w, in, "env", NULL);
+	strings_or_default(w, in, "runtime", NULL);
+	strings_or_default(w, in, "workspaceFiles", NULL);
+	jsonw_close(w, '}');
+	jsonw_key(w, "outputs");
+	jsonw_open(w, '{');
+	strings_or_default(w, out, "files", NULL);
+	jsonw_close(w, '}');
+	jsonw_close(w, '}');
 }
 
 static char *host_key(const char *s)
@@ -126,36 +139,49 @@ void emit_graph(const struct workspace *ws, struct task **order, size_t n)
 	jsonl_write(g);
 	cJSON_Delete(g);
 
+	/* task records are the hot loop: written with jsonw into one buffer */
+	struct jsonw w = {0};
 	for (size_t i = 0; i < n; i++) {
 		const struct task *t = order[i];
-		cJSON *r = cJSON_CreateObject();
-		cJSON_AddStringToObject(r, "type", "task");
-		cJSON_AddStringToObject(r, "id", t->id);
-		cJSON_AddStringToObject(r, "project", t->proj->name);
-		cJSON_AddStringToObject(r, "name", t->name);
-		cJSON_AddStringToObject(r, "dir", t->proj->dir);
-		cJSON_AddStringToObject(r, "config", t->proj->config);
-		cJSON_AddStringToObject(r, "kind", kind_names[t->kind]);
-		if (t->command)
-			cJSON_AddStringToObject(r, "command", t->command);
-		else
-			cJSON_AddNullToObject(r, "command");
-		cJSON *deps = cJSON_AddArrayToObject(r, "deps");
-		cJSON *folds = cJSON_AddArrayToObject(r, "folds");
-		for (size_t e = 0; e < t->nedges; e++) {
-			cJSON_AddItemToArray(deps, cJSON_CreateString(t->edges[e].to->id));
+		jsonw_reset(&w);
+		jsonw_open(&w, '{');
+		jsonw_key(&w, "type");
+		jsonw_str(&w, "task");
+		jsonw_key(&w, "id");
+		jsonw_str(&w, t->id);
+		jsonw_key(&w, "project");
+		jsonw_str(&w, t->proj->name);
+		jsonw_key(&w, "name");
+		jsonw_str(&w, t->name);
+		jsonw_key(&w, "dir");
+		jsonw_str(&w, t->proj->dir);
+		jsonw_key(&w, "config");
+		jsonw_str(&w, t->proj->config);
+		jsonw_key(&w, "kind");
+		jsonw_str(&w, kind_names[t->kind]);
+		jsonw_key(&w, "command");
+		jsonw_str(&w, t->command);
+		jsonw_key(&w, "deps");
+		jsonw_open(&w, '[');
+		for (size_t e = 0; e < t->nedges; e++)
+			jsonw_str(&w, t->edges[e].to->id);
+		jsonw_close(&w, ']');
+		jsonw_key(&w, "folds");
+		jsonw_open(&w, '[');
+		for (size_t e = 0; e < t->nedges; e++)
 			if (t->edges[e].folded)
-				cJSON_AddItemToArray(folds, cJSON_CreateString(t->edges[e].to->id));
-		}
-		cJSON *keyed = cJSON_AddArrayToObject(r, "keyed");
+				jsonw_str(&w, t->edges[e].to->id);
+		jsonw_close(&w, ']');
+		jsonw_key(&w, "keyed");
+		jsonw_open(&w, '[');
 		for (size_t k = 0; k < t->nkeyed; k++)
-			cJSON_AddItemToArray(keyed, cJSON_CreateString(ws->projects[t->keyed[k]]->name));
-		cJSON_AddItemToObject(r, "cache", normal_cache(t->cache));
-		if (t->sandbox)
-			cJSON_AddItemToObject(r, "sandbox", cJSON_Duplicate(t->sandbox, 1));
-		else
-			cJSON_AddNullToObject(r, "sandbox");
-		jsonl_write(r);
-		cJSON_Delete(r);
+			jsonw_str(&w, ws->projects[t->keyed[k]]->name);
+		jsonw_close(&w, ']');
+		normal_cache(&w, t->cache);
+		jsonw_key(&w, "sandbox");
+		jsonw_cjson(&w, t->sandbox);
+		jsonw_close(&w, '}');
+		jsonl_write_raw(w.buf, w.len);
 	}
+	jsonw_free(&w);
 }

@@ -85,8 +85,8 @@ static void read_all(struct workspace *ws, int rootfd)
 	struct reader rd = {.ws = ws, .rootfd = rootfd, .lock = PTHREAD_MUTEX_INITIALIZER};
 	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
 	size_t nt = ws->nprojects / 64 + 1;
-	if (nt > (size_t)(cpus > 0 ? cpus * 2 : 2))
-		nt = (size_t)(cpus > 0 ? cpus * 2 : 2);
+	if (nt > (size_t)(cpus > 0 ? cpus : 1))
+		nt = (size_t)(cpus > 0 ? cpus : 1);
 	if (nt > 8)
 		nt = 8;
 	pthread_t th[8];
