@@ -62,7 +62,14 @@ int main(int argc, char **argv)
 	char *prog = xasprintf("%s/vx-%s", dir, sub);
 	argv[1] = prog;
 	execv(prog, argv + 1);
-	if (errno == ENOENT)
+	int e = errno;
+	free(dir);
+	if (e == ENOENT) {
+		free(prog);
 		err_die(VX_EXIT_USAGE, "'%s' is not a vx command; see 'vx --help'", sub);
-	err_die_errno(VX_EXIT_FAIL, "unable to run '%s'", prog);
+	}
+	errno = e;
+	err_warn_errno("unable to run '%s'", prog);
+	free(prog);
+	return VX_EXIT_FAIL;
 }
