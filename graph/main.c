@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "arena.h"
 #include "config.h"
 #include "emit.h"
 #include "err.h"
@@ -66,6 +67,7 @@ int main(int argc, char **argv)
 		}
 	}
 	jsonl_out_init();
+	arena_use_for_cjson();
 
 	/* the workspace lives as long as the process: static, so it stays
 	 * reachable and LeakSanitizer reports only what was really lost */
