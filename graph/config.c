@@ -88,26 +88,28 @@ static bool string_array(struct ctx *c, const cJSON *v, const char *key,
 		return false;
 	}
 	bool ok = true;
-	int i = 0;
+	int i = -1;
 	const cJSON *e;
+	char k[1024];
 	cJSON_ArrayForEach(e, v) {
-		char *k = xasprintf("%s[%d]", key, i++);
 		const char *why = NULL;
+		i++;
+		if (cJSON_IsString(e) && *e->valuestring && !(check && (why = check(e->valuestring, arg))))
+			continue;
+		/* the element's key is spelled only for an error: this loop is hot */
+		snprintf(k, sizeof(k), "%s[%d]", key, i);
+		ok = false;
 		if (!cJSON_IsString(e)) {
 			bad_type(c, e, k, "a string", "quote it");
-			ok = false;
 		} else if (!*e->valuestring) {
 			diag_config(c->ws, c->file, k, "remove the empty entry", "empty string");
-			ok = false;
-		} else if (check && (why = check(e->valuestring, arg))) {
+		} else {
 			const char *bar = strchr(why, '|');
 			char *msg = xstrndup(why, bar ? (size_t)(bar - why) : strlen(why));
 			diag_config(c->ws, c->file, k, bar ? bar + 1 : "correct the entry", "'%s': %s",
 				e->valuestring, msg);
 			free(msg);
-			ok = false;
 		}
-		free(k);
 	}
 	return ok;
 }
