@@ -41,3 +41,15 @@ load helpers
 	run -2 vx nosuch
 	assert_output "vx: 'nosuch' is not a vx command; see 'vx --help'"
 }
+
+@test "make install puts every program in PREFIX/bin, and vx finds its stages there" {
+	local prefix="$BATS_TEST_TMPDIR/prefix"
+	run -0 make -s -C "$BATS_TEST_DIRNAME/.." install PREFIX="$prefix"
+	assert_file_executable "$prefix/bin/vx"
+	assert_file_executable "$prefix/bin/vx-graph"
+	new_ws
+	pkg packages/a @x/a '' '{ "tasks": { "b": { "exec": { "command": "true" } } } }'
+	cd "$WS"
+	run -0 "$prefix/bin/vx" graph @x/a#b
+	assert_line --index 1 --partial '"id":"@x/a#b"'
+}
