@@ -53,17 +53,23 @@ static void resolve_spelling(struct workspace *ws, struct task *t, size_t si)
 			if (d)
 				add_edge(t, d, si);
 		}
-	} else if (strchr(s, '#')) {
+	} else {
+		/* "project#name" or "name" (this project) */
 		const char *hash = strrchr(s, '#');
-		char *pname = xstrndup(s, (size_t)(hash - s));
-		struct project *p = strmap_get(&ws->by_name, pname);
-		struct task *d = p ? project_task(p, hash + 1) : NULL;
+		char *pname = hash ? xstrndup(s, (size_t)(hash - s)) : NULL;
+		struct project *p = hash ? strmap_get(&ws->by_name, pname) : t->proj;
+		const char *name = hash ? hash + 1 : s;
+		struct task *d = p ? project_task(p, name) : NULL;
 		if (!p) {
 			diag_config(ws, file, key, "name a project of this workspace (its package.json name)",
 				"'%s' names no project '%s'", s, pname);
 		} else if (!d) {
 			char *names = task_names(p);
-			char *fix = xasprintf("use one of %s's tasks: %s", p->name, *names ? names : "(none)");
+			char *fix = hash ? xasprintf("use one of %s's tasks: %s", p->name,
+						   *names ? names : "(none)")
+					 : xasprintf("use one of %s's tasks (%s), ^%s for the dependencies' "
+						     "task, or project#%s",
+						   p->name, names, s, s);
 			diag_config(ws, file, key, fix, "'%s' names no task of %s", s, p->name);
 			free(fix);
 			free(names);
@@ -73,21 +79,6 @@ static void resolve_spelling(struct workspace *ws, struct task *t, size_t si)
 			add_edge(t, d, si);
 		}
 		free(pname);
-	} else {
-		struct task *d = project_task(t->proj, s);
-		if (!d) {
-			char *names = task_names(t->proj);
-			char *fix = xasprintf("use one of %s's tasks (%s), ^%s for the dependencies' task, "
-					      "or project#%s",
-				t->proj->name, names, s, s);
-			diag_config(ws, file, key, fix, "'%s' names no task of %s", s, t->proj->name);
-			free(fix);
-			free(names);
-		} else if (d == t) {
-			diag_config(ws, file, key, "remove it", "'%s' is the task itself", s);
-		} else {
-			add_edge(t, d, si);
-		}
 	}
 	free(key);
 }

@@ -4,13 +4,11 @@
 
 #include <stddef.h>
 
-/* The whole file name (relative to dirfd, or AT_FDCWD), NUL-terminated, in a
- * malloc'd buffer; *len gets its size. NULL with errno set on failure. */
+/* The whole regular file name (relative to dirfd, or AT_FDCWD),
+ * NUL-terminated, in a malloc'd buffer; *len gets its size. NULL with errno
+ * set on failure (EISDIR for a directory). Few system calls (open, read,
+ * close): a first read shorter than the buffer is taken as the end of the
+ * file, which holds for regular files, not for pipes or /proc. */
 char *fileio_read_at(int dirfd, const char *name, size_t *len);
-
-/* The same for small regular files, in fewer system calls (open, read,
- * close): a short read is taken as the end of the file, which holds for
- * regular files. Not for pipes, sockets or /proc. */
-char *fileio_slurp_at(int dirfd, const char *name, size_t *len);
 
 #endif
