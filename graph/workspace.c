@@ -42,7 +42,7 @@ static cJSON *parse_json(struct workspace *ws, const char *text, int err, const 
 
 static cJSON *read_json(struct workspace *ws, int dirfd, const char *name, const char *shown)
 {
-	char *text = fileio_slurp_at(dirfd, name, NULL);
+	char *text = fileio_read_at(dirfd, name, NULL);
 	cJSON *j = parse_json(ws, text, text ? 0 : errno, shown);
 	free(text);
 	return j;
@@ -72,10 +72,10 @@ static void *read_files(void *arg)
 		const char *pre = strcmp(p->dir, ".") ? p->dir : "";
 		const char *sep = *pre ? "/" : "";
 		snprintf(path, sizeof(path), "%s%spackage.json", pre, sep);
-		p->pkg_text = fileio_slurp_at(rd->rootfd, path, NULL);
+		p->pkg_text = fileio_read_at(rd->rootfd, path, NULL);
 		p->pkg_errno = p->pkg_text ? 0 : errno;
 		snprintf(path, sizeof(path), "%s%svx.json", pre, sep);
-		p->vx_text = fileio_slurp_at(rd->rootfd, path, NULL);
+		p->vx_text = fileio_read_at(rd->rootfd, path, NULL);
 		p->vx_errno = p->vx_text ? 0 : errno;
 	}
 }
