@@ -26,12 +26,13 @@ endif
 
 # A stage is built once its main.c exists.
 PROGS := vx vx-graph $(if $(wildcard key/main.c),vx-key) $(if $(wildcard cache/main.c),vx-cache) \
-         $(if $(wildcard sandbox/main.c),vx-sandbox)
+         $(if $(wildcard sandbox/main.c),vx-sandbox) $(if $(wildcard proxy/main.c),vx-proxy)
 
 COMMON_OBJ := $(patsubst %.c,$(BUILD)/%.o,$(wildcard libcommon/*.c))
 GRAPH_OBJ  := $(patsubst %.c,$(BUILD)/%.o,$(wildcard graph/*.c))
 KEY_OBJ    := $(patsubst %.c,$(BUILD)/%.o,$(wildcard key/*.c))
 SANDBOX_OBJ := $(patsubst %.c,$(BUILD)/%.o,$(wildcard sandbox/*.c))
+PROXY_OBJ  := $(patsubst %.c,$(BUILD)/%.o,$(wildcard proxy/*.c))
 # the cache module is linked into the driver (which restores and saves) and
 # into vx-cache (the same operations by hand)
 CACHE_LIB  := $(patsubst %.c,$(BUILD)/%.o,$(filter-out cache/main.c,$(wildcard cache/*.c)))
@@ -66,15 +67,19 @@ $(BINDIR)/vx-sandbox: $(SANDBOX_OBJ) $(BUILD)/libcommon.a
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS) -lseccomp
 
+$(BINDIR)/vx-proxy: $(PROXY_OBJ) $(BUILD)/libcommon.a
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
 $(BINDIR)/vx-cache: $(BUILD)/cache/main.o $(CACHE_LIB) $(BUILD)/libcommon.a
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
-UNIT_LINK := $(filter-out %/main.o,$(KEY_OBJ) $(SANDBOX_OBJ)) $(CACHE_LIB) $(BUILD)/libcommon.a
+UNIT_LINK := $(filter-out %/main.o,$(KEY_OBJ) $(SANDBOX_OBJ) $(PROXY_OBJ)) $(CACHE_LIB) $(BUILD)/libcommon.a
 
 $(BUILD)/unit/%: tests/unit/%.c tests/unit/unit.h $(UNIT_LINK)
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) -Itests/unit -Icache -Ikey -Isandbox $(CFLAGS) $(WARN) $(LDFLAGS) -o $@ $< $(UNIT_LINK) $(LDLIBS) -lseccomp
+	$(CC) $(CPPFLAGS) -Itests/unit -Icache -Ikey -Isandbox -Iproxy $(CFLAGS) $(WARN) $(LDFLAGS) -o $@ $< $(UNIT_LINK) $(LDLIBS) -lseccomp
 
 # Each runner appends "passed failed" to build/counts; check sums them.
 unit: $(UNIT_BIN)
