@@ -1,0 +1,73 @@
+/* filter.c: the seccomp rules (see filter.h for the why of each). */
+#include "filter.h"
+
+#include <errno.h>
+#include <linux/sched.h>
+#include <stdbool.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/socket.h>
+
+#include "err.h"
+
+/* One rule by name; a name this libseccomp or kernel lacks is skipped. */
+static int rule(scmp_filter_ctx f, int err, const char *name, unsigned n,
+	const struct scmp_arg_cmp *cmp)
+{
+	int nr = seccomp_syscall_resolve_name(name), rc;
+	if (nr == __NR_SCMP_ERROR)
+		return 0;
+	rc = seccomp_rule_add_array(f, SCMP_ACT_ERRNO((unsigned)err), nr, n, cmp);
+	if (rc && rc != -EOPNOTSUPP) {
+		err_warn("seccomp: unable to add the rule for %s: %s", name, strerror(-rc));
+		return -1;
+	}
+	return 0;
+}
+
+scmp_filter_ctx filter_build(const struct sb_request *r)
+{
+	static const char *const refused[] = {
+		"ptrace", "process_vm_readv", "process_vm_writev", "keyctl", "add_key",
+		"request_key", "bpf", "perf_event_open",
+	};
+	static const char *const mounts[] = {
+		"mount", "umount2", "pivot_root", "move_mount", "open_tree", "fsopen",
+		"fsconfig", "fsmount", "fspick", "mount_setattr",
+	};
+	static const char *const uring[] = {
+		"io_uring_setup", "io_uring_enter", "io_uring_register", "clone3",
+	};
+	scmp_filter_ctx f = seccomp_init(SCMP_ACT_ALLOW);
+	bool ok = f != NULL;
+	struct scmp_arg_cmp unix_a0 = SCMP_A0(SCMP_CMP_EQ, AF_UNIX);
+	struct scmp_arg_cmp newuser = SCMP_A0(SCMP_CMP_MASKED_EQ, CLONE_NEWUSER, CLONE_NEWUSER);
+	struct scmp_arg_cmp sti = SCMP_A1(SCMP_CMP_MASKED_EQ, 0xffffffffu, TIOCSTI);
+	struct scmp_arg_cmp linux_ = SCMP_A1(SCMP_CMP_MASKED_EQ, 0xffffffffu, TIOCLINUX);
+
+	if (!f) {
+		err_warn("seccomp: unable to start a filter; fix: install libseccomp2");
+		return NULL;
+	}
+	/* a foreign architecture's call numbers mean other calls: kill */
+	ok = ok && seccomp_attr_set(f, SCMP_FLTATR_ACT_BADARCH, SCMP_ACT_KILL_PROCESS) == 0;
+	for (size_t i = 0; ok && i < sizeof(refused) / sizeof(*refused); i++)
+		ok = rule(f, EPERM, refused[i], 0, NULL) == 0;
+	for (size_t i = 0; ok && i < sizeof(uring) / sizeof(*uring); i++)
+		ok = rule(f, ENOSYS, uring[i], 0, NULL) == 0;
+	if (ok && !r->unix_sockets)
+		ok = rule(f, EPERM, "socket", 1, &unix_a0) == 0 &&
+			rule(f, EPERM, "socketpair", 1, &unix_a0) == 0;
+	if (ok && !r->weaker_nested) {
+		ok = rule(f, EPERM, "clone", 1, &newuser) == 0 &&
+			rule(f, EPERM, "unshare", 1, &newuser) == 0;
+		for (size_t i = 0; ok && i < sizeof(mounts) / sizeof(*mounts); i++)
+			ok = rule(f, EPERM, mounts[i], 0, NULL) == 0;
+	}
+	ok = ok && rule(f, EPERM, "ioctl", 1, &sti) == 0 && rule(f, EPERM, "ioctl", 1, &linux_) == 0;
+	if (!ok) {
+		seccomp_release(f);
+		return NULL;
+	}
+	return f;
+}

@@ -1,0 +1,23 @@
+/* filter.h: the task's seccomp filter (libseccomp), built once on the host
+ * and loaded last in the sandbox, after every capability is gone.
+ *
+ * Refused with EPERM: socket/socketpair(AF_UNIX) unless the task's own grant
+ * lifts it (R-32); new user namespaces through clone/unshare and the mount
+ * system calls, old API and new, unless weakerWhenNested (R-33); ptrace,
+ * process_vm_readv/writev, the keyring calls, bpf, perf_event_open; the
+ * TIOCSTI and TIOCLINUX ioctls, the command compared as 32 bits. Refused with
+ * ENOSYS, never a kill (node probes them): io_uring, whose operations bypass
+ * argument filters, and clone3, whose flags a filter cannot read, so libc
+ * falls back to clone. A system call of another architecture kills.
+ */
+#ifndef VX_SANDBOX_FILTER_H
+#define VX_SANDBOX_FILTER_H
+
+#include <seccomp.h>
+
+#include "request.h"
+
+/* The filter, or NULL after one line naming the failure. */
+scmp_filter_ctx filter_build(const struct sb_request *r);
+
+#endif

@@ -1,0 +1,126 @@
+/* vx-sandbox: run one task inside a boundary it sets up itself (issue 4).
+ * Options and wiring only: the request (request.h), the grants (plan.h), the
+ * seccomp filter (filter.h), the namespaces and the task (run.h). */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "err.h"
+#include "filter.h"
+#include "plan.h"
+#include "request.h"
+#include "run.h"
+
+static const char usage[] =
+	"usage: vx-sandbox --request FILE\n"
+	"       vx-sandbox [--root DIR] [--project DIR] [--read PATH]... [--write PATH]...\n"
+	"                  [--unix-sockets] [--weaker-when-nested] [--git-config]\n"
+	"                  [--cached [--keyed NAME]...] -- COMMAND [ARG]...\n"
+	"\n"
+	"Run one task inside new user, mount, pid, ipc, network and uts namespaces:\n"
+	"the workspace walled but for the grants, the rest of the host read-only,\n"
+	"a private /tmp, loopback only, no capabilities, a seccomp filter.\n"
+	"\n"
+	"  --request FILE        vx-graph's graph record, then the task's record\n"
+	"                        (JSON lines; - for stdin): runs its command under\n"
+	"                        /bin/sh -c, as the record's sandbox object grants\n"
+	"  --root DIR            the workspace root (default: the project)\n"
+	"  --project DIR         the project directory, the task's cwd (default: .)\n"
+	"  --read PATH           allow.read: a path or glob, project-relative,\n"
+	"                        absolute or ~/ (repeatable)\n"
+	"  --write PATH          allow.write, the same way (repeatable)\n"
+	"  --unix-sockets        allow.unixSockets: lift the AF_UNIX block\n"
+	"  --weaker-when-nested  weakerWhenNested: let the task sandbox\n"
+	"  --git-config          allow.gitConfig\n"
+	"  --cached              the task declares cache: a linked workspace\n"
+	"                        package is granted only when --keyed names it\n"
+	"  --keyed NAME          a project the task's key folds (repeatable)\n"
+	"  -h, --help            this text\n"
+	"\n"
+	"Exit status: the task's own (128+N when signal N killed it); 125 when\n"
+	"vx-sandbox itself fails (usage, a bad request, a refused grant, a kernel\n"
+	"without user namespaces or seccomp): the task is then not run.\n";
+
+int main(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{"request", required_argument, NULL, 'R'},
+		{"root", required_argument, NULL, 'r'},
+		{"project", required_argument, NULL, 'p'},
+		{"read", required_argument, NULL, 'i'},
+		{"write", required_argument, NULL, 'o'},
+		{"unix-sockets", no_argument, NULL, 'u'},
+		{"weaker-when-nested", no_argument, NULL, 'n'},
+		{"git-config", no_argument, NULL, 'g'},
+		{"cached", no_argument, NULL, 'c'},
+		{"keyed", required_argument, NULL, 'k'},
+		{"help", no_argument, NULL, 'h'},
+		{NULL, 0, NULL, 0},
+	};
+	struct sb_request flags = {0}, *r;
+	const char *request = NULL, *root = NULL, *project = NULL;
+	struct plan plan;
+	scmp_filter_ctx filter;
+	int c, code;
+	bool hand = false;
+
+	err_init(argv[0]);
+	while ((c = getopt_long(argc, argv, "+h", opts, NULL)) != -1) {
+		hand |= c != 'R' && c != 'h';
+		switch (c) {
+		case 'R': request = optarg; break;
+		case 'r': root = optarg; break;
+		case 'p': project = optarg; break;
+		case 'i': strlist_push(&flags.read, optarg); break;
+		case 'o': strlist_push(&flags.write, optarg); break;
+		case 'u': flags.unix_sockets = true; break;
+		case 'n': flags.weaker_nested = true; break;
+		case 'g': flags.git_config = true; break;
+		case 'c': flags.cached = true; break;
+		case 'k': strlist_push(&flags.keyed, optarg); break;
+		case 'h':
+			fputs(usage, stdout);
+			return fflush(stdout) || ferror(stdout) ? RUN_EXIT_SETUP : 0;
+		default:
+			fputs(usage, stderr);
+			return RUN_EXIT_SETUP;
+		}
+	}
+	if (request ? (hand || optind < argc) : optind >= argc) {
+		err_warn(request ? "--request takes no command and no grant flags"
+				 : "no command; fix: vx-sandbox --request FILE, or ... -- COMMAND");
+		fputs(usage, stderr);
+		return RUN_EXIT_SETUP;
+	}
+	if (request) {
+		r = request_read(request);
+	} else {
+		r = request_from_flags(root, project);
+		r->read = flags.read;
+		r->write = flags.write;
+		r->keyed = flags.keyed;
+		memset(&flags.read, 0, sizeof(flags.read));
+		memset(&flags.write, 0, sizeof(flags.write));
+		memset(&flags.keyed, 0, sizeof(flags.keyed));
+		r->unix_sockets = flags.unix_sockets;
+		r->weaker_nested = flags.weaker_nested;
+		r->git_config = flags.git_config;
+		r->cached = flags.cached;
+		r->argv = argv + optind;
+	}
+	if (!r || request_resolve(r) || plan_build(r, &plan)) {
+		request_free(r);
+		return RUN_EXIT_SETUP;
+	}
+	if (!(filter = filter_build(r))) {
+		code = RUN_EXIT_SETUP;
+	} else {
+		code = run_task(r, &plan, filter);
+		seccomp_release(filter);
+	}
+	plan_sweep(&plan, code != 0);
+	plan_free(&plan);
+	request_free(r);
+	return code;
+}

@@ -1,0 +1,356 @@
+/* mounts.c: the boundary's mount tree (see mounts.h for the order). */
+#include "mounts.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/openat2.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "err.h"
+#include "path.h"
+
+#define BASE "/tmp"
+#define NEWROOT BASE "/newroot"
+
+static const char *const dev_nodes[] = {"null", "zero", "full", "random", "urandom", "tty"};
+#define NDEV (sizeof(dev_nodes) / sizeof(*dev_nodes))
+
+/* Open path (absolute, or relative to dirfd) refusing every symlink on the
+ * way, the last component included. */
+static int open_strict(int dirfd, const char *path, int flags)
+{
+	struct open_how how = {
+		.flags = (unsigned)(flags | O_CLOEXEC),
+		.resolve = RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS,
+	};
+	return (int)syscall(SYS_openat2, dirfd, path, &how, sizeof(how));
+}
+
+static int fail(const char *what, const char *path)
+{
+	err_warn_errno("sandbox setup: %s '%s'", what, path);
+	return -1;
+}
+
+static int set_attr(int fd, unsigned set, bool recursive)
+{
+	struct mount_attr a = {.attr_set = set};
+	return mount_setattr(fd, "", AT_EMPTY_PATH | (recursive ? AT_RECURSIVE : 0), &a, sizeof(a));
+}
+
+/* A fresh tmpfs, detached: filled through its fd before it is attached. */
+static int new_tmpfs(const char *mode)
+{
+	int fs = fsopen("tmpfs", FSOPEN_CLOEXEC), m;
+	if (fs < 0)
+		return -1;
+	if (fsconfig(fs, FSCONFIG_SET_STRING, "mode", mode, 0) ||
+		fsconfig(fs, FSCONFIG_CMD_CREATE, NULL, NULL, 0)) {
+		close(fs);
+		return -1;
+	}
+	m = fsmount(fs, FSMOUNT_CLOEXEC, MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV);
+	close(fs);
+	return m;
+}
+
+/* The path of op inside the new root, relative (no leading '/'). */
+static const char *rel(const char *path)
+{
+	return path[1] ? path + 1 : ".";
+}
+
+/* Make the mount point for child under the mask at mfd (mask path mpath). */
+static int skeleton(int mfd, const char *mpath, const struct op *child)
+{
+	char *r = path_under(mpath, child->path), *s;
+	int rc = 0;
+	if (!r)
+		return -1;
+	for (s = strchr(r, '/'); s; s = strchr(s + 1, '/')) {
+		*s = '\0';
+		if (mkdirat(mfd, r, 0755) && errno != EEXIST)
+			rc = -1;
+		*s = '/';
+	}
+	if (child->isdir) {
+		if (mkdirat(mfd, r, 0755) && errno != EEXIST)
+			rc = -1;
+	} else {
+		int fd = openat(mfd, r, O_WRONLY | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0444);
+		if (fd < 0)
+			rc = -1;
+		else
+			close(fd);
+	}
+	free(r);
+	return rc;
+}
+
+static bool same_inode(int fd, const struct op *o)
+{
+	struct stat st;
+	return fstat(fd, &st) == 0 && st.st_dev == o->dev && st.st_ino == o->ino;
+}
+
+static int attach(int mfd, int root, const char *path)
+{
+	int t = open_strict(root, rel(path), O_PATH);
+	int rc;
+	if (t < 0)
+		return fail("unable to reach the mount point", path);
+	rc = move_mount(mfd, "", t, "", MOVE_MOUNT_F_EMPTY_PATH | MOVE_MOUNT_T_EMPTY_PATH);
+	close(t);
+	return rc ? fail("unable to mount over", path) : 0;
+}
+
+static int lay_mask(const struct plan *p, size_t i, int root)
+{
+	const struct op *o = &p->ops[i];
+	int m = new_tmpfs(o->kind == OP_SCRATCH ? "1777" : "0755"), rc;
+	if (m < 0)
+		return fail("unable to make a tmpfs for", o->path);
+	for (size_t j = i + 1; j < p->nops; j++)
+		if (p->ops[j].parent == (int)i && skeleton(m, o->path, &p->ops[j])) {
+			close(m);
+			return fail("unable to make a mount point for", p->ops[j].path);
+		}
+	if (o->kind == OP_MASK && set_attr(m, MOUNT_ATTR_RDONLY, false)) {
+		close(m);
+		return fail("unable to seal the mask", o->path);
+	}
+	rc = attach(m, root, o->path);
+	close(m);
+	return rc;
+}
+
+static int lay_bind(const struct op *o, int src, int root)
+{
+	int b = open_tree(src, "", OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_EMPTY_PATH | AT_RECURSIVE);
+	int t, rc;
+	if (b < 0)
+		return fail("unable to clone the mount of", o->path);
+	if (set_attr(b, MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV |
+		(o->kind == OP_RO ? MOUNT_ATTR_RDONLY : 0), true)) {
+		close(b);
+		return fail("unable to set the mount flags of", o->path);
+	}
+	rc = attach(b, root, o->path);
+	close(b);
+	if (rc)
+		return rc;
+	/* the bound inode must still be the one the plan checked */
+	t = open_strict(root, rel(o->path), O_PATH);
+	if (t < 0 || !same_inode(t, o)) {
+		if (t >= 0)
+			close(t);
+		errno = ESTALE;
+		return fail("the path changed while it was bound", o->path);
+	}
+	close(t);
+	return 0;
+}
+
+static int lay_mask_file(const struct op *o, int root)
+{
+	int b = open_tree(AT_FDCWD, BASE "/empty", OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC);
+	int rc;
+	if (b < 0 || set_attr(b, MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV, false)) {
+		if (b >= 0)
+			close(b);
+		return fail("unable to mask", o->path);
+	}
+	rc = attach(b, root, o->path);
+	close(b);
+	return rc;
+}
+
+static int build_dev(int root, const int *devfd)
+{
+	static const char *const links[][2] = {
+		{"fd", "/proc/self/fd"}, {"stdin", "/proc/self/fd/0"},
+		{"stdout", "/proc/self/fd/1"}, {"stderr", "/proc/self/fd/2"},
+		{"ptmx", "pts/ptmx"},
+	};
+	int m = new_tmpfs("0755"), d, rc = 0;
+	if (m < 0)
+		return fail("unable to make a tmpfs for", "/dev");
+	for (size_t i = 0; i < NDEV; i++) {
+		int f = openat(m, dev_nodes[i], O_WRONLY | O_CREAT | O_CLOEXEC, 0666);
+		if (f >= 0)
+			close(f);
+	}
+	for (size_t i = 0; i < sizeof(links) / sizeof(*links); i++)
+		symlinkat(links[i][1], m, links[i][0]);
+	mkdirat(m, "pts", 0755);
+	mkdirat(m, "shm", 01777);
+	if (attach(m, root, "/dev")) {
+		close(m);
+		return -1;
+	}
+	/* the host's device nodes, bound one by one (a user namespace may not
+	 * make device nodes, but it may bind them) */
+	for (size_t i = 0; i < NDEV; i++) {
+		char path[32];
+		int b;
+		if (devfd[i] < 0)
+			continue;
+		snprintf(path, sizeof(path), "/dev/%s", dev_nodes[i]);
+		b = open_tree(devfd[i], "", OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_EMPTY_PATH);
+		if (b < 0 || set_attr(b, MOUNT_ATTR_NOSUID | MOUNT_ATTR_NOEXEC, false) ||
+			attach(b, root, path)) {
+			if (b >= 0)
+				close(b);
+			close(m);
+			return fail("unable to bind", path);
+		}
+		close(b);
+	}
+	if (mount("devpts", NEWROOT "/dev/pts", "devpts", MS_NOSUID | MS_NOEXEC,
+		"newinstance,ptmxmode=0666,mode=620"))
+		rc = fail("unable to mount", "/dev/pts");
+	else if ((d = new_tmpfs("1777")) < 0 || attach(d, root, "/dev/shm"))
+		rc = fail("unable to mount", "/dev/shm");
+	else if (set_attr(m, MOUNT_ATTR_RDONLY, false))
+		rc = fail("unable to seal", "/dev");
+	close(m);
+	return rc;
+}
+
+static int build_proc(void)
+{
+	/* the kernel's own knobs stay read-only, as bubblewrap keeps them */
+	static const char *const ro[] = {"sys", "sysrq-trigger", "irq", "bus"};
+	if (mount("proc", NEWROOT "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL))
+		return fail("unable to mount a fresh", "/proc");
+	for (size_t i = 0; i < sizeof(ro) / sizeof(*ro); i++) {
+		char path[64];
+		int b;
+		snprintf(path, sizeof(path), NEWROOT "/proc/%s", ro[i]);
+		b = open_tree(AT_FDCWD, path, OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_RECURSIVE);
+		if (b < 0)
+			continue; /* absent on this kernel */
+		if (set_attr(b, MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV, true) ||
+			move_mount(b, "", AT_FDCWD, path, MOVE_MOUNT_F_EMPTY_PATH)) {
+			close(b);
+			return fail("unable to make read-only", path);
+		}
+		close(b);
+	}
+	return 0;
+}
+
+int mounts_build(const struct plan *p)
+{
+	int *src = xcalloc(p->nops + 1, sizeof(int)), devfd[NDEV];
+
+	for (size_t i = 0; i < NDEV; i++)
+		devfd[i] = -1;
+	int rootfd = -1, root = -1, rc = -1, f;
+
+	for (size_t i = 0; i < p->nops; i++)
+		src[i] = -1;
+	/* nothing done here may reach the host's mount namespace */
+	if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL)) {
+		fail("unable to make private", "/");
+		goto out;
+	}
+	/* every source first, while the host's tree is whole and unshadowed */
+	for (size_t i = 0; i < p->nops; i++) {
+		const struct op *o = &p->ops[i];
+		if (o->kind != OP_RO && o->kind != OP_RW)
+			continue;
+		src[i] = open_strict(AT_FDCWD, o->path, O_PATH);
+		if (src[i] < 0) {
+			fail("unable to open the grant without following a symlink", o->path);
+			goto out;
+		}
+		if (!same_inode(src[i], o)) {
+			errno = ESTALE;
+			fail("the grant changed between the check and the mount", o->path);
+			goto out;
+		}
+	}
+	for (size_t i = 0; i < NDEV; i++) {
+		char path[32];
+		snprintf(path, sizeof(path), "/dev/%s", dev_nodes[i]);
+		devfd[i] = open_strict(AT_FDCWD, path, O_PATH);
+	}
+	/* the host's / as the new root: read-only, nosuid, nodev, every
+	 * submount included (mount_setattr recurses where a bind with
+	 * MS_REMOUNT would need one call per submount) */
+	rootfd = open_tree(AT_FDCWD, "/", OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_RECURSIVE);
+	if (rootfd < 0 ||
+		set_attr(rootfd, MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV, true)) {
+		fail("unable to clone read-only", "/");
+		goto out;
+	}
+	/* a tmpfs base holds the new root while it is built, and an empty file
+	 * to mask files with; it goes with the old root at the pivot */
+	if (mount("tmpfs", BASE, "tmpfs", MS_NOSUID | MS_NODEV, "mode=0755")) {
+		fail("unable to mount the base tmpfs on", BASE);
+		goto out;
+	}
+	if (mkdir(NEWROOT, 0755) ||
+		(f = open(BASE "/empty", O_WRONLY | O_CREAT | O_CLOEXEC, 0444)) < 0) {
+		fail("unable to make", NEWROOT);
+		goto out;
+	}
+	close(f);
+	if (move_mount(rootfd, "", AT_FDCWD, NEWROOT, MOVE_MOUNT_F_EMPTY_PATH) ||
+		(root = open(NEWROOT, O_PATH | O_DIRECTORY | O_CLOEXEC)) < 0) {
+		fail("unable to attach the new root at", NEWROOT);
+		goto out;
+	}
+	for (size_t i = 0; i < p->nops; i++) {
+		const struct op *o = &p->ops[i];
+		int r = 0;
+		switch (o->kind) {
+		case OP_DIR:
+			break;
+		case OP_MASK:
+		case OP_SCRATCH:
+			r = lay_mask(p, i, root);
+			break;
+		case OP_MASK_FILE:
+			r = lay_mask_file(o, root);
+			break;
+		case OP_RO:
+		case OP_RW:
+			r = lay_bind(o, src[i], root);
+			break;
+		}
+		if (r)
+			goto out;
+	}
+	if (build_dev(root, devfd) || build_proc())
+		goto out;
+	/* pivot into the new root and drop the old one (bubblewrap's and
+	 * runc's pivot_root(".", ".")): nothing of the host's tree stays
+	 * reachable but what was bound */
+	if (fchdir(root) || syscall(SYS_pivot_root, ".", ".") || umount2(".", MNT_DETACH) ||
+		chdir("/")) {
+		fail("unable to pivot into", NEWROOT);
+		goto out;
+	}
+	rc = 0;
+out:
+	for (size_t i = 0; i < p->nops; i++)
+		if (src[i] >= 0)
+			close(src[i]);
+	for (size_t i = 0; i < NDEV; i++)
+		if (devfd[i] >= 0)
+			close(devfd[i]);
+	if (rootfd >= 0)
+		close(rootfd);
+	if (root >= 0)
+		close(root);
+	free(src);
+	return rc;
+}

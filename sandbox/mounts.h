@@ -1,0 +1,20 @@
+/* mounts.h: the mount tree, built inside the new user and mount namespaces.
+ *
+ * mounts_build() runs in the sandbox's first process, after its uid/gid maps
+ * are written and before anything of the task runs. It opens every bind
+ * source first, by path without following any symlink (openat2
+ * RESOLVE_NO_SYMLINKS) and checks it is the inode the plan saw; then clones
+ * the host's / read-only (nosuid, nodev, recursively), lays the plan's masks
+ * and binds over it by file descriptor (open_tree, mount_setattr,
+ * move_mount: never a path a swapped symlink could redirect), re-checks each
+ * bound inode, mounts a fresh /proc and a minimal /dev, and pivots into it,
+ * detaching the host's tree. 0, or -1 after one line naming the step.
+ */
+#ifndef VX_SANDBOX_MOUNTS_H
+#define VX_SANDBOX_MOUNTS_H
+
+#include "plan.h"
+
+int mounts_build(const struct plan *p);
+
+#endif

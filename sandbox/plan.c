@@ -1,0 +1,774 @@
+/* plan.c: grants to mounts (R-20..R-29), on the host, before the namespaces. */
+#include "plan.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "err.h"
+#include "glob.h"
+#include "path.h"
+
+/* R-24: where tools keep credentials, relative to $HOME (the reference's
+ * list, exactly, macOS paths included: they cost nothing where absent). */
+static const char *const cred_stores[] = {
+	".ssh", ".gnupg", ".aws", ".azure", ".kube", ".config/gcloud", ".config/gh",
+	".docker/config.json", ".netrc", ".git-credentials", ".npmrc", ".yarnrc.yml",
+	".pypirc", ".bunfig.toml", ".config/.bunfig.toml", ".cargo/credentials",
+	".cargo/credentials.toml", ".gem/credentials", ".config/hub",
+	".config/containers/auth.json", ".terraform.d/credentials.tfrc.json",
+	".vault-token", ".pgpass", ".config/configstore/firebase-tools.json",
+	".local/share/com.vercel.cli/auth.json",
+	"Library/Application Support/com.vercel.cli/auth.json", ".netlify/config.json",
+	".config/netlify/config.json", "Library/Preferences/netlify/config.json",
+	".wrangler/config", ".config/.wrangler/config",
+	"Library/Preferences/.wrangler/config", ".fly/config.yml",
+	".supabase/access-token", ".config/doctl", "Library/Application Support/doctl",
+	".config/stripe/config.toml", ".config/op", ".expo/state.json",
+	".claude/.credentials.json", ".codex/auth.json",
+};
+
+/* R-25: shell and tool configs kept read-only inside a write grant: a task
+ * that could write them would run code in the user's next shell or editor. */
+static const char *const protected_names[] = {
+	".bashrc", ".bash_profile", ".bash_login", ".bash_logout", ".zshrc",
+	".zshenv", ".zprofile", ".zlogin", ".zlogout", ".profile", ".gitconfig",
+	".gitmodules", ".ripgreprc", ".mcp.json", ".vscode", ".idea",
+	".claude/commands", ".claude/agents", ".git/hooks", ".git/config",
+};
+#define PROTECT_LEVELS 3
+
+struct ctx {
+	const struct sb_request *r;
+	struct plan *p;
+	char *home; /* canonical $HOME, or NULL */
+	struct strlist named; /* canonical paths the grants name */
+};
+
+int plan_path_cmp(const char *a, const char *b)
+{
+	for (;; a++, b++) {
+		unsigned char x = *a == '/' ? 1 : (unsigned char)*a;
+		unsigned char y = *b == '/' ? 1 : (unsigned char)*b;
+		if (x != y || !x)
+			return x - y;
+	}
+}
+
+static struct op *add_op(struct plan *p, enum op_kind kind, const char *path)
+{
+	struct op *o;
+	struct stat st;
+	if (p->nops == p->cap) {
+		p->cap = p->cap ? 2 * p->cap : 32;
+		p->ops = xrealloc(p->ops, p->cap * sizeof(*p->ops));
+	}
+	o = &p->ops[p->nops++];
+	memset(o, 0, sizeof(*o));
+	o->kind = kind;
+	o->path = xstrdup(path);
+	o->parent = -1;
+	o->isdir = kind != OP_MASK_FILE;
+	if (lstat(path, &st) == 0) {
+		o->isdir = S_ISDIR(st.st_mode);
+		o->dev = st.st_dev;
+		o->ino = st.st_ino;
+	}
+	return o;
+}
+
+static char *dirname_of(const char *path)
+{
+	const char *s = strrchr(path, '/');
+	if (!s || s == path)
+		return xstrdup("/");
+	return xstrndup(path, (size_t)(s - path));
+}
+
+/* The canonical form of path, resolving its longest existing ancestor and
+ * appending the rest lexically: where a path not made yet would land. */
+static char *canon_would_be(const char *path)
+{
+	char *c = path_canonical(path), *dir, *rest, *out;
+	const char *base;
+	if (c || strcmp(path, "/") == 0)
+		return c ? c : xstrdup("/");
+	dir = dirname_of(path);
+	base = strrchr(path, '/') + 1;
+	rest = canon_would_be(dir);
+	out = path_join(rest, base);
+	free(dir);
+	free(rest);
+	return out;
+}
+
+static int refuse(const struct ctx *c, const char *grant, const char *fmt, const char *path)
+{
+	char msg[1024];
+	snprintf(msg, sizeof(msg), fmt, path);
+	err_warn("%s: grant '%s' refused: %s", c->r->task_id, grant, msg);
+	return -1;
+}
+
+/* A grant spelled inside the project must stay there once links resolve. */
+static int check_escape(const struct ctx *c, const char *grant, const char *lex, char **canon)
+{
+	char *w = canon_would_be(lex);
+	if (path_is_within(c->r->project, lex) && !path_is_within(c->r->project, w)) {
+		refuse(c, grant, "it leaves the project through a symlink (to '%s'); "
+			"fix: grant the target itself, spelled as the path it is", w);
+		free(w);
+		return -1;
+	}
+	*canon = w;
+	return 0;
+}
+
+/* ---- glob expansion (R-21) ---- */
+
+static void walk_matches(const char *base, const char *rel, const char *rest,
+	struct strlist *out)
+{
+	char *dir = rel[0] ? path_join(base, rel) : xstrdup(base);
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	if (!d) {
+		free(dir);
+		return;
+	}
+	while ((e = readdir(d))) {
+		char *r;
+		struct stat st;
+		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
+			continue;
+		r = rel[0] ? xasprintf("%s/%s", rel, e->d_name) : xstrdup(e->d_name);
+		if (glob_match(rest, r)) {
+			/* a matched directory brings its subtree: nothing to walk */
+			char *full = path_join(base, r);
+			strlist_push(out, full);
+			free(full);
+		} else if (fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+			S_ISDIR(st.st_mode) && glob_may_match_under(rest, r)) {
+			walk_matches(base, r, rest, out);
+		}
+		free(r);
+	}
+	closedir(d);
+	free(dir);
+}
+
+void plan_expand(const char *pat, struct strlist *out)
+{
+	char *prefix, *lit;
+	const char *rest = pat;
+	struct stat st;
+	if (!glob_has_magic(pat)) {
+		lit = glob_unescape(pat);
+		if (lstat(lit, &st) == 0)
+			strlist_push(out, lit);
+		free(lit);
+		return;
+	}
+	/* the static prefix's segments are skipped in the pattern itself */
+	prefix = glob_static_prefix(pat);
+	for (const char *q = pat; *q; q++) {
+		if (*q == '\\' && q[1]) {
+			q++;
+			continue;
+		}
+		if (*q == '*' || *q == '?' || *q == '[')
+			break;
+		if (*q == '/')
+			rest = q + 1;
+	}
+	walk_matches(prefix[0] ? prefix : "/", "", rest, out);
+	free(prefix);
+}
+
+/* The grant as an absolute pattern: "~/" from $HOME, relative from the
+ * project, the R-21 collapse applied. */
+static char *grant_pattern(const struct ctx *c, const char *g)
+{
+	char *col = glob_collapse(g), *home, *abs;
+	if (col[0] == '~' && (col[1] == '\0' || col[1] == '/')) {
+		home = path_expand_home(col);
+		free(col);
+		return home;
+	}
+	abs = path_join(c->r->project, col);
+	free(col);
+	return abs;
+}
+
+static bool names_git(const char *g)
+{
+	const char *s = strstr(g, ".git");
+	for (; s; s = strstr(s + 1, ".git")) {
+		bool start = s == g || s[-1] == '/';
+		bool end = s[4] == '\0' || s[4] == '/';
+		if (start && end)
+			return true;
+	}
+	return false;
+}
+
+/* ---- read grants ---- */
+
+static int add_reads(struct ctx *c)
+{
+	for (size_t i = 0; i < c->r->read.n; i++) {
+		const char *g = c->r->read.v[i];
+		char *pat = grant_pattern(c, g);
+		struct strlist m = {0};
+		plan_expand(pat, &m);
+		for (size_t j = 0; j < m.n; j++) {
+			char *canon;
+			if (check_escape(c, g, m.v[j], &canon)) {
+				strlist_free(&m);
+				free(pat);
+				return -1;
+			}
+			if (access(canon, F_OK) == 0) {
+				add_op(c->p, OP_RO, canon);
+				strlist_push(&c->named, canon);
+			}
+			free(canon);
+		}
+		strlist_free(&m);
+		free(pat);
+	}
+	return 0;
+}
+
+/* ---- write grants ---- */
+
+/* mkdir -p of a path whose existing part is already checked. */
+static int mkdirs(const char *path)
+{
+	char *dir;
+	int rc;
+	if (mkdir(path, 0777) == 0 || errno == EEXIST)
+		return 0;
+	if (errno != ENOENT)
+		return -1;
+	dir = dirname_of(path);
+	rc = mkdirs(dir);
+	free(dir);
+	return rc ? rc : (mkdir(path, 0777) == 0 || errno == EEXIST ? 0 : -1);
+}
+
+static void add_placeholder(struct plan *p, const char *path, const char *grant,
+	const struct stat *st)
+{
+	if (p->nph == p->phcap) {
+		p->phcap = p->phcap ? 2 * p->phcap : 8;
+		p->ph = xrealloc(p->ph, p->phcap * sizeof(*p->ph));
+	}
+	p->ph[p->nph].path = xstrdup(path);
+	p->ph[p->nph].grant = xstrdup(grant);
+	p->ph[p->nph].mtime = st->st_mtim;
+	p->nph++;
+}
+
+/* R-26: a write bind must not make the repository, the cache or a nested
+ * project writable. */
+static int check_write_dir(const struct ctx *c, const char *g, const char *d)
+{
+	const struct sb_request *r = c->r;
+	char *git = path_join(r->root, ".git"), *vx = path_join(r->root, ".vx");
+	const char *cache = getenv("VX_CACHE_DIR");
+	int rc = 0;
+	if (path_is_within(d, git) || (path_is_within(r->root, d) && names_git(d))) {
+		rc = refuse(c, g, "its bind '%s' would make the repository's .git writable; "
+			"fix: grant a directory that holds no .git", d);
+	} else if (path_is_within(d, vx) || path_is_within(vx, d)) {
+		rc = refuse(c, g, "its bind '%s' would make the cache (.vx) writable; "
+			"fix: grant a subdirectory for the outputs, such as 'dist/'", d);
+	} else if (cache && *cache) {
+		char *cc = canon_would_be(cache);
+		if (path_is_within(d, cc) || path_is_within(cc, d))
+			rc = refuse(c, g, "its bind '%s' would make the cache directory "
+				"(VX_CACHE_DIR) writable; fix: grant a directory outside it", d);
+		free(cc);
+	}
+	for (size_t i = 0; !rc && i < r->nprojects; i++) {
+		const char *pd = r->projects[i].dir;
+		if (!strcmp(pd, r->project))
+			continue;
+		if (path_is_within(d, pd) ||
+			(path_is_within(pd, d) && path_is_within(r->project, pd)))
+			rc = refuse(c, g, "its bind '%s' would make a nested project writable; "
+				"fix: grant the project's own output directory, such as 'dist/'", d);
+	}
+	if (!rc && path_is_within(r->root, d)) {
+		char *dg = path_join(d, ".git");
+		if (access(dg, F_OK) == 0)
+			rc = refuse(c, g, "its bind '%s' holds a .git; fix: grant a "
+				"directory that holds no repository", d);
+		free(dg);
+	}
+	free(git);
+	free(vx);
+	return rc;
+}
+
+static bool is_protected_name(const char *rel)
+{
+	for (size_t i = 0; i < sizeof(protected_names) / sizeof(*protected_names); i++)
+		if (!strcmp(rel, protected_names[i]))
+			return true;
+	return false;
+}
+
+/* find the protected configs in dir, levels deep at most. */
+static void scan_protected(struct ctx *c, const char *dir, int levels)
+{
+	DIR *d;
+	struct dirent *e;
+	for (size_t i = 0; i < sizeof(protected_names) / sizeof(*protected_names); i++) {
+		char *p = path_join(dir, protected_names[i]);
+		struct stat st;
+		if (lstat(p, &st) == 0 && !S_ISLNK(st.st_mode) &&
+			!(c->r->git_config && !strcmp(protected_names[i], ".git/config")))
+			add_op(c->p, OP_RO, p)->protect = true;
+		free(p);
+	}
+	if (levels <= 0 || !(d = opendir(dir)))
+		return;
+	while ((e = readdir(d))) {
+		struct stat st;
+		char *sub;
+		if (e->d_name[0] == '.' && (!e->d_name[1] || (e->d_name[1] == '.' && !e->d_name[2])))
+			continue;
+		if (!strcmp(e->d_name, "node_modules") || !strcmp(e->d_name, ".git") ||
+			is_protected_name(e->d_name))
+			continue;
+		if (fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) || !S_ISDIR(st.st_mode))
+			continue;
+		sub = path_join(dir, e->d_name);
+		scan_protected(c, sub, levels - 1);
+		free(sub);
+	}
+	closedir(d);
+}
+
+static int depth_below(const char *root, const char *p)
+{
+	char *rel = path_under(root, p);
+	int n = 0;
+	if (!rel)
+		return -1;
+	if (strcmp(rel, ".") != 0)
+		for (const char *s = rel, *t; s; s = (t = strchr(s, '/')) ? t + 1 : NULL)
+			n++;
+	free(rel);
+	return n;
+}
+
+static int add_write_dir(struct ctx *c, const char *g, const char *d)
+{
+	int depth;
+	if (check_write_dir(c, g, d))
+		return -1;
+	add_op(c->p, OP_RW, d);
+	strlist_push(&c->named, d);
+	depth = depth_below(c->r->root, d);
+	if (depth < 0)
+		scan_protected(c, d, PROTECT_LEVELS);
+	else if (depth <= PROTECT_LEVELS)
+		scan_protected(c, d, PROTECT_LEVELS - depth);
+	return 0;
+}
+
+/* One matched or literal path of a write grant: its directory is bound
+ * (a rename onto a file mount fails, and every atomic writer renames). */
+static int write_path(struct ctx *c, const char *g, const char *lex, bool dir_shape)
+{
+	struct stat st;
+	char *canon, *d;
+	bool inside = path_is_within(c->r->project, lex);
+	int rc;
+	if (check_escape(c, g, lex, &canon))
+		return -1;
+	if (lstat(canon, &st) != 0) {
+		if (dir_shape) {
+			if (mkdirs(canon)) {
+				err_warn_errno("%s: unable to create '%s' for write grant '%s'",
+					c->r->task_id, canon, g);
+				free(canon);
+				return -1;
+			}
+		} else if (!inside) {
+			err_warn("%s: write grant '%s' names nothing yet and lies outside the "
+				"project, where only directories are made; spell it '%s/' if it is "
+				"one", c->r->task_id, g, g);
+			free(canon);
+			return 0;
+		} else {
+			char *parent = dirname_of(canon);
+			int fd;
+			if (mkdirs(parent) ||
+				(fd = open(canon, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+					0666)) < 0) {
+				err_warn_errno("%s: unable to create '%s' for write grant '%s'",
+					c->r->task_id, canon, g);
+				free(parent);
+				free(canon);
+				return -1;
+			}
+			fstat(fd, &st);
+			close(fd);
+			add_placeholder(c->p, canon, g, &st);
+			free(parent);
+		}
+		if (lstat(canon, &st) != 0) {
+			free(canon);
+			return -1;
+		}
+	}
+	d = S_ISDIR(st.st_mode) ? xstrdup(canon) : dirname_of(canon);
+	rc = add_write_dir(c, g, d);
+	free(d);
+	free(canon);
+	return rc;
+}
+
+static int add_writes(struct ctx *c)
+{
+	for (size_t i = 0; i < c->r->write.n; i++) {
+		const char *g = c->r->write.v[i];
+		size_t n = strlen(g);
+		char *pat = grant_pattern(c, g);
+		bool dir_shape = (n > 0 && g[n - 1] == '/') || glob_has_magic(pat);
+		int rc = 0;
+		if (!glob_has_magic(pat)) {
+			char *lit = glob_unescape(pat);
+			rc = write_path(c, g, lit, dir_shape);
+			free(lit);
+		} else {
+			/* the static prefix is made a directory, then matched */
+			char *prefix = glob_static_prefix(pat), *canon = NULL;
+			struct strlist m = {0};
+			if (check_escape(c, g, prefix, &canon))
+				rc = -1;
+			else if (mkdirs(canon))
+				rc = -1, err_warn_errno("%s: unable to create '%s' for write grant '%s'",
+					c->r->task_id, canon, g);
+			if (!rc) {
+				plan_expand(pat, &m);
+				if (m.n == 0) {
+					char *hint = glob_static_prefix(g);
+					err_warn("%s: write grant '%s' matches nothing when the task "
+						"starts, so a write under it is refused; fix: grant the "
+						"directory, allow: { write: ['%s/'] }", c->r->task_id, g,
+						hint[0] ? hint : ".");
+					free(hint);
+				}
+			}
+			for (size_t j = 0; !rc && j < m.n; j++) {
+				struct stat st;
+				rc = write_path(c, g, m.v[j], lstat(m.v[j], &st) == 0 && S_ISDIR(st.st_mode));
+			}
+			strlist_free(&m);
+			free(canon);
+			free(prefix);
+		}
+		free(pat);
+		if (rc)
+			return -1;
+	}
+	return 0;
+}
+
+/* ---- node_modules (R-28) ---- */
+
+static bool keyed_dir(const struct ctx *c, const char *t)
+{
+	const struct sb_request *r = c->r;
+	for (size_t i = 0; i < r->nprojects; i++) {
+		if (strcmp(r->projects[i].dir, t) != 0)
+			continue;
+		for (size_t k = 0; k < r->keyed.n; k++)
+			if (!strcmp(r->keyed.v[k], r->projects[i].name))
+				return true;
+	}
+	return false;
+}
+
+static void scan_links(struct ctx *c, const char *nm, bool deeper);
+
+static void consider_link(struct ctx *c, const char *link, bool deeper)
+{
+	struct stat st;
+	char *t, *sub;
+	if (lstat(link, &st) || !S_ISLNK(st.st_mode) || !(t = path_canonical(link)))
+		return;
+	/* never the task's own project or a directory holding it (rule 1);
+	 * outside the root the link grants nothing the root does not (rule 2);
+	 * a cached task only what its key answers for (rule 4) */
+	if (stat(t, &st) || !S_ISDIR(st.st_mode) || path_is_within(t, c->r->project) ||
+		!path_is_within(c->r->root, t) || (c->r->cached && !keyed_dir(c, t))) {
+		free(t);
+		return;
+	}
+	add_op(c->p, OP_RO, t);
+	if (deeper) {
+		sub = path_join(t, "node_modules");
+		scan_links(c, sub, false);
+		free(sub);
+	}
+	free(t);
+}
+
+/* Depth 0 and inside @scope/ only (the reference's linkedDeps). */
+static void scan_links(struct ctx *c, const char *nm, bool deeper)
+{
+	DIR *d = opendir(nm);
+	struct dirent *e;
+	if (!d)
+		return;
+	while ((e = readdir(d))) {
+		char *p;
+		if (e->d_name[0] == '.')
+			continue;
+		p = path_join(nm, e->d_name);
+		if (e->d_name[0] == '@') {
+			DIR *s = opendir(p);
+			struct dirent *f;
+			struct stat st;
+			if (s && lstat(p, &st) == 0 && S_ISDIR(st.st_mode)) {
+				while ((f = readdir(s))) {
+					char *q;
+					if (f->d_name[0] == '.')
+						continue;
+					q = path_join(p, f->d_name);
+					consider_link(c, q, deeper);
+					free(q);
+				}
+			}
+			if (s)
+				closedir(s);
+		} else {
+			consider_link(c, p, deeper);
+		}
+		free(p);
+	}
+	closedir(d);
+}
+
+static void add_node_modules(struct ctx *c)
+{
+	const char *dirs[2] = {c->r->project, c->r->root};
+	for (int i = 0; i < 2; i++) {
+		char *nm, *cn;
+		if (i == 1 && !strcmp(dirs[0], dirs[1]))
+			break;
+		nm = path_join(dirs[i], "node_modules");
+		cn = path_canonical(nm);
+		if (cn && path_is_within(c->r->root, cn)) {
+			add_op(c->p, OP_RO, cn);
+			scan_links(c, cn, true);
+		}
+		free(cn);
+		free(nm);
+	}
+}
+
+/* ---- walls and masks ---- */
+
+static bool is_named(const struct ctx *c, const char *p)
+{
+	for (size_t i = 0; i < c->named.n; i++)
+		if (path_is_within(p, c->named.v[i]))
+			return true;
+	return false;
+}
+
+static void add_walls(struct ctx *c)
+{
+	/* .git and .vx under a bind of the root stay hidden unless named */
+	const char *walls[] = {".git", ".vx"};
+	for (size_t i = 0; i < 2; i++) {
+		char *p = path_join(c->r->root, walls[i]);
+		struct stat st;
+		if (lstat(p, &st) == 0 && S_ISDIR(st.st_mode) && !is_named(c, p))
+			add_op(c->p, OP_MASK, p);
+		free(p);
+	}
+	if (!c->home)
+		return;
+	for (size_t i = 0; i < sizeof(cred_stores) / sizeof(*cred_stores); i++) {
+		char *p = path_join(c->home, cred_stores[i]), *cp;
+		struct stat st;
+		if (lstat(p, &st) != 0 || !(cp = path_canonical(p))) {
+			free(p);
+			continue;
+		}
+		/* a grant naming the store, or a path inside it, frees that path */
+		bool exact = false;
+		for (size_t k = 0; k < c->named.n; k++)
+			if (!strcmp(c->named.v[k], cp))
+				exact = true;
+		if (!exact && stat(cp, &st) == 0)
+			add_op(c->p, S_ISDIR(st.st_mode) ? OP_MASK : OP_MASK_FILE, cp);
+		free(cp);
+		free(p);
+	}
+}
+
+/* ---- ordering ---- */
+
+static int rank(const struct op *o)
+{
+	if (o->protect)
+		return 7;
+	switch (o->kind) {
+	case OP_RW: return 6;
+	case OP_RO: return 5;
+	case OP_SCRATCH: return 4;
+	case OP_MASK: return 3;
+	case OP_MASK_FILE: return 3;
+	case OP_DIR: return 1;
+	}
+	return 0;
+}
+
+static int op_cmp(const void *a, const void *b)
+{
+	const struct op *x = a, *y = b;
+	int c = plan_path_cmp(x->path, y->path);
+	return c ? c : rank(y) - rank(x);
+}
+
+static void link_parents(struct plan *p)
+{
+	int stack[512], n = 0;
+	for (size_t i = 0; i < p->nops; i++) {
+		while (n > 0 && !path_is_within(p->ops[stack[n - 1]].path, p->ops[i].path))
+			n--;
+		p->ops[i].parent = n > 0 ? stack[n - 1] : -1;
+		/* a DIR is only a mount point: what lies under it belongs to the
+		 * mask or bind that holds it */
+		if (n < 512 && p->ops[i].kind != OP_DIR)
+			stack[n++] = (int)i;
+	}
+}
+
+/* Is o already what its parent shows? */
+static bool redundant(const struct plan *p, const struct op *o)
+{
+	const struct op *par = o->parent >= 0 ? &p->ops[o->parent] : NULL;
+	enum op_kind pk = par ? par->kind : OP_RO; /* the host root: read-only */
+	bool pbind = !par || pk == OP_RO || pk == OP_RW;
+	switch (o->kind) {
+	case OP_RO:
+		if (o->protect)
+			return par && par->kind == OP_RO;
+		return pbind;
+	case OP_RW:
+		return par && pk == OP_RW && !par->protect;
+	case OP_MASK:
+	case OP_MASK_FILE:
+		return par && (pk == OP_MASK || pk == OP_SCRATCH);
+	case OP_DIR:
+		return pbind;
+	case OP_SCRATCH:
+		return false;
+	}
+	return false;
+}
+
+static void order(struct plan *p)
+{
+	bool changed = true;
+	qsort(p->ops, p->nops, sizeof(*p->ops), op_cmp);
+	/* one op per path, the strongest (sorted first) */
+	size_t w = 0;
+	for (size_t i = 0; i < p->nops; i++) {
+		if (w > 0 && !strcmp(p->ops[w - 1].path, p->ops[i].path)) {
+			free(p->ops[i].path);
+			continue;
+		}
+		p->ops[w++] = p->ops[i];
+	}
+	p->nops = w;
+	while (changed) {
+		changed = false;
+		link_parents(p);
+		w = 0;
+		for (size_t i = 0; i < p->nops; i++) {
+			if (redundant(p, &p->ops[i])) {
+				free(p->ops[i].path);
+				changed = true;
+				continue;
+			}
+			p->ops[w++] = p->ops[i];
+		}
+		p->nops = w;
+	}
+	link_parents(p);
+}
+
+int plan_build(const struct sb_request *r, struct plan *p)
+{
+	struct ctx c = {.r = r, .p = p};
+	const char *home = getenv("HOME");
+	int rc = -1;
+
+	memset(p, 0, sizeof(*p));
+	if (home && *home)
+		c.home = path_canonical(home);
+	add_op(p, OP_SCRATCH, "/tmp");
+	add_op(p, OP_MASK, r->root);
+	add_op(p, OP_DIR, r->project);
+	for (size_t i = 0; i < r->read.n; i++)
+		if (names_git(r->read.v[i]))
+			p->git_discovery = true;
+	for (size_t i = 0; i < r->write.n; i++)
+		if (names_git(r->write.v[i]))
+			p->git_discovery = true;
+	if (add_writes(&c) || add_reads(&c))
+		goto out;
+	add_node_modules(&c);
+	add_walls(&c);
+	order(p);
+	rc = 0;
+out:
+	free(c.home);
+	strlist_free(&c.named);
+	return rc;
+}
+
+void plan_sweep(const struct plan *p, bool failed)
+{
+	for (size_t i = 0; i < p->nph; i++) {
+		const struct placeholder *ph = &p->ph[i];
+		struct stat st;
+		if (lstat(ph->path, &st) || !S_ISREG(st.st_mode) || st.st_size != 0 ||
+			st.st_mtim.tv_sec != ph->mtime.tv_sec || st.st_mtim.tv_nsec != ph->mtime.tv_nsec)
+			continue;
+		unlink(ph->path);
+		if (failed)
+			err_warn("write grant '%s' was made an empty file the task never wrote, "
+				"now removed; fix: if it names a directory, spell it '%s/'",
+				ph->grant, ph->grant);
+	}
+}
+
+void plan_free(struct plan *p)
+{
+	for (size_t i = 0; i < p->nops; i++)
+		free(p->ops[i].path);
+	free(p->ops);
+	for (size_t i = 0; i < p->nph; i++) {
+		free(p->ph[i].path);
+		free(p->ph[i].grant);
+	}
+	free(p->ph);
+	memset(p, 0, sizeof(*p));
+}

@@ -1,0 +1,72 @@
+/* plan.h: from a request to the list of mounts that make the boundary.
+ *
+ * plan_build() runs on the host, before any namespace exists: it expands the
+ * grants (R-21), creates the write grants' paths and placeholders (R-22),
+ * refuses the grants R-26 forbids, and returns a plan: mount operations
+ * sorted so that every operation comes after the one whose path holds it
+ * (its parent). A path is both the bind's source and its target: the sandbox
+ * sees each granted path where the host has it. The plan owns its strings.
+ *
+ * A mask (an empty tmpfs, read-only once filled) gets, before it is sealed,
+ * one mount point for each operation whose parent it is; so a grant inside
+ * the masked workspace root has somewhere to land and nothing else shows.
+ */
+#ifndef VX_SANDBOX_PLAN_H
+#define VX_SANDBOX_PLAN_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/types.h>
+#include <time.h>
+
+#include "request.h"
+
+enum op_kind {
+	OP_DIR,       /* only a mount point in its mask (the task's cwd) */
+	OP_MASK,      /* an empty read-only tmpfs over a directory */
+	OP_MASK_FILE, /* an empty read-only file over a file */
+	OP_SCRATCH,   /* an empty writable tmpfs (the private /tmp) */
+	OP_RO,        /* the host path bound read-only */
+	OP_RW,        /* the host path bound read-write */
+};
+
+struct op {
+	enum op_kind kind;
+	char *path;     /* absolute, canonical on the host */
+	bool isdir;     /* the host path is a directory (masks: always) */
+	bool protect;   /* a protected config inside a write grant */
+	dev_t dev;      /* binds: the host inode, re-checked in the sandbox */
+	ino_t ino;
+	int parent;     /* index of the nearest op holding this path, or -1 */
+};
+
+struct placeholder {
+	char *path;
+	char *grant;    /* the grant as written, for the dir/ hint */
+	struct timespec mtime;
+};
+
+struct plan {
+	struct op *ops;
+	size_t nops, cap;
+	struct placeholder *ph;
+	size_t nph, phcap;
+	bool git_discovery; /* a grant names a .git */
+};
+
+/* 0, or -1 after printing one line for a refused grant or a failed step. */
+int plan_build(const struct sb_request *r, struct plan *p);
+/* Remove the placeholders the task never wrote; when it failed, say for each
+ * that a directory is spelled dir/ (R-22). */
+void plan_sweep(const struct plan *p, bool failed);
+void plan_free(struct plan *p);
+
+/* Exposed for the unit tests. */
+/* Sort order with '/' before every other byte, so a directory's operations
+ * follow it directly. */
+int plan_path_cmp(const char *a, const char *b);
+/* Expand one absolute pattern (collapsed, not unescaped) into the existing
+ * paths it matches; a literal yields itself when it exists. */
+void plan_expand(const char *pat, struct strlist *out);
+
+#endif

@@ -1,0 +1,233 @@
+/* request.c: the request file and the flags, into one struct sb_request. */
+#include "request.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cjson/cJSON.h>
+
+#include "err.h"
+#include "jsonl.h"
+#include "path.h"
+
+void strlist_push(struct strlist *l, const char *s)
+{
+	if (l->n == l->cap) {
+		l->cap = l->cap ? 2 * l->cap : 8;
+		l->v = xrealloc(l->v, l->cap * sizeof(*l->v));
+	}
+	l->v[l->n++] = xstrdup(s);
+}
+
+void strlist_free(struct strlist *l)
+{
+	for (size_t i = 0; i < l->n; i++)
+		free(l->v[i]);
+	free(l->v);
+	l->v = NULL;
+	l->n = l->cap = 0;
+}
+
+void request_free(struct sb_request *r)
+{
+	if (!r)
+		return;
+	free(r->task_id);
+	free(r->root);
+	free(r->project);
+	for (size_t i = 0; i < r->nprojects; i++) {
+		free(r->projects[i].name);
+		free(r->projects[i].dir);
+	}
+	free(r->projects);
+	strlist_free(&r->read);
+	strlist_free(&r->write);
+	strlist_free(&r->keyed);
+	free(r->command);
+	free(r);
+}
+
+static const char *str_member(const cJSON *o, const char *key)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
+	return cJSON_IsString(v) ? v->valuestring : NULL;
+}
+
+/* A list of strings at o.key (absent is empty); -1 on a wrong type. */
+static int str_array(const cJSON *o, const char *key, struct strlist *out)
+{
+	const cJSON *a = cJSON_GetObjectItemCaseSensitive(o, key), *e;
+	if (!a || cJSON_IsNull(a))
+		return 0;
+	if (!cJSON_IsArray(a))
+		return -1;
+	cJSON_ArrayForEach(e, a) {
+		if (!cJSON_IsString(e))
+			return -1;
+		strlist_push(out, e->valuestring);
+	}
+	return 0;
+}
+
+static int bad(const char *file, const char *what)
+{
+	err_warn("%s: %s; fix: pass the graph record and the task record of "
+		"'vx-graph' (docs/protocol.md)", file, what);
+	return -1;
+}
+
+static int read_sandbox(struct sb_request *r, const char *file, const cJSON *sb)
+{
+	const cJSON *allow, *v;
+	if (!cJSON_IsObject(sb))
+		return bad(file, "the task record's 'sandbox' is not an object "
+			"(a task without exec.sandbox is not run by vx-sandbox)");
+	allow = cJSON_GetObjectItemCaseSensitive(sb, "allow");
+	if (allow && !cJSON_IsObject(allow))
+		return bad(file, "sandbox.allow is not an object");
+	if (allow) {
+		if (str_array(allow, "read", &r->read) || str_array(allow, "write", &r->write))
+			return bad(file, "sandbox.allow.read/write must be lists of strings");
+		v = cJSON_GetObjectItemCaseSensitive(allow, "unixSockets");
+		/* true, or a non-empty path list (Linux cannot filter by path) */
+		if (cJSON_IsTrue(v) || (cJSON_IsArray(v) && cJSON_GetArraySize(v) > 0))
+			r->unix_sockets = true;
+		v = cJSON_GetObjectItemCaseSensitive(allow, "localBinding");
+		/* a port list is bridged through a unix socket */
+		if (cJSON_IsArray(v) && cJSON_GetArraySize(v) > 0)
+			r->unix_sockets = true;
+		r->git_config = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(allow, "gitConfig"));
+	}
+	r->weaker_nested = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(sb, "weakerWhenNested"));
+	return 0;
+}
+
+struct sb_request *request_read(const char *file)
+{
+	struct sb_request *r = xcalloc(1, sizeof(*r));
+	struct jsonl_reader rd;
+	cJSON *graph = NULL, *task = NULL;
+	const cJSON *projs, *p, *v;
+	const char *s;
+	FILE *f = strcmp(file, "-") == 0 ? stdin : fopen(file, "r");
+	int ok = -1;
+
+	if (!f) {
+		err_warn_errno("unable to open '%s'", file);
+		free(r);
+		return NULL;
+	}
+	jsonl_reader_init(&rd, f, strcmp(file, "-") == 0 ? "<stdin>" : file);
+	if (jsonl_read(&rd, &graph) != 1 || jsonl_read(&rd, &task) != 1) {
+		if (!graph || !task)
+			bad(file, "expected two records, a graph record and a task record");
+		goto out;
+	}
+	s = str_member(graph, "type");
+	if (!s || strcmp(s, "graph") != 0 || !(s = str_member(graph, "root"))) {
+		bad(file, "the first record is not a graph record with a root");
+		goto out;
+	}
+	r->root = xstrdup(s);
+	projs = cJSON_GetObjectItemCaseSensitive(graph, "projects");
+	r->projects = xcalloc((size_t)cJSON_GetArraySize(projs) + 1, sizeof(*r->projects));
+	cJSON_ArrayForEach(p, projs) {
+		const char *name = str_member(p, "name"), *dir = str_member(p, "dir");
+		if (!name || !dir)
+			continue;
+		r->projects[r->nprojects].name = xstrdup(name);
+		r->projects[r->nprojects].dir = path_join(r->root, dir);
+		r->nprojects++;
+	}
+	s = str_member(task, "type");
+	if (!s || strcmp(s, "task") != 0) {
+		bad(file, "the second record is not a task record");
+		goto out;
+	}
+	r->task_id = xstrdup((s = str_member(task, "id")) ? s : "(unnamed task)");
+	if (!(s = str_member(task, "dir"))) {
+		bad(file, "the task record has no 'dir'");
+		goto out;
+	}
+	r->project = path_join(r->root, s);
+	if (!(s = str_member(task, "command"))) {
+		bad(file, "the task record has no command (a group runs nothing)");
+		goto out;
+	}
+	r->command = xstrdup(s);
+	v = cJSON_GetObjectItemCaseSensitive(task, "cache");
+	r->cached = v && cJSON_IsObject(v);
+	if (str_array(task, "keyed", &r->keyed)) {
+		bad(file, "'keyed' is not a list of project names");
+		goto out;
+	}
+	if (read_sandbox(r, file, cJSON_GetObjectItemCaseSensitive(task, "sandbox")))
+		goto out;
+	/* a relative project dir resolves against the graph's own projects */
+	for (size_t i = 0; i < r->nprojects; i++) {
+		char *c = path_canonical(r->projects[i].dir);
+		if (c) {
+			free(r->projects[i].dir);
+			r->projects[i].dir = c;
+		}
+	}
+	ok = 0;
+out:
+	cJSON_Delete(graph);
+	cJSON_Delete(task);
+	jsonl_reader_free(&rd);
+	if (f != stdin)
+		fclose(f);
+	if (ok) {
+		request_free(r);
+		return NULL;
+	}
+	return r;
+}
+
+struct sb_request *request_from_flags(const char *root, const char *project)
+{
+	struct sb_request *r = xcalloc(1, sizeof(*r));
+	char cwd[4096];
+	if (!getcwd(cwd, sizeof(cwd)))
+		strcpy(cwd, "/");
+	r->task_id = xstrdup("(command line)");
+	r->project = path_join(cwd, project ? project : ".");
+	r->root = root ? path_join(cwd, root) : xstrdup(r->project);
+	return r;
+}
+
+int request_resolve(struct sb_request *r)
+{
+	char *c;
+	if (!(c = path_canonical(r->root))) {
+		err_warn_errno("workspace root '%s'", r->root);
+		return -1;
+	}
+	free(r->root);
+	r->root = c;
+	if (!(c = path_canonical(r->project))) {
+		err_warn_errno("project directory '%s'", r->project);
+		return -1;
+	}
+	free(r->project);
+	r->project = c;
+	if (!path_is_within(r->root, r->project)) {
+		err_warn("project directory '%s' is not inside the workspace root '%s'; "
+			"fix: pass the root that holds it", r->project, r->root);
+		return -1;
+	}
+	/* a path holding one of these reads as a pattern to every tool */
+	for (const char *p = r->project; *p; p++) {
+		if (strchr("[]*?\\", *p)) {
+			err_warn("the project directory '%s' holds '%c', which a sandbox grant "
+				"would read as a pattern; fix: rename the directory or drop "
+				"exec.sandbox", r->project, *p);
+			return -1;
+		}
+	}
+	return 0;
+}

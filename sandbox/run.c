@@ -1,0 +1,253 @@
+/* run.c: the namespaces, the sandbox's pid 1 and the task (see run.h). */
+#include "run.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/capability.h>
+#include <linux/keyctl.h>
+#include <linux/securebits.h>
+#include <net/if.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "err.h"
+#include "mounts.h"
+
+static const int forwarded[] = {SIGTERM, SIGINT, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2};
+static volatile pid_t forward_to;
+
+static void forward(int sig)
+{
+	if (forward_to > 0)
+		kill(forward_to, sig);
+}
+
+static void on_signals(void (*fn)(int))
+{
+	struct sigaction sa;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = fn;
+	sigemptyset(&sa.sa_mask);
+	for (size_t i = 0; i < sizeof(forwarded) / sizeof(*forwarded); i++)
+		sigaction(forwarded[i], &sa, NULL);
+}
+
+/* In the sandbox, setup failures end with _exit: no atexit handler (nor a
+ * sanitizer's leak check, which ptraces) runs in a half-built sandbox. */
+static void __attribute__((noreturn, format(printf, 1, 2))) setup_die(const char *fmt, ...)
+{
+	char msg[1024];
+	va_list ap;
+	int e = errno;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	if (e)
+		fprintf(stderr, "%s: %s: %s\n", err_prog(), msg, strerror(e));
+	else
+		fprintf(stderr, "%s: %s\n", err_prog(), msg);
+	_exit(RUN_EXIT_SETUP);
+}
+
+static int write_file(const char *path, const char *text)
+{
+	int fd = open(path, O_WRONLY | O_CLOEXEC);
+	ssize_t n;
+	if (fd < 0)
+		return -1;
+	n = write(fd, text, strlen(text));
+	close(fd);
+	return n == (ssize_t)strlen(text) ? 0 : -1;
+}
+
+static void map_ids(uid_t uid, gid_t gid)
+{
+	char line[64];
+	/* gid_map may be written unprivileged only once setgroups is denied */
+	if (write_file("/proc/self/setgroups", "deny") && errno != ENOENT)
+		setup_die("unable to deny setgroups in the user namespace");
+	snprintf(line, sizeof(line), "%u %u 1", uid, uid);
+	if (write_file("/proc/self/uid_map", line))
+		setup_die("unable to write the uid map");
+	snprintf(line, sizeof(line), "%u %u 1", gid, gid);
+	if (write_file("/proc/self/gid_map", line))
+		setup_die("unable to write the gid map");
+}
+
+static void loopback_up(void)
+{
+	struct ifreq ifr;
+	int s = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	memset(&ifr, 0, sizeof(ifr));
+	strcpy(ifr.ifr_name, "lo");
+	if (s < 0 || ioctl(s, SIOCGIFFLAGS, &ifr))
+		setup_die("unable to reach the loopback interface");
+	ifr.ifr_flags |= IFF_UP | IFF_RUNNING;
+	if (ioctl(s, SIOCSIFFLAGS, &ifr))
+		setup_die("unable to bring the loopback interface up");
+	close(s);
+}
+
+static void drop_privileges(void)
+{
+	struct __user_cap_header_struct h = {.version = _LINUX_CAPABILITY_VERSION_3};
+	struct __user_cap_data_struct d[2];
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0))
+		setup_die("unable to set no_new_privs");
+	for (int cap = 0; cap <= 63; cap++)
+		if (prctl(PR_CAPBSET_DROP, cap, 0, 0, 0) && errno != EINVAL)
+			setup_die("unable to drop capability %d from the bounding set", cap);
+	if (prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0) && errno != EINVAL)
+		setup_die("unable to clear the ambient capabilities");
+	/* uid 0 in the namespace (the root caller) regains nothing on exec */
+	if (prctl(PR_SET_SECUREBITS, SECBIT_NOROOT | SECBIT_NOROOT_LOCKED |
+		SECBIT_NO_SETUID_FIXUP | SECBIT_NO_SETUID_FIXUP_LOCKED | SECBIT_KEEP_CAPS_LOCKED |
+		SECBIT_NO_CAP_AMBIENT_RAISE | SECBIT_NO_CAP_AMBIENT_RAISE_LOCKED, 0, 0, 0))
+		setup_die("unable to lock the securebits");
+	memset(d, 0, sizeof(d));
+	if (syscall(SYS_capset, &h, d))
+		setup_die("unable to drop the capabilities");
+	/* the task may not read or write pid 1's memory through /proc */
+	if (prctl(PR_SET_DUMPABLE, 0, 0, 0, 0))
+		setup_die("unable to make the sandbox's pid 1 undumpable");
+}
+
+static void exec_task(const struct sb_request *r)
+{
+	sigset_t none;
+	struct sigaction dfl;
+	memset(&dfl, 0, sizeof(dfl));
+	dfl.sa_handler = SIG_DFL;
+	for (int s = 1; s < NSIG; s++)
+		sigaction(s, &dfl, NULL);
+	sigemptyset(&none);
+	sigprocmask(SIG_SETMASK, &none, NULL);
+	/* a new session: no controlling terminal to push input into */
+	if (setsid() < 0)
+		setup_die("setsid");
+	if (chdir(r->project))
+		setup_die("unable to enter the project directory '%s'", r->project);
+	/* only fds 0-2 reach the task: an fd left open leads outside */
+	if (close_range(3, ~0U, 0)) {
+		for (int fd = 3; fd < 1024; fd++)
+			close(fd);
+	}
+	if (r->command) {
+		execl("/bin/sh", "sh", "-c", r->command, (char *)NULL);
+		setup_die("unable to run /bin/sh");
+	}
+	execvp(r->argv[0], r->argv);
+	fprintf(stderr, "%s: %s: %s\n", err_prog(), r->argv[0], strerror(errno));
+	_exit(errno == ENOENT ? 127 : 126);
+}
+
+static void __attribute__((noreturn)) sandbox_init(const struct sb_request *r,
+	const struct plan *p, scmp_filter_ctx filter, int sync, uid_t uid, gid_t gid)
+{
+	char c;
+	pid_t task;
+	int st, rc;
+
+	/* die with vx-sandbox; the sync byte proves it was alive after this */
+	if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0))
+		setup_die("unable to set the parent-death signal");
+	if (read(sync, &c, 1) != 1)
+		_exit(RUN_EXIT_SETUP);
+	close(sync);
+	map_ids(uid, gid);
+	if (sethostname("vx-sandbox", 10))
+		setup_die("unable to set the host name");
+	if (mounts_build(p))
+		_exit(RUN_EXIT_SETUP);
+	loopback_up();
+	/* the caller's session keyring stays outside (keyctl is filtered too) */
+	syscall(SYS_keyctl, KEYCTL_JOIN_SESSION_KEYRING, NULL);
+	if (setenv("TMPDIR", "/tmp", 1) || setenv("PWD", r->project, 1) ||
+		(p->git_discovery && setenv("GIT_DISCOVERY_ACROSS_FILESYSTEM", "1", 0)))
+		setup_die("unable to set the environment");
+	drop_privileges();
+	rc = seccomp_load(filter);
+	if (rc) {
+		errno = -rc;
+		setup_die("the kernel refuses the seccomp filter; fix: run on a kernel "
+			"with CONFIG_SECCOMP_FILTER");
+	}
+	forward_to = 0;
+	task = fork();
+	if (task < 0)
+		setup_die("unable to fork the task");
+	if (task == 0)
+		exec_task(r);
+	forward_to = -task; /* the task leads its own process group */
+	on_signals(forward);
+	for (;;) {
+		pid_t w = waitpid(-1, &st, 0);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w < 0)
+			_exit(RUN_EXIT_SETUP);
+		if (w == task)
+			break;
+	}
+	_exit(WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st));
+}
+
+int run_task(const struct sb_request *r, const struct plan *p, scmp_filter_ctx filter)
+{
+	uid_t uid = getuid();
+	gid_t gid = getgid();
+	int sync[2], st;
+	pid_t pid;
+
+	if (pipe2(sync, O_CLOEXEC)) {
+		err_warn_errno("unable to make a pipe");
+		return RUN_EXIT_SETUP;
+	}
+	fflush(NULL);
+	/* fork-like clone (no new stack): the child is a copy of this process */
+	pid = (pid_t)syscall(SYS_clone, CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWPID |
+		CLONE_NEWIPC | CLONE_NEWNET | CLONE_NEWUTS | SIGCHLD, NULL, NULL, NULL, 0);
+	if (pid < 0) {
+		int e = errno;
+		close(sync[0]);
+		close(sync[1]);
+		if (e == EPERM || e == ENOSPC || e == EUSERS || e == EINVAL)
+			err_warn("the kernel refuses to make a user namespace (%s), so the task "
+				"cannot be sandboxed and is not run; fix: allow unprivileged user "
+				"namespaces (sysctl kernel.unprivileged_userns_clone=1, "
+				"user.max_user_namespaces > 0, or an AppArmor profile allowing "
+				"userns), or drop exec.sandbox", strerror(e));
+		else
+			err_warn("unable to make the sandbox's namespaces: %s", strerror(e));
+		return RUN_EXIT_SETUP;
+	}
+	if (pid == 0) {
+		close(sync[1]);
+		sandbox_init(r, p, filter, sync[0], uid, gid);
+	}
+	close(sync[0]);
+	forward_to = pid;
+	on_signals(forward);
+	if (write(sync[1], "x", 1) != 1) {
+		close(sync[1]);
+		kill(pid, SIGKILL);
+	}
+	close(sync[1]);
+	while (waitpid(pid, &st, 0) < 0) {
+		if (errno != EINTR) {
+			err_warn_errno("unable to wait for the sandbox");
+			return RUN_EXIT_SETUP;
+		}
+	}
+	return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+}

@@ -1,0 +1,31 @@
+/* run.h: start the sandbox and run the task in it.
+ *
+ * run_task() clones the sandbox's first process into new user, mount, pid,
+ * ipc, network and uts namespaces. That process (pid 1 of the new pid
+ * namespace) dies with vx-sandbox (PR_SET_PDEATHSIG, armed before a sync
+ * pipe lets it go on), writes its own uid/gid maps (the caller's ids, setgroups
+ * denied), builds the mount tree (mounts.h), brings loopback up, joins a new
+ * session keyring, drops every capability (bounding set, ambient,
+ * effective/permitted/inheritable; securebits locked), sets no_new_privs,
+ * makes itself undumpable and loads the filter (filter.h). It then forks the
+ * task, which starts a new session, keeps only fds 0-2 and execs. When the
+ * task exits, pid 1 exits with its status, and the kernel kills whatever the
+ * task left behind in the namespace.
+ *
+ * Returns the task's exit status (128+N when signal N killed it), or
+ * RUN_EXIT_SETUP after one line when the sandbox could not be made (R-35:
+ * the task never runs unsandboxed).
+ */
+#ifndef VX_SANDBOX_RUN_H
+#define VX_SANDBOX_RUN_H
+
+#include <seccomp.h>
+
+#include "plan.h"
+#include "request.h"
+
+#define RUN_EXIT_SETUP 125
+
+int run_task(const struct sb_request *r, const struct plan *p, scmp_filter_ctx filter);
+
+#endif
