@@ -223,12 +223,16 @@ static int build_dev(int root, const int *devfd)
 	return rc;
 }
 
-static int build_proc(void)
+static int build_proc(bool nested)
 {
 	/* the kernel's own knobs stay read-only, as bubblewrap keeps them */
 	static const char *const ro[] = {"sys", "sysrq-trigger", "irq", "bus"};
 	if (mount("proc", NEWROOT "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL))
 		return fail("unable to mount a fresh", "/proc");
+	/* a nested sandbox mounts its own /proc, which the kernel allows only
+	 * where no mount covers part of this one */
+	if (nested)
+		return 0;
 	for (size_t i = 0; i < sizeof(ro) / sizeof(*ro); i++) {
 		char path[64];
 		int b;
@@ -329,7 +333,7 @@ int mounts_build(const struct plan *p)
 		if (r)
 			goto out;
 	}
-	if (build_dev(root, devfd) || build_proc())
+	if (build_dev(root, devfd) || build_proc(p->nested))
 		goto out;
 	/* pivot into the new root and drop the old one (bubblewrap's and
 	 * runc's pivot_root(".", ".")): nothing of the host's tree stays

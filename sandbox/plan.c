@@ -674,7 +674,8 @@ static bool redundant(const struct plan *p, const struct op *o)
 		return par && pk == OP_RW && !par->protect;
 	case OP_MASK:
 	case OP_MASK_FILE:
-		return par && (pk == OP_MASK || pk == OP_SCRATCH);
+		/* under the writable scratch a mask still makes writes fail */
+		return par && pk == OP_MASK;
 	case OP_DIR:
 		return pbind;
 	case OP_SCRATCH:
@@ -698,18 +699,21 @@ static void order(struct plan *p)
 	}
 	p->nops = w;
 	while (changed) {
+		bool *drop = xcalloc(p->nops + 1, sizeof(bool));
 		changed = false;
 		link_parents(p);
+		/* judge every op against the same parents, then compact */
+		for (size_t i = 0; i < p->nops; i++)
+			changed |= drop[i] = redundant(p, &p->ops[i]);
 		w = 0;
 		for (size_t i = 0; i < p->nops; i++) {
-			if (redundant(p, &p->ops[i])) {
+			if (drop[i])
 				free(p->ops[i].path);
-				changed = true;
-				continue;
-			}
-			p->ops[w++] = p->ops[i];
+			else
+				p->ops[w++] = p->ops[i];
 		}
 		p->nops = w;
+		free(drop);
 	}
 	link_parents(p);
 }
@@ -721,6 +725,7 @@ int plan_build(const struct sb_request *r, struct plan *p)
 	int rc = -1;
 
 	memset(p, 0, sizeof(*p));
+	p->nested = r->weaker_nested;
 	if (home && *home)
 		c.home = path_canonical(home);
 	add_op(p, OP_SCRATCH, "/tmp");
@@ -737,6 +742,10 @@ int plan_build(const struct sb_request *r, struct plan *p)
 	add_node_modules(&c);
 	add_walls(&c);
 	order(p);
+	if (getenv("VX_SANDBOX_DEBUG"))
+		for (size_t i = 0; i < p->nops; i++)
+			fprintf(stderr, "vx-sandbox: plan: %d %s%s (parent %d)\n", p->ops[i].kind,
+				p->ops[i].path, p->ops[i].protect ? " protect" : "", p->ops[i].parent);
 	rc = 0;
 out:
 	free(c.home);

@@ -52,6 +52,7 @@ struct plan {
 	struct placeholder *ph;
 	size_t nph, phcap;
 	bool git_discovery; /* a grant names a .git */
+	bool nested;        /* weakerWhenNested: /proc stays fully visible */
 };
 
 /* 0, or -1 after printing one line for a refused grant or a failed step. */
