@@ -10,11 +10,16 @@
 
 #include "err.h"
 #include "jsonl.h"
+#include "run.h"
 
 static const char usage[] =
 	"usage: vx <command> [ARGS...]\n"
 	"\n"
+	"  vx run TASK... [-j N] [--force] [--no-cache] [--dry] [--json]\n"
+	"                       run the tasks and their dependencies, restoring hits\n"
 	"  vx graph [TASK...]   the folded task graph, as vx-graph prints it\n"
+	"  vx why TASK...       which inputs moved each task's key since its last run\n"
+	"  vx clean             empty the local cache\n"
 	"  vx <name> ARGS...    runs the program vx-<name> beside vx\n"
 	"  vx --help            this text\n"
 	"\n"
@@ -52,6 +57,13 @@ int main(int argc, char **argv)
 		fputs(usage, stdout);
 		return jsonl_out_finish();
 	}
+	static const struct {
+		const char *name;
+		int (*fn)(int, char **);
+	} builtins[] = {{"run", run_main}, {"why", why_main}, {"clean", clean_main}};
+	for (size_t i = 0; i < sizeof(builtins) / sizeof(*builtins); i++)
+		if (strcmp(sub, builtins[i].name) == 0)
+			return builtins[i].fn(argc - 1, argv + 1);
 	if (sub[0] == '-' || strchr(sub, '/')) {
 		err_warn("unknown option '%s'; see 'vx --help'", sub);
 		return VX_EXIT_USAGE;

@@ -1,0 +1,120 @@
+#include "graphin.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "err.h"
+#include "jsonl.h"
+#include "proc.h"
+
+const char *graphin_str(const cJSON *rec, const char *name)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(rec, name);
+	return cJSON_IsString(v) ? v->valuestring : NULL;
+}
+
+static int wait_status(pid_t pid)
+{
+	int st;
+	while (waitpid(pid, &st, 0) < 0)
+		if (errno != EINTR)
+			return VX_EXIT_FAIL;
+	if (WIFEXITED(st))
+		return WEXITSTATUS(st);
+	return 128 + WTERMSIG(st);
+}
+
+int graphin_load(struct graphin *g, const char *root, char **names, int nnames, bool keys,
+	bool explain)
+{
+	memset(g, 0, sizeof(*g));
+	char **argv = xcalloc((size_t)nnames + 4, sizeof(char *));
+	int a = 0;
+	char *graph_prog = proc_stage_path("vx-graph");
+	argv[a++] = graph_prog;
+	if (root) {
+		argv[a++] = "--root";
+		argv[a++] = (char *)root;
+	}
+	for (int i = 0; i < nnames; i++)
+		argv[a++] = names[i];
+	argv[a] = NULL;
+
+	struct spawn_opts o = {.null_stdin = true};
+	int gout;
+	pid_t gpid = proc_spawn(argv, &o, NULL, &gout);
+	free(argv);
+	if (gpid < 0) {
+		err_warn_errno("unable to run '%s'", graph_prog);
+		free(graph_prog);
+		return VX_EXIT_FAIL;
+	}
+	free(graph_prog);
+
+	int in = gout;
+	pid_t kpid = -1;
+	if (keys) {
+		char *key_prog = proc_stage_path("vx-key");
+		char *kargv[] = {key_prog, explain ? "--explain" : NULL, NULL};
+		/* vx-key reads vx-graph's output directly: a real pipe between stages */
+		int kout;
+		struct spawn_opts ko = {.in_fd = gout};
+		kpid = proc_spawn(kargv, &ko, NULL, &kout);
+		close(gout);
+		if (kpid < 0) {
+			err_warn_errno("unable to run '%s'", key_prog);
+			free(key_prog);
+			wait_status(gpid);
+			return VX_EXIT_FAIL;
+		}
+		free(key_prog);
+		in = kout;
+	}
+
+	FILE *f = fdopen(in, "r");
+	struct jsonl_reader r;
+	jsonl_reader_init(&r, f, keys ? "vx-key" : "vx-graph");
+	cJSON *rec;
+	int rr, bad = 0;
+	while ((rr = jsonl_read(&r, &rec)) != 0) {
+		if (rr < 0) {
+			bad = 1;
+			continue;
+		}
+		const char *type = graphin_str(rec, "type");
+		if (type && strcmp(type, "graph") == 0 && !g->graph) {
+			g->graph = rec;
+		} else if (type && strcmp(type, "task") == 0) {
+			g->tasks = xrealloc(g->tasks, (g->n + 1) * sizeof(*g->tasks));
+			g->tasks[g->n++] = rec;
+		} else {
+			cJSON_Delete(rec);
+		}
+	}
+	jsonl_reader_free(&r);
+	fclose(f);
+	int gst = wait_status(gpid);
+	int kst = kpid > 0 ? wait_status(kpid) : 0;
+	if (gst != 0)
+		return gst == VX_EXIT_USAGE ? VX_EXIT_USAGE : VX_EXIT_FAIL;
+	if (kst != 0 || bad)
+		return kst == VX_EXIT_USAGE ? VX_EXIT_USAGE : VX_EXIT_FAIL;
+	if (!g->graph) {
+		err_warn("vx-graph printed no graph record");
+		return VX_EXIT_FAIL;
+	}
+	return 0;
+}
+
+void graphin_free(struct graphin *g)
+{
+	cJSON_Delete(g->graph);
+	for (size_t i = 0; i < g->n; i++)
+		cJSON_Delete(g->tasks[i]);
+	free(g->tasks);
+	memset(g, 0, sizeof(*g));
+}

@@ -1,0 +1,25 @@
+/* graphin.h: reading vx-graph's (or vx-key's) records into memory.
+ * graphin_load runs vx-graph (or, with keys set, "vx-graph | vx-key") and
+ * collects its records; the caller frees them with graphin_free. */
+#ifndef VX_BIN_GRAPHIN_H
+#define VX_BIN_GRAPHIN_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include <cjson/cJSON.h>
+
+struct graphin {
+	cJSON *graph;  /* the graph record */
+	cJSON **tasks; /* the task records, dependencies first */
+	size_t n;
+};
+
+/* names: TASK arguments. keys: pipe through vx-key (--explain with explain).
+ * Returns 0, or the exit code to end with after the stage's own message. */
+int graphin_load(struct graphin *g, const char *root, char **names, int nnames, bool keys,
+	bool explain);
+void graphin_free(struct graphin *g);
+const char *graphin_str(const cJSON *rec, const char *name);
+
+#endif

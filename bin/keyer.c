@@ -1,0 +1,87 @@
+#include "keyer.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "err.h"
+#include "proc.h"
+
+static int send_line(struct keyer *k, const cJSON *rec)
+{
+	char *s = cJSON_PrintUnformatted(rec);
+	size_t n = strlen(s);
+	s[n] = '\n';
+	size_t off = 0;
+	while (off < n + 1) {
+		ssize_t w = write(k->to, s + off, n + 1 - off);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0) {
+			cJSON_free(s);
+			err_warn_errno("unable to write to vx-key");
+			return -1;
+		}
+		off += (size_t)w;
+	}
+	cJSON_free(s);
+	return 0;
+}
+
+int keyer_start(struct keyer *k, const char *root, const cJSON *graph)
+{
+	char *prog = proc_stage_path("vx-key");
+	char *argv[] = {prog, "--live", "--explain", "--root", (char *)root, NULL};
+	struct spawn_opts o = {0};
+	int from;
+	memset(k, 0, sizeof(*k));
+	k->pid = proc_spawn(argv, &o, &k->to, &from);
+	if (k->pid < 0) {
+		err_warn_errno("unable to run '%s'", prog);
+		free(prog);
+		return -1;
+	}
+	free(prog);
+	k->from = fdopen(from, "r");
+	jsonl_reader_init(&k->r, k->from, "vx-key");
+	if (send_line(k, graph) != 0)
+		return -1;
+	cJSON *echo = NULL;
+	if (jsonl_read(&k->r, &echo) != 1) {
+		err_warn("vx-key did not answer");
+		return -1;
+	}
+	cJSON_Delete(echo);
+	return 0;
+}
+
+cJSON *keyer_key(struct keyer *k, const cJSON *task)
+{
+	cJSON *out = NULL;
+	if (send_line(k, task) != 0)
+		return NULL;
+	int r = jsonl_read(&k->r, &out);
+	if (r != 1) {
+		if (r == 0)
+			err_warn("vx-key ended before answering");
+		return NULL;
+	}
+	return out;
+}
+
+int keyer_stop(struct keyer *k)
+{
+	int st;
+	if (k->pid <= 0)
+		return -1;
+	close(k->to);
+	while (waitpid(k->pid, &st, 0) < 0)
+		if (errno != EINTR)
+			return -1;
+	jsonl_reader_free(&k->r);
+	fclose(k->from);
+	k->pid = 0;
+	return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+}

@@ -1,0 +1,27 @@
+/* keyer.h: vx-key as a co-process of the run. Keys are taken when a task is
+ * ready (R-9a): the driver sends one task record and reads its keyed record
+ * back before the task runs, and again after it ran to catch inputs edited
+ * meanwhile. vx-key remembers earlier keys for the folds. */
+#ifndef VX_BIN_KEYER_H
+#define VX_BIN_KEYER_H
+
+#include <stdio.h>
+#include <sys/types.h>
+
+#include "jsonl.h"
+
+struct keyer {
+	pid_t pid;
+	int to;
+	FILE *from;
+	struct jsonl_reader r;
+};
+
+/* Start vx-key --live --explain and hand it the graph record. 0 or -1. */
+int keyer_start(struct keyer *k, const char *root, const cJSON *graph);
+/* The keyed record for task (owned by the caller), or NULL after a message. */
+cJSON *keyer_key(struct keyer *k, const cJSON *task);
+/* Close its input and wait: its exit status, or -1. */
+int keyer_stop(struct keyer *k);
+
+#endif

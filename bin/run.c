@@ -1,0 +1,635 @@
+/* vx run: the scheduler. Runs the tasks of vx-graph's records by the graph
+ * with -j, keys each one with vx-key when it is ready (R-9a), restores hits
+ * from the cache, runs misses under /bin/sh -c in their project, saves
+ * successes, skips the dependents of a failure, and prints a line per task
+ * (R-42). SIGINT/SIGTERM stop every task's process group and save nothing
+ * (R-43). */
+#include "run.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "err.h"
+#include "graphin.h"
+#include "jsonl.h"
+#include "keyer.h"
+#include "path.h"
+#include "proc.h"
+#include "runcache.h"
+#include "strmap.h"
+#include "ui.h"
+
+struct rtask {
+	cJSON *rec; /* graph record; replaced by the keyed record once keyed */
+	const char *id, *dir;
+	enum { K_EXEC, K_GROUP, K_PERSISTENT } kind;
+	bool cached, sandboxed;
+	size_t *rdeps, nrdeps; /* dependents */
+	size_t pending;        /* dependencies not yet finished */
+	struct rtask *blocked; /* a dependency that failed or was skipped */
+	enum ui_status status;
+	bool done, running;
+	char key[33];
+	pid_t pid;
+	int outfd;
+	struct ui_buf log;
+	double started, ms;
+	int exit_code;
+	bool all_hits; /* a group: every dependency was a hit */
+};
+
+struct run {
+	struct graphin g;
+	struct rtask *t;
+	size_t n, done, running, jobs;
+	const char *root;
+	size_t *ready, nready;
+	struct keyer keyer;
+	bool keyer_up, keyer_broken;
+	struct runcache cache;
+	bool use_cache, force, json, interrupted;
+	int signo;
+	double t0;
+	struct ui ui;
+};
+
+static int sigpipe_fds[2] = {-1, -1};
+
+static void on_signal(int sig)
+{
+	int e = errno;
+	unsigned char b = (unsigned char)sig;
+	if (write(sigpipe_fds[1], &b, 1) < 0) {
+		/* the pipe is full: the loop will wake anyway */
+	}
+	errno = e;
+}
+
+static double now_ms(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
+
+static size_t ncpus(void)
+{
+	long n = sysconf(_SC_NPROCESSORS_ONLN);
+	return n > 0 ? (size_t)n : 1;
+}
+
+static void finish(struct run *r, struct rtask *t, enum ui_status st);
+static void progress(struct run *r);
+
+static void release(struct run *r, struct rtask *t)
+{
+	bool bad = t->status == UI_FAIL || t->status == UI_SKIP;
+	for (size_t i = 0; i < t->nrdeps; i++) {
+		struct rtask *d = &r->t[t->rdeps[i]];
+		if (bad && !d->blocked)
+			d->blocked = t;
+		if (t->status != UI_HIT)
+			d->all_hits = false;
+		if (--d->pending == 0) {
+			if (d->blocked)
+				finish(r, d, UI_SKIP);
+			else
+				r->ready[r->nready++] = t->rdeps[i];
+		}
+	}
+}
+
+static void finish(struct run *r, struct rtask *t, enum ui_status st)
+{
+	t->status = st;
+	t->done = true;
+	r->done++;
+	struct ui_result res = {
+		.id = t->id,
+		.status = st,
+		.ms = t->ms,
+		.key = t->key[0] ? t->key : NULL,
+		.exit_code = t->exit_code,
+		.log = t->log.data,
+		.loglen = t->log.len,
+		.blocked_by = t->blocked ? t->blocked->id : NULL,
+	};
+	ui_result(&r->ui, &res);
+	release(r, t);
+}
+
+static void fail_msg(struct run *r, struct rtask *t, const char *fmt, const char *arg)
+{
+	char *m = xasprintf(fmt, arg);
+	ui_buf_add(&t->log, m, strlen(m));
+	ui_buf_add(&t->log, "\n", 1);
+	free(m);
+	t->exit_code = -1;
+	finish(r, t, UI_FAIL);
+}
+
+/* Take t's key now that its dependencies are done. false after a message. */
+static bool key_task(struct run *r, struct rtask *t)
+{
+	if (r->keyer_broken)
+		return false;
+	if (!r->keyer_up) {
+		if (keyer_start(&r->keyer, r->root, r->g.graph) != 0) {
+			r->keyer_broken = true;
+			return false;
+		}
+		r->keyer_up = true;
+	}
+	cJSON *k = keyer_key(&r->keyer, t->rec);
+	const char *key = k ? graphin_str(k, "key") : NULL;
+	if (!key || strlen(key) != 32) {
+		cJSON_Delete(k);
+		r->keyer_broken = true;
+		return false;
+	}
+	memcpy(t->key, key, 33);
+	runcache_remember(&r->cache, r->root, t->id, k);
+	cJSON_Delete(t->rec);
+	t->rec = k;
+	return true;
+}
+
+static char *path_env(const struct run *r, const struct rtask *t)
+{
+	const char *path = getenv("PATH");
+	char *proj = path_join(r->root, t->dir);
+	char *s = xasprintf("PATH=%s/node_modules/.bin:%s/node_modules/.bin:%s", proj, r->root,
+		path ? path : "/usr/bin:/bin");
+	free(proj);
+	return s;
+}
+
+extern char **environ;
+
+static void start(struct run *r, struct rtask *t)
+{
+	t->started = now_ms();
+	if (t->kind == K_GROUP) {
+		if (!key_task(r, t)) {
+			fail_msg(r, t, "vx: unable to key %s", t->id);
+			return;
+		}
+		finish(r, t, t->all_hits ? UI_HIT : UI_DONE);
+		return;
+	}
+	if (t->sandboxed) {
+		fail_msg(r, t,
+			"vx: %s declares exec.sandbox, and vx-sandbox is not built yet; refusing to "
+			"run it unsandboxed (drop exec.sandbox to run it without the boundary)",
+			t->id);
+		return;
+	}
+	if (t->kind == K_EXEC) {
+		if (!key_task(r, t)) {
+			fail_msg(r, t, "vx: unable to key %s", t->id);
+			return;
+		}
+		if (t->cached && r->use_cache && !r->force) {
+			struct ui_buf log = {0};
+			int h = runcache_restore(&r->cache, t->key, r->root, t->dir, &log);
+			if (h == 1) {
+				ui_buf_free(&t->log);
+				t->log = log;
+				t->ms = now_ms() - t->started;
+				finish(r, t, UI_HIT);
+				return;
+			}
+			ui_buf_free(&log);
+		}
+	}
+
+	/* the environment, with node_modules/.bin of the project and the root first */
+	size_t ne = 0;
+	while (environ[ne])
+		ne++;
+	char **envp = xcalloc(ne + 2, sizeof(char *));
+	char *pathvar = path_env(r, t);
+	size_t k = 0;
+	envp[k++] = pathvar;
+	for (size_t i = 0; i < ne; i++)
+		if (strncmp(environ[i], "PATH=", 5) != 0)
+			envp[k++] = environ[i];
+	envp[k] = NULL;
+
+	char *cwd = path_join(r->root, t->dir);
+	const char *cmd = graphin_str(t->rec, "command");
+	char *argv[] = {"/bin/sh", "-c", (char *)cmd, NULL};
+	struct spawn_opts o = {
+		.cwd = cwd, .envp = envp, .own_group = true, .merge_stderr = true, .null_stdin = true};
+	t->pid = proc_spawn(argv, &o, NULL, &t->outfd);
+	free(envp);
+	free(pathvar);
+	if (t->pid < 0) {
+		fail_msg(r, t, "vx: unable to start the task in '%s'", cwd);
+		free(cwd);
+		return;
+	}
+	free(cwd);
+	fcntl(t->outfd, F_SETFL, fcntl(t->outfd, F_GETFL) | O_NONBLOCK);
+	t->running = true;
+	r->running++;
+	if (t->kind == K_PERSISTENT) {
+		/* a server: its dependents go on once it started; it runs until the run ends */
+		t->status = UI_STARTED;
+		r->done++;
+		ui_result(&r->ui, &(struct ui_result){.id = t->id, .status = UI_STARTED});
+		release(r, t);
+	}
+	progress(r);
+}
+
+static void drain(struct run *r, struct rtask *t)
+{
+	char buf[65536];
+	for (;;) {
+		ssize_t n = read(t->outfd, buf, sizeof(buf));
+		if (n > 0) {
+			if (t->kind == K_PERSISTENT)
+				ui_stream(&r->ui, t->id, &t->log, buf, (size_t)n);
+			else
+				ui_buf_add(&t->log, buf, (size_t)n);
+			continue;
+		}
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n == 0) {
+			close(t->outfd);
+			t->outfd = -1;
+		}
+		return;
+	}
+}
+
+static void exited(struct run *r, struct rtask *t, int st)
+{
+	if (t->outfd >= 0) {
+		drain(r, t);
+		if (t->outfd >= 0) {
+			/* a background grandchild still holds the pipe: stop reading it */
+			close(t->outfd);
+			t->outfd = -1;
+		}
+	}
+	t->running = false;
+	r->running--;
+	t->ms = now_ms() - t->started;
+	t->exit_code = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+	if (t->kind == K_PERSISTENT) {
+		if (r->interrupted)
+			return;
+		ui_stream_flush(&r->ui, t->id, &t->log);
+		struct ui_result res = {.id = t->id, .status = t->exit_code ? UI_FAIL : UI_DONE,
+			.ms = t->ms, .exit_code = t->exit_code};
+		ui_result(&r->ui, &res);
+		if (t->exit_code)
+			t->status = UI_FAIL;
+		return;
+	}
+	if (r->interrupted)
+		return;
+	if (t->exit_code != 0) {
+		finish(r, t, UI_FAIL);
+		return;
+	}
+	if (t->cached && r->use_cache) {
+		/* an input edited while the task ran moves the key: that result
+		 * belongs to no key we can name, so it is not saved */
+		char before[33];
+		memcpy(before, t->key, 33);
+		if (!key_task(r, t)) {
+			ui_note(&r->ui, t->id, "unable to re-key after the run; not saved");
+		} else if (strcmp(before, t->key) != 0) {
+			ui_note(&r->ui, t->id, "inputs changed while the task ran; result not saved");
+		} else if (runcache_save(&r->cache, t->key, r->root, t->dir, t->rec, t->log.data,
+				   t->log.len, (long)t->ms) != 0) {
+			ui_note(&r->ui, t->id, "unable to save the result to the cache");
+		}
+	}
+	finish(r, t, UI_MISS);
+}
+
+static void reap(struct run *r)
+{
+	int st;
+	pid_t pid;
+	while ((pid = waitpid(-1, &st, WNOHANG)) > 0) {
+		for (size_t i = 0; i < r->n; i++)
+			if (r->t[i].running && r->t[i].pid == pid) {
+				exited(r, &r->t[i], st);
+				break;
+			}
+	}
+}
+
+static void stop_all(struct run *r, int sig)
+{
+	for (size_t i = 0; i < r->n; i++)
+		if (r->t[i].running)
+			kill(-r->t[i].pid, sig);
+}
+
+/* Stop every running task: SIGTERM to each process group, SIGKILL after a
+ * grace period, and reap them all. */
+static void terminate(struct run *r)
+{
+	stop_all(r, SIGTERM);
+	double deadline = now_ms() + 3000;
+	while (r->running && now_ms() < deadline) {
+		reap(r);
+		if (r->running)
+			usleep(10000);
+	}
+	if (r->running) {
+		stop_all(r, SIGKILL);
+		while (r->running) {
+			reap(r);
+			if (r->running)
+				usleep(1000);
+		}
+	}
+}
+
+static void progress(struct run *r)
+{
+	if (!ui_interactive(&r->ui))
+		return;
+	char names[256] = "";
+	size_t shown = 0, more = 0;
+	for (size_t i = 0; i < r->n; i++) {
+		if (!r->t[i].running)
+			continue;
+		if (shown < 3 && strlen(names) + strlen(r->t[i].id) + 3 < sizeof(names)) {
+			if (shown++)
+				strcat(names, ", ");
+			strcat(names, r->t[i].id);
+		} else {
+			more++;
+		}
+	}
+	if (more) {
+		size_t l = strlen(names);
+		snprintf(names + l, sizeof(names) - l, " and %zu more", more);
+	}
+	ui_progress(&r->ui, r->done, r->n, names);
+}
+
+static bool has_work(const struct run *r)
+{
+	for (size_t i = 0; i < r->n; i++)
+		if (r->t[i].kind == K_EXEC && !r->t[i].sandboxed)
+			return true;
+	return false;
+}
+
+static void loop(struct run *r)
+{
+	struct pollfd *pfd = xcalloc(r->n + 1, sizeof(*pfd));
+	size_t *who = xcalloc(r->n + 1, sizeof(*who));
+	for (;;) {
+		while (!r->interrupted && r->nready && r->running < r->jobs)
+			start(r, &r->t[r->ready[--r->nready]]);
+		if (r->interrupted)
+			break;
+		size_t persistent_running = 0;
+		for (size_t i = 0; i < r->n; i++)
+			if (r->t[i].running && r->t[i].kind == K_PERSISTENT)
+				persistent_running++;
+		if (r->done == r->n && r->running == persistent_running) {
+			/* the run's work is done; servers stop with it, unless serving
+			 * was all the run asked for */
+			if (!persistent_running || has_work(r))
+				break;
+		}
+		size_t np = 0;
+		pfd[np++] = (struct pollfd){.fd = sigpipe_fds[0], .events = POLLIN};
+		for (size_t i = 0; i < r->n; i++)
+			if (r->t[i].running && r->t[i].outfd >= 0) {
+				who[np] = i;
+				pfd[np++] = (struct pollfd){.fd = r->t[i].outfd, .events = POLLIN};
+			}
+		int pr = poll(pfd, np, ui_interactive(&r->ui) ? 250 : -1);
+		if (pr < 0 && errno != EINTR)
+			err_die_errno(VX_EXIT_FAIL, "poll");
+		if (pr > 0 && (pfd[0].revents & POLLIN)) {
+			unsigned char sigs[64];
+			ssize_t n = read(sigpipe_fds[0], sigs, sizeof(sigs));
+			for (ssize_t i = 0; i < n; i++)
+				if (sigs[i] == SIGINT || sigs[i] == SIGTERM) {
+					r->interrupted = true;
+					r->signo = sigs[i];
+				}
+		}
+		for (size_t p = 1; pr > 0 && p < np; p++)
+			if (pfd[p].revents & (POLLIN | POLLHUP | POLLERR))
+				drain(r, &r->t[who[p]]);
+		reap(r);
+		progress(r);
+	}
+	free(pfd);
+	free(who);
+	terminate(r);
+}
+
+static void setup_signals(void)
+{
+	if (pipe2(sigpipe_fds, O_CLOEXEC | O_NONBLOCK) != 0)
+		err_die_errno(VX_EXIT_FAIL, "pipe");
+	struct sigaction sa = {0};
+	sa.sa_handler = on_signal;
+	sigemptyset(&sa.sa_mask);
+	sa.sa_flags = SA_RESTART | SA_NOCLDSTOP;
+	sigaction(SIGCHLD, &sa, NULL);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+}
+
+static void build(struct run *r)
+{
+	r->n = r->g.n;
+	r->t = xcalloc(r->n ? r->n : 1, sizeof(*r->t));
+	r->ready = xcalloc(r->n ? r->n : 1, sizeof(*r->ready));
+	struct strmap idx;
+	strmap_init(&idx);
+	for (size_t i = 0; i < r->n; i++) {
+		struct rtask *t = &r->t[i];
+		t->rec = r->g.tasks[i];
+		r->g.tasks[i] = NULL;
+		t->id = xstrdup(graphin_str(t->rec, "id"));
+		t->dir = xstrdup(graphin_str(t->rec, "dir"));
+		const char *kind = graphin_str(t->rec, "kind");
+		t->kind = strcmp(kind, "group") == 0 ? K_GROUP
+			  : strcmp(kind, "persistent") == 0 ? K_PERSISTENT
+							      : K_EXEC;
+		t->cached = cJSON_IsObject(cJSON_GetObjectItemCaseSensitive(t->rec, "cache"));
+		t->sandboxed = cJSON_IsObject(cJSON_GetObjectItemCaseSensitive(t->rec, "sandbox"));
+		t->outfd = -1;
+		t->all_hits = true;
+		strmap_put(&idx, t->id, (void *)(i + 1));
+	}
+	for (size_t i = 0; i < r->n; i++) {
+		const cJSON *deps = cJSON_GetObjectItemCaseSensitive(r->t[i].rec, "deps"), *d;
+		cJSON_ArrayForEach(d, deps) {
+			size_t j = (size_t)strmap_get(&idx, d->valuestring);
+			if (!j--)
+				continue;
+			struct rtask *dep = &r->t[j];
+			dep->rdeps = xrealloc(dep->rdeps, (dep->nrdeps + 1) * sizeof(size_t));
+			dep->rdeps[dep->nrdeps++] = i;
+			r->t[i].pending++;
+		}
+	}
+	strmap_free(&idx);
+	/* ready in reverse so the stack pops them in graph order */
+	for (size_t i = r->n; i-- > 0;)
+		if (r->t[i].pending == 0)
+			r->ready[r->nready++] = i;
+}
+
+static const char run_usage[] =
+	"usage: vx run TASK... [-j N] [--force] [--no-cache] [--dry] [--json] [--root DIR]\n"
+	"                     [--remote-cache URL]\n"
+	"\n"
+	"Run the tasks (a name: every project that has it; or an id, project#name)\n"
+	"and everything they depend on, dependencies first, restoring cache hits.\n"
+	"\n"
+	"  -j, --jobs N      tasks at once (default: the number of cores)\n"
+	"  --force           run every task, ignoring hits (results are still saved)\n"
+	"  --no-cache        neither restore nor save\n"
+	"  --dry             print each task's key and whether it is final; run nothing\n"
+	"  --json            machine-readable result records instead of the report\n"
+	"  --root DIR        the workspace root (default: VX_ROOT, else found from cwd)\n"
+	"  --remote-cache URL  a remote cache (VX_REMOTE_CACHE); not built yet\n"
+	"\n"
+	"Exit status: 0 every task passed or hit, 1 a task failed, 2 refused before\n"
+	"running (usage, config), 130/143 interrupted.\n";
+
+static int dry_run(struct run *r, char **names, int nnames)
+{
+	struct graphin g;
+	int rc = graphin_load(&g, r->root, names, nnames, true, false);
+	if (rc)
+		return rc;
+	for (size_t i = 0; i < g.n; i++) {
+		if (r->json) {
+			jsonl_write(g.tasks[i]);
+			continue;
+		}
+		const cJSON *key = cJSON_GetObjectItemCaseSensitive(g.tasks[i], "key");
+		const cJSON *fin = cJSON_GetObjectItemCaseSensitive(g.tasks[i], "final");
+		printf("%-32s %s %s\n", cJSON_IsString(key) ? key->valuestring : "-",
+			cJSON_IsString(key) ? (cJSON_IsTrue(fin) ? "final      " : "provisional") : "no key     ",
+			graphin_str(g.tasks[i], "id"));
+	}
+	graphin_free(&g);
+	return jsonl_out_finish();
+}
+
+int run_main(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{"jobs", required_argument, NULL, 'j'},
+		{"force", no_argument, NULL, 'f'},
+		{"no-cache", no_argument, NULL, 'n'},
+		{"dry", no_argument, NULL, 'd'},
+		{"json", no_argument, NULL, 'J'},
+		{"root", required_argument, NULL, 'r'},
+		{"remote-cache", required_argument, NULL, 'R'},
+		{"help", no_argument, NULL, 'h'},
+		{NULL, 0, NULL, 0},
+	};
+	struct run r = {.use_cache = true, .jobs = ncpus()};
+	const char *root_opt = getenv("VX_ROOT");
+	const char *remote = getenv("VX_REMOTE_CACHE");
+	bool dry = false;
+	int c;
+	char *end;
+
+	while ((c = getopt_long(argc, argv, "+j:h", opts, NULL)) != -1) {
+		switch (c) {
+		case 'j':
+			r.jobs = (size_t)strtoul(optarg, &end, 10);
+			if (*end || !*optarg || r.jobs == 0) {
+				err_warn("-j '%s': expected a number of tasks, 1 or more", optarg);
+				return VX_EXIT_USAGE;
+			}
+			break;
+		case 'f':
+			r.force = true;
+			break;
+		case 'n':
+			r.use_cache = false;
+			break;
+		case 'd':
+			dry = true;
+			break;
+		case 'J':
+			r.json = true;
+			break;
+		case 'r':
+			root_opt = optarg;
+			break;
+		case 'R':
+			remote = optarg;
+			break;
+		case 'h':
+			fputs(run_usage, stdout);
+			return jsonl_out_finish();
+		default:
+			fputs(run_usage, stderr);
+			return VX_EXIT_USAGE;
+		}
+	}
+	if (optind >= argc) {
+		err_warn("name a task to run: vx run TASK...");
+		fputs(run_usage, stderr);
+		return VX_EXIT_USAGE;
+	}
+	jsonl_out_init();
+	r.root = root_opt && *root_opt ? root_opt : NULL;
+	if (dry)
+		return dry_run(&r, argv + optind, argc - optind);
+
+	int rc = graphin_load(&r.g, r.root, argv + optind, argc - optind, false, false);
+	if (rc)
+		return rc;
+	r.root = graphin_str(r.g.graph, "root");
+	if (remote && *remote)
+		err_warn("the remote cache is not built yet; using the local cache only");
+	ui_init(&r.ui, r.json);
+	r.t0 = now_ms();
+	runcache_open(&r.cache, r.root);
+	build(&r);
+	setup_signals();
+	loop(&r);
+	if (r.keyer_up)
+		keyer_stop(&r.keyer);
+
+	if (r.interrupted) {
+		ui_interrupted(&r.ui, r.signo);
+		jsonl_out_finish();
+		return r.signo == SIGINT ? VX_EXIT_SIGINT : VX_EXIT_SIGTERM;
+	}
+	bool failed = false;
+	for (size_t i = 0; i < r.n; i++)
+		failed |= r.t[i].status == UI_FAIL || r.t[i].status == UI_SKIP;
+	ui_summary(&r.ui, now_ms() - r.t0);
+	if (r.keyer_broken)
+		failed = true;
+	int out = jsonl_out_finish();
+	return failed ? VX_EXIT_FAIL : out;
+}

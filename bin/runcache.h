@@ -1,0 +1,32 @@
+/* runcache.h: the driver's side of the cache: where it lives (VX_CACHE_DIR,
+ * else <root>/.vx/cache, R-11), restoring a hit into a project, saving a
+ * success, and the per-checkout record of what each task's key last folded
+ * (<root>/.vx/why/), which vx why compares against (R-12). */
+#ifndef VX_BIN_RUNCACHE_H
+#define VX_BIN_RUNCACHE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include <cjson/cJSON.h>
+
+#include "ui.h"
+
+struct runcache {
+	char *dir;
+};
+
+char *runcache_dir(const char *root);
+void runcache_open(struct runcache *rc, const char *root);
+/* 1: a hit, restored into root/dir, its log in *log; 0: a miss. */
+int runcache_restore(struct runcache *rc, const char *key, const char *root, const char *dir,
+	struct ui_buf *log);
+/* Save a success: the outputs its record declares, and its log. 0 or -1. */
+int runcache_save(struct runcache *rc, const char *key, const char *root, const char *dir,
+	const cJSON *rec, const char *log, size_t loglen, long ms);
+/* Keep what the key folded (the record's "explain") for vx why. */
+void runcache_remember(struct runcache *rc, const char *root, const char *id, const cJSON *keyed);
+/* The last remembered record of id, or NULL. */
+cJSON *runcache_recall(const char *root, const char *id);
+
+#endif

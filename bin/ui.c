@@ -1,0 +1,180 @@
+#include "ui.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cjson/cJSON.h>
+
+#include "err.h"
+#include "jsonl.h"
+
+static const char *const names[UI_NSTATUS] = {"hit", "miss", "fail", "skip", "done", "up"};
+
+void ui_buf_add(struct ui_buf *b, const char *s, size_t n)
+{
+	if (b->len + n + 1 > b->cap) {
+		b->cap = (b->len + n + 1) * 2;
+		b->data = xrealloc(b->data, b->cap);
+	}
+	memcpy(b->data + b->len, s, n);
+	b->len += n;
+	b->data[b->len] = '\0';
+}
+
+void ui_buf_free(struct ui_buf *b)
+{
+	free(b->data);
+	memset(b, 0, sizeof(*b));
+}
+
+void ui_init(struct ui *u, bool json)
+{
+	memset(u, 0, sizeof(*u));
+	u->json = json;
+	u->tty = !json && isatty(STDERR_FILENO) && getenv("TERM") && strcmp(getenv("TERM"), "dumb");
+}
+
+bool ui_interactive(const struct ui *u)
+{
+	return u->tty;
+}
+
+static void clear_progress(struct ui *u)
+{
+	if (u->progress_shown) {
+		fflush(stdout);
+		fputs("\r\033[K", stderr);
+		u->progress_shown = false;
+	}
+}
+
+static void print_prefixed(const char *id, const char *s, size_t n)
+{
+	while (n) {
+		const char *nl = memchr(s, '\n', n);
+		size_t k = nl ? (size_t)(nl - s) : n;
+		printf("%s: %.*s\n", id, (int)k, s);
+		k += nl ? 1 : 0;
+		s += k;
+		n -= k;
+	}
+}
+
+void ui_result(struct ui *u, const struct ui_result *r)
+{
+	u->counts[r->status]++;
+	if (u->json) {
+		cJSON *j = cJSON_CreateObject();
+		cJSON_AddStringToObject(j, "type", "result");
+		cJSON_AddStringToObject(j, "id", r->id);
+		cJSON_AddStringToObject(j, "status", names[r->status]);
+		cJSON_AddNumberToObject(j, "ms", (double)(long)(r->ms * 10) / 10);
+		if (r->key)
+			cJSON_AddStringToObject(j, "key", r->key);
+		else
+			cJSON_AddNullToObject(j, "key");
+		if (r->status == UI_FAIL || r->status == UI_MISS)
+			cJSON_AddNumberToObject(j, "exit", r->exit_code);
+		if (r->blocked_by)
+			cJSON_AddStringToObject(j, "blockedBy", r->blocked_by);
+		cJSON_AddStringToObject(j, "log", r->log ? r->log : "");
+		jsonl_write(j);
+		cJSON_Delete(j);
+		return;
+	}
+	clear_progress(u);
+	if (r->log && r->loglen)
+		print_prefixed(r->id, r->log, r->loglen);
+	switch (r->status) {
+	case UI_SKIP:
+		printf("%-4s %s (dependency %s failed)\n", names[r->status], r->id, r->blocked_by);
+		break;
+	case UI_STARTED:
+		printf("%-4s %s (persistent, runs until the run ends)\n", names[r->status], r->id);
+		break;
+	case UI_FAIL:
+		if (r->exit_code >= 0)
+			printf("%-4s %s %.2fs (exit %d)\n", names[r->status], r->id, r->ms / 1e3,
+				r->exit_code);
+		else
+			printf("%-4s %s\n", names[r->status], r->id);
+		break;
+	default:
+		printf("%-4s %s %.2fs\n", names[r->status], r->id, r->ms / 1e3);
+	}
+	if (!u->tty)
+		fflush(stdout);
+}
+
+void ui_progress(struct ui *u, size_t done, size_t total, const char *running)
+{
+	if (!u->tty)
+		return;
+	fflush(stdout);
+	fprintf(stderr, "\r\033[K[%zu/%zu]%s%s", done, total, *running ? " running: " : "", running);
+	u->progress_shown = true;
+}
+
+void ui_stream(struct ui *u, const char *id, struct ui_buf *pending, const char *s, size_t n)
+{
+	ui_buf_add(pending, s, n);
+	char *last = memrchr(pending->data, '\n', pending->len);
+	if (!last)
+		return;
+	size_t upto = (size_t)(last - pending->data) + 1;
+	if (!u->json) {
+		clear_progress(u);
+		print_prefixed(id, pending->data, upto);
+		fflush(stdout);
+	}
+	memmove(pending->data, pending->data + upto, pending->len - upto);
+	pending->len -= upto;
+}
+
+void ui_stream_flush(struct ui *u, const char *id, struct ui_buf *pending)
+{
+	if (pending->len && !u->json) {
+		clear_progress(u);
+		print_prefixed(id, pending->data, pending->len);
+	}
+	pending->len = 0;
+}
+
+void ui_note(struct ui *u, const char *id, const char *msg)
+{
+	clear_progress(u);
+	fflush(stdout);
+	err_warn("%s: %s", id, msg);
+}
+
+void ui_summary(struct ui *u, double ms)
+{
+	size_t total = 0;
+	for (int i = 0; i < UI_NSTATUS; i++)
+		total += u->counts[i];
+	if (u->json) {
+		cJSON *j = cJSON_CreateObject();
+		cJSON_AddStringToObject(j, "type", "summary");
+		cJSON_AddNumberToObject(j, "tasks", (double)total);
+		for (int i = 0; i < UI_NSTATUS; i++)
+			cJSON_AddNumberToObject(j, names[i], (double)u->counts[i]);
+		cJSON_AddNumberToObject(j, "ms", (double)(long)ms);
+		jsonl_write(j);
+		cJSON_Delete(j);
+		return;
+	}
+	clear_progress(u);
+	printf("vx: %zu task%s: %zu hit, %zu miss, %zu failed, %zu skipped (%.2fs)\n", total,
+		total == 1 ? "" : "s", u->counts[UI_HIT], u->counts[UI_MISS], u->counts[UI_FAIL],
+		u->counts[UI_SKIP], ms / 1e3);
+}
+
+void ui_interrupted(struct ui *u, int sig)
+{
+	clear_progress(u);
+	fflush(stdout);
+	err_warn("interrupted by %s: every task stopped, nothing saved",
+		sig == 2 ? "SIGINT" : "SIGTERM");
+}

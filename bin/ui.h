@@ -1,0 +1,48 @@
+/* ui.h: what vx run prints (R-42). Off a terminal, one line per finished
+ * task, its captured output first, each line prefixed with the task id; on a
+ * terminal, also a progress line on stderr (done/total and the running
+ * tasks). With --json, one result record per task and a summary instead.
+ * Notes and warnings go to stderr as "vx: <id>: <msg>". */
+#ifndef VX_BIN_UI_H
+#define VX_BIN_UI_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+enum ui_status { UI_HIT, UI_MISS, UI_FAIL, UI_SKIP, UI_DONE, UI_STARTED, UI_NSTATUS };
+
+struct ui_buf {
+	char *data;
+	size_t len, cap;
+};
+void ui_buf_add(struct ui_buf *b, const char *s, size_t n);
+void ui_buf_free(struct ui_buf *b);
+
+struct ui {
+	bool json, tty, progress_shown;
+	size_t counts[UI_NSTATUS];
+};
+
+struct ui_result {
+	const char *id;
+	enum ui_status status;
+	double ms;
+	const char *key;        /* may be NULL */
+	int exit_code;          /* -1: failed before running */
+	const char *log;        /* captured output (or a failure message) */
+	size_t loglen;
+	const char *blocked_by; /* UI_SKIP: the dependency that failed */
+};
+
+void ui_init(struct ui *u, bool json);
+bool ui_interactive(const struct ui *u);
+void ui_result(struct ui *u, const struct ui_result *r);
+void ui_progress(struct ui *u, size_t done, size_t total, const char *running);
+/* A persistent task's output, printed as it comes, whole lines only. */
+void ui_stream(struct ui *u, const char *id, struct ui_buf *pending, const char *s, size_t n);
+void ui_stream_flush(struct ui *u, const char *id, struct ui_buf *pending);
+void ui_note(struct ui *u, const char *id, const char *msg);
+void ui_summary(struct ui *u, double ms);
+void ui_interrupted(struct ui *u, int sig);
+
+#endif

@@ -1,0 +1,181 @@
+/* vx why and vx clean. */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "err.h"
+#include "graphin.h"
+#include "jsonl.h"
+#include "run.h"
+#include "runcache.h"
+#include "store.h"
+
+static const char why_usage[] =
+	"usage: vx why TASK... [--root DIR]\n"
+	"\n"
+	"Say which inputs moved each task's key since its last run, file by file\n"
+	"(R-12): input files changed, added or removed, env values, runtime\n"
+	"outputs, package.json, the root lockfiles, the command, dependency keys.\n";
+
+static const char *label(const char *member)
+{
+	static const char *const map[][2] = {
+		{"files", "file"}, {"env", "env"}, {"runtime", "runtime"}, {"deps", "dependency key"},
+		{"package", "package.json"}, {"workspace", "root lockfiles"}, {"command", "command"},
+	};
+	for (size_t i = 0; i < sizeof(map) / sizeof(*map); i++)
+		if (strcmp(map[i][0], member) == 0)
+			return map[i][1];
+	return member;
+}
+
+/* Print one line per difference between two explain objects; count them. */
+static size_t diff(const cJSON *was, const cJSON *now)
+{
+	size_t n = 0;
+	const cJSON *m;
+	cJSON_ArrayForEach(m, now) {
+		const cJSON *old = cJSON_GetObjectItemCaseSensitive(was, m->string);
+		if (cJSON_IsObject(m)) {
+			const cJSON *e;
+			cJSON_ArrayForEach(e, m) {
+				const cJSON *o = old ? cJSON_GetObjectItemCaseSensitive(old, e->string) : NULL;
+				if (!o) {
+					printf("  %s added: %s\n", label(m->string), e->string);
+					n++;
+				} else if (!cJSON_Compare(o, e, 1)) {
+					if (strcmp(m->string, "deps") == 0)
+						printf("  %s changed: %s (see vx why %s)\n", label(m->string),
+							e->string, e->string);
+					else
+						printf("  %s changed: %s\n", label(m->string), e->string);
+					n++;
+				}
+			}
+			if (cJSON_IsObject(old))
+				cJSON_ArrayForEach(e, old) if (!cJSON_GetObjectItemCaseSensitive(m, e->string))
+				{
+					printf("  %s removed: %s\n", label(m->string), e->string);
+					n++;
+				}
+		} else if (!old || !cJSON_Compare(old, m, 1)) {
+			printf("  %s changed\n", label(m->string));
+			n++;
+		}
+	}
+	return n;
+}
+
+int why_main(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{"root", required_argument, NULL, 'r'},
+		{"help", no_argument, NULL, 'h'},
+		{NULL, 0, NULL, 0},
+	};
+	const char *root = getenv("VX_ROOT");
+	int c;
+	while ((c = getopt_long(argc, argv, "+h", opts, NULL)) != -1) {
+		if (c == 'r') {
+			root = optarg;
+		} else if (c == 'h') {
+			fputs(why_usage, stdout);
+			return jsonl_out_finish();
+		} else {
+			fputs(why_usage, stderr);
+			return VX_EXIT_USAGE;
+		}
+	}
+	if (optind >= argc) {
+		fputs(why_usage, stderr);
+		return VX_EXIT_USAGE;
+	}
+	jsonl_out_init();
+	struct graphin g;
+	int rc = graphin_load(&g, root && *root ? root : NULL, argv + optind, argc - optind, true, true);
+	if (rc)
+		return rc;
+	const char *wsroot = graphin_str(g.graph, "root");
+	for (size_t i = 0; i < g.n; i++) {
+		const cJSON *t = g.tasks[i];
+		const char *id = graphin_str(t, "id"), *name = graphin_str(t, "name");
+		bool asked = false;
+		for (int a = optind; a < argc; a++)
+			asked |= strcmp(argv[a], id) == 0 || strcmp(argv[a], name) == 0;
+		if (!asked)
+			continue;
+		const char *key = graphin_str(t, "key");
+		if (!key) {
+			printf("%s: a persistent task has no key\n", id);
+			continue;
+		}
+		cJSON *last = runcache_recall(wsroot, id);
+		const char *was = last ? graphin_str(last, "key") : NULL;
+		if (!was) {
+			printf("%s: key %s; no earlier run recorded\n", id, key);
+		} else if (strcmp(was, key) == 0) {
+			printf("%s: key %s unchanged since the last run\n", id, key);
+		} else {
+			printf("%s: key %s moved since the last run (was %s)\n", id, key, was);
+			size_t n = diff(cJSON_GetObjectItemCaseSensitive(last, "explain"),
+				cJSON_GetObjectItemCaseSensitive(t, "explain"));
+			if (!n)
+				printf("  the key format changed\n");
+		}
+		cJSON_Delete(last);
+	}
+	graphin_free(&g);
+	return jsonl_out_finish();
+}
+
+static const char clean_usage[] =
+	"usage: vx clean [--root DIR]\n"
+	"\n"
+	"Empty the local cache (VX_CACHE_DIR, else <root>/.vx/cache).\n";
+
+int clean_main(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{"root", required_argument, NULL, 'r'},
+		{"help", no_argument, NULL, 'h'},
+		{NULL, 0, NULL, 0},
+	};
+	const char *root = getenv("VX_ROOT");
+	int c;
+	while ((c = getopt_long(argc, argv, "+h", opts, NULL)) != -1) {
+		if (c == 'r') {
+			root = optarg;
+		} else if (c == 'h') {
+			fputs(clean_usage, stdout);
+			return jsonl_out_finish();
+		} else {
+			fputs(clean_usage, stderr);
+			return VX_EXIT_USAGE;
+		}
+	}
+	if (optind < argc) {
+		fputs(clean_usage, stderr);
+		return VX_EXIT_USAGE;
+	}
+	char *dir;
+	const char *env = getenv("VX_CACHE_DIR");
+	if (env && *env) {
+		dir = runcache_dir("/");
+	} else {
+		struct graphin g;
+		int rc = graphin_load(&g, root && *root ? root : NULL, NULL, 0, false, false);
+		if (rc)
+			return rc;
+		dir = runcache_dir(graphin_str(g.graph, "root"));
+		graphin_free(&g);
+	}
+	if (store_clean(dir) != 0) {
+		err_warn_errno("unable to empty the cache '%s'", dir);
+		free(dir);
+		return VX_EXIT_FAIL;
+	}
+	printf("vx: emptied the cache %s\n", dir);
+	free(dir);
+	return jsonl_out_finish();
+}
