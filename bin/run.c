@@ -58,6 +58,7 @@ struct run {
 	bool keyer_up, keyer_broken;
 	struct runcache cache;
 	bool use_cache, force, json, interrupted;
+	bool stopping; /* the run is over: servers stopped now did not fail */
 	int signo;
 	double t0;
 	struct ui ui;
@@ -290,8 +291,10 @@ static void exited(struct run *r, struct rtask *t, int st)
 	t->ms = now_ms() - t->started;
 	t->exit_code = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
 	if (t->kind == K_PERSISTENT) {
-		if (r->interrupted)
+		if (r->interrupted || r->stopping) {
+			ui_stream_flush(&r->ui, t->id, &t->log);
 			return;
+		}
 		ui_stream_flush(&r->ui, t->id, &t->log);
 		struct ui_result res = {.id = t->id, .status = t->exit_code ? UI_FAIL : UI_DONE,
 			.ms = t->ms, .exit_code = t->exit_code};
@@ -442,6 +445,7 @@ static void loop(struct run *r)
 	}
 	free(pfd);
 	free(who);
+	r->stopping = true;
 	terminate(r);
 }
 
@@ -559,7 +563,7 @@ int run_main(int argc, char **argv)
 	int c;
 	char *end;
 
-	while ((c = getopt_long(argc, argv, "+j:h", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "j:h", opts, NULL)) != -1) {
 		switch (c) {
 		case 'j':
 			r.jobs = (size_t)strtoul(optarg, &end, 10);
@@ -627,7 +631,7 @@ int run_main(int argc, char **argv)
 	bool failed = false;
 	for (size_t i = 0; i < r.n; i++)
 		failed |= r.t[i].status == UI_FAIL || r.t[i].status == UI_SKIP;
-	ui_summary(&r.ui, now_ms() - r.t0);
+	ui_summary(&r.ui, r.n, now_ms() - r.t0);
 	if (r.keyer_broken)
 		failed = true;
 	int out = jsonl_out_finish();

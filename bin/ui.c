@@ -149,12 +149,8 @@ void ui_note(struct ui *u, const char *id, const char *msg)
 	err_warn("%s: %s", id, msg);
 }
 
-void ui_summary(struct ui *u, double ms)
-{
-	size_t total = 0;
-	for (int i = 0; i < UI_NSTATUS; i++)
-		total += u->counts[i];
-	if (u->json) {
+void ui_summary(struct ui *u, size_t total, double ms)
+{	if (u->json) {
 		cJSON *j = cJSON_CreateObject();
 		cJSON_AddStringToObject(j, "type", "summary");
 		cJSON_AddNumberToObject(j, "tasks", (double)total);

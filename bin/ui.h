@@ -42,7 +42,7 @@ void ui_progress(struct ui *u, size_t done, size_t total, const char *running);
 void ui_stream(struct ui *u, const char *id, struct ui_buf *pending, const char *s, size_t n);
 void ui_stream_flush(struct ui *u, const char *id, struct ui_buf *pending);
 void ui_note(struct ui *u, const char *id, const char *msg);
-void ui_summary(struct ui *u, double ms);
+void ui_summary(struct ui *u, size_t tasks, double ms);
 void ui_interrupted(struct ui *u, int sig);
 
 #endif

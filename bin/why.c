@@ -76,7 +76,7 @@ int why_main(int argc, char **argv)
 	};
 	const char *root = getenv("VX_ROOT");
 	int c;
-	while ((c = getopt_long(argc, argv, "+h", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
 		if (c == 'r') {
 			root = optarg;
 		} else if (c == 'h') {
@@ -143,7 +143,7 @@ int clean_main(int argc, char **argv)
 	};
 	const char *root = getenv("VX_ROOT");
 	int c;
-	while ((c = getopt_long(argc, argv, "+h", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
 		if (c == 'r') {
 			root = optarg;
 		} else if (c == 'h') {

@@ -1,0 +1,20 @@
+/* ignore.h: the workspace's .gitignore files, as git reads them.
+ *
+ * Rules come from the .gitignore of the root and of every directory between
+ * the root and a path; deeper files and later lines win. A line is a glob
+ * (glob.h); "!" re-includes; a trailing "/" matches directories only; a "/"
+ * anywhere else anchors the pattern to its .gitignore's directory, and
+ * otherwise it matches a name at any depth; blank lines and "#" comments are
+ * skipped. Files are loaded once, on first need. Paths are root-relative.
+ */
+#ifndef VX_KEY_IGNORE_H
+#define VX_KEY_IGNORE_H
+
+#include <stdbool.h>
+
+struct ignore;
+
+struct ignore *ignore_open(const char *root);
+bool ignore_match(struct ignore *ig, const char *path, bool is_dir);
+
+#endif

@@ -1,0 +1,314 @@
+#!/usr/bin/env bats
+# shellcheck disable=SC2016  # task commands inside JSON are meant to expand in the task, not here
+# vx run, vx why, vx clean (R-5, R-8..R-12, R-40..R-43), as a user sees them:
+# what ran, what was restored, what the files on disk hold, the exit code.
+
+load helpers
+
+setup() {
+	new_ws
+	cd "$WS" || return 1
+	export VX_CACHE_DIR="$BATS_TEST_TMPDIR/cache"
+	# ui builds dist/ from src/; app builds from ui's dist and an env input;
+	# every command leaves a mark in ran.log so a test sees what really ran
+	pkg packages/ui @x/ui '' '{ "tasks": {
+		"build": { "exec": { "command": "echo ui >> ../../ran.log && mkdir -p dist && cp src/* dist/ && chmod +x dist/run.sh && echo built ui" },
+		           "cache": { "inputs": { "files": ["src/**"] }, "outputs": { "files": ["dist/**"] } } } } }'
+	put packages/ui/src/lib.txt "lib v1"
+	put packages/ui/src/run.sh "#!/bin/sh"
+	put packages/ui/README.md "not an input"
+	pkg packages/app @x/app '{ "@x/ui": "*" }' '{ "tasks": {
+		"build": { "exec": { "command": "echo app >> ../../ran.log && mkdir -p out && cat ../ui/dist/lib.txt src/main.txt > out/app.txt && echo \"greeting=$GREETING\" >> out/app.txt && echo built app" },
+		           "dependsOn": ["^build"],
+		           "cache": { "inputs": { "files": ["src/**"], "env": ["GREETING"] }, "outputs": { "files": ["out/**"] } } },
+		"check": { "dependsOn": ["build"] } } }'
+	put packages/app/src/main.txt "app v1"
+	pkg packages/other @x/other '' '{ "tasks": {
+		"build": { "exec": { "command": "echo other >> ../../ran.log && echo built other" }, "cache": { "inputs": { "files": ["src/**"] } } } } }'
+	put packages/other/src/x.txt "x"
+}
+
+ran() { # the tasks that really ran since the last call, sorted, one line
+	if [ -f "$WS/ran.log" ]; then sort "$WS/ran.log" | tr '\n' ' ' | sed 's/ $//'; rm -f "$WS/ran.log"; fi
+}
+
+@test "first run misses in dependency order; the second is all hits and runs nothing" {
+	run -0 vx run build -j 1
+	assert_line "miss @x/ui#build $(echo "$output" | sed -n 's/^miss @x\/ui#build //p')"
+	assert_line --partial "@x/ui#build: built ui"
+	# ui before app: app's line comes after ui's
+	local ui app
+	ui=$(echo "$output" | grep -n '^miss @x/ui#build' | cut -d: -f1)
+	app=$(echo "$output" | grep -n '^miss @x/app#build' | cut -d: -f1)
+	[ "$ui" -lt "$app" ]
+	assert_equal "$(ran)" "app other ui"
+	assert_equal "$(cat packages/app/out/app.txt)" "$(printf 'lib v1\napp v1\ngreeting=')"
+	run -0 vx run build
+	assert_line --regexp '^hit  @x/ui#build '
+	assert_line --regexp '^hit  @x/app#build '
+	assert_line --regexp '^vx: 3 tasks: 3 hit, 0 miss, 0 failed, 0 skipped'
+	assert_equal "$(ran)" ""
+}
+
+@test "a hit replays the logged output" {
+	run -0 vx run @x/ui#build
+	run -0 vx run @x/ui#build
+	assert_line --regexp '^hit  @x/ui#build '
+	assert_line "@x/ui#build: built ui"
+}
+
+@test "outputs deleted are restored byte for byte, mode bits too, without running" {
+	run -0 vx run build
+	ran >/dev/null
+	local before
+	before=$(cd packages && sha256sum ui/dist/* app/out/*)
+	rm -rf packages/ui/dist packages/app/out
+	run -0 vx run build
+	assert_equal "$(ran)" ""
+	assert_equal "$(cd packages && sha256sum ui/dist/* app/out/*)" "$before"
+	assert_file_executable packages/ui/dist/run.sh
+	assert_file_not_executable packages/ui/dist/lib.txt
+}
+
+@test "an edit re-runs the task and its dependents only" {
+	run -0 vx run build
+	ran >/dev/null
+	put packages/ui/src/lib.txt "lib v2"
+	run -0 vx run build
+	assert_equal "$(ran)" "app ui"
+	assert_line --regexp '^miss @x/ui#build '
+	assert_line --regexp '^miss @x/app#build '
+	assert_line --regexp '^hit  @x/other#build '
+	assert_equal "$(head -n 1 packages/app/out/app.txt)" "lib v2"
+}
+
+@test "a file outside the inputs does not re-run anything" {
+	run -0 vx run build
+	ran >/dev/null
+	put packages/ui/README.md "edited"
+	run -0 vx run build
+	assert_equal "$(ran)" ""
+}
+
+@test "env inputs: a changed value re-runs, the same value hits" {
+	GREETING=hi run -0 vx run @x/app#build
+	ran >/dev/null
+	GREETING=hi run -0 vx run @x/app#build
+	assert_equal "$(ran)" ""
+	GREETING=hello run -0 vx run @x/app#build
+	assert_equal "$(ran)" "app"
+	assert_equal "$(tail -n 1 packages/app/out/app.txt)" "greeting=hello"
+	# set to empty is not the same as unset
+	GREETING='' run -0 vx run @x/app#build
+	assert_equal "$(ran)" "app"
+	run -0 vx run @x/app#build
+	assert_equal "$(ran)" "app"
+}
+
+@test "runtime inputs: the command's output folds into the key" {
+	put packages/other/vx.json '{ "tasks": { "build": { "exec": { "command": "echo other >> ../../ran.log" },
+		"cache": { "inputs": { "files": ["src/**"], "runtime": ["cat ../../toolchain.txt"] } } } } }'
+	put toolchain.txt "v1"
+	run -0 vx run @x/other#build
+	run -0 vx run @x/other#build
+	assert_equal "$(ran)" "other"
+	put toolchain.txt "v2"
+	run -0 vx run @x/other#build
+	assert_equal "$(ran)" "other"
+}
+
+@test "a failed task fails the run, skips its dependents, and is never cached" {
+	put packages/ui/vx.json '{ "tasks": { "build": { "exec": { "command": "echo ui >> ../../ran.log; echo broken >&2; exit 3" }, "cache": {} } } }'
+	run -1 vx run build
+	assert_line --regexp '^fail @x/ui#build .*\(exit 3\)$'
+	assert_line "@x/ui#build: broken"
+	assert_line "skip @x/app#build (dependency @x/ui#build failed)"
+	assert_line --regexp '^miss @x/other#build '
+	assert_equal "$(ran)" "other ui"
+	run -1 vx run build
+	assert_equal "$(ran)" "ui"
+	run -1 vx run @x/app#check
+	assert_line "skip @x/app#check (dependency @x/app#build failed)"
+}
+
+@test "path independence: a copy of the workspace elsewhere hits the shared cache" {
+	run -0 vx run build
+	ran >/dev/null
+	cp -a "$WS" "$BATS_TEST_TMPDIR/copy"
+	rm -rf "$BATS_TEST_TMPDIR/copy/packages/ui/dist" "$BATS_TEST_TMPDIR/copy/packages/app/out" "$BATS_TEST_TMPDIR/copy/.vx"
+	cd "$BATS_TEST_TMPDIR/copy"
+	run -0 vx run build
+	assert_line --regexp '^vx: 3 tasks: 3 hit, 0 miss'
+	assert_file_exists "$BATS_TEST_TMPDIR/copy/packages/app/out/app.txt"
+	[ ! -f "$BATS_TEST_TMPDIR/copy/ran.log" ]
+}
+
+@test "a corrupted cache entry is a miss, never a bad restore" {
+	run -0 vx run @x/ui#build
+	ran >/dev/null
+	# flip bytes in every stored blob
+	find "$VX_CACHE_DIR" -type f -path '*cas*' -exec sh -c 'printf X | dd of="$1" bs=1 seek=0 conv=notrunc 2>/dev/null' _ {} \;
+	rm -rf packages/ui/dist
+	run -0 vx run @x/ui#build
+	assert_equal "$(ran)" "ui"
+	assert_equal "$(cat packages/ui/dist/lib.txt)" "lib v1"
+	# a truncated manifest too
+	find "$VX_CACHE_DIR" -type f -name '*.json' -exec truncate -s 5 {} \;
+	rm -rf packages/ui/dist
+	run -0 vx run @x/ui#build
+	assert_equal "$(ran)" "ui"
+	assert_equal "$(cat packages/ui/dist/lib.txt)" "lib v1"
+}
+
+@test "a run killed -9 while saving leaves nothing a later run can hit wrongly" {
+	put packages/ui/vx.json '{ "tasks": { "build": { "exec": { "command": "mkdir -p dist && head -c 60000000 /dev/urandom > dist/big.bin && sha256sum dist/big.bin > dist/sum.txt" },
+		"cache": { "inputs": { "files": ["src/**"] }, "outputs": { "files": ["dist/**"] } } } } }'
+	local try
+	for try in 1 2 3 4 5; do
+		rm -rf "$VX_CACHE_DIR" packages/ui/dist
+		vx run @x/ui#build > /dev/null 2>&1 &
+		local pid=$!
+		# kill once the big output exists, while vx is saving it
+		while kill -0 "$pid" 2>/dev/null && [ ! -s packages/ui/dist/sum.txt ]; do sleep 0.01; done
+		sleep "0.0$try"
+		kill -9 "$pid" 2>/dev/null || true
+		wait "$pid" || true
+		rm -rf packages/ui/dist
+		run -0 vx run @x/ui#build
+		# hit or miss, the restored files are whole
+		(cd packages/ui && sha256sum -c dist/sum.txt)
+	done
+}
+
+@test "Ctrl-C stops every task, grandchildren too, saves nothing, exits 130" {
+	put packages/other/vx.json '{ "tasks": { "build": { "exec": { "command": "sleep 300 & echo $! > ../../grandchild.pid; wait" }, "cache": {} } } }'
+	vx run @x/other#build > "$BATS_TEST_TMPDIR/out" 2>&1 &
+	local pid=$!
+	while [ ! -s grandchild.pid ]; do sleep 0.05; done
+	kill -INT "$pid"
+	local rc=0
+	wait "$pid" || rc=$?
+	assert_equal "$rc" 130
+	local gc
+	gc=$(cat grandchild.pid)
+	# gone, or a zombie waiting for init to reap it
+	sleep 0.2
+	[ ! -e "/proc/$gc" ] || grep -q '^State:.*Z' "/proc/$gc/status"
+	run -0 cat "$BATS_TEST_TMPDIR/out"
+	assert_output --partial "interrupted by SIGINT"
+	# nothing was saved: the next run runs the task again (and is stopped again)
+	rm -f grandchild.pid
+	vx run @x/other#build > /dev/null 2>&1 &
+	pid=$!
+	while [ ! -s grandchild.pid ]; do sleep 0.05; done
+	kill -TERM "$pid"
+	rc=0
+	wait "$pid" || rc=$?
+	assert_equal "$rc" 143
+}
+
+@test "vx why names the inputs that moved the key, file by file" {
+	export GREETING=a
+	run -0 vx run @x/app#build
+	run -0 vx why @x/app#build
+	assert_output --partial "unchanged since the last run"
+	put packages/app/src/main.txt "app v2"
+	put packages/app/src/new.txt "new"
+	run -0 vx why @x/app#build
+	assert_output --partial "moved since the last run"
+	assert_line "  file changed: src/main.txt"
+	assert_line "  file added: src/new.txt"
+	GREETING=b run -0 vx why @x/app#build
+	assert_line "  env changed: GREETING"
+	put packages/ui/src/lib.txt "lib v2"
+	run -0 vx why @x/app#build
+	assert_line "  dependency key changed: @x/ui#build (see vx why @x/ui#build)"
+	run -0 vx why @x/ui#build
+	assert_line "  file changed: src/lib.txt"
+}
+
+@test "vx clean empties the cache: the next run misses" {
+	run -0 vx run build
+	ran >/dev/null
+	run -0 vx clean
+	run -0 vx run build
+	assert_equal "$(ran)" "app other ui"
+}
+
+@test "--force runs every task; --no-cache neither restores nor saves" {
+	run -0 vx run build
+	ran >/dev/null
+	run -0 vx run build --force
+	assert_equal "$(ran)" "app other ui"
+	rm -rf "$VX_CACHE_DIR"
+	run -0 vx run build --no-cache
+	assert_equal "$(ran)" "app other ui"
+	run -0 vx run build --no-cache
+	assert_equal "$(ran)" "app other ui"
+	run -0 vx run build
+	assert_equal "$(ran)" "app other ui"
+}
+
+@test "--json prints one result record per task and a summary" {
+	run -0 vx run @x/ui#build --json
+	assert_line --index 0 --regexp '^\{"type":"result","id":"@x/ui#build","status":"miss","ms":[0-9.]+,"key":"[0-9a-f]{32}","exit":0,"log":"built ui\\n"\}$'
+	assert_line --index 1 --regexp '^\{"type":"summary","tasks":1,"hit":0,"miss":1,'
+}
+
+@test "-j runs independent tasks at once; -j 1 one at a time" {
+	# each waits for the other's mark: only concurrency lets both finish
+	put packages/ui/vx.json '{ "tasks": { "t": { "exec": { "command": "touch ../../ui.mark; i=0; while [ ! -e ../../other.mark ] && [ $i -lt 100 ]; do sleep 0.02; i=$((i+1)); done; [ -e ../../other.mark ]" } } } }'
+	put packages/other/vx.json '{ "tasks": { "t": { "exec": { "command": "touch ../../other.mark; i=0; while [ ! -e ../../ui.mark ] && [ $i -lt 100 ]; do sleep 0.02; i=$((i+1)); done; [ -e ../../ui.mark ]" } } } }'
+	run -0 vx run t -j 2
+	rm -f ui.mark other.mark
+	run -1 vx run t -j 1
+}
+
+@test "a sandboxed task is refused until the sandbox exists, never run unsandboxed" {
+	put packages/other/vx.json '{ "tasks": { "build": { "exec": { "command": "echo other >> ../../ran.log", "sandbox": {} } } } }'
+	run -1 vx run @x/other#build
+	assert_output --partial "refusing to run it unsandboxed"
+	assert_equal "$(ran)" ""
+}
+
+@test "a persistent task runs in the background until the run ends" {
+	put packages/other/vx.json '{ "tasks": {
+		"serve": { "exec": { "command": "echo $$ > ../../server.pid; echo serving; exec sleep 300", "persistent": true } },
+		"e2e": { "exec": { "command": "test -s ../../server.pid && echo saw server" }, "dependsOn": ["serve"] } } }'
+	run -0 vx run @x/other#e2e
+	assert_line --partial "up   @x/other#serve"
+	assert_line "@x/other#e2e: saw server"
+	local server
+	server=$(cat server.pid)
+	[ ! -e "/proc/$server" ] || grep -q '^State:.*Z' "/proc/$server/status"
+}
+
+@test "an input edited while its task ran is not saved under the old key" {
+	put packages/other/vx.json '{ "tasks": { "build": { "exec": { "command": "echo other >> ../../ran.log; date +%N >> src/x.txt" }, "cache": { "inputs": { "files": ["src/**"] } } } } }'
+	run -0 vx run @x/other#build
+	assert_output --partial "inputs changed while the task ran; result not saved"
+	run -0 vx run @x/other#build
+	assert_equal "$(ran)" "other other"
+}
+
+@test "refusals exit 2 before anything runs" {
+	run -2 vx run nosuch
+	assert_output --partial "no task 'nosuch'"
+	put packages/ui/vx.json '{ "tasks": { "build": { "exec": { "command": "x" }, "bogus": 1 } } }'
+	run -2 vx run build
+	assert_equal "$(ran)" ""
+	run -2 vx run
+	run -2 vx run build -j 0
+}
+
+@test "a terminal shows a progress line" {
+	command -v script >/dev/null || skip "script(1) is not installed"
+	run -0 script -qec "vx run build -j 1" /dev/null
+	assert_output --partial "[0/3] running: @x/ui#build"
+}
+
+@test "--dry prints each key and whether it is final, running nothing" {
+	run -0 vx run build --dry
+	assert_line --regexp '^[0-9a-f]{32} final       @x/ui#build$'
+	assert_equal "$(ran)" ""
+}
