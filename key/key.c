@@ -74,7 +74,7 @@ void key_init(struct keyer *k, const char *root, cJSON *graph)
 	cJSON_ArrayForEach(p, projects) {
 		const char *d = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(p, "dir"));
 		if (d && strcmp(d, ".") != 0)
-			dirs[n++] = d;
+			dirs[n++] = xstrdup(d); /* the graph record is freed after this */
 	}
 	qsort(dirs, n, sizeof(*dirs), cmp_str);
 	k->in.skip_dirs = dirs;
