@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "err.h"
+#include "explain.h"
 #include "graphin.h"
 #include "jsonl.h"
 #include "keyer.h"
@@ -314,14 +315,31 @@ static void exited(struct run *r, struct rtask *t, int st)
 		 * belongs to no key we can name, so it is not saved */
 		char before[33];
 		memcpy(before, t->key, 33);
+		cJSON *was = cJSON_Duplicate(t->rec, 1);
 		if (!key_task(r, t)) {
 			ui_note(&r->ui, t->id, "unable to re-key after the run; not saved");
 		} else if (strcmp(before, t->key) != 0) {
-			ui_note(&r->ui, t->id, "inputs changed while the task ran; result not saved");
+			char *what = NULL;
+			size_t len = 0;
+			FILE *m = open_memstream(&what, &len);
+			explain_diff(cJSON_GetObjectItemCaseSensitive(was, "explain"),
+				cJSON_GetObjectItemCaseSensitive(t->rec, "explain"), m, "");
+			fclose(m);
+			while (len && what[len - 1] == '\n')
+				what[--len] = '\0';
+			for (char *p = what; p && *p; p++)
+				if (*p == '\n')
+					*p = ',';
+			char *note = xasprintf("inputs changed while the task ran%s%s%s; result not saved",
+				len ? " (" : "", len ? what : "", len ? ")" : "");
+			ui_note(&r->ui, t->id, note);
+			free(note);
+			free(what);
 		} else if (runcache_save(&r->cache, t->key, r->root, t->dir, t->rec, t->log.data,
 				   t->log.len, (long)t->ms) != 0) {
 			ui_note(&r->ui, t->id, "unable to save the result to the cache");
 		}
+		cJSON_Delete(was);
 	}
 	finish(r, t, UI_MISS);
 }

@@ -8,6 +8,7 @@
 #include "graphin.h"
 #include "jsonl.h"
 #include "run.h"
+#include "explain.h"
 #include "runcache.h"
 #include "store.h"
 
@@ -17,55 +18,6 @@ static const char why_usage[] =
 	"Say which inputs moved each task's key since its last run, file by file\n"
 	"(R-12): input files changed, added or removed, env values, runtime\n"
 	"outputs, package.json, the root lockfiles, the command, dependency keys.\n";
-
-static const char *label(const char *member)
-{
-	static const char *const map[][2] = {
-		{"files", "file"}, {"env", "env"}, {"runtime", "runtime"}, {"deps", "dependency key"},
-		{"package", "package.json"}, {"workspace", "root lockfiles"}, {"command", "command"},
-	};
-	for (size_t i = 0; i < sizeof(map) / sizeof(*map); i++)
-		if (strcmp(map[i][0], member) == 0)
-			return map[i][1];
-	return member;
-}
-
-/* Print one line per difference between two explain objects; count them. */
-static size_t diff(const cJSON *was, const cJSON *now)
-{
-	size_t n = 0;
-	const cJSON *m;
-	cJSON_ArrayForEach(m, now) {
-		const cJSON *old = cJSON_GetObjectItemCaseSensitive(was, m->string);
-		if (cJSON_IsObject(m)) {
-			const cJSON *e;
-			cJSON_ArrayForEach(e, m) {
-				const cJSON *o = old ? cJSON_GetObjectItemCaseSensitive(old, e->string) : NULL;
-				if (!o) {
-					printf("  %s added: %s\n", label(m->string), e->string);
-					n++;
-				} else if (!cJSON_Compare(o, e, 1)) {
-					if (strcmp(m->string, "deps") == 0)
-						printf("  %s changed: %s (see vx why %s)\n", label(m->string),
-							e->string, e->string);
-					else
-						printf("  %s changed: %s\n", label(m->string), e->string);
-					n++;
-				}
-			}
-			if (cJSON_IsObject(old))
-				cJSON_ArrayForEach(e, old) if (!cJSON_GetObjectItemCaseSensitive(m, e->string))
-				{
-					printf("  %s removed: %s\n", label(m->string), e->string);
-					n++;
-				}
-		} else if (!old || !cJSON_Compare(old, m, 1)) {
-			printf("  %s changed\n", label(m->string));
-			n++;
-		}
-	}
-	return n;
-}
 
 int why_main(int argc, char **argv)
 {
@@ -118,8 +70,8 @@ int why_main(int argc, char **argv)
 			printf("%s: key %s unchanged since the last run\n", id, key);
 		} else {
 			printf("%s: key %s moved since the last run (was %s)\n", id, key, was);
-			size_t n = diff(cJSON_GetObjectItemCaseSensitive(last, "explain"),
-				cJSON_GetObjectItemCaseSensitive(t, "explain"));
+			size_t n = explain_diff(cJSON_GetObjectItemCaseSensitive(last, "explain"),
+				cJSON_GetObjectItemCaseSensitive(t, "explain"), stdout, "  ");
 			if (!n)
 				printf("  the key format changed\n");
 		}

@@ -286,7 +286,7 @@ ran() { # the tasks that really ran since the last call, sorted, one line
 @test "an input edited while its task ran is not saved under the old key" {
 	put packages/other/vx.json '{ "tasks": { "build": { "exec": { "command": "echo other >> ../../ran.log; date +%N >> src/x.txt" }, "cache": { "inputs": { "files": ["src/**"] } } } } }'
 	run -0 vx run @x/other#build
-	assert_output --partial "inputs changed while the task ran; result not saved"
+	assert_output --partial "inputs changed while the task ran (file changed: src/x.txt); result not saved"
 	run -0 vx run @x/other#build
 	assert_equal "$(ran)" "other other"
 }
