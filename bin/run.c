@@ -574,7 +574,10 @@ int run_main(int argc, char **argv)
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
-	struct run r = {.use_cache = true, .jobs = ncpus()};
+	/* the run's state lives as long as the process (and stays reachable) */
+	static struct run r;
+	r.use_cache = true;
+	r.jobs = ncpus();
 	const char *root_opt = getenv("VX_ROOT");
 	const char *remote = getenv("VX_REMOTE_CACHE");
 	bool dry = false;
