@@ -20,9 +20,18 @@ struct rules {
 	size_t n;
 };
 
+struct level {
+	const struct rules *rs;
+	size_t off; /* where the path relative to this level's directory starts */
+};
+
 struct ignore {
 	char *root;
 	struct strmap dirs; /* root-relative dir ("" for the root) -> struct rules */
+	char *dir;          /* the directory last asked about, and its levels */
+	size_t dirlen;
+	struct level *levels; /* only the levels that have rules */
+	size_t nlevels, caplevels;
 };
 
 struct ignore *ignore_open(const char *root)
@@ -83,31 +92,73 @@ static struct rules *load(struct ignore *ig, const char *dir)
 	return rs;
 }
 
+/* Walks ask about every entry of one directory in a row: the rule sets of
+ * the directories from the root down to the last one asked about are kept,
+ * so a query costs one compare and the rule matching, no lookups. */
+static void chain_set(struct ignore *ig, const char *path, size_t dirlen)
+{
+	if (ig->dir && ig->dirlen == dirlen && memcmp(ig->dir, path, dirlen) == 0)
+		return;
+	free(ig->dir);
+	ig->dir = xstrndup(path, dirlen);
+	ig->dirlen = dirlen;
+	ig->nlevels = 0;
+	for (size_t end = 0;;) {
+		if (ig->nlevels == ig->caplevels) {
+			ig->caplevels = ig->caplevels ? ig->caplevels * 2 : 16;
+			ig->levels = xrealloc(ig->levels, ig->caplevels * sizeof(*ig->levels));
+		}
+		char save = ig->dir[end];
+		ig->dir[end] = '\0';
+		struct rules *rs = load(ig, ig->dir);
+		ig->dir[end] = save;
+		/* rel offset: past "dir/" (nothing for the root) */
+		if (rs->n)
+			ig->levels[ig->nlevels++] = (struct level){rs, end ? end + 1 : 0};
+		if (end == dirlen)
+			break;
+		const char *slash = memchr(ig->dir + end + (end ? 1 : 0), '/', dirlen - end - (end ? 1 : 0));
+		end = slash ? (size_t)(slash - ig->dir) : dirlen;
+	}
+}
+
 bool ignore_match(struct ignore *ig, const char *path, bool is_dir)
 {
+	const char *slash = strrchr(path, '/');
+	const char *base = slash ? slash + 1 : path;
+	chain_set(ig, path, slash ? (size_t)(slash - path) : 0);
 	bool ignored = false;
-	const char *base = strrchr(path, '/');
-	base = base ? base + 1 : path;
-	/* every directory from the root down to the path's parent */
-	size_t len = strlen(path);
-	char *dir = xmalloc(len + 1);
-	for (size_t end = 0;;) {
-		memcpy(dir, path, end);
-		dir[end] = '\0';
-		struct rules *rs = load(ig, dir);
-		const char *rel = path + (end ? end + 1 : 0);
+	for (size_t l = 0; l < ig->nlevels; l++) {
+		const struct rules *rs = ig->levels[l].rs;
+		const char *rel = path + ig->levels[l].off;
 		for (size_t i = 0; i < rs->n; i++) {
 			const struct rule *r = &rs->r[i];
 			if (r->dir_only && !is_dir)
 				continue;
-			if (glob_match(r->pat, r->anchored ? rel : base))
+			if (ignored == r->neg && glob_match(r->pat, r->anchored ? rel : base))
 				ignored = !r->neg;
 		}
-		const char *slash = strchr(path + end + (end ? 1 : 0), '/');
-		if (!slash)
-			break;
-		end = (size_t)(slash - path);
 	}
-	free(dir);
 	return ignored;
+}
+
+void ignore_free(struct ignore *ig)
+{
+	if (!ig)
+		return;
+	for (size_t i = 0; i < ig->dirs.cap; i++) {
+		if (!ig->dirs.keys[i])
+			continue;
+		struct rules *rs = ig->dirs.vals[i];
+		for (size_t j = 0; j < rs->n; j++)
+			free(rs->r[j].pat);
+		free(rs->r);
+		free(rs);
+		free((char *)ig->dirs.keys[i]);
+	}
+	strmap_free(&ig->dirs);
+	free(ig->dir);
+	free(ig->levels);
+	free(ig->root);
+	free(ig);
 }

@@ -5,7 +5,10 @@
  * (glob.h); "!" re-includes; a trailing "/" matches directories only; a "/"
  * anywhere else anchors the pattern to its .gitignore's directory, and
  * otherwise it matches a name at any depth; blank lines and "#" comments are
- * skipped. Files are loaded once, on first need. Paths are root-relative.
+ * skipped. Files are loaded once, on first need (an edit to a .gitignore
+ * during a --live session is seen by the next process). Paths are
+ * root-relative; matching is with glob_match (glob.h), so "**" spans
+ * directories.
  */
 #ifndef VX_KEY_IGNORE_H
 #define VX_KEY_IGNORE_H
@@ -16,5 +19,6 @@ struct ignore;
 
 struct ignore *ignore_open(const char *root);
 bool ignore_match(struct ignore *ig, const char *path, bool is_dir);
+void ignore_free(struct ignore *ig);
 
 #endif

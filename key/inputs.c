@@ -7,6 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#define XXH_STATIC_LINKING_ONLY /* XXH3_state_t on the stack */
 #include <xxhash.h>
 
 #include "err.h"
@@ -14,30 +15,62 @@
 #include "path.h"
 #include "walk.h"
 
+#define MAX_THREADS 4
+
 struct walkarg {
 	struct inputs_ctx *c;
 	const char *base; /* "" for the root */
+	size_t baselen;
 	const char *const *exclude;
 	size_t nexclude;
 	struct inputs *out;
+	char *buf; /* scratch for root-relative paths */
+	size_t cap;
 };
 
-static char *rootrel(const struct walkarg *w, const char *rel)
+/* The root-relative spelling of a base-relative path, in w->buf. */
+static const char *rootrel(struct walkarg *w, const char *rel)
 {
-	return *w->base ? xasprintf("%s/%s", w->base, rel) : xstrdup(rel);
+	size_t n = strlen(rel), need = w->baselen + 1 + n + 1;
+	if (need > w->cap) {
+		w->cap = need * 2;
+		w->buf = xrealloc(w->buf, w->cap);
+	}
+	size_t off = 0;
+	if (w->baselen) {
+		memcpy(w->buf, w->base, w->baselen);
+		w->buf[w->baselen] = '/';
+		off = w->baselen + 1;
+	}
+	memcpy(w->buf + off, rel, n + 1);
+	return w->buf;
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
 static bool skip_dir(const char *rel, void *arg)
 {
 	struct walkarg *w = arg;
-	char *p = rootrel(w, rel);
-	bool skip = false;
-	for (size_t i = 0; i < w->c->nskip && !skip; i++)
-		skip = strcmp(w->c->skip_dirs[i], p) == 0;
-	if (!skip)
-		skip = ignore_match(w->c->ig, p, true);
-	free(p);
-	return skip;
+	const char *p = rootrel(w, rel);
+	if (w->c->nskip && bsearch(&p, w->c->skip_dirs, w->c->nskip, sizeof(char *), cmp_str))
+		return true;
+	return ignore_match(w->c->ig, p, true);
+}
+
+static size_t add_name(struct inputs *o, const char *s, size_t n)
+{
+	if (o->nlen + n + 1 > o->ncap) {
+		o->ncap = (o->nlen + n + 1) * 2;
+		o->names = xrealloc(o->names, o->ncap);
+	}
+	size_t off = o->nlen;
+	memcpy(o->names + off, s, n);
+	o->names[off + n] = '\0';
+	o->nlen += n + 1;
+	return off;
 }
 
 static int add_file(const char *rel, const struct stat *st, void *arg)
@@ -46,23 +79,25 @@ static int add_file(const char *rel, const struct stat *st, void *arg)
 	for (size_t i = 0; i < w->nexclude; i++)
 		if (glob_match(w->exclude[i], rel))
 			return 0;
-	char *p = rootrel(w, rel);
-	if (ignore_match(w->c->ig, p, false)) {
-		free(p);
+	const char *p = rootrel(w, rel);
+	if (ignore_match(w->c->ig, p, false))
 		return 0;
-	}
 	struct inputs *o = w->out;
 	if (o->n == o->cap) {
 		o->cap = o->cap ? o->cap * 2 : 64;
 		o->v = xrealloc(o->v, o->cap * sizeof(*o->v));
 	}
-	o->v[o->n++] = (struct input){.rel = xstrdup(rel), .path = p, .st = *st};
+	size_t plen = strlen(p), off = add_name(o, p, plen);
+	/* rel is the tail of the root-relative path */
+	o->v[o->n++] = (struct input){.path = off, .rel = off + (w->baselen ? w->baselen + 1 : 0),
+		.st = *st};
 	return 0;
 }
 
-static int cmp_input(const void *a, const void *b)
+static int cmp_input(const void *a, const void *b, void *arg)
 {
-	return strcmp(((const struct input *)a)->rel, ((const struct input *)b)->rel);
+	const char *names = arg;
+	return strcmp(names + ((const struct input *)a)->rel, names + ((const struct input *)b)->rel);
 }
 
 int inputs_collect(struct inputs_ctx *c, const char *base, const char *const *globs, size_t nglobs,
@@ -72,69 +107,91 @@ int inputs_collect(struct inputs_ctx *c, const char *base, const char *const *gl
 	if (!nglobs)
 		return 0;
 	const char *b = strcmp(base, ".") == 0 ? "" : base;
-	struct walkarg w = {c, b, exclude, nexclude, out};
+	struct walkarg w = {c, b, strlen(b), exclude, nexclude, out, NULL, 0};
 	char *dir = *b ? path_join(c->root, b) : xstrdup(c->root);
 	struct walk_opts o = {.globs = globs, .nglobs = nglobs, .skip = skip_dir, .arg = &w};
 	int r = walk_tree(dir, &o, add_file);
-	free(dir);
-	if (r < 0 && errno == ENOENT)
+	if (r < 0 && (errno == ENOENT || errno == ENOTDIR)) {
 		r = 0; /* a project directory that vanished has no inputs */
-	qsort(out->v, out->n, sizeof(*out->v), cmp_input);
+	} else if (r < 0) {
+		err_warn_errno("unable to read directory '%s'", *b ? b : ".");
+	}
+	free(dir);
+	free(w.buf);
+	/* the walk goes directory by directory: "a/b" comes before "a.js" */
+	bool sorted = true;
+	for (size_t i = 1; i < out->n && sorted; i++)
+		sorted = cmp_input(&out->v[i - 1], &out->v[i], out->names) < 0;
+	if (!sorted)
+		qsort_r(out->v, out->n, sizeof(*out->v), cmp_input, out->names);
 	return r;
 }
 
-struct pool {
-	struct inputs_ctx *c;
-	struct input **todo;
-	size_t n, next;
-	int64_t now;
-	pthread_mutex_t lock;
-	int err;
-	char *errpath;
-};
-
-static int hash_one(const char *root, struct input *in)
+static void digest(XXH3_state_t *s, uint8_t out[16])
 {
-	char *abs = path_join(root, in->path);
-	int r = 0;
-	if (S_ISLNK(in->st.st_mode)) {
-		char target[4096];
-		ssize_t n = readlink(abs, target, sizeof(target));
-		if (n < 0) {
-			r = -1;
-		} else {
-			XXH3_state_t *s = XXH3_createState();
-			XXH3_128bits_reset(s);
-			XXH3_128bits_update(s, "link\0", 5);
-			XXH3_128bits_update(s, target, (size_t)n);
-			XXH128_canonicalFromHash((XXH128_canonical_t *)in->hash, XXH3_128bits_digest(s));
-			XXH3_freeState(s);
-		}
-		free(abs);
-		return r;
-	}
-	int fd = open(abs, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
-	free(abs);
-	if (fd < 0)
-		return -1;
-	XXH3_state_t *s = XXH3_createState();
-	XXH3_128bits_reset(s);
+	XXH128_canonical_t c;
+	XXH128_canonicalFromHash(&c, XXH3_128bits_digest(s));
+	memcpy(out, c.digest, 16);
+}
+
+/* Hash an open file's contents into out. */
+static int hash_fd(int fd, uint8_t out[16])
+{
+	XXH3_state_t s;
+	XXH3_128bits_reset(&s);
 	char buf[65536];
 	ssize_t n;
 	while ((n = read(fd, buf, sizeof(buf))) != 0) {
 		if (n < 0) {
 			if (errno == EINTR)
 				continue;
-			r = -1;
-			break;
+			return -1;
 		}
-		XXH3_128bits_update(s, buf, (size_t)n);
+		XXH3_128bits_update(&s, buf, (size_t)n);
 	}
-	XXH128_canonicalFromHash((XXH128_canonical_t *)in->hash, XXH3_128bits_digest(s));
-	XXH3_freeState(s);
+	digest(&s, out);
+	return 0;
+}
+
+/* 0, or -1 with errno. */
+static int hash_one(const char *root, const char *path, const struct stat *st, uint8_t out[16])
+{
+	char *abs = path_join(root, path);
+	int r = 0;
+	if (S_ISLNK(st->st_mode)) {
+		/* the link itself: its target string, marked as a link */
+		char target[4096];
+		ssize_t n = readlink(abs, target, sizeof(target));
+		free(abs);
+		if (n < 0)
+			return -1;
+		XXH3_state_t s;
+		XXH3_128bits_reset(&s);
+		XXH3_128bits_update(&s, "link\0", 5);
+		XXH3_128bits_update(&s, target, (size_t)n);
+		digest(&s, out);
+		return 0;
+	}
+	int fd = open(abs, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY);
+	free(abs);
+	if (fd < 0)
+		return -1;
+	r = hash_fd(fd, out);
+	int e = errno;
 	close(fd);
+	errno = e;
 	return r;
 }
+
+struct pool {
+	struct inputs_ctx *c;
+	struct inputs *in;
+	size_t *todo; /* indices into in->v */
+	size_t n, next;
+	pthread_mutex_t lock;
+	int err;
+	size_t errat;
+};
 
 static void *worker(void *arg)
 {
@@ -145,39 +202,49 @@ static void *worker(void *arg)
 		pthread_mutex_unlock(&p->lock);
 		if (i >= p->n)
 			return NULL;
-		if (hash_one(p->c->root, p->todo[i]) != 0) {
-			pthread_mutex_lock(&p->lock);
-			if (!p->err) {
-				p->err = errno ? errno : EIO;
-				p->errpath = p->todo[i]->path;
-			}
-			pthread_mutex_unlock(&p->lock);
+		struct input *f = &p->in->v[p->todo[i]];
+		if (hash_one(p->c->root, input_path(p->in, p->todo[i]), &f->st, f->hash) == 0)
+			continue;
+		int e = errno ? errno : EIO;
+		if (e == ENOENT) {
+			f->gone = true; /* deleted since the walk: it is not an input now */
+			continue;
 		}
+		pthread_mutex_lock(&p->lock);
+		if (!p->err) {
+			p->err = e;
+			p->errat = p->todo[i];
+		}
+		pthread_mutex_unlock(&p->lock);
 	}
 }
 
 int inputs_hash(struct inputs_ctx *c, struct inputs *in)
 {
-	struct pool p = {.c = c, .lock = PTHREAD_MUTEX_INITIALIZER};
-	p.todo = xcalloc(in->n + 1, sizeof(*p.todo));
+	struct pool p = {.c = c, .in = in, .lock = PTHREAD_MUTEX_INITIALIZER};
 	for (size_t i = 0; i < in->n; i++) {
-		const uint8_t *h = statcache_lookup(c->sc, in->v[i].path, &in->v[i].st);
+		const uint8_t *h = statcache_lookup(c->sc, input_path(in, i), &in->v[i].st);
 		if (h) {
 			memcpy(in->v[i].hash, h, 16);
 			c->cached++;
 		} else {
-			p.todo[p.n++] = &in->v[i];
+			if (!p.todo)
+				p.todo = xcalloc(in->n, sizeof(*p.todo));
+			p.todo[p.n++] = i;
 		}
 	}
-	/* taken before reading: a write after this moment gets a later mtime */
-	p.now = statcache_now();
+	if (!p.n)
+		return 0;
+	/* taken before reading: a write after this moment has an mtime no
+	 * older than it, so its entry is not trusted (the racy rule) */
+	int64_t now = statcache_now();
 	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-	size_t nt = p.n / 32 + 1;
-	if (nt > (size_t)(cpus > 0 ? cpus : 1))
-		nt = (size_t)(cpus > 0 ? cpus : 1);
-	if (nt > 8)
-		nt = 8;
-	pthread_t th[8];
+	size_t nt = p.n / 32 + 1, max = cpus > 0 ? (size_t)cpus : 1;
+	if (max > MAX_THREADS)
+		max = MAX_THREADS;
+	if (nt > max)
+		nt = max;
+	pthread_t th[MAX_THREADS];
 	size_t started = 0;
 	for (size_t i = 1; i < nt; i++)
 		if (pthread_create(&th[started], NULL, worker, &p) == 0)
@@ -187,23 +254,74 @@ int inputs_hash(struct inputs_ctx *c, struct inputs *in)
 		pthread_join(th[i], NULL);
 	if (p.err) {
 		errno = p.err;
-		err_warn_errno("unable to read input '%s'", p.errpath);
+		err_warn_errno("unable to read input '%s'", input_path(in, p.errat));
 		free(p.todo);
 		return -1;
 	}
-	for (size_t i = 0; i < p.n; i++)
-		statcache_store(c->sc, p.todo[i]->path, &p.todo[i]->st, p.todo[i]->hash, p.now);
+	for (size_t i = 0; i < p.n; i++) {
+		const struct input *f = &in->v[p.todo[i]];
+		if (!f->gone)
+			statcache_store(c->sc, input_path(in, p.todo[i]), &f->st, f->hash, now);
+	}
 	c->hashed += p.n;
 	free(p.todo);
+	/* drop the vanished ones, keeping the order */
+	size_t k = 0;
+	for (size_t i = 0; i < in->n; i++)
+		if (!in->v[i].gone)
+			in->v[k++] = in->v[i];
+	in->n = k;
 	return 0;
+}
+
+int inputs_hash_file(struct inputs_ctx *c, const char *path, uint8_t hash[16])
+{
+	char *abs = path_join(c->root, path);
+	struct stat st;
+	int r = 1;
+	if (stat(abs, &st) != 0) {
+		r = errno == ENOENT || errno == ENOTDIR ? 0 : -1;
+		goto out;
+	}
+	const uint8_t *h = statcache_lookup(c->sc, path, &st);
+	if (h) {
+		memcpy(hash, h, 16);
+		c->cached++;
+		goto out;
+	}
+	int64_t now = statcache_now();
+	int fd = open(abs, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+	if (fd < 0) {
+		r = errno == ENOENT ? 0 : -1;
+		goto out;
+	}
+	/* the stat that goes with the bytes read: of this open file */
+	int e = 0;
+	if (fstat(fd, &st) != 0)
+		e = errno;
+	else if (!S_ISREG(st.st_mode))
+		e = EISDIR;
+	else if (hash_fd(fd, hash) != 0)
+		e = errno;
+	close(fd);
+	if (e) {
+		errno = e;
+		r = -1;
+	}
+	if (r == 1) {
+		statcache_store(c->sc, path, &st, hash, now);
+		c->hashed++;
+	}
+out:
+	if (r < 0)
+		err_warn_errno("unable to read '%s'", path);
+	free(abs);
+	return r;
 }
 
 void inputs_free(struct inputs *in)
 {
-	for (size_t i = 0; i < in->n; i++) {
-		free(in->v[i].rel);
-		free(in->v[i].path);
-	}
 	free(in->v);
+	free(in->names);
 	memset(in, 0, sizeof(*in));
 }

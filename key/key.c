@@ -9,34 +9,66 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#define XXH_STATIC_LINKING_ONLY /* XXH3_state_t on the stack */
 #include <xxhash.h>
 
 #include "err.h"
-#include "fileio.h"
 #include "glob.h"
-#include "hash.h"
 #include "path.h"
 
-#define KEY_FORMAT "vx-key 1"
+#define KEY_FORMAT "vx-key 2"
 
 static const char *const fingerprint_files[] = {
 	"package-lock.json", "yarn.lock", "pnpm-lock.yaml", "bun.lock", "bun.lockb",
 	"pnpm-workspace.yaml",
 };
+#define NFP (sizeof(fingerprint_files) / sizeof(*fingerprint_files))
 
-static void field(XXH3_state_t *s, const void *p, size_t n)
+/* What the final rule needs of a task already keyed. */
+struct task {
+	char *id;
+	char key[33];
+	bool has_key; /* false for a persistent task */
+	bool final;
+	char **reach; /* root-relative prefixes it may write; "" = everywhere */
+	size_t nreach;
+	char **deps;
+	size_t ndeps;
+	unsigned mark;
+};
+
+struct runtime_out {
+	uint8_t hash[16];
+};
+
+/* The message: every field a u64 LE length then its bytes. */
+static void put_u64(XXH3_state_t *s, uint64_t v)
 {
-	uint64_t len = n;
-	XXH3_128bits_update(s, &len, sizeof(len));
+	uint8_t b[8];
+	for (int i = 0; i < 8; i++)
+		b[i] = (uint8_t)(v >> (8 * i));
+	XXH3_128bits_update(s, b, 8);
+}
+
+static void put(XXH3_state_t *s, const void *p, size_t n)
+{
+	put_u64(s, n);
 	XXH3_128bits_update(s, p, n);
 }
 
-static void fields(XXH3_state_t *s, const char *str)
+static void put_str(XXH3_state_t *s, const char *str)
 {
-	field(s, str, strlen(str));
+	put(s, str, strlen(str));
 }
 
-static void hex16(const uint8_t h[16], char out[33])
+static void digest16(XXH3_state_t *s, uint8_t out[16])
+{
+	XXH128_canonical_t c;
+	XXH128_canonicalFromHash(&c, XXH3_128bits_digest(s));
+	memcpy(out, c.digest, 16);
+}
+
+static void hex(const uint8_t h[16], char out[33])
 {
 	static const char hx[] = "0123456789abcdef";
 	for (int i = 0; i < 16; i++) {
@@ -46,11 +78,11 @@ static void hex16(const uint8_t h[16], char out[33])
 	out[32] = '\0';
 }
 
-static void digest(XXH3_state_t *s, char out[33])
+static void hash_bytes(const void *p, size_t n, uint8_t out[16])
 {
 	XXH128_canonical_t c;
-	XXH128_canonicalFromHash(&c, XXH3_128bits_digest(s));
-	hex16(c.digest, out);
+	XXH128_canonicalFromHash(&c, XXH3_128bits(p, n));
+	memcpy(out, c.digest, 16);
 }
 
 static int cmp_str(const void *a, const void *b)
@@ -58,102 +90,161 @@ static int cmp_str(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-void key_init(struct keyer *k, const char *root, cJSON *graph)
+static const cJSON *jget(const cJSON *o, const char *name)
 {
-	memset(k, 0, sizeof(*k));
-	k->in.root = root;
-	k->in.ig = ignore_open(root);
-	k->in.sc = statcache_load(root);
-	strmap_init(&k->keys);
-	strmap_init(&k->runtime);
-	strmap_init(&k->records);
-	/* nested projects are walls for the projects around them */
-	const cJSON *projects = cJSON_GetObjectItemCaseSensitive(graph, "projects"), *p;
-	size_t n = 0;
-	const char **dirs = xcalloc((size_t)cJSON_GetArraySize(projects) + 1, sizeof(char *));
-	cJSON_ArrayForEach(p, projects) {
-		const char *d = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(p, "dir"));
-		if (d && strcmp(d, ".") != 0)
-			dirs[n++] = xstrdup(d); /* the graph record is freed after this */
-	}
-	qsort(dirs, n, sizeof(*dirs), cmp_str);
-	k->in.skip_dirs = dirs;
-	k->in.nskip = n;
+	return cJSON_GetObjectItemCaseSensitive(o, name);
 }
 
 static const char *jstr(const cJSON *o, const char *name)
 {
-	return cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(o, name));
+	return cJSON_GetStringValue(jget(o, name));
 }
 
-static const cJSON *jpath(const cJSON *o, const char *a, const char *b, const char *c)
+void key_init(struct keyer *k, const char *root, const cJSON *graph, bool live)
 {
-	o = cJSON_GetObjectItemCaseSensitive(o, a);
-	if (b)
-		o = cJSON_GetObjectItemCaseSensitive(o, b);
-	if (c)
-		o = cJSON_GetObjectItemCaseSensitive(o, c);
-	return o;
+	memset(k, 0, sizeof(*k));
+	k->live = live;
+	k->in.root = xstrdup(root);
+	k->in.ig = ignore_open(root);
+	k->in.sc = statcache_load(root);
+	strmap_init(&k->tasks);
+	strmap_init(&k->runtime);
+	/* nested projects are walls for the projects around them (the root's
+	 * above all); copied, the graph record is freed after this */
+	const cJSON *p, *projects = jget(graph, "projects");
+	char **dirs = xcalloc((size_t)cJSON_GetArraySize(projects) + 1, sizeof(char *));
+	size_t n = 0;
+	cJSON_ArrayForEach(p, projects) {
+		const char *d = jstr(p, "dir");
+		if (d && strcmp(d, ".") != 0)
+			dirs[n++] = path_normalize(d);
+	}
+	qsort(dirs, n, sizeof(*dirs), cmp_str);
+	k->in.skip_dirs = (const char *const *)dirs;
+	k->in.nskip = n;
 }
 
-static const char **strings(const cJSON *arr, size_t *n)
+/* A JSON array of strings (absent or null: empty) as a borrowed list. */
+static int strlist(const cJSON *arr, const char ***out, size_t *n, const char *what, const char *where)
 {
-	const char **v = xcalloc((size_t)cJSON_GetArraySize(arr) + 1, sizeof(char *));
-	const cJSON *e;
 	*n = 0;
-	cJSON_ArrayForEach(e, arr) if (cJSON_IsString(e)) v[(*n)++] = e->valuestring;
-	return v;
+	*out = NULL;
+	if (!arr || cJSON_IsNull(arr))
+		return 0;
+	if (!cJSON_IsArray(arr))
+		goto bad;
+	*out = xcalloc((size_t)cJSON_GetArraySize(arr) + 1, sizeof(char *));
+	const cJSON *e;
+	cJSON_ArrayForEach(e, arr) {
+		if (!cJSON_IsString(e))
+			goto bad;
+		(*out)[(*n)++] = e->valuestring;
+	}
+	return 0;
+bad:
+	free(*out);
+	*out = NULL;
+	err_warn("%s: invalid record: \"%s\" must be an array of strings", where, what);
+	return -1;
 }
 
-static void file_hash_hex(const char *root, const char *rel, char out[33])
+/* rel under the project dir, root-relative and normalised ("" for the
+ * root); NULL when it leaves the workspace. */
+static char *under(const char *dir, const char *rel)
 {
-	char *abs = path_join(root, rel);
-	size_t len;
-	char *data = fileio_read_at(AT_FDCWD, abs, &len);
-	free(abs);
-	if (!data) {
-		strcpy(out, "absent");
+	char *j = path_join(dir, rel);
+	if (strcmp(j, ".") == 0)
+		j[0] = '\0';
+	if (j[0] == '/' || (j[0] == '.' && j[1] == '.' && (j[2] == '/' || !j[2]))) {
+		free(j);
+		return NULL;
+	}
+	return j;
+}
+
+/* A write grant's static prefix, root-relative; NULL outside the workspace. */
+static char *grant_prefix(const char *root, const char *dir, const char *grant)
+{
+	char *pre = glob_static_prefix(grant);
+	char *out = NULL;
+	if (pre[0] == '/' || pre[0] == '~') {
+		char *abs = path_expand_home(pre), *norm = path_normalize(abs), *nroot = path_normalize(root);
+		out = path_under(nroot, norm);
+		if (out && strcmp(out, ".") == 0)
+			out[0] = '\0';
+		free(abs);
+		free(norm);
+		free(nroot);
+	} else {
+		out = under(dir, pre);
+	}
+	free(pre);
+	return out;
+}
+
+static void list_add(char ***v, size_t *n, char *s)
+{
+	if (!s)
+		return;
+	*v = xrealloc(*v, (*n + 1) * sizeof(**v));
+	(*v)[(*n)++] = s;
+}
+
+/* Where an upstream task may write (the header's rule). */
+static void write_reach(const char *root, struct task *t, const char *kind, const char *dir,
+	const cJSON *cache, const cJSON *sandbox)
+{
+	const cJSON *e, *list = NULL;
+	if (strcmp(kind, "group") == 0)
+		return;
+	bool exec = strcmp(kind, "exec") == 0;
+	if (exec && cJSON_IsObject(cache)) {
+		cJSON_ArrayForEach(e, jget(jget(cache, "outputs"), "files"))
+			if (cJSON_IsString(e) && e->valuestring[0] != '!')
+				list_add(&t->reach, &t->nreach, under(dir, e->valuestring));
 		return;
 	}
-	hash_hex(data, len, out);
-	free(data);
-}
-
-static const char *fingerprint(struct keyer *k)
-{
-	if (k->fingerprint)
-		return k->fingerprint;
-	XXH3_state_t *s = XXH3_createState();
-	XXH3_128bits_reset(s);
-	for (size_t i = 0; i < sizeof(fingerprint_files) / sizeof(*fingerprint_files); i++) {
-		char h[33];
-		file_hash_hex(k->in.root, fingerprint_files[i], h);
-		if (strcmp(h, "absent") == 0)
-			continue;
-		fields(s, fingerprint_files[i]);
-		fields(s, h);
+	if (cJSON_IsObject(sandbox)) {
+		list = jget(jget(sandbox, "allow"), "write");
+		cJSON_ArrayForEach(e, list)
+			if (cJSON_IsString(e))
+				list_add(&t->reach, &t->nreach, grant_prefix(root, dir, e->valuestring));
+		return;
 	}
-	k->fingerprint = xmalloc(33);
-	digest(s, k->fingerprint);
-	XXH3_freeState(s);
-	return k->fingerprint;
+	list_add(&t->reach, &t->nreach, under(dir, "."));
 }
 
-/* Run a runtime command in dir; the hash of its stdout and its status. */
-static const char *runtime_hash(struct keyer *k, const char *dir, const char *cmd)
+static void task_clear(struct task *t)
+{
+	for (size_t i = 0; i < t->nreach; i++)
+		free(t->reach[i]);
+	for (size_t i = 0; i < t->ndeps; i++)
+		free(t->deps[i]);
+	free(t->reach);
+	free(t->deps);
+	t->reach = t->deps = NULL;
+	t->nreach = t->ndeps = 0;
+}
+
+/* Run a runtime command in the project dir, once per process: the hash of
+ * its stdout, and of its exit status when that is not 0. */
+static const struct runtime_out *runtime_run(struct keyer *k, const char *dir, const char *cmd)
 {
 	char *id = xasprintf("%s\n%s", dir, cmd);
-	char *cached = strmap_get(&k->runtime, id);
-	if (cached) {
+	struct runtime_out *ro = strmap_get(&k->runtime, id);
+	if (ro) {
 		free(id);
-		return cached;
+		return ro;
 	}
-	int p[2];
+	ro = xcalloc(1, sizeof(*ro));
+	strmap_put(&k->runtime, id, ro);
 	char *cwd = path_join(k->in.root, dir);
-	char *out = xmalloc(40);
-	strcpy(out, "unrunnable");
+	XXH3_state_t s;
+	XXH3_128bits_reset(&s);
+	int p[2], code = 127;
+	pid_t pid = -1;
 	if (pipe2(p, O_CLOEXEC) == 0) {
-		pid_t pid = fork();
+		pid = fork();
 		if (pid == 0) {
 			dup2(p[1], 1);
 			int nul = open("/dev/null", O_RDONLY);
@@ -164,308 +255,390 @@ static const char *runtime_hash(struct keyer *k, const char *dir, const char *cm
 			_exit(127);
 		}
 		close(p[1]);
-		XXH3_state_t *s = XXH3_createState();
-		XXH3_128bits_reset(s);
 		char buf[8192];
 		ssize_t n;
-		while ((n = read(p[0], buf, sizeof(buf))) != 0) {
+		while (pid > 0 && (n = read(p[0], buf, sizeof(buf))) != 0) {
 			if (n < 0 && errno == EINTR)
 				continue;
 			if (n < 0)
 				break;
-			XXH3_128bits_update(s, buf, (size_t)n);
+			XXH3_128bits_update(&s, buf, (size_t)n);
 		}
 		close(p[0]);
 		int st = 0;
 		while (pid > 0 && waitpid(pid, &st, 0) < 0 && errno == EINTR)
 			;
-		int code = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
-		XXH3_128bits_update(s, &code, sizeof(code));
-		digest(s, out);
-		XXH3_freeState(s);
-		if (code != 0)
-			err_warn("inputs.runtime '%s' in %s exited %d; its status folds into the key",
-				cmd, dir, code);
+		if (pid > 0)
+			code = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
 	}
-	close(p[1]);
+	if (code != 0) {
+		char tail[32];
+		int n = snprintf(tail, sizeof(tail), "%cexit %d", 0, code);
+		XXH3_128bits_update(&s, tail, (size_t)n);
+		err_warn("inputs.runtime '%s' in '%s' exited %d; its status folds into the key", cmd, dir, code);
+	}
+	digest16(&s, ro->hash);
 	free(cwd);
-	strmap_put(&k->runtime, id, out);
-	return out;
+	return ro;
 }
 
-int key_task(struct keyer *k, cJSON *rec, bool explain)
+/* The workspace fingerprint; once per batch, again for every record in
+ * --live mode (a task may have rewritten a lockfile). */
+static int fingerprint(struct keyer *k, uint8_t out[16])
 {
-	const char *id = jstr(rec, "id"), *kind = jstr(rec, "kind"), *dir = jstr(rec, "dir");
-	if (!id || !kind || !dir)
-		return -1;
-	cJSON *old = strmap_get(&k->records, id);
-	cJSON_Delete(old);
-	strmap_put(&k->records, xstrdup(id), cJSON_Duplicate(rec, 1));
-	if (strcmp(kind, "persistent") == 0) {
-		cJSON_DeleteItemFromObjectCaseSensitive(rec, "key");
-		cJSON_AddNullToObject(rec, "key");
+	if (k->have_fp && !k->live) {
+		memcpy(out, k->fp, 16);
 		return 0;
 	}
-	XXH3_state_t *s = XXH3_createState();
-	XXH3_128bits_reset(s);
-	fields(s, KEY_FORMAT);
-	fields(s, kind);
-	cJSON *ex = explain ? cJSON_CreateObject() : NULL;
-	bool group = strcmp(kind, "group") == 0;
-	int rc = 0;
-	if (group) {
-		fields(s, id);
-	} else {
-		const char *cmd = jstr(rec, "command");
-		fields(s, cmd ? cmd : "");
-		if (ex) {
-			char h[33];
-			hash_hex(cmd ? cmd : "", cmd ? strlen(cmd) : 0, h);
-			cJSON_AddStringToObject(ex, "command", h);
-		}
-		const cJSON *cache = cJSON_GetObjectItemCaseSensitive(rec, "cache");
-		bool cached = cJSON_IsObject(cache);
-		size_t ng = 0, nx = 0, nw = 0;
-		const char **globs = cached ? strings(jpath(cache, "inputs", "files", NULL), &ng)
-					    : xcalloc(2, sizeof(char *));
-		if (!cached) {
-			globs[0] = "**/*";
-			ng = 1;
-		}
-		const char **outs = strings(cached ? jpath(cache, "outputs", "files", NULL) : NULL, &nx);
-		const char **wsf = strings(cached ? jpath(cache, "inputs", "workspaceFiles", NULL) : NULL, &nw);
-		struct inputs in, win;
-		rc = inputs_collect(&k->in, dir, globs, ng, outs, nx, &in);
-		if (rc == 0)
-			rc = inputs_hash(&k->in, &in);
-		memset(&win, 0, sizeof(win));
-		if (rc == 0 && nw) {
-			rc = inputs_collect(&k->in, ".", wsf, nw, NULL, 0, &win);
-			if (rc == 0)
-				rc = inputs_hash(&k->in, &win);
-		}
-		cJSON *exf = ex ? cJSON_AddObjectToObject(ex, "files") : NULL;
-		for (int pass = 0; pass < 2 && rc == 0; pass++) {
-			struct inputs *v = pass ? &win : &in;
-			fields(s, pass ? "workspaceFiles" : "files");
-			for (size_t i = 0; i < v->n; i++) {
-				/* a workspace file is named from the root, to tell it apart */
-				const char *name = pass ? v->v[i].path : v->v[i].rel;
-				char *shown = pass ? xasprintf("//%s", name) : xstrdup(name);
-				fields(s, shown);
-				field(s, v->v[i].hash, 16);
-				if (exf) {
-					char h[33];
-					hex16(v->v[i].hash, h);
-					cJSON_AddStringToObject(exf, shown, h);
-				}
-				free(shown);
-			}
-		}
-		inputs_free(&in);
-		inputs_free(&win);
-		free(globs);
-		free(outs);
-		free(wsf);
-
-		size_t ne = 0, nr = 0;
-		const char **env = strings(cached ? jpath(cache, "inputs", "env", NULL) : NULL, &ne);
-		qsort(env, ne, sizeof(*env), cmp_str);
-		cJSON *exe = ex ? cJSON_AddObjectToObject(ex, "env") : NULL;
-		fields(s, "env");
-		for (size_t i = 0; i < ne; i++) {
-			const char *v = getenv(env[i]);
-			fields(s, env[i]);
-			char set = v ? 1 : 0;
-			field(s, &set, 1);
-			if (v)
-				fields(s, v);
-			if (exe) {
-				char h[33];
-				if (v)
-					hash_hex(v, strlen(v), h);
-				cJSON_AddItemToObject(exe, env[i], v ? cJSON_CreateString(h) : cJSON_CreateNull());
-			}
-		}
-		free(env);
-		const char **rt = strings(cached ? jpath(cache, "inputs", "runtime", NULL) : NULL, &nr);
-		cJSON *exr = ex ? cJSON_AddObjectToObject(ex, "runtime") : NULL;
-		fields(s, "runtime");
-		for (size_t i = 0; i < nr; i++) {
-			const char *h = runtime_hash(k, dir, rt[i]);
-			fields(s, rt[i]);
-			fields(s, h);
-			if (exr)
-				cJSON_AddStringToObject(exr, rt[i], h);
-		}
-		free(rt);
-
-		char *pj = strcmp(dir, ".") ? xasprintf("%s/package.json", dir) : xstrdup("package.json");
-		char ph[33];
-		file_hash_hex(k->in.root, pj, ph);
-		free(pj);
-		fields(s, "package");
-		fields(s, ph);
-		fields(s, "workspace");
-		fields(s, fingerprint(k));
-		if (ex) {
-			cJSON_AddStringToObject(ex, "package", ph);
-			cJSON_AddStringToObject(ex, "workspace", fingerprint(k));
-		}
+	uint8_t h[NFP][16];
+	bool present[NFP];
+	uint64_t n = 0;
+	for (size_t i = 0; i < NFP; i++) {
+		int r = inputs_hash_file(&k->in, fingerprint_files[i], h[i]);
+		if (r < 0)
+			return -1;
+		present[i] = r == 1;
+		n += present[i];
 	}
-	/* the keys of the folded dependencies, sorted by id */
-	size_t nf = 0;
-	const char **folds = strings(cJSON_GetObjectItemCaseSensitive(rec, "folds"), &nf);
-	qsort(folds, nf, sizeof(*folds), cmp_str);
-	cJSON *exd = ex ? cJSON_AddObjectToObject(ex, "deps") : NULL;
-	fields(s, "deps");
-	for (size_t i = 0; i < nf && rc == 0; i++) {
-		const char *dk = strmap_get(&k->keys, folds[i]);
-		if (!dk) {
-			err_warn("%s folds %s, whose key was never computed: send dependencies first",
-				id, folds[i]);
-			rc = -1;
-			break;
-		}
-		fields(s, folds[i]);
-		fields(s, dk);
-		if (exd)
-			cJSON_AddStringToObject(exd, folds[i], dk);
+	XXH3_state_t s;
+	XXH3_128bits_reset(&s);
+	put_u64(&s, n);
+	for (size_t i = 0; i < NFP; i++) {
+		if (!present[i])
+			continue;
+		put_str(&s, fingerprint_files[i]);
+		put(&s, h[i], 16);
 	}
-	free(folds);
-	if (rc != 0) {
-		XXH3_freeState(s);
-		cJSON_Delete(ex);
-		return -1;
-	}
-	char *key = xmalloc(33);
-	digest(s, key);
-	XXH3_freeState(s);
-	char *prev = strmap_get(&k->keys, id);
-	if (prev)
-		memcpy(prev, key, 33), free(key), key = prev;
-	else
-		strmap_put(&k->keys, xstrdup(id), key);
-	cJSON_DeleteItemFromObjectCaseSensitive(rec, "key");
-	cJSON_AddStringToObject(rec, "key", key);
-	if (ex) {
-		cJSON_DeleteItemFromObjectCaseSensitive(rec, "explain");
-		cJSON_AddItemToObject(rec, "explain", ex);
-	}
+	digest16(&s, k->fp);
+	k->have_fp = true;
+	memcpy(out, k->fp, 16);
 	return 0;
 }
 
-/* Where a task may write, as root-relative static prefixes ("" = all). */
-static size_t write_reach(const cJSON *u, char ***out)
+/* The input files of an exec task, folded in and listed in ex. */
+static int fold_files(struct keyer *k, XXH3_state_t *s, const char *section, const char *base,
+	const char *const *globs, size_t ng, const char *const *outs, size_t no, cJSON *ex)
 {
-	const char *kind = jstr(u, "kind"), *dir = jstr(u, "dir");
-	const cJSON *cache = cJSON_GetObjectItemCaseSensitive(u, "cache");
-	const cJSON *sb = cJSON_GetObjectItemCaseSensitive(u, "sandbox");
-	size_t n = 0;
-	*out = NULL;
-	if (strcmp(kind, "group") == 0)
-		return 0;
-	const cJSON *list = NULL;
-	if (cJSON_IsObject(cache) && strcmp(kind, "persistent") != 0)
-		list = jpath(cache, "outputs", "files", NULL);
-	else if (cJSON_IsObject(sb))
-		list = jpath(sb, "allow", "write", NULL);
-	if (!list) {
-		*out = xcalloc(2, sizeof(char *));
-		(*out)[n++] = xstrdup(strcmp(dir, ".") ? dir : "");
-		return n;
-	}
-	*out = xcalloc((size_t)cJSON_GetArraySize(list) + 1, sizeof(char *));
-	const cJSON *e;
-	cJSON_ArrayForEach(e, list) {
-		if (!cJSON_IsString(e) || e->valuestring[0] == '!')
-			continue;
-		if (e->valuestring[0] == '/' || e->valuestring[0] == '~')
-			continue; /* outside the workspace, or handled by the sandbox's wall */
-		char *pre = glob_static_prefix(e->valuestring);
-		char *joined = strcmp(dir, ".") ? path_join(dir, pre) : path_normalize(pre);
-		free(pre);
-		if (strcmp(joined, ".") == 0) {
-			free(joined);
-			joined = xstrdup("");
+	struct inputs in;
+	int rc = inputs_collect(&k->in, base, globs, ng, outs, no, &in);
+	if (rc == 0)
+		rc = inputs_hash(&k->in, &in);
+	if (rc == 0) {
+		put_str(s, section);
+		put_u64(s, in.n);
+		cJSON *exf = ex ? cJSON_AddObjectToObject(ex, section) : NULL;
+		for (size_t i = 0; i < in.n; i++) {
+			put_str(s, input_rel(&in, i));
+			put(s, in.v[i].hash, 16);
+			if (exf) {
+				char h[33];
+				hex(in.v[i].hash, h);
+				cJSON_AddItemToObject(exf, input_rel(&in, i), cJSON_CreateString(h));
+			}
 		}
-		(*out)[n++] = joined;
 	}
-	return n;
+	inputs_free(&in);
+	return rc;
 }
 
-/* Do two root-relative prefixes ("" = everything) overlap? */
+static int key_exec(struct keyer *k, XXH3_state_t *s, const cJSON *rec, const char *dir,
+	const char *where, cJSON *ex)
+{
+	const char *cmd = jstr(rec, "command");
+	if (!cmd) {
+		err_warn("%s: invalid record: an exec task needs a string \"command\"", where);
+		return -1;
+	}
+	put_str(s, "command");
+	put_str(s, cmd);
+	if (ex) {
+		uint8_t h[16];
+		char hx[33];
+		hash_bytes(cmd, strlen(cmd), h);
+		hex(h, hx);
+		cJSON_AddStringToObject(ex, "command", hx);
+	}
+	const cJSON *cache = jget(rec, "cache"), *inp = jget(cache, "inputs");
+	bool cached = cJSON_IsObject(cache);
+	static const char *const all[] = {"**/*"};
+	const char **globs = NULL, **outs = NULL, **wsf = NULL, **env = NULL, **rt = NULL;
+	size_t ng = 0, no = 0, nw = 0, ne = 0, nr = 0;
+	int rc = -1;
+	if (strlist(jget(inp, "files"), &globs, &ng, "cache.inputs.files", where) ||
+		strlist(jget(jget(cache, "outputs"), "files"), &outs, &no, "cache.outputs.files", where) ||
+		strlist(jget(inp, "workspaceFiles"), &wsf, &nw, "cache.inputs.workspaceFiles", where) ||
+		strlist(jget(inp, "env"), &env, &ne, "cache.inputs.env", where) ||
+		strlist(jget(inp, "runtime"), &rt, &nr, "cache.inputs.runtime", where))
+		goto out;
+	/* no cache, or no inputs.files: every file of the project */
+	bool dflt = !cached || !jget(inp, "files") || cJSON_IsNull(jget(inp, "files"));
+	if (fold_files(k, s, "files", dir, dflt ? all : globs, dflt ? 1 : ng, outs, no, ex) != 0)
+		goto out;
+	if (fold_files(k, s, "workspaceFiles", ".", wsf, nw, NULL, 0, ex) != 0)
+		goto out;
+
+	put_str(s, "env");
+	put_u64(s, ne);
+	cJSON *exe = ex ? cJSON_AddObjectToObject(ex, "env") : NULL;
+	for (size_t i = 0; i < ne; i++) {
+		const char *v = getenv(env[i]);
+		put_str(s, env[i]);
+		put_u64(s, v != NULL); /* unset is not the empty string */
+		if (v)
+			put_str(s, v);
+		if (exe) {
+			uint8_t h[16];
+			char hx[33];
+			if (v) {
+				hash_bytes(v, strlen(v), h);
+				hex(h, hx);
+			}
+			cJSON_AddItemToObject(exe, env[i], v ? cJSON_CreateString(hx) : cJSON_CreateNull());
+		}
+	}
+
+	put_str(s, "runtime");
+	put_u64(s, nr);
+	cJSON *exr = ex ? cJSON_AddObjectToObject(ex, "runtime") : NULL;
+	for (size_t i = 0; i < nr; i++) {
+		const struct runtime_out *ro = runtime_run(k, dir, rt[i]);
+		put_str(s, rt[i]);
+		put(s, ro->hash, 16);
+		if (exr) {
+			char hx[33];
+			hex(ro->hash, hx);
+			cJSON_AddStringToObject(exr, rt[i], hx);
+		}
+	}
+
+	uint8_t ph[16], fp[16];
+	char *pj = under(dir, "package.json");
+	int got = pj ? inputs_hash_file(&k->in, pj, ph) : 0;
+	free(pj);
+	if (got < 0 || fingerprint(k, fp) != 0)
+		goto out;
+	put_str(s, "package");
+	put_u64(s, got == 1);
+	if (got == 1)
+		put(s, ph, 16);
+	put_str(s, "workspace");
+	put(s, fp, 16);
+	if (ex) {
+		char hx[33];
+		hex(ph, hx);
+		cJSON_AddItemToObject(ex, "package", got == 1 ? cJSON_CreateString(hx) : cJSON_CreateNull());
+		hex(fp, hx);
+		cJSON_AddStringToObject(ex, "workspace", hx);
+	}
+	rc = 0;
+out:
+	free(globs);
+	free(outs);
+	free(wsf);
+	free(env);
+	free(rt);
+	return rc;
+}
+
 static bool overlap(const char *a, const char *b)
 {
 	return !*a || !*b || path_is_within(a, b) || path_is_within(b, a);
 }
 
-bool key_final(struct keyer *k, const cJSON *rec)
+/* R-9a ahead of the run (the header's rule). */
+static bool is_final(struct keyer *k, const struct task *t, const cJSON *rec, const char *kind,
+	const char *dir, const char *const *folds, size_t nf)
 {
-	const char *dir = jstr(rec, "dir");
-	const char *mydir = strcmp(dir, ".") ? dir : "";
-	const cJSON *cache = cJSON_GetObjectItemCaseSensitive(rec, "cache");
-	/* what this task reads: its input globs' prefixes, its workspaceFiles,
-	 * its package.json; and every key reads the root lockfiles */
+	for (size_t i = 0; i < nf; i++) {
+		const struct task *u = strmap_get(&k->tasks, folds[i]);
+		if (u && !u->final)
+			return false; /* it folds a key that may still move */
+	}
+	char **reads = NULL;
 	size_t nr = 0;
-	char *reads[256];
-	const cJSON *e, *files = cJSON_IsObject(cache) ? jpath(cache, "inputs", "files", NULL) : NULL;
-	if (!files) {
-		reads[nr++] = xstrdup(mydir);
-	} else {
-		cJSON_ArrayForEach(e, files) if (cJSON_IsString(e) && e->valuestring[0] != '!' && nr < 200)
+	const cJSON *e, *cache = jget(rec, "cache"), *inp = jget(cache, "inputs");
+	if (strcmp(kind, "exec") == 0) {
+		const cJSON *files = jget(inp, "files");
+		if (!cJSON_IsObject(cache) || !cJSON_IsArray(files)) {
+			list_add(&reads, &nr, under(dir, "."));
+		} else {
+			cJSON_ArrayForEach(e, files) if (cJSON_IsString(e) && e->valuestring[0] != '!')
+			{
+				char *pre = glob_static_prefix(e->valuestring);
+				list_add(&reads, &nr, under(dir, pre));
+				free(pre);
+			}
+			list_add(&reads, &nr, under(dir, "package.json"));
+		}
+		cJSON_ArrayForEach(e, jget(inp, "workspaceFiles")) if (cJSON_IsString(e) && e->valuestring[0] != '!')
 		{
 			char *pre = glob_static_prefix(e->valuestring);
-			char *j = *mydir ? path_join(mydir, pre) : path_normalize(pre);
+			list_add(&reads, &nr, under(".", pre));
 			free(pre);
-			if (strcmp(j, ".") == 0)
-				j[0] = '\0';
-			reads[nr++] = j;
 		}
-		reads[nr++] = *mydir ? xasprintf("%s/package.json", mydir) : xstrdup("package.json");
+		for (size_t i = 0; i < NFP; i++)
+			list_add(&reads, &nr, xstrdup(fingerprint_files[i]));
 	}
-	const cJSON *wsf = cJSON_IsObject(cache) ? jpath(cache, "inputs", "workspaceFiles", NULL) : NULL;
-	cJSON_ArrayForEach(e, wsf) if (cJSON_IsString(e) && e->valuestring[0] != '!' && nr < 250)
-	{
-		char *pre = glob_static_prefix(e->valuestring);
-		reads[nr++] = pre;
-	}
-	for (size_t i = 0; i < sizeof(fingerprint_files) / sizeof(*fingerprint_files); i++)
-		reads[nr++] = xstrdup(fingerprint_files[i]);
-
-	/* every transitive dependency's write reach against those reads */
+	/* every transitive dependency's reach against those reads */
 	bool final = true;
-	struct strmap seen;
-	strmap_init(&seen);
-	const cJSON **stack = xcalloc(k->records.len + 1, sizeof(*stack));
-	size_t sp = 0;
-	stack[sp++] = rec;
-	while (sp && final) {
-		const cJSON *t = stack[--sp];
-		const cJSON *deps = cJSON_GetObjectItemCaseSensitive(t, "deps");
-		cJSON_ArrayForEach(e, deps) {
-			if (!cJSON_IsString(e) || strmap_get(&seen, e->valuestring))
+	unsigned mark = ++k->mark;
+	size_t sp = 0, cap = 16;
+	const struct task **stack = xmalloc(cap * sizeof(*stack));
+	stack[sp++] = t;
+	while (sp && final && nr) {
+		const struct task *cur = stack[--sp];
+		for (size_t i = 0; i < cur->ndeps && final; i++) {
+			struct task *u = strmap_get(&k->tasks, cur->deps[i]);
+			if (!u || u->mark == mark || u == t)
 				continue;
-			strmap_put(&seen, e->valuestring, (void *)1);
-			const cJSON *u = strmap_get(&k->records, e->valuestring);
-			if (!u)
-				continue;
-			char **w;
-			size_t nw = write_reach(u, &w);
-			for (size_t a = 0; a < nw; a++) {
+			u->mark = mark;
+			for (size_t a = 0; a < u->nreach && final; a++)
 				for (size_t b = 0; b < nr && final; b++)
-					if (overlap(w[a], reads[b]))
+					if (overlap(u->reach[a], reads[b]))
 						final = false;
-				free(w[a]);
-			}
-			free(w);
-			if (sp < k->records.len)
-				stack[sp++] = u;
+			if (sp == cap)
+				stack = xrealloc(stack, (cap *= 2) * sizeof(*stack));
+			stack[sp++] = u;
 		}
 	}
 	free(stack);
-	strmap_free(&seen);
 	for (size_t i = 0; i < nr; i++)
 		free(reads[i]);
+	free(reads);
 	return final;
+}
+
+int key_task(struct keyer *k, cJSON *rec, bool explain, const char *where)
+{
+	const char *id = jstr(rec, "id"), *kind = jstr(rec, "kind"), *dir = jstr(rec, "dir");
+	if (!id || !kind || !dir) {
+		err_warn("%s: invalid record: a task needs string members \"id\", \"kind\" and \"dir\"", where);
+		return -1;
+	}
+	bool exec = strcmp(kind, "exec") == 0, group = strcmp(kind, "group") == 0;
+	bool persistent = strcmp(kind, "persistent") == 0;
+	if (!exec && !group && !persistent) {
+		err_warn("%s: invalid record: unknown kind '%s' (exec, group or persistent)", where, kind);
+		return -1;
+	}
+	char *ndir = under(".", dir);
+	if (!ndir) {
+		err_warn("%s: invalid record: dir '%s' is not inside the workspace", where, dir);
+		return -1;
+	}
+	if (!*ndir) {
+		free(ndir);
+		ndir = xstrdup(".");
+	}
+	const cJSON *cache = jget(rec, "cache"), *sandbox = jget(rec, "sandbox");
+	const char **folds = NULL, **deps = NULL;
+	size_t nf = 0, nd = 0;
+	cJSON *ex = NULL;
+	XXH3_state_t *s = NULL;
+	int rc = -1;
+	if (cache && !cJSON_IsNull(cache) && !cJSON_IsObject(cache)) {
+		err_warn("%s: invalid record: \"cache\" must be an object or null", where);
+		goto out;
+	}
+	if (strlist(jget(rec, "folds"), &folds, &nf, "folds", where) ||
+		strlist(jget(rec, "deps"), &deps, &nd, "deps", where))
+		goto out;
+
+	struct task *t = strmap_get(&k->tasks, id);
+	if (!t) {
+		t = xcalloc(1, sizeof(*t));
+		t->id = xstrdup(id);
+		strmap_put(&k->tasks, t->id, t);
+	}
+	task_clear(t);
+	t->has_key = false;
+	t->final = true;
+	for (size_t i = 0; i < nd; i++)
+		list_add(&t->deps, &t->ndeps, xstrdup(deps[i]));
+	write_reach(k->in.root, t, kind, ndir, cache, sandbox);
+
+	cJSON_DeleteItemFromObjectCaseSensitive(rec, "key");
+	cJSON_DeleteItemFromObjectCaseSensitive(rec, "final");
+	cJSON_DeleteItemFromObjectCaseSensitive(rec, "explain");
+	if (persistent) {
+		cJSON_AddNullToObject(rec, "key");
+		cJSON_AddTrueToObject(rec, "final");
+		rc = 0;
+		goto out;
+	}
+
+	s = XXH3_createState();
+	XXH3_128bits_reset(s);
+	put_str(s, KEY_FORMAT);
+	put_str(s, kind);
+	ex = explain ? cJSON_CreateObject() : NULL;
+	if (group) {
+		put_str(s, "id");
+		put_str(s, id);
+	} else if (key_exec(k, s, rec, ndir, where, ex) != 0) {
+		goto out;
+	}
+	qsort(folds, nf, sizeof(*folds), cmp_str);
+	put_str(s, "deps");
+	put_u64(s, nf);
+	cJSON *exd = ex ? cJSON_AddObjectToObject(ex, "deps") : NULL;
+	for (size_t i = 0; i < nf; i++) {
+		const struct task *u = strmap_get(&k->tasks, folds[i]);
+		if (!u || u == t) {
+			err_warn("%s: %s folds '%s', which no earlier record keyed (dependencies come first)",
+				where, id, folds[i]);
+			goto out;
+		}
+		put_str(s, folds[i]);
+		put_str(s, u->has_key ? u->key : "");
+		if (exd)
+			cJSON_AddItemToObject(exd, folds[i],
+				u->has_key ? cJSON_CreateString(u->key) : cJSON_CreateNull());
+	}
+	uint8_t h[16];
+	digest16(s, h);
+	hex(h, t->key);
+	t->has_key = true;
+	t->final = k->live || is_final(k, t, rec, kind, ndir, folds, nf);
+	cJSON_AddStringToObject(rec, "key", t->key);
+	cJSON_AddBoolToObject(rec, "final", t->final);
+	if (ex) {
+		cJSON_AddItemToObject(rec, "explain", ex);
+		ex = NULL;
+	}
+	rc = 0;
+out:
+	if (s)
+		XXH3_freeState(s);
+	cJSON_Delete(ex);
+	free(folds);
+	free(deps);
+	free(ndir);
+	return rc;
+}
+
+void key_free(struct keyer *k)
+{
+	for (size_t i = 0; i < k->tasks.cap; i++) {
+		struct task *t = k->tasks.keys[i] ? k->tasks.vals[i] : NULL;
+		if (!t)
+			continue;
+		task_clear(t);
+		free(t->id);
+		free(t);
+	}
+	strmap_free(&k->tasks);
+	for (size_t i = 0; i < k->runtime.cap; i++) {
+		if (!k->runtime.keys[i])
+			continue;
+		free((char *)k->runtime.keys[i]);
+		free(k->runtime.vals[i]);
+	}
+	strmap_free(&k->runtime);
+	for (size_t i = 0; i < k->in.nskip; i++)
+		free((char *)k->in.skip_dirs[i]);
+	free((void *)k->in.skip_dirs);
+	statcache_free(k->in.sc);
+	ignore_free(k->in.ig);
+	free((char *)k->in.root);
 }

@@ -1,19 +1,37 @@
-/* key.h: a task's key (R-8, R-9) and what it folded.
+/* key.h: a task's key (R-8, R-9), what it folded, and whether it is final
+ * (R-9a).
  *
- * The key is XXH3-128 over a versioned message of length-prefixed fields,
- * so no two different inputs give the same bytes:
- *   "vx-key 1", kind, command,
- *   per input file (sorted by path): path, content hash (a symlink hashes
- *     "link\0" and its target),
- *   per inputs.env name: name, then 1+value or 0 when unset,
- *   per inputs.runtime command: command, exit status, stdout,
- *   the project's package.json hash (or "absent"),
- *   per root lockfile present (package-lock.json, yarn.lock, pnpm-lock.yaml,
- *     bun.lock, bun.lockb, pnpm-workspace.yaml): name, hash,
- *   per folded dependency (sorted by id): id, key.
- * A group folds only "group", its id and its folds. Paths are relative to
- * the project (inputs.files) or the root (workspaceFiles): nothing absolute,
- * no mtime or inode, so a copy of the workspace elsewhere has the same keys.
+ * The key is XXH3-128 over a message of fields, each written as a u64
+ * little-endian length and its bytes, lists as a u64 count then their items,
+ * so two different inputs never give the same bytes:
+ *   "vx-key 2", kind,
+ *   exec:  "command", command;
+ *          "files", n, (project-relative path, content hash)* sorted by path
+ *            (a symlink's content hash covers "link\0" + its target);
+ *          "workspaceFiles", n, (root-relative path, content hash)* sorted;
+ *          "env", n, (name, 0 | 1 then value)* in inputs.env order;
+ *          "runtime", n, (command, hash of stdout, and of the exit status
+ *            when it is not 0)*;
+ *          "package", 0 | 1 then the hash of the project's package.json;
+ *          "workspace", the fingerprint: hash of n, (name, hash)* over the
+ *            root lockfiles present (package-lock.json, yarn.lock,
+ *            pnpm-lock.yaml, bun.lock, bun.lockb, pnpm-workspace.yaml);
+ *   group: "id", the task id;
+ *   both:  "deps", n, (id, key)* of the folds, sorted by id.
+ * Hashes are the 16 canonical bytes of XXH3-128. Paths are relative and no
+ * stat field folds in, so a copy of the workspace has the same keys.
+ *
+ * Final: a key taken ahead of the run may still move when an upstream task
+ * (a transitive dependency) may write what it reads. Where a task may write
+ * (the reference's undeclaredWriteReach): a group nowhere; a cached exec task
+ * its declared outputs; a sandboxed one its allow.write grants (none without
+ * grants; those outside the workspace reach nothing); an unsandboxed uncached
+ * exec task, or an unsandboxed persistent one, its whole project. What a task
+ * reads: its inputs.files under its project, its package.json, its
+ * workspaceFiles and the root lockfiles; a task folding a key that is not
+ * final is not final either. Globs are compared by their static prefixes
+ * (glob_static_prefix: its leading segments free of magic), which can only overstate an
+ * overlap, never miss one. The records of earlier tasks are kept for this.
  */
 #ifndef VX_KEY_KEY_H
 #define VX_KEY_KEY_H
@@ -27,17 +45,20 @@
 
 struct keyer {
 	struct inputs_ctx in;
-	struct strmap keys;     /* task id -> char[33] key, as last computed */
-	struct strmap runtime;  /* "dir\0cmd" -> cached stdout hash + status */
-	struct strmap records;  /* task id -> cJSON task record, for the reach rule */
-	char *fingerprint;      /* hex, computed once per process */
+	struct strmap tasks;   /* task id -> struct task (key.c) */
+	struct strmap runtime; /* "dir\ncmd" -> struct runtime_out (key.c) */
+	bool live;             /* inputs may change between records */
+	bool have_fp;
+	unsigned char fp[16]; /* the workspace fingerprint, once per batch */
+	unsigned mark;        /* walk stamp for the final rule */
 };
 
-void key_init(struct keyer *k, const char *root, cJSON *graph);
-/* Adds "key" (and "explain" when asked) to the task record; -1 after a
- * message on a problem that leaves no key. */
-int key_task(struct keyer *k, cJSON *rec, bool explain);
-/* R-9a: may an upstream task still write rec's inputs? */
-bool key_final(struct keyer *k, const cJSON *rec);
+/* root: the workspace root; graph: the graph record (its projects list). */
+void key_init(struct keyer *k, const char *root, const cJSON *graph, bool live);
+/* Add "key", "final" (and "explain" when asked) to a task record. where is
+ * "<stdin>:N" for input errors. -1 after one message when no key can be
+ * given (a malformed record, an unknown fold, an unreadable file). */
+int key_task(struct keyer *k, cJSON *rec, bool explain, const char *where);
+void key_free(struct keyer *k);
 
 #endif

@@ -2,14 +2,20 @@
  * Reads records on stdin, writes each back with "key" and "final" (and
  * "explain" with --explain) as soon as it is read: the driver keys a task
  * only when it is ready (--live) and waits for the answer line. */
+#include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <time.h>
 
 #include "err.h"
 #include "jsonl.h"
 #include "key.h"
+
+/* --live: seconds between saves of the stat cache while records come */
+#define SAVE_EVERY 2
 
 static const char usage[] =
 	"usage: vx-key [--root DIR] [--explain] [--live] < RECORDS\n"
@@ -26,6 +32,33 @@ static const char usage[] =
 	"\n"
 	"Exit status: 0 success, 1 failure (bad input, unreadable file, a write),\n"
 	"2 usage.\n";
+
+/* The graph record: the root, the nested projects. */
+static int start(struct keyer *k, const char *root, const cJSON *rec, bool live, const char *where)
+{
+	if (!root)
+		root = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(rec, "root"));
+	if (!root) {
+		err_warn("%s: invalid record: the graph record names no \"root\" (or pass --root)", where);
+		return VX_EXIT_FAIL;
+	}
+	struct stat st;
+	int e = stat(root, &st) != 0 ? errno : !S_ISDIR(st.st_mode) ? ENOTDIR : 0;
+	if (e) {
+		errno = e;
+		err_warn_errno("unable to open the workspace root '%s'", root);
+		return VX_EXIT_FAIL;
+	}
+	key_init(k, root, rec, live);
+	return VX_EXIT_OK;
+}
+
+/* The stat cache is only speed: a failure to save it is a warning. */
+static void save(struct keyer *k)
+{
+	if (statcache_save(k->in.sc) != 0)
+		err_warn_errno("unable to save the stat cache in '%s/.vx'", k->in.root);
+}
 
 int main(int argc, char **argv)
 {
@@ -68,52 +101,49 @@ int main(int argc, char **argv)
 	static struct keyer k;
 	bool started = false;
 	int rc = VX_EXIT_OK;
+	time_t saved = time(NULL);
 	struct jsonl_reader r;
 	jsonl_reader_init(&r, stdin, "<stdin>");
 	cJSON *rec;
 	int got;
+	/* one record in, one out: never read ahead (the driver waits) */
 	while ((got = jsonl_read(&r, &rec)) != 0) {
 		if (got < 0) {
 			rc = VX_EXIT_FAIL;
 			break;
 		}
+		char where[64];
+		snprintf(where, sizeof(where), "<stdin>:%zu", r.line);
 		const char *type = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(rec, "type"));
 		if (type && strcmp(type, "graph") == 0 && !started) {
-			const char *gr = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(rec, "root"));
-			if (!root)
-				root = gr ? xstrdup(gr) : NULL;
-			if (!root) {
-				err_warn("<stdin>:%zu: the graph record names no root", r.line);
-				rc = VX_EXIT_FAIL;
-				cJSON_Delete(rec);
-				break;
-			}
-			key_init(&k, root, rec);
-			started = true;
+			rc = start(&k, root, rec, live, where);
+			started = rc == VX_EXIT_OK;
 		} else if (type && strcmp(type, "task") == 0) {
 			if (!started) {
-				err_warn("<stdin>:%zu: a task record before the graph record", r.line);
+				err_warn("%s: a task record before the graph record", where);
 				rc = VX_EXIT_FAIL;
-				cJSON_Delete(rec);
-				break;
-			}
-			if (key_task(&k, rec, explain) != 0) {
-				err_warn("<stdin>:%zu: unable to key this task", r.line);
+			} else if (key_task(&k, rec, explain, where) != 0) {
 				rc = VX_EXIT_FAIL;
-				cJSON_Delete(rec);
-				break;
 			}
-			cJSON_DeleteItemFromObjectCaseSensitive(rec, "final");
-			cJSON_AddBoolToObject(rec, "final", live || key_final(&k, rec));
+		}
+		if (rc != VX_EXIT_OK) {
+			cJSON_Delete(rec);
+			break;
 		}
 		jsonl_write(rec);
 		cJSON_Delete(rec);
+		/* a long --live session keeps its hashes even if it is killed */
+		if (live && statcache_dirty(k.in.sc) && time(NULL) - saved >= SAVE_EVERY) {
+			save(&k);
+			saved = time(NULL);
+		}
 	}
 	jsonl_reader_free(&r);
 	if (started) {
-		statcache_save(k.in.sc);
+		save(&k);
 		if (getenv("VX_KEY_STATS"))
 			err_warn("hashed %zu files, %zu from the stat cache", k.in.hashed, k.in.cached);
+		key_free(&k);
 	}
 	int out = jsonl_out_finish();
 	return rc ? rc : out;

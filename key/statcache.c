@@ -9,14 +9,26 @@
 #include <unistd.h>
 
 #include "err.h"
-#include "fileio.h"
 #include "strmap.h"
 
-#define MAGIC "vx-key-stat 1\n"
+/* The file: MAGIC, then per entry a u16 path length (with its NUL), the
+ * path and its NUL, then struct disk as is (native byte order: the file is
+ * per checkout, never shared). */
+#define MAGIC "vx-key-stat 2\n"
+
+struct disk {
+	uint64_t size, ino, dev;
+	int64_t mtime, ctime;
+	uint8_t hash[16];
+};
 
 struct statcache {
 	char *path;
 	struct strmap map; /* path -> struct sc_entry */
+	char *buf;         /* the loaded file: keys point into it */
+	size_t buflen;
+	struct sc_entry *loaded; /* one array for the loaded entries */
+	size_t nloaded;
 	bool dirty;
 };
 
@@ -28,39 +40,78 @@ static int64_t ns(struct timespec t)
 int64_t statcache_now(void)
 {
 	struct timespec t;
+	/* the clock the kernel stamps file times from; a finer clock could
+	 * read later than the mtime of a write that followed it */
 	clock_gettime(CLOCK_REALTIME_COARSE, &t);
 	return ns(t);
 }
 
-/* Record layout: u16 path length, path bytes, then the entry as is. */
+static char *read_whole(int fd, size_t *len)
+{
+	struct stat st;
+	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode))
+		return NULL;
+	size_t cap = (size_t)st.st_size + 1, n = 0;
+	char *b = xmalloc(cap);
+	for (;;) {
+		ssize_t r = read(fd, b + n, cap - n);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0) {
+			free(b);
+			return NULL;
+		}
+		if (r == 0)
+			break;
+		n += (size_t)r;
+		if (n == cap)
+			b = xrealloc(b, cap *= 2);
+	}
+	*len = n;
+	return b;
+}
+
 struct statcache *statcache_load(const char *root)
 {
 	struct statcache *sc = xcalloc(1, sizeof(*sc));
 	sc->path = xasprintf("%s/.vx/key-stat", root);
 	strmap_init(&sc->map);
-	size_t len;
-	char *data = fileio_read_at(AT_FDCWD, sc->path, &len);
-	if (!data)
+	int fd = open(sc->path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
 		return sc;
+	struct stat st;
+	size_t len = 0;
+	char *data = fstat(fd, &st) == 0 ? read_whole(fd, &len) : NULL;
+	close(fd);
 	size_t off = strlen(MAGIC);
-	if (len < off || memcmp(data, MAGIC, off) != 0) {
+	if (!data || len < off || memcmp(data, MAGIC, off) != 0) {
 		free(data);
 		return sc;
 	}
-	while (off + 2 <= len) {
+	/* git's rule: an entry is racy unless its file was last written
+	 * before the stat cache itself was */
+	int64_t limit = ns(st.st_mtim);
+	sc->buf = data;
+	sc->buflen = len;
+	size_t cap = len / (sizeof(struct disk) + 3) + 1;
+	sc->loaded = xcalloc(cap, sizeof(*sc->loaded));
+	while (off + 2 <= len && sc->nloaded < cap) {
 		uint16_t n;
 		memcpy(&n, data + off, 2);
 		off += 2;
-		if (off + n + sizeof(struct sc_entry) > len)
+		if (n == 0 || off + n + sizeof(struct disk) > len || data[off + n - 1] != '\0')
 			break;
-		char *p = xstrndup(data + off, n);
+		const char *p = data + off;
 		off += n;
-		struct sc_entry *e = xmalloc(sizeof(*e));
-		memcpy(e, data + off, sizeof(*e));
-		off += sizeof(*e);
-		free(strmap_put(&sc->map, p, e));
+		struct disk d;
+		memcpy(&d, data + off, sizeof(d));
+		off += sizeof(d);
+		struct sc_entry *e = &sc->loaded[sc->nloaded++];
+		*e = (struct sc_entry){.size = d.size, .ino = d.ino, .dev = d.dev, .mtime = d.mtime,
+			.ctime = d.ctime, .limit = limit};
+		memcpy(e->hash, d.hash, 16);
+		strmap_put(&sc->map, p, e);
 	}
-	free(data);
 	return sc;
 }
 
@@ -68,11 +119,22 @@ const uint8_t *statcache_lookup(struct statcache *sc, const char *path, const st
 {
 	struct sc_entry *e = strmap_get(&sc->map, path);
 	if (!e || e->size != (uint64_t)st->st_size || e->ino != (uint64_t)st->st_ino ||
-		e->mtime != ns(st->st_mtim) || e->ctime != ns(st->st_ctim))
+		e->dev != (uint64_t)st->st_dev || e->mtime != ns(st->st_mtim) ||
+		e->ctime != ns(st->st_ctim))
 		return NULL;
-	if (e->mtime >= e->hashed_at)
+	if (e->mtime >= e->limit)
 		return NULL; /* racily clean: the same tick may hide a rewrite */
 	return e->hash;
+}
+
+static bool owned_key(const struct statcache *sc, const char *k)
+{
+	return !(sc->buf && k >= sc->buf && k < sc->buf + sc->buflen);
+}
+
+static bool owned_val(const struct statcache *sc, const struct sc_entry *e)
+{
+	return !(sc->loaded && e >= sc->loaded && e < sc->loaded + sc->nloaded);
 }
 
 void statcache_store(struct statcache *sc, const char *path, const struct stat *st,
@@ -83,65 +145,105 @@ void statcache_store(struct statcache *sc, const char *path, const struct stat *
 		e = xmalloc(sizeof(*e));
 		strmap_put(&sc->map, xstrdup(path), e);
 	}
-	e->size = (uint64_t)st->st_size;
-	e->ino = (uint64_t)st->st_ino;
-	e->mtime = ns(st->st_mtim);
-	e->ctime = ns(st->st_ctim);
-	e->hashed_at = hashed_at;
+	*e = (struct sc_entry){.size = (uint64_t)st->st_size, .ino = (uint64_t)st->st_ino,
+		.dev = (uint64_t)st->st_dev, .mtime = ns(st->st_mtim), .ctime = ns(st->st_ctim),
+		.limit = hashed_at};
 	memcpy(e->hash, hash, 16);
 	sc->dirty = true;
+}
+
+bool statcache_dirty(const struct statcache *sc)
+{
+	return sc->dirty;
+}
+
+static int write_all(int fd, const char *b, size_t len)
+{
+	for (size_t off = 0; off < len;) {
+		ssize_t w = write(fd, b + off, len - off);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			return -1;
+		off += (size_t)w;
+	}
+	return 0;
 }
 
 int statcache_save(struct statcache *sc)
 {
 	if (!sc->dirty)
 		return 0;
-	size_t cap = 1 << 16, len = 0;
+	size_t cap = 1 << 16, len = strlen(MAGIC);
 	char *buf = xmalloc(cap);
-	memcpy(buf, MAGIC, strlen(MAGIC));
-	len = strlen(MAGIC);
+	memcpy(buf, MAGIC, len);
 	for (size_t i = 0; i < sc->map.cap; i++) {
 		const char *k = sc->map.keys[i];
-		if (!k)
+		const struct sc_entry *e = k ? sc->map.vals[i] : NULL;
+		/* still racy: leave it out, or the new file's later mtime would
+		 * make it look clean next time */
+		if (!e || e->mtime >= e->limit)
 			continue;
-		size_t n = strlen(k);
+		size_t n = strlen(k) + 1;
 		if (n > 65535)
 			continue;
-		size_t need = 2 + n + sizeof(struct sc_entry);
+		size_t need = 2 + n + sizeof(struct disk);
 		if (len + need > cap) {
 			cap = (len + need) * 2;
 			buf = xrealloc(buf, cap);
 		}
 		uint16_t n16 = (uint16_t)n;
+		struct disk d = {.size = e->size, .ino = e->ino, .dev = e->dev, .mtime = e->mtime,
+			.ctime = e->ctime};
+		memcpy(d.hash, e->hash, 16);
 		memcpy(buf + len, &n16, 2);
 		memcpy(buf + len + 2, k, n);
-		memcpy(buf + len + 2 + n, sc->map.vals[i], sizeof(struct sc_entry));
+		memcpy(buf + len + 2 + n, &d, sizeof(d));
 		len += need;
 	}
 	char *dir = xstrdup(sc->path);
 	*strrchr(dir, '/') = '\0';
-	mkdir(dir, 0777);
+	if (mkdir(dir, 0777) != 0 && errno != EEXIST) {
+		free(dir);
+		free(buf);
+		return -1;
+	}
 	free(dir);
 	char *tmp = xasprintf("%s.%d.tmp", sc->path, (int)getpid());
 	int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
-	int r = fd < 0 ? -1 : 0;
-	for (size_t off = 0; r == 0 && off < len;) {
-		ssize_t w = write(fd, buf + off, len - off);
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0)
-			r = -1;
-		else
-			off += (size_t)w;
-	}
+	int r = fd < 0 ? -1 : write_all(fd, buf, len);
 	if (fd >= 0 && close(fd) != 0)
 		r = -1;
 	if (r == 0)
 		r = rename(tmp, sc->path);
-	if (r != 0)
+	if (r != 0 && fd >= 0) {
+		int e = errno;
 		unlink(tmp);
+		errno = e;
+	}
 	free(tmp);
 	free(buf);
-	sc->dirty = false;
+	if (r == 0)
+		sc->dirty = false;
 	return r;
+}
+
+void statcache_free(struct statcache *sc)
+{
+	if (!sc)
+		return;
+	for (size_t i = 0; i < sc->map.cap; i++) {
+		const char *k = sc->map.keys[i];
+		if (!k)
+			continue;
+		if (owned_val(sc, sc->map.vals[i]))
+			free(sc->map.vals[i]);
+		if (owned_key(sc, k))
+			free((char *)k);
+	}
+	strmap_free(&sc->map);
+	free(sc->loaded);
+	free(sc->buf);
+	free(sc->path);
+	free(sc);
 }

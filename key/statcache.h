@@ -1,14 +1,20 @@
 /* statcache.h: content hashes of files by their stat, so re-keying an
  * unchanged tree reads no file contents (<root>/.vx/key-stat, per checkout).
  *
- * An entry (root-relative path -> size, mtime, ctime, inode, hash, and the
- * time it was hashed) is trusted only while the file's size, mtime, ctime and
- * inode are unchanged AND its mtime is older than the moment it was hashed:
- * a file rewritten within the same timestamp tick as its hashing could
- * otherwise keep an old hash with a matching stat (git's "racily clean"
- * entries, read-cache.c). Such an entry is hashed again every time until its
- * mtime falls behind. The file is written whole to a temporary name and
- * renamed; a missing or malformed one is an empty cache. */
+ * An entry maps a root-relative path to the size, mtime, ctime (ns), inode
+ * and device it had when hashed, and the hash. It is trusted while all five
+ * are unchanged AND its mtime is older than its "racy limit" (git's racily
+ * clean entries, read-cache.c is_racy_timestamp): a file rewritten with the
+ * same size inside the timestamp tick it was hashed in keeps a matching stat,
+ * so only a file last written strictly before the hashing can be believed.
+ * The limit is the clock when the entry was hashed in this process, and for
+ * entries loaded from disk the stat cache file's own mtime (the same
+ * filesystem clock and granularity as the tree, as git uses the index's).
+ * Saving drops entries that are still racy (ce_smudge_racily_clean_entry),
+ * so a newer file mtime never whitewashes them. The file is written whole to
+ * a temporary name and renamed; a missing or malformed one is an empty cache.
+ *
+ * Lookups and stores are not thread-safe: call them from one thread. */
 #ifndef VX_KEY_STATCACHE_H
 #define VX_KEY_STATCACHE_H
 
@@ -17,21 +23,27 @@
 #include <sys/stat.h>
 
 struct sc_entry {
-	uint64_t size, ino;
-	int64_t mtime, ctime, hashed_at; /* ns */
+	uint64_t size, ino, dev;
+	int64_t mtime, ctime; /* ns */
+	int64_t limit;        /* ns: trusted only when mtime < limit */
 	uint8_t hash[16];
 };
 
 struct statcache;
 
+/* Load <root>/.vx/key-stat (an empty cache when absent or malformed). */
 struct statcache *statcache_load(const char *root);
 /* The trusted hash of path for st, or NULL. */
 const uint8_t *statcache_lookup(struct statcache *sc, const char *path, const struct stat *st);
+/* Remember path's hash, hashed from content read at or after hashed_at
+ * (statcache_now() taken before the read). */
 void statcache_store(struct statcache *sc, const char *path, const struct stat *st,
 	const uint8_t hash[16], int64_t hashed_at);
-/* Write it back when anything changed. 0 or -1. */
+/* Write it back (temp + rename) when anything changed: 0, or -1 with errno. */
 int statcache_save(struct statcache *sc);
+bool statcache_dirty(const struct statcache *sc);
 /* Now, in the coarse clock file timestamps come from (ns). */
 int64_t statcache_now(void);
+void statcache_free(struct statcache *sc);
 
 #endif
