@@ -1,214 +1,354 @@
 #!/usr/bin/env bats
-# shellcheck disable=SC2016,SC2154  # task commands inside JSON expand in the task; bats sets $stderr
+# shellcheck disable=SC2154  # bats sets $stderr, $output, $lines
 # vx-key: what moves a key and what does not (R-8, R-9), the stat cache and
-# its racy rule, --explain, final/provisional (R-9a), --live, bad input.
+# its racy rule, --explain, final or provisional (R-9a), --live, bad input.
+# Each test copies tests/fixtures/vx-key/ws (a root, @x/ui, and @x/app
+# depending on it) and keys vx-graph's real records.
 
-load helpers
+bats_require_minimum_version 1.5.0
 
 setup() {
-	new_ws
+	load '/usr/lib/bats/bats-support/load'
+	load '/usr/lib/bats/bats-assert/load'
+	load '/usr/lib/bats/bats-file/load'
+	PATH="${VX_BIN_DIR:-$BATS_TEST_DIRNAME/../bin}:$PATH"
+	unset VX_ROOT MODE VX_KEY_STATS
+	WS=$BATS_TEST_TMPDIR/ws
+	cp -a "$BATS_TEST_DIRNAME/fixtures/vx-key/ws" "$WS"
+	# written long ago: no file is "racily clean" unless a test makes it so
+	find "$WS" -exec touch -h -d @1600000000 {} +
 	cd "$WS" || return 1
-	pkg packages/ui @x/ui '' '{ "tasks": { "build": { "exec": { "command": "true" },
-		"cache": { "inputs": { "files": ["src/**"], "env": ["MODE"], "runtime": ["cat ../../tool.txt"] }, "outputs": { "files": ["src/gen/**"] } } } } }'
-	put packages/ui/src/a.js "a"
-	put packages/ui/README.md "readme"
-	pkg packages/app @x/app '{ "@x/ui": "*" }' '{ "tasks": {
-		"build": { "exec": { "command": "true" }, "dependsOn": ["^build"], "cache": {} },
-		"lint": { "exec": { "command": "true" }, "dependsOn": ["^build"], "cache": { "inputs": { "tasks": [] } } } } }'
-	put packages/app/index.js "app"
-	put tool.txt "tool v1"
-	GRAPH="$BATS_TEST_TMPDIR/graph.jsonl"
+	GRAPH=$BATS_TEST_TMPDIR/graph.jsonl
+	OUT=$BATS_TEST_TMPDIR/keyed.jsonl
 }
 
-keys() { # keys: run vx-graph | vx-key, print "id key" lines
-	vx-graph > "$GRAPH"
-	vx-key < "$GRAPH" > "$BATS_TEST_TMPDIR/keyed.jsonl"
+# put FILE CONTENT: write CONTENT and a newline to FILE under the workspace.
+put() {
+	mkdir -p "$(dirname "$WS/$1")"
+	printf '%s\n' "$2" > "$WS/$1"
+}
+
+# keyed [VX-KEY ARGS...]: the current records through vx-key into $OUT.
+keyed() {
+	vx-graph --root "$WS" > "$GRAPH" || return 1
+	vx-key "$@" < "$GRAPH" > "$OUT" || return 1
+}
+
+# member ID NAME [FILE]: the member NAME of task ID in FILE ($OUT), as JSON.
+member() {
 	/usr/bin/python3 -c '
 import json, sys
-for l in open(sys.argv[1]):
-    r = json.loads(l)
-    if r["type"] == "task": print(r["id"], r["key"])
-' "$BATS_TEST_TMPDIR/keyed.jsonl"
+for line in open(sys.argv[3]):
+    r = json.loads(line)
+    if r.get("type") == "task" and r["id"] == sys.argv[1]:
+        v = r.get(sys.argv[2], "<absent>")
+        print(v if isinstance(v, str) else json.dumps(v, separators=(",", ":"), sort_keys=True))
+' "$1" "$2" "${3:-$OUT}"
 }
 
-key_of() { keys | awk -v id="$1" '$1 == id { print $2 }'; }
+# key_of ID: key the workspace as it is now and print ID's key.
+key_of() {
+	keyed || return 1
+	member "$1" key
+}
 
-@test "same tree, same keys; 32 hex characters each" {
+# keys: every "id key" pair, keying the workspace as it is now.
+keys() {
+	keyed || return 1
+	/usr/bin/python3 -c '
+import json, sys
+for line in open(sys.argv[1]):
+    r = json.loads(line)
+    if r["type"] == "task": print(r["id"], r["key"])
+' "$OUT"
+}
+
+@test "--help prints the usage and exits 0; a bad option exits 2" {
+	run -0 vx-key --help
+	assert_line --index 0 --partial 'usage: vx-key'
+	run -2 vx-key --no-such-option
+	run -2 vx-key stray-argument
+}
+
+@test "same tree, same keys: 32 lowercase hex characters, null for a persistent task" {
 	local a b
 	a=$(keys)
 	b=$(keys)
 	assert_equal "$a" "$b"
-	assert_regex "$(key_of @x/ui#build)" '^[0-9a-f]{32}$'
+	assert_regex "$(member @x/ui#build key)" '^[0-9a-f]{32}$'
+	assert_regex "$(member @x/app#check key)" '^[0-9a-f]{32}$'
+	assert_equal "$(member @x/app#dev key)" null
+	# the graph record comes back first, unchanged
+	run -0 head -n 1 "$OUT"
+	assert_output "$(head -n 1 "$GRAPH")"
 }
 
-@test "an input edit, a new input, and a removed one each move the key" {
-	local k0 k1 k2 k3
+@test "an input edit and a new input move the key; removing it moves it back" {
+	local k0 k1 k2
 	k0=$(key_of @x/ui#build)
-	put packages/ui/src/a.js "a2"
+	put packages/ui/src/a.js 'export const a = 2;'
 	k1=$(key_of @x/ui#build)
-	put packages/ui/src/b.js "b"
+	put packages/ui/src/b.js 'export const b = 1;'
 	k2=$(key_of @x/ui#build)
+	[ "$k0" != "$k1" ] && [ "$k1" != "$k2" ]
 	rm packages/ui/src/b.js
-	k3=$(key_of @x/ui#build)
-	[ "$k0" != "$k1" ] && [ "$k1" != "$k2" ] && [ "$k3" = "$k1" ]
+	assert_equal "$(key_of @x/ui#build)" "$k1"
 }
 
-@test "what is not an input does not move the key" {
-	local k0
-	k0=$(keys)
-	put packages/ui/README.md "edited"          # outside inputs.files
-	put packages/ui/src/gen/out.js "generated"  # a declared output
-	put packages/ui/node_modules/x/index.js "x" # node_modules
-	put .gitignore "*.log"
-	put packages/ui/src/debug.log "ignored"     # gitignored
-	k1=$(keys)
-	# .gitignore itself is an input of the root project only; ui and app keep their keys
-	assert_equal "$(echo "$k0" | grep '@x/')" "$(echo "$k1" | grep '@x/')"
-}
-
-@test "a nested .gitignore and a negation are honoured" {
-	put packages/ui/.gitignore $'src/tmp/\n*.bak\n!keep.bak'
-	local k0
-	k0=$(key_of @x/ui#build)
-	put packages/ui/src/tmp/x.js "tmp"
-	put packages/ui/src/old.bak "bak"
-	assert_equal "$(key_of @x/ui#build)" "$k0"
-	put packages/ui/src/keep.bak "kept"
-	[ "$(key_of @x/ui#build)" != "$k0" ]
-}
-
-@test "env: a new value, and unset versus empty, move the key" {
+@test "env: a new value moves the key, and unset is not empty" {
 	local unset empty one
-	unset=$(unset MODE; key_of @x/ui#build)
+	unset=$(key_of @x/ui#build)
 	empty=$(MODE='' key_of @x/ui#build)
 	one=$(MODE=prod key_of @x/ui#build)
-	[ "$empty" != "$one" ]
-	[ "$unset" != "$empty" ]
-	assert_equal "$(unset MODE; key_of @x/ui#build)" "$unset"
+	[ "$unset" != "$empty" ] && [ "$empty" != "$one" ] && [ "$unset" != "$one" ]
+	assert_equal "$(MODE=prod key_of @x/ui#build)" "$one"
 }
 
-@test "runtime: the command's output folds in" {
-	local k0
-	k0=$(key_of @x/ui#build)
-	put tool.txt "tool v2"
-	[ "$(key_of @x/ui#build)" != "$k0" ]
-}
-
-@test "package.json and the root lockfile fold in" {
+@test "runtime: the command's stdout folds in; a failing command folds its status and warns" {
 	local k0 k1
+	k0=$(key_of @x/ui#build)
+	put tool.txt 'tool v2'
+	k1=$(key_of @x/ui#build)
+	[ "$k0" != "$k1" ]
+	rm tool.txt
+	vx-graph > "$GRAPH"
+	run -0 --separate-stderr vx-key < "$GRAPH"
+	# the command's own stderr passes through, then one warning
+	assert_equal "$(printf '%s\n' "$stderr" | grep -c '^vx-key: ')" 1
+	assert_regex "$stderr" "vx-key: inputs.runtime 'cat ../../tool.txt' in 'packages/ui' exited 1; its status folds into the key"
+	[ "$(member @x/ui#build key <(printf '%s\n' "$output"))" != "$k1" ]
+}
+
+@test "the project's package.json and a root lockfile fold in" {
+	local k0 k1 k2
 	k0=$(key_of @x/ui#build)
 	put packages/ui/package.json '{ "name": "@x/ui", "version": "2.0.0" }'
 	k1=$(key_of @x/ui#build)
-	[ "$k0" != "$k1" ]
-	put package-lock.json '{}'
-	[ "$(key_of @x/ui#build)" != "$k1" ]
+	put pnpm-lock.yaml 'lockfileVersion: 9'
+	k2=$(key_of @x/ui#build)
+	[ "$k0" != "$k1" ] && [ "$k1" != "$k2" ]
+	put pnpm-lock.yaml 'lockfileVersion: 10'
+	[ "$(key_of @x/ui#build)" != "$k2" ]
 }
 
-@test "a folded dependency moves the dependent's key; an unfolded one does not" {
-	local build lint
-	build=$(key_of @x/app#build)
-	lint=$(key_of @x/app#lint)
-	put packages/ui/src/a.js "a3"
-	[ "$(key_of @x/app#build)" != "$build" ]
-	assert_equal "$(key_of @x/app#lint)" "$lint"
+@test "workspaceFiles fold the root files they name" {
+	put packages/ui/vx.json '{ "tasks": { "build": { "exec": { "command": "true" },
+		"cache": { "inputs": { "files": ["src/**"], "workspaceFiles": ["tsconfig.*.json"] } } } } }'
+	put tsconfig.base.json '{}'
+	local k0
+	k0=$(key_of @x/ui#build)
+	put tsconfig.base.json '{ "strict": true }'
+	[ "$(key_of @x/ui#build)" != "$k0" ]
+	keyed --explain
+	assert_equal "$(member @x/ui#build explain | /usr/bin/python3 -c 'import json,sys; print(list(json.load(sys.stdin)["workspaceFiles"]))')" "['tsconfig.base.json']"
 }
 
-@test "the root project's files leave nested projects out" {
+@test "a folded dependency's key moves the dependent's key and its group's; an unfolded one does not" {
+	local build lint check
+	keyed
+	build=$(member @x/app#build key)
+	lint=$(member @x/app#lint key)
+	check=$(member @x/app#check key)
+	put packages/ui/src/a.js 'export const a = 3;'
+	keyed
+	[ "$(member @x/app#build key)" != "$build" ]
+	[ "$(member @x/app#check key)" != "$check" ]
+	assert_equal "$(member @x/app#lint key)" "$lint"
+}
+
+@test "an uncached exec task still has a key over all its files" {
+	put packages/ui/vx.json '{ "tasks": { "build": { "exec": { "command": "true" } } } }'
+	local k0
+	k0=$(key_of @x/ui#build)
+	put packages/ui/README.md 'edited'
+	[ "$(key_of @x/ui#build)" != "$k0" ]
+}
+
+@test "outside the inputs, gitignored, node_modules, declared outputs: the key does not move" {
+	put .gitignore $'*.log\n/packages/ui/src/local.js'
+	put packages/ui/.gitignore $'src/tmp/\n*.bak\n!keep.bak\ncache/'
+	local k0
+	k0=$(key_of @x/ui#build)
+	put packages/ui/README.md 'edited'           # outside inputs.files
+	put packages/ui/src/gen/out.js 'generated'   # a declared output
+	put packages/ui/src/node_modules/x/i.js 'x'  # node_modules
+	put packages/ui/src/debug.log 'log'          # root .gitignore, any depth
+	put packages/ui/src/local.js 'local'         # root .gitignore, anchored
+	put packages/ui/src/tmp/x.js 'tmp'           # a directory-only pattern
+	put packages/ui/src/old.bak 'bak'            # the project's .gitignore
+	put packages/ui/src/cache/c.js 'c'
+	put packages/ui/src/.git/HEAD 'ref'
+	assert_equal "$(key_of @x/ui#build)" "$k0"
+	put packages/ui/src/keep.bak 'kept'          # re-included by "!"
+	[ "$(key_of @x/ui#build)" != "$k0" ]
+}
+
+@test "the root project's key leaves nested projects out" {
 	put vx.json '{ "tasks": { "r": { "exec": { "command": "true" }, "cache": {} } } }'
 	local k0
-	k0=$(keys | awk '$1 ~ /#r$/ { print $2 }')
-	put packages/ui/src/a.js "nested edit"
-	assert_equal "$(keys | awk '$1 ~ /#r$/ { print $2 }')" "$k0"
-	put root-file.txt "root edit"
-	[ "$(keys | awk '$1 ~ /#r$/ { print $2 }')" != "$k0" ]
+	k0=$(key_of root#r)
+	put packages/ui/src/a.js 'a nested edit'
+	put packages/app/new.txt 'another'
+	assert_equal "$(key_of root#r)" "$k0"
+	put notes.txt 'a root edit'
+	[ "$(key_of root#r)" != "$k0" ]
 }
 
 @test "path independence: a copy elsewhere has the same keys" {
 	local here
 	here=$(keys)
-	cp -a "$WS" "$BATS_TEST_TMPDIR/copy"
-	rm -rf "$BATS_TEST_TMPDIR/copy/.vx"
-	cd "$BATS_TEST_TMPDIR/copy"
+	cp -a "$WS" "$BATS_TEST_TMPDIR/elsewhere"
+	WS=$BATS_TEST_TMPDIR/elsewhere
+	cd "$WS"
+	assert_equal "$(keys)" "$here"
+	rm -rf "$WS/.vx"
 	assert_equal "$(keys)" "$here"
 }
 
-@test "the stat cache: a second keying reads no file; a racy rewrite is still caught" {
-	keys > /dev/null
-	sleep 0.05
-	vx-graph > "$GRAPH"
+@test "the stat cache: a second keying reads no file" {
+	keyed
+	assert_file_exists .vx/key-stat
 	VX_KEY_STATS=1 run -0 --separate-stderr vx-key < "$GRAPH"
 	assert_regex "$stderr" '^vx-key: hashed 0 files, [1-9][0-9]* from the stat cache$'
-	# rewrite with the same size and put the old timestamps back
-	local f=packages/ui/src/a.js k0
+	put packages/ui/src/a.js 'export const a = 4;'
+	VX_KEY_STATS=1 run -0 --separate-stderr vx-key < "$GRAPH"
+	assert_regex "$stderr" '^vx-key: hashed 1 files, '
+}
+
+@test "the stat cache: a same-size rewrite in the same timestamp is caught (racy entries)" {
+	local f=packages/ui/src/a.js k0 k1
+	# force the racy case: the file's mtime is not older than the stat
+	# cache written after it was hashed
+	local ts
+	ts="$(($(date +%s) + 30)).123456789"
+	touch -d "@$ts" "$f"
 	k0=$(key_of @x/ui#build)
-	local mtime
-	mtime=$(stat -c %y "$f")
-	printf 'Z\n' > "$f"
-	touch -d "$mtime" "$f"
+	VX_KEY_STATS=1 run -0 --separate-stderr vx-key < "$GRAPH"
+	assert_regex "$stderr" '^vx-key: hashed 1 files, '  # never trusted while racy
+	# same size, same mtime to the nanosecond
+	printf 'export const a = 9;\n' > "$f"
+	touch -d "@$ts" "$f"
+	assert_equal "$(stat -c %.9Y "$f")" "$ts"
+	k1=$(key_of @x/ui#build)
+	[ "$k0" != "$k1" ]
+	# a file written in the same second as the keying, mtime put back
+	put packages/ui/src/b.js 'b1'
+	ts=$(stat -c %.9Y packages/ui/src/b.js)
+	k0=$(key_of @x/ui#build)
+	put packages/ui/src/b.js 'b2'
+	touch -d "@$ts" packages/ui/src/b.js
 	[ "$(key_of @x/ui#build)" != "$k0" ]
 }
 
-@test "a file rewritten in the same tick it was hashed is hashed again" {
-	local f=packages/ui/src/a.js
-	# hash it, then rewrite it at once, same size, same mtime
-	keys > /dev/null
-	local mtime
-	mtime=$(stat -c %y "$f")
-	touch -d "$mtime" "$f"
-	vx-graph > "$GRAPH"
-	VX_KEY_STATS=1 run -0 --separate-stderr vx-key < "$GRAPH"
-	# the entry hashed in the tick of its own mtime is not trusted
-	refute_regex "$stderr" 'hashed 0 files'
+@test "--explain lists every input the key folded" {
+	MODE=x keyed --explain
+	run -0 member @x/ui#build explain
+	assert_output --regexp '"command":"[0-9a-f]{32}"'
+	assert_output --regexp '"files":\{"src/a.js":"[0-9a-f]{32}"\}'
+	assert_output --regexp '"env":\{"MODE":"[0-9a-f]{32}"\}'
+	assert_output --regexp '"runtime":\{"cat ../../tool.txt":"[0-9a-f]{32}"\}'
+	assert_output --regexp '"package":"[0-9a-f]{32}"'
+	assert_output --regexp '"workspace":"[0-9a-f]{32}"'
+	run -0 member @x/app#build explain
+	assert_output --partial "\"deps\":{\"@x/ui#build\":\"$(member @x/ui#build key)\"}"
+	keyed --explain
+	run -0 member @x/ui#build explain
+	assert_output --partial '"env":{"MODE":null}'
 }
 
-@test "--explain lists every folded input" {
-	vx-graph @x/app#build > "$GRAPH"
-	MODE=x run -0 vx-key --explain < "$GRAPH"
-	assert_line --index 1 --partial '"explain":{"command":"'
-	assert_line --index 1 --partial '"files":{"src/a.js":"'
-	assert_line --index 1 --partial '"env":{"MODE":"'
-	assert_line --index 1 --partial '"runtime":{"cat ../../tool.txt":"'
-	assert_line --index 2 --partial '"deps":{"@x/ui#build":"'
-}
-
-@test "final: false downstream of an uncached unsandboxed task in the same project" {
+@test "final: false downstream of an uncached unsandboxed task of the same project" {
 	put packages/ui/vx.json '{ "tasks": {
 		"gen": { "exec": { "command": "true" } },
 		"build": { "exec": { "command": "true" }, "dependsOn": ["gen"], "cache": { "inputs": { "files": ["src/**"] } } },
 		"cached": { "exec": { "command": "true" }, "cache": { "outputs": { "files": ["dist/**"] } } },
-		"after": { "exec": { "command": "true" }, "dependsOn": ["cached"], "cache": { "inputs": { "files": ["src/**"] } } } } }'
-	vx-graph @x/ui#build @x/ui#after > "$GRAPH"
-	run -0 vx-key < "$GRAPH"
-	assert_output --regexp '"id":"@x/ui#build".*"final":false'
-	assert_output --regexp '"id":"@x/ui#after".*"final":true'
-	run -0 vx-key --live < "$GRAPH"
-	assert_output --regexp '"id":"@x/ui#build".*"final":true'
+		"after": { "exec": { "command": "true" }, "dependsOn": ["cached"], "cache": { "inputs": { "files": ["src/**"] } } },
+		"codegen": { "exec": { "command": "true" }, "cache": { "outputs": { "files": ["src/gen/**"] } } },
+		"uses": { "exec": { "command": "true" }, "dependsOn": ["codegen"], "cache": { "inputs": { "files": ["src/**"] } } },
+		"boxed": { "exec": { "command": "true", "sandbox": { "allow": { "write": ["out/"] } } } },
+		"boxuser": { "exec": { "command": "true" }, "dependsOn": ["boxed"], "cache": { "inputs": { "files": ["src/**"] } } } } }'
+	keyed
+	assert_equal "$(member @x/ui#build final)" false
+	assert_equal "$(member @x/ui#after final)" true
+	assert_equal "$(member @x/ui#uses final)" false
+	assert_equal "$(member @x/ui#boxuser final)" true
+	# another project's dependents: the uncached task writes only its own
+	assert_equal "$(member @x/ui#gen final)" true
+	keyed --live
+	assert_equal "$(member @x/ui#build final)" true
+	assert_equal "$(member @x/ui#uses final)" true
 }
 
-@test "--live answers each record before the next one is sent" {
+@test "final: a key folding a provisional key is provisional; a lockfile writer moves everyone" {
+	put packages/ui/vx.json '{ "tasks": {
+		"gen": { "exec": { "command": "true" } },
+		"build": { "exec": { "command": "true" }, "dependsOn": ["gen"], "cache": { "inputs": { "files": ["src/**"] } } } } }'
+	put vx.json '{ "tasks": { "install": { "exec": { "command": "true" } } } }'
+	put packages/app/vx.json '{ "tasks": {
+		"build": { "exec": { "command": "true" }, "dependsOn": ["^build"], "cache": { "inputs": { "files": ["src/**"] } } },
+		"after": { "exec": { "command": "true" }, "dependsOn": ["root#install"], "cache": { "inputs": { "files": ["src/**"] } } } } }'
+	keyed
+	assert_equal "$(member @x/app#build final)" false
+	assert_equal "$(member @x/app#after final)" false
+}
+
+@test "--live answers each record before the next is sent, and re-keys a record sent again" {
 	vx-graph @x/ui#build > "$GRAPH"
-	coproc KEY { vx-key --live; }
-	local pid=$KEY_PID in=${KEY[1]}
-	head -n 1 "$GRAPH" >&"${KEY[1]}"
-	local line
-	read -r -t 5 line <&"${KEY[0]}"
-	assert_regex "$line" '"type":"graph"'
-	sed -n 2p "$GRAPH" >&"${KEY[1]}"
-	read -r -t 5 line <&"${KEY[0]}"
+	coproc KEY { exec vx-key --live; }
+	local pid=$KEY_PID in=${KEY[1]} out=${KEY[0]} line k0
+	head -n 1 "$GRAPH" >&"$in"
+	read -r -t 10 line <&"$out"
+	assert_regex "$line" '^\{"type":"graph"'
+	sed -n 2p "$GRAPH" >&"$in"
+	read -r -t 10 line <&"$out"
+	assert_regex "$line" '"key":"[0-9a-f]{32}","final":true'
+	k0=$line
+	put packages/ui/src/a.js 'edited while the task ran'
+	sed -n 2p "$GRAPH" >&"$in"
+	read -r -t 10 line <&"$out"
 	assert_regex "$line" '"key":"[0-9a-f]{32}"'
-	eval "exec $in>&-"
+	[ "$line" != "$k0" ]
+	exec {in}>&-
 	wait "$pid"
 }
 
-@test "malformed input names the line and exits 1; a failed write exits 1" {
+@test "malformed input names <stdin>:N and exits 1" {
 	vx-graph > "$GRAPH"
 	printf '{"type":"task",\n' >> "$GRAPH"
+	local n
+	n=$(wc -l < "$GRAPH")
 	run -1 vx-key < "$GRAPH"
-	assert_output --regexp 'vx-key: <stdin>:[0-9]+: invalid JSON'
+	assert_line --partial "vx-key: <stdin>:$n: "
+	printf '{"type":"task","id":"x#y","kind":"exec","dir":".","command":"true"}\n' > "$GRAPH"
+	run -1 vx-key < "$GRAPH"
+	assert_output "vx-key: <stdin>:1: a task record before the graph record"
+	vx-graph @x/ui#build > "$BATS_TEST_TMPDIR/ui.jsonl"
+	head -n 1 "$BATS_TEST_TMPDIR/ui.jsonl" > "$GRAPH"
+	printf '{"type":"task","id":"x#y","kind":"exec","dir":".","command":"true","folds":["nope#z"]}\n' >> "$GRAPH"
+	printf '{"type":"task","id":"x#z","kind":"bogus","dir":"."}\n' >> "$GRAPH"
+	run -1 --separate-stderr vx-key < "$GRAPH"
+	assert_equal "$stderr" "vx-key: <stdin>:2: x#y folds 'nope#z', which no earlier record keyed (dependencies come first)"
+	sed -i 2d "$GRAPH"
+	run -1 --separate-stderr vx-key < "$GRAPH"
+	assert_equal "$stderr" "vx-key: <stdin>:2: invalid record: unknown kind 'bogus' (exec, group or persistent)"
+}
+
+@test "an unreadable input exits 1 with one line naming it" {
 	vx-graph > "$GRAPH"
+	rm packages/ui/package.json
+	mkdir packages/ui/package.json
+	run -1 --separate-stderr vx-key < "$GRAPH"
+	assert_equal "$stderr" "vx-key: unable to read 'packages/ui/package.json': Is a directory"
+	if [ "$(id -u)" != 0 ]; then
+		rmdir packages/ui/package.json
+		chmod 000 packages/ui/src/a.js
+		run -1 --separate-stderr vx-key < "$GRAPH"
+		assert_equal "$stderr" "vx-key: unable to read input 'packages/ui/src/a.js': Permission denied"
+	fi
+}
+
+@test "a failed write exits 1" {
+	vx-graph > "$GRAPH"
+	# shellcheck disable=SC2016  # $1 expands in the inner shell
 	run -1 bash -c 'vx-key < "$1" > /dev/full' _ "$GRAPH"
-	assert_output "vx-key: write error: No space left on device"
-	printf '{"type":"task","id":"x","kind":"exec","dir":"."}\n' > "$GRAPH"
-	run -1 vx-key < "$GRAPH"
-	assert_output --partial "a task record before the graph record"
+	assert_output 'vx-key: write error: No space left on device'
 }
