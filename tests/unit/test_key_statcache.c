@@ -1,0 +1,150 @@
+/* vx-key's stat cache and .gitignore reader, with stat results made up so
+ * the racy rule is seen alone (a real rewrite would also move the ctime). */
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "ignore.h"
+#include "statcache.h"
+#include "unit.h"
+
+#define SEC 1000000000LL
+
+static struct stat fake(int64_t mtime, int64_t ctime, off_t size)
+{
+	struct stat st;
+	memset(&st, 0, sizeof(st));
+	st.st_mode = S_IFREG | 0644;
+	st.st_size = size;
+	st.st_ino = 42;
+	st.st_dev = 7;
+	st.st_mtim.tv_sec = mtime / SEC;
+	st.st_mtim.tv_nsec = mtime % SEC;
+	st.st_ctim.tv_sec = ctime / SEC;
+	st.st_ctim.tv_nsec = ctime % SEC;
+	return st;
+}
+
+static void put(const char *dir, const char *name, const char *text)
+{
+	char *p = NULL;
+	if (asprintf(&p, "%s/%s", dir, name) < 0)
+		abort();
+	FILE *f = fopen(p, "w");
+	if (!f || fputs(text, f) < 0 || fclose(f) != 0)
+		abort();
+	free(p);
+}
+
+/* Set the stat cache file's mtime: the racy limit of what is loaded. */
+static void stamp(const char *dir, int64_t t)
+{
+	char *p = NULL;
+	if (asprintf(&p, "%s/.vx/key-stat", dir) < 0)
+		abort();
+	struct timespec ts[2] = {{t / SEC, t % SEC}, {t / SEC, t % SEC}};
+	CHECK(utimensat(AT_FDCWD, p, ts, 0) == 0);
+	free(p);
+}
+
+static void test_statcache(const char *dir)
+{
+	const uint8_t h1[16] = {1}, h2[16] = {2}, h3[16] = {3};
+	const int64_t t = 1700000000 * SEC + 500;
+	struct statcache *sc = statcache_load(dir);
+	struct stat a = fake(t, t, 10), b = fake(t + 5 * SEC, t + 5 * SEC, 10),
+		    c = fake(t + 9 * SEC, t + 9 * SEC, 10);
+
+	/* hashed in the tick of its own mtime: racily clean, never trusted */
+	statcache_store(sc, "a", &a, h1, t);
+	CHECK(statcache_lookup(sc, "a", &a) == NULL);
+	/* hashed after its last write: trusted while the stat holds */
+	statcache_store(sc, "a", &a, h1, t + 1);
+	CHECK(statcache_lookup(sc, "a", &a) != NULL && memcmp(statcache_lookup(sc, "a", &a), h1, 16) == 0);
+	struct stat moved = fake(t, t + 1, 10);
+	CHECK(statcache_lookup(sc, "a", &moved) == NULL); /* ctime */
+	moved = fake(t, t, 11);
+	CHECK(statcache_lookup(sc, "a", &moved) == NULL); /* size */
+	moved = a;
+	moved.st_ino = 43;
+	CHECK(statcache_lookup(sc, "a", &moved) == NULL); /* inode */
+	moved = a;
+	moved.st_dev = 8;
+	CHECK(statcache_lookup(sc, "a", &moved) == NULL); /* device */
+	CHECK(statcache_lookup(sc, "nope", &a) == NULL);
+
+	statcache_store(sc, "b", &b, h2, t + 6 * SEC); /* trusted now */
+	statcache_store(sc, "c", &c, h3, t + 9 * SEC); /* racy at save */
+	CHECK(statcache_dirty(sc));
+	CHECK(statcache_save(sc) == 0);
+	CHECK(!statcache_dirty(sc));
+	statcache_free(sc);
+
+	/* the cache file written at t+3s: "a" is older, "b" is not */
+	stamp(dir, t + 3 * SEC);
+	sc = statcache_load(dir);
+	CHECK(statcache_lookup(sc, "a", &a) != NULL && memcmp(statcache_lookup(sc, "a", &a), h1, 16) == 0);
+	CHECK(statcache_lookup(sc, "b", &b) == NULL);
+	/* "c" was left out at save, though the file is now newer than it */
+	statcache_free(sc);
+	stamp(dir, t + 60 * SEC);
+	sc = statcache_load(dir);
+	CHECK(statcache_lookup(sc, "b", &b) != NULL);
+	CHECK(statcache_lookup(sc, "c", &c) == NULL);
+	statcache_free(sc);
+
+	/* a malformed file is an empty cache */
+	put(dir, ".vx/key-stat", "garbage");
+	sc = statcache_load(dir);
+	CHECK(statcache_lookup(sc, "a", &a) == NULL);
+	statcache_free(sc);
+}
+
+static void test_ignore(const char *dir)
+{
+	char *sub = NULL;
+	if (asprintf(&sub, "%s/p", dir) < 0 || mkdir(sub, 0777) != 0)
+		abort();
+	put(dir, ".gitignore", "# a comment\n\n*.log\n/top.txt\nbuild/\ndocs/*.tmp\n**/deep/x\n\\!bang\n");
+	put(dir, "p/.gitignore", "*.bak\n!keep.bak\nsrc/tmp\n/local.js\ntrailing   \n");
+	struct ignore *ig = ignore_open(dir);
+	CHECK(ignore_match(ig, "a.log", false));
+	CHECK(ignore_match(ig, "p/src/a.log", false));      /* a name at any depth */
+	CHECK(ignore_match(ig, "top.txt", false));
+	CHECK(!ignore_match(ig, "p/top.txt", false));       /* anchored to the root */
+	CHECK(ignore_match(ig, "p/build", true));           /* directories only */
+	CHECK(!ignore_match(ig, "p/build", false));
+	CHECK(ignore_match(ig, "docs/a.tmp", false));
+	CHECK(!ignore_match(ig, "p/docs/a.tmp", false));    /* a '/' inside anchors */
+	CHECK(ignore_match(ig, "p/q/deep/x", false));       /* ** spans directories */
+	CHECK(ignore_match(ig, "!bang", false));
+	CHECK(ignore_match(ig, "p/old.bak", false));
+	CHECK(!ignore_match(ig, "p/keep.bak", false));      /* re-included */
+	CHECK(!ignore_match(ig, "keep.bak", false));
+	CHECK(ignore_match(ig, "p/src/tmp", true));
+	CHECK(ignore_match(ig, "p/local.js", false));
+	CHECK(!ignore_match(ig, "p/src/local.js", false));
+	CHECK(ignore_match(ig, "p/trailing", false));       /* trailing blanks dropped */
+	CHECK(!ignore_match(ig, "p/src/a.js", false));
+	CHECK(!ignore_match(ig, "other.bak", false));       /* p's rules stay in p */
+	ignore_free(ig);
+	free(sub);
+}
+
+int main(void)
+{
+	char tmpl[] = "/tmp/vx-unit-key-XXXXXX";
+	char *dir = mkdtemp(tmpl);
+	if (!dir)
+		return 1;
+	test_statcache(dir);
+	test_ignore(dir);
+	char *cmd = NULL;
+	if (asprintf(&cmd, "rm -rf '%s'", dir) >= 0 && system(cmd) != 0)
+		fprintf(stderr, "unable to remove %s\n", dir);
+	free(cmd);
+	return UNIT_END("key_statcache");
+}
