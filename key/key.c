@@ -370,6 +370,11 @@ static int key_exec(struct keyer *k, XXH3_state_t *s, const cJSON *rec, const ch
 		strlist(jget(inp, "env"), &env, &ne, "cache.inputs.env", where) ||
 		strlist(jget(inp, "runtime"), &rt, &nr, "cache.inputs.runtime", where))
 		goto out;
+	/* names and commands in byte order: reordering the config moves nothing */
+	if (ne > 1)
+		qsort(env, ne, sizeof(*env), cmp_str);
+	if (nr > 1)
+		qsort(rt, nr, sizeof(*rt), cmp_str);
 	/* no cache, or no inputs.files: every file of the project */
 	bool dflt = !cached || !jget(inp, "files") || cJSON_IsNull(jget(inp, "files"));
 	if (fold_files(k, s, "files", dir, dflt ? all : globs, dflt ? 1 : ng, outs, no, ex) != 0)
@@ -578,7 +583,8 @@ int key_task(struct keyer *k, cJSON *rec, bool explain, const char *where)
 	} else if (key_exec(k, s, rec, ndir, where, ex) != 0) {
 		goto out;
 	}
-	qsort(folds, nf, sizeof(*folds), cmp_str);
+	if (nf > 1)
+		qsort(folds, nf, sizeof(*folds), cmp_str);
 	put_str(s, "deps");
 	put_u64(s, nf);
 	cJSON *exd = ex ? cJSON_AddObjectToObject(ex, "deps") : NULL;

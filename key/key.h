@@ -9,9 +9,9 @@
  *          "files", n, (project-relative path, content hash)* sorted by path
  *            (a symlink's content hash covers "link\0" + its target);
  *          "workspaceFiles", n, (root-relative path, content hash)* sorted;
- *          "env", n, (name, 0 | 1 then value)* in inputs.env order;
+ *          "env", n, (name, 0 | 1 then value)* sorted by name;
  *          "runtime", n, (command, hash of stdout, and of the exit status
- *            when it is not 0)*;
+ *            when it is not 0)* sorted by command;
  *          "package", 0 | 1 then the hash of the project's package.json;
  *          "workspace", the fingerprint: hash of n, (name, hash)* over the
  *            root lockfiles present (package-lock.json, yarn.lock,
