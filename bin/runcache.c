@@ -77,10 +77,17 @@ static char *why_path(const char *root, const char *id)
 
 void runcache_remember(struct runcache *rc, const char *root, const char *id, const cJSON *keyed)
 {
-	(void)rc;
 	const cJSON *explain = cJSON_GetObjectItemCaseSensitive(keyed, "explain");
 	const char *key = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(keyed, "key"));
 	if (!explain || !key)
+		return;
+	/* most runs key most tasks as they were: a rename per task would cost
+	 * more than the run, so the record is written only when the key moved */
+	cJSON *last = runcache_recall(root, id);
+	const char *was = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(last, "key"));
+	bool same = was && strcmp(was, key) == 0;
+	cJSON_Delete(last);
+	if (same)
 		return;
 	cJSON *rec = cJSON_CreateObject();
 	cJSON_AddStringToObject(rec, "id", id);
@@ -88,9 +95,14 @@ void runcache_remember(struct runcache *rc, const char *root, const char *id, co
 	cJSON_AddItemToObject(rec, "explain", cJSON_Duplicate(explain, 1));
 	char *text = cJSON_PrintUnformatted(rec);
 	cJSON_Delete(rec);
-	char *vx = xasprintf("%s/.vx", root), *dir = xasprintf("%s/.vx/why", root);
-	mkdir(vx, 0777);
-	mkdir(dir, 0777);
+	if (!rc->why_dir_made) {
+		char *vx = xasprintf("%s/.vx", root), *dir = xasprintf("%s/.vx/why", root);
+		mkdir(vx, 0777);
+		mkdir(dir, 0777);
+		free(vx);
+		free(dir);
+		rc->why_dir_made = true;
+	}
 	char *path = why_path(root, id);
 	char *tmp = xasprintf("%s.%d.tmp", path, (int)getpid());
 	int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
@@ -102,8 +114,6 @@ void runcache_remember(struct runcache *rc, const char *root, const char *id, co
 		unlink(tmp);
 	free(tmp);
 	free(path);
-	free(dir);
-	free(vx);
 	cJSON_free(text);
 }
 

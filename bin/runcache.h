@@ -14,6 +14,7 @@
 
 struct runcache {
 	char *dir;
+	bool why_dir_made;
 };
 
 char *runcache_dir(const char *root);

@@ -17,6 +17,7 @@
 #include "fileio.h"
 #include "hash.h"
 #include "path.h"
+#include "strmap.h"
 #include "walk.h"
 
 #define MANIFEST_VERSION 1
@@ -238,44 +239,86 @@ out:
 	close(pfd);
 }
 
-/* Do the outputs on disk still match the stamp, none of them racy? */
-static bool stamp_holds(const char *root, const char *projdir, const char *key, size_t nfiles)
+struct stamp {
+	char *text;        /* the file, cut into lines */
+	struct strmap map; /* path -> its line's numbers */
+	struct timespec at; /* the stamp file's own mtime */
+};
+
+/* Load the stamp of projdir and key; false when there is none. */
+static bool stamp_load(const char *root, const char *projdir, const char *key, struct stamp *sp)
 {
+	memset(sp, 0, sizeof(*sp));
+	strmap_init(&sp->map);
 	char *path = stamp_path(root, projdir, key);
 	struct stat sst;
-	char *text = stat(path, &sst) == 0 ? fileio_read_at(AT_FDCWD, path, NULL) : NULL;
+	sp->text = stat(path, &sst) == 0 ? fileio_read_at(AT_FDCWD, path, NULL) : NULL;
 	free(path);
-	if (!text)
+	if (!sp->text)
 		return false;
-	int pfd = open(projdir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	bool ok = pfd >= 0;
-	size_t seen = 0;
-	for (char *line = text; ok && *line;) {
+	sp->at = sst.st_mtim;
+	for (char *line = sp->text; *line;) {
 		char *nl = strchr(line, '\n');
-		if (!nl) {
-			ok = false;
+		if (!nl)
 			break;
-		}
 		*nl = '\0';
-		long long size, sec;
-		long nsec;
-		unsigned long long ino;
-		unsigned mode;
-		int off = 0;
-		struct stat st;
-		if (sscanf(line, "%lld %lld %ld %llu %o %n", &size, &sec, &nsec, &ino, &mode, &off) < 5 ||
-			!off || fstatat(pfd, line + off, &st, AT_SYMLINK_NOFOLLOW) != 0)
-			ok = false;
-		else
-			ok = st.st_size == size && st.st_mtim.tv_sec == sec && st.st_mtim.tv_nsec == nsec &&
-			     st.st_ino == ino && st.st_mode == mode && sec < sst.st_mtim.tv_sec;
-		seen++;
+		char *sp1 = line;
+		for (int i = 0; i < 5 && sp1; i++)
+			sp1 = strchr(sp1 + (i ? 1 : 0), ' ');
+		if (sp1)
+			strmap_put(&sp->map, sp1 + 1, line);
 		line = nl + 1;
 	}
-	if (pfd >= 0)
-		close(pfd);
-	free(text);
-	return ok && seen == nfiles;
+	return true;
+}
+
+static void stamp_free(struct stamp *sp)
+{
+	strmap_free(&sp->map);
+	free(sp->text);
+}
+
+/* Does the stamp vouch for st as it is, with an mtime older than the stamp
+ * (git's racy rule: a write in the stamp's own tick could hide behind an
+ * equal stat)? */
+static bool stamp_vouches(const struct stamp *sp, const char *rel, const struct stat *st)
+{
+	const char *line = strmap_get(&sp->map, rel);
+	long long size, sec;
+	long nsec;
+	unsigned long long ino;
+	unsigned mode;
+	if (!line || sscanf(line, "%lld %lld %ld %llu %o", &size, &sec, &nsec, &ino, &mode) != 5)
+		return false;
+	if (st->st_size != size || st->st_mtim.tv_sec != sec || st->st_mtim.tv_nsec != nsec ||
+		st->st_ino != ino || st->st_mode != mode)
+		return false;
+	return sec < sp->at.tv_sec || (sec == sp->at.tv_sec && nsec < sp->at.tv_nsec);
+}
+
+/* Is the output already on disk exactly as the manifest has it? */
+static bool output_matches(int projfd, const cJSON *f, const struct stat *st)
+{
+	const char *rel = jstr(f, "path"), *link = jstr(f, "link");
+	if (link) {
+		char target[4096];
+		ssize_t n = S_ISLNK(st->st_mode) ? readlinkat(projfd, rel, target, sizeof(target) - 1) : -1;
+		if (n < 0)
+			return false;
+		target[n] = '\0';
+		return strcmp(target, link) == 0;
+	}
+	if (!S_ISREG(st->st_mode) || (st->st_mode & 07777) != (mode_t)jnum(f, "mode", -1) ||
+		st->st_size != (off_t)jnum(f, "size", -1))
+		return false;
+	size_t n;
+	char *data = fileio_read_at(projfd, rel, &n);
+	char got[33];
+	if (!data)
+		return false;
+	hash_hex(data, n, got);
+	free(data);
+	return strcmp(got, jstr(f, "hash")) == 0;
 }
 
 /* Open the directory that holds rel inside projfd, creating each part, never
@@ -365,29 +408,49 @@ int store_restore(const char *cachedir, const struct store_entry *e, const char 
 		if (!*log)
 			return -1;
 	}
-	size_t n = (size_t)cJSON_GetArraySize(files);
-	if (stamp_holds(root, projdir, key, n))
-		return 0;
-	/* every blob must be there before anything is written */
-	const cJSON *f;
-	cJSON_ArrayForEach(f, files) {
-		const char *hash = jstr(f, "hash");
-		struct stat st;
-		char *p = hash ? blob_path(cachedir, hash) : NULL;
-		bool there = !p || (stat(p, &st) == 0 && st.st_size == (off_t)jnum(f, "size", -1));
-		free(p);
-		if (!there)
-			goto miss;
-	}
 	int projfd = open(projdir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (projfd < 0)
 		goto miss;
+	/* which outputs need writing: not those the stamp vouches for, nor
+	 * those whose bytes already match */
+	struct stamp sp;
+	stamp_load(root, projdir, key, &sp);
+	size_t n = (size_t)cJSON_GetArraySize(files), nneed = 0;
+	const cJSON **need = xcalloc(n + 1, sizeof(*need));
+	bool restamp = false;
+	const cJSON *f;
+	cJSON_ArrayForEach(f, files) {
+		struct stat st;
+		const char *rel = jstr(f, "path");
+		if (fstatat(projfd, rel, &st, AT_SYMLINK_NOFOLLOW) == 0) {
+			if (stamp_vouches(&sp, rel, &st))
+				continue;
+			restamp = true;
+			if (output_matches(projfd, f, &st))
+				continue;
+		}
+		restamp = true;
+		need[nneed++] = f;
+	}
+	stamp_free(&sp);
+	/* every blob needed must be there before anything is written */
 	int r = 0;
-	cJSON_ArrayForEach(f, files) if ((r = restore_one(cachedir, projfd, f)) != 0) break;
+	for (size_t i = 0; i < nneed && r == 0; i++) {
+		const char *hash = jstr(need[i], "hash");
+		struct stat st;
+		char *p = hash ? blob_path(cachedir, hash) : NULL;
+		if (p && (stat(p, &st) != 0 || st.st_size != (off_t)jnum(need[i], "size", -1)))
+			r = -1;
+		free(p);
+	}
+	for (size_t i = 0; i < nneed && r == 0; i++)
+		r = restore_one(cachedir, projfd, need[i]);
+	free(need);
 	close(projfd);
 	if (r != 0)
 		goto miss;
-	write_stamp(root, projdir, key, files);
+	if (restamp)
+		write_stamp(root, projdir, key, files);
 	return 0;
 miss:
 	free(*log);
