@@ -9,7 +9,7 @@
 #include "err.h"
 #include "proc.h"
 
-static int send_line(struct keyer *k, const cJSON *rec)
+static long send_line(struct keyer *k, const cJSON *rec)
 {
 	char *s = cJSON_PrintUnformatted(rec);
 	size_t n = strlen(s);
@@ -27,7 +27,7 @@ static int send_line(struct keyer *k, const cJSON *rec)
 		off += (size_t)w;
 	}
 	cJSON_free(s);
-	return 0;
+	return (long)n + 1;
 }
 
 int keyer_start(struct keyer *k, const char *root, const cJSON *graph)
@@ -46,7 +46,7 @@ int keyer_start(struct keyer *k, const char *root, const cJSON *graph)
 	free(prog);
 	k->from = fdopen(from, "r");
 	jsonl_reader_init(&k->r, k->from, "vx-key");
-	if (send_line(k, graph) != 0)
+	if (send_line(k, graph) < 0)
 		return -1;
 	cJSON *echo = NULL;
 	if (jsonl_read(&k->r, &echo) != 1) {
@@ -57,11 +57,21 @@ int keyer_start(struct keyer *k, const char *root, const cJSON *graph)
 	return 0;
 }
 
+long keyer_send(struct keyer *k, const cJSON *task)
+{
+	return send_line(k, task);
+}
+
 cJSON *keyer_key(struct keyer *k, const cJSON *task)
 {
-	cJSON *out = NULL;
-	if (send_line(k, task) != 0)
+	if (send_line(k, task) < 0)
 		return NULL;
+	return keyer_recv(k);
+}
+
+cJSON *keyer_recv(struct keyer *k)
+{
+	cJSON *out = NULL;
 	int r = jsonl_read(&k->r, &out);
 	if (r != 1) {
 		if (r == 0)

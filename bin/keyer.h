@@ -21,6 +21,13 @@ struct keyer {
 int keyer_start(struct keyer *k, const char *root, const cJSON *graph);
 /* The keyed record for task (owned by the caller), or NULL after a message. */
 cJSON *keyer_key(struct keyer *k, const cJSON *task);
+/* The same in two halves, so several tasks can be in flight: answers come
+ * back in the order sent. keyer_send returns the bytes sent, or -1. Keep
+ * what is in flight under a pipe's capacity (KEYER_INFLIGHT) so neither side
+ * blocks on a full pipe. */
+#define KEYER_INFLIGHT 32768
+long keyer_send(struct keyer *k, const cJSON *task);
+cJSON *keyer_recv(struct keyer *k);
 /* Close its input and wait: its exit status, or -1. */
 int keyer_stop(struct keyer *k);
 

@@ -47,6 +47,7 @@ struct rtask {
 	double started, ms;
 	int exit_code;
 	bool all_hits; /* a group: every dependency was a hit */
+	bool keyed;    /* its key was taken ahead, with the rest of its wave */
 };
 
 struct run {
@@ -141,7 +142,7 @@ static void fail_msg(struct run *r, struct rtask *t, const char *fmt, const char
 }
 
 /* Take t's key now that its dependencies are done. false after a message. */
-static bool key_task(struct run *r, struct rtask *t)
+static bool keyer_ready(struct run *r)
 {
 	if (r->keyer_broken)
 		return false;
@@ -152,7 +153,12 @@ static bool key_task(struct run *r, struct rtask *t)
 		}
 		r->keyer_up = true;
 	}
-	cJSON *k = keyer_key(&r->keyer, t->rec);
+	return true;
+}
+
+/* Take in vx-key's answer for t. */
+static bool take_key(struct run *r, struct rtask *t, cJSON *k)
+{
 	const char *key = k ? graphin_str(k, "key") : NULL;
 	if (!key || strlen(key) != 32) {
 		cJSON_Delete(k);
@@ -163,7 +169,54 @@ static bool key_task(struct run *r, struct rtask *t)
 	runcache_remember(&r->cache, r->root, t->id, k);
 	cJSON_Delete(t->rec);
 	t->rec = k;
+	t->keyed = true;
 	return true;
+}
+
+/* Take t's key now that its dependencies are done. false after a message. */
+static bool key_task(struct run *r, struct rtask *t)
+{
+	if (!keyer_ready(r))
+		return false;
+	return take_key(r, t, keyer_key(&r->keyer, t->rec));
+}
+
+static bool needs_key(const struct rtask *t)
+{
+	return !t->keyed && !t->sandboxed && t->kind != K_PERSISTENT;
+}
+
+/* Key every ready task at once, several in flight: a wave of cache hits then
+ * costs one exchange with vx-key instead of one per task. */
+static void key_wave(struct run *r)
+{
+	size_t sent = 0, got = 0, n = 0;
+	long inflight = 0;
+	size_t *wave = xcalloc(r->nready + 1, sizeof(*wave));
+	for (size_t i = 0; i < r->nready; i++)
+		if (needs_key(&r->t[r->ready[i]]))
+			wave[n++] = r->ready[i];
+	if (n < 2 || !keyer_ready(r)) {
+		free(wave);
+		return;
+	}
+	long *size = xcalloc(n, sizeof(*size));
+	while (got < n && !r->keyer_broken) {
+		while (sent < n && inflight < KEYER_INFLIGHT) {
+			size[sent] = keyer_send(&r->keyer, r->t[wave[sent]].rec);
+			if (size[sent] < 0) {
+				r->keyer_broken = true;
+				break;
+			}
+			inflight += size[sent++];
+		}
+		if (r->keyer_broken || got == sent)
+			break;
+		take_key(r, &r->t[wave[got]], keyer_recv(&r->keyer));
+		inflight -= size[got++];
+	}
+	free(size);
+	free(wave);
 }
 
 static char *path_env(const struct run *r, const struct rtask *t)
@@ -182,7 +235,7 @@ static void start(struct run *r, struct rtask *t)
 {
 	t->started = now_ms();
 	if (t->kind == K_GROUP) {
-		if (!key_task(r, t)) {
+		if (!t->keyed && !key_task(r, t)) {
 			fail_msg(r, t, "vx: unable to key %s", t->id);
 			return;
 		}
@@ -197,7 +250,7 @@ static void start(struct run *r, struct rtask *t)
 		return;
 	}
 	if (t->kind == K_EXEC) {
-		if (!key_task(r, t)) {
+		if (!t->keyed && !key_task(r, t)) {
 			fail_msg(r, t, "vx: unable to key %s", t->id);
 			return;
 		}
@@ -422,6 +475,8 @@ static void loop(struct run *r)
 	struct pollfd *pfd = xcalloc(r->n + 1, sizeof(*pfd));
 	size_t *who = xcalloc(r->n + 1, sizeof(*who));
 	for (;;) {
+		if (!r->interrupted && r->nready && r->running < r->jobs)
+			key_wave(r);
 		while (!r->interrupted && r->nready && r->running < r->jobs)
 			start(r, &r->t[r->ready[--r->nready]]);
 		if (r->interrupted)
