@@ -349,20 +349,50 @@ static int open_parent(int projfd, const char *rel, const char **base)
 	}
 }
 
-static int restore_one(const char *cachedir, int projfd, const cJSON *f)
+/* The directory fd of the previous output, reused while outputs share it. */
+struct parent {
+	char *dir;
+	int fd;
+};
+
+static int parent_fd(struct parent *pc, int projfd, const char *rel, const char **base)
+{
+	const char *slash = strrchr(rel, '/');
+	size_t n = slash ? (size_t)(slash - rel) : 0;
+	*base = slash ? slash + 1 : rel;
+	if (pc->fd >= 0 && strlen(pc->dir) == n && strncmp(pc->dir, rel, n) == 0)
+		return pc->fd;
+	if (pc->fd >= 0)
+		close(pc->fd);
+	free(pc->dir);
+	pc->dir = xstrndup(rel, n);
+	pc->fd = open_parent(projfd, rel, base);
+	return pc->fd;
+}
+
+/* Write one output. A file not there yet is created in place (O_EXCL): a
+ * run killed midway leaves a file whose bytes do not match, which the next
+ * restore rewrites; one that exists is replaced through a temporary name
+ * and a rename, so it is never seen half-written. */
+static int restore_one(const char *cachedir, int projfd, struct parent *pc, const cJSON *f,
+	bool exists)
 {
 	const char *rel = jstr(f, "path"), *base;
-	int dfd = open_parent(projfd, rel, &base);
+	int dfd = parent_fd(pc, projfd, rel, &base);
 	if (dfd < 0) {
 		err_warn("refusing to restore '%s': a part of its path is not a directory of the "
 			 "project (%s)", rel, strerror(errno));
 		return -1;
 	}
-	char *tmp = xasprintf(".%s.vx-restore-%d-%u", base, (int)getpid(), tmp_counter++);
+	char *tmp = exists ? xasprintf(".%s.vx-restore-%d-%u", base, (int)getpid(), tmp_counter++)
+			   : NULL;
+	const char *name = tmp ? tmp : base;
 	int r = -1;
+	bool created = false;
 	const char *link = jstr(f, "link");
 	if (link) {
-		r = symlinkat(link, dfd, tmp);
+		r = symlinkat(link, dfd, name);
+		created = r == 0;
 	} else {
 		const char *hash = jstr(f, "hash");
 		size_t size = (size_t)jnum(f, "size", 0);
@@ -370,8 +400,9 @@ static int restore_one(const char *cachedir, int projfd, const cJSON *f)
 		if (!data) {
 			err_warn("cache blob %s for '%s' is missing or corrupt: treated as a miss", hash, rel);
 		} else {
-			int fd = openat(dfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+			int fd = openat(dfd, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
 			if (fd >= 0) {
+				created = true;
 				r = write_all(fd, data, size);
 				if (r == 0)
 					r = fchmod(fd, (mode_t)jnum(f, "mode", 0644));
@@ -381,12 +412,11 @@ static int restore_one(const char *cachedir, int projfd, const cJSON *f)
 			free(data);
 		}
 	}
-	if (r == 0)
+	if (r == 0 && tmp)
 		r = renameat(dfd, tmp, dfd, base);
-	if (r != 0)
-		unlinkat(dfd, tmp, 0);
+	if (r != 0 && created)
+		unlinkat(dfd, name, 0); /* only what this restore made */
 	free(tmp);
-	close(dfd);
 	return r;
 }
 
@@ -417,12 +447,14 @@ int store_restore(const char *cachedir, const struct store_entry *e, const char 
 	stamp_load(root, projdir, key, &sp);
 	size_t n = (size_t)cJSON_GetArraySize(files), nneed = 0;
 	const cJSON **need = xcalloc(n + 1, sizeof(*need));
+	bool *exists = xcalloc(n + 1, sizeof(*exists));
 	bool restamp = false;
 	const cJSON *f;
 	cJSON_ArrayForEach(f, files) {
 		struct stat st;
 		const char *rel = jstr(f, "path");
-		if (fstatat(projfd, rel, &st, AT_SYMLINK_NOFOLLOW) == 0) {
+		bool there = fstatat(projfd, rel, &st, AT_SYMLINK_NOFOLLOW) == 0;
+		if (there) {
 			if (stamp_vouches(&sp, rel, &st))
 				continue;
 			restamp = true;
@@ -430,6 +462,7 @@ int store_restore(const char *cachedir, const struct store_entry *e, const char 
 				continue;
 		}
 		restamp = true;
+		exists[nneed] = there;
 		need[nneed++] = f;
 	}
 	stamp_free(&sp);
@@ -443,9 +476,14 @@ int store_restore(const char *cachedir, const struct store_entry *e, const char 
 			r = -1;
 		free(p);
 	}
+	struct parent pc = {NULL, -1};
 	for (size_t i = 0; i < nneed && r == 0; i++)
-		r = restore_one(cachedir, projfd, need[i]);
+		r = restore_one(cachedir, projfd, &pc, need[i], exists[i]);
+	if (pc.fd >= 0)
+		close(pc.fd);
+	free(pc.dir);
 	free(need);
+	free(exists);
 	close(projfd);
 	if (r != 0)
 		goto miss;
