@@ -1,0 +1,688 @@
+#!/usr/bin/env bats
+# vx-sandbox: the boundary (R-20..R-29, R-32, R-33, R-35) on fixture
+# workspaces, and a hostile task trying to break it: each attack in its own
+# test, with a positive control showing the attack code did run.
+#
+# The suite runs as whoever runs it; tests/vx-sandbox-rootless.bats runs it
+# again as an unprivileged user when the first run is root's.
+# bats file_tags=sandbox
+
+load helpers
+
+setup_file() {
+	# the attack helper: prebuilt by the rootless wrapper (with a setuid copy),
+	# else compiled here
+	if [ -z "${VX_SANDBOX_HELP:-}" ]; then
+		VX_SANDBOX_HELP=$BATS_FILE_TMPDIR/help
+		mkdir -p "$VX_SANDBOX_HELP"
+		cc -O1 -o "$VX_SANDBOX_HELP/attack" "$BATS_TEST_DIRNAME/fixtures/vx-sandbox/attack.c"
+		chmod 755 "$VX_SANDBOX_HELP" "$VX_SANDBOX_HELP/attack"
+	fi
+	export VX_SANDBOX_HELP
+}
+
+setup() {
+	HELP=$VX_SANDBOX_HELP
+	A=$HELP/attack
+	new_ws
+	pkg packages/app @x/app
+	put packages/app/src/a.js 'app source'
+	put packages/app/banner.txt 'banner'
+	put secret.txt 'root secret'
+	mkdir -p "$WS/.git"
+	put .git/config '[core]'
+	P=packages/app
+	# a HOME outside /tmp, which the sandbox replaces with its own
+	VT=$(mktemp -d /var/tmp/vx-sandbox-test.XXXXXX)
+	cd "$WS" || return 1
+	# sanitizers in the sandbox: no leak check (it ptraces, which is refused)
+	export ASAN_OPTIONS=detect_leaks=0
+}
+
+teardown() {
+	rm -rf "$VT"
+	if [ -n "${BG:-}" ]; then
+		kill "$BG" 2>/dev/null || true
+		wait "$BG" 2>/dev/null || true
+	fi
+}
+
+# sb ARGS... -- CMD: vx-sandbox on the fixture's project, the helper readable.
+sb() {
+	vx-sandbox --root "$WS" --project "$WS/$P" --read "$HELP" "$@"
+}
+
+# req TASK_ID FILE: the graph record and TASK_ID's record, as vx run hands them.
+req() {
+	vx-graph --root "$WS" > "$BATS_TEST_TMPDIR/graph.jsonl"
+	/usr/bin/python3 -c '
+import json, sys
+lines = open(sys.argv[1]).read().splitlines()
+out = [lines[0]] + [l for l in lines[1:] if json.loads(l)["id"] == sys.argv[2]]
+assert len(out) == 2, "no task " + sys.argv[2]
+open(sys.argv[3], "w").write("\n".join(out) + "\n")
+' "$BATS_TEST_TMPDIR/graph.jsonl" "$1" "$2"
+}
+
+# running MARK: is a process whose command line holds MARK alive?
+running() {
+	local f
+	for f in /proc/[0-9]*/cmdline; do
+		if tr '\0' ' ' < "$f" 2>/dev/null | grep -q -- "$1"; then
+			return 0
+		fi
+	done
+	return 1
+}
+
+# linked: npm's layout, every package linked at the root (probe P6).
+linked() {
+	pkg packages/ui @x/ui '' '{ "tasks": { "source": { "exec": { "command": "true" }, "cache": { "inputs": { "files": ["src/**"] } } } } }'
+	pkg packages/secret @x/secret
+	put packages/ui/src/index.js 'ui v1'
+	put packages/ui/README.md 'ui readme'
+	put packages/secret/token.txt 'token'
+	mkdir -p "$WS/node_modules/@x"
+	ln -s ../../packages/ui "$WS/node_modules/@x/ui"
+	ln -s ../../packages/app "$WS/node_modules/@x/app"
+	ln -s ../../packages/secret "$WS/node_modules/@x/secret"
+}
+
+# --- the command line and exit status ---------------------------------------
+
+@test "--help prints the synopsis and exits 0" {
+	run -0 vx-sandbox --help
+	assert_line --index 0 'usage: vx-sandbox --request FILE'
+}
+
+@test "no command is a usage error, 125" {
+	run -125 vx-sandbox --root "$WS"
+	assert_output --partial 'no command'
+}
+
+@test "the task's exit status is vx-sandbox's; a signal is 128+N" {
+	run -7 sb -- sh -c 'exit 7'
+	run -137 sb -- sh -c 'kill -9 $$'
+	run -127 sb -- no-such-command-here
+}
+
+@test "a request that is not two records is refused with 125, nothing run" {
+	printf '{"type":"graph","root":"/"}\n' > "$BATS_TEST_TMPDIR/r"
+	run -125 vx-sandbox --request "$BATS_TEST_TMPDIR/r"
+	assert_output --partial 'expected two records'
+	run -125 vx-sandbox --request "$BATS_TEST_TMPDIR/missing"
+}
+
+@test "a request runs the record's command under sh -c in the project" {
+	pkg packages/app @x/app '' '{ "tasks": { "t": { "exec": { "command": "pwd; echo $0", "sandbox": {} } } } }'
+	req @x/app#t "$BATS_TEST_TMPDIR/r"
+	run -0 vx-sandbox --request "$BATS_TEST_TMPDIR/r"
+	assert_line --index 0 "$WS/packages/app"
+	assert_line --index 1 'sh'
+}
+
+@test "a task record without a sandbox object is refused" {
+	pkg packages/app @x/app '' '{ "tasks": { "t": { "exec": { "command": "true" } } } }'
+	req @x/app#t "$BATS_TEST_TMPDIR/r"
+	run -125 vx-sandbox --request "$BATS_TEST_TMPDIR/r"
+	assert_output --partial "'sandbox' is not an object"
+}
+
+# --- R-20 the baseline ------------------------------------------------------
+
+@test "R-20 baseline: cwd is the project, seen empty; a relative read is ENOENT" {
+	run -0 cat "$WS/$P/src/a.js"
+	run -1 sb -- sh -c 'pwd; ls -A; cat src/a.js'
+	assert_line --index 0 "$WS/$P"
+	assert_output --partial 'src/a.js: No such file or directory'
+	refute_output --partial 'app source'
+}
+
+@test "R-20 baseline: the workspace root and its siblings are walled" {
+	run -1 sb -- cat "$WS/secret.txt"
+	assert_output --partial 'No such file or directory'
+	run -0 sb -- ls -A "$WS"
+	refute_output --partial 'secret.txt'
+	refute_output --partial '.git'
+}
+
+@test "R-20 baseline: a write in the project or outside the workspace is EROFS" {
+	run -2 sb -- sh -c 'echo x > out.txt'
+	assert_output --partial 'Read-only file system'
+	run -2 sb -- sh -c 'echo x > /var/tmp/vx-sandbox-probe'
+	assert_output --partial 'Read-only file system'
+	assert_file_not_exists "$WS/$P/out.txt"
+}
+
+@test "R-20 baseline: TMPDIR is private and writable, nothing reaches the host" {
+	run -0 sb -- sh -c 'echo "$TMPDIR"; echo x > "$TMPDIR/vx-probe-$PPID" && echo wrote; ls -A /tmp'
+	assert_line --index 0 '/tmp'
+	assert_line 'wrote'
+	run -0 sh -c 'ls /tmp/vx-probe-* 2>/dev/null | wc -l'
+	assert_output '0'
+}
+
+@test "R-20 baseline: paths outside the workspace stay readable" {
+	run -0 sb -- sh -c 'cat /etc/passwd > /dev/null && ls /usr/bin/env'
+}
+
+@test "the task sees its own pid namespace, no capabilities, no_new_privs" {
+	run -0 sb -- sh -c 'echo $$; grep -E "^(CapEff|CapPrm|CapBnd|CapAmb|NoNewPrivs)" /proc/self/status'
+	assert_line --index 0 '2'
+	assert_line --regexp '^CapEff:[[:space:]]+0000000000000000$'
+	assert_line --regexp '^CapBnd:[[:space:]]+0000000000000000$'
+	assert_line --regexp '^CapAmb:[[:space:]]+0000000000000000$'
+	assert_line --regexp '^NoNewPrivs:[[:space:]]+1$'
+}
+
+@test "the network namespace has loopback only, and it is up" {
+	run -0 sb -- cat /proc/net/dev
+	assert_output --partial 'lo:'
+	refute_output --regexp '(eth|en|wl)[a-z0-9]*:'
+	run -0 sb -- /usr/bin/python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); s.listen(); c = socket.create_connection(s.getsockname()); print("lo ok")'
+	assert_output 'lo ok'
+}
+
+@test "/dev holds the minimal nodes and a private devpts" {
+	run -0 sb -- sh -c 'ls /dev; echo x > /dev/null && head -c 4 /dev/urandom | wc -c; ls /dev/pts'
+	assert_line 'null'
+	assert_line 'ptmx'
+	assert_line '4'
+	refute_line 'sda'
+	run -2 sb -- sh -c 'echo x > /dev/newfile'
+	assert_output --partial 'Read-only file system'
+}
+
+# --- R-21 grants and globs --------------------------------------------------
+
+@test "R-21 read grants: '.', src/**, an absolute path, a sibling file" {
+	run -0 sb --read src/** -- cat src/a.js
+	assert_output 'app source'
+	run -0 sb --read . -- cat banner.txt src/a.js
+	run -0 sb --read "$WS/secret.txt" -- cat ../../secret.txt
+	assert_output 'root secret'
+	run -1 sb --read src/** -- cat banner.txt
+	run -2 sb --read src/** -- sh -c 'echo x > src/new.js'
+	assert_output --partial 'Read-only file system'
+}
+
+@test "R-21 globs expand at start: *.txt matches files, [id] is a class, \\[id\\] a literal" {
+	put packages/app/pages/'[id].tsx' 'route'
+	put packages/app/pages/i.tsx 'i'
+	put packages/app/notes.txt 'notes'
+	run -0 sb --read '*.txt' -- cat banner.txt notes.txt
+	run -0 sb --read 'pages/[id].tsx' -- cat pages/i.tsx
+	run -1 sb --read 'pages/[id].tsx' -- cat 'pages/[id].tsx'
+	run -0 sb --read 'pages/\[id\].tsx' -- cat 'pages/[id].tsx'
+	assert_output 'route'
+	run -1 sb --read 'pages/\[id\].tsx' -- cat pages/i.tsx
+}
+
+@test "R-21 ~/ grants resolve from HOME" {
+	export HOME=$VT/home
+	mkdir -p "$HOME/.cache/tool"
+	echo cached > "$HOME/.cache/tool/f"
+	run -0 sb --write '~/.cache/tool/' -- sh -c 'cat ~/.cache/tool/f; echo new > ~/.cache/tool/g'
+	assert_output 'cached'
+	assert_file_exists "$HOME/.cache/tool/g"
+}
+
+# --- R-22 write grants ------------------------------------------------------
+
+@test "R-22 a dir/ grant is made before the task and is writable" {
+	assert_file_not_exists "$WS/$P/dist"
+	run -0 sb --write dist/ -- sh -c 'echo built > dist/out.js'
+	assert_file_exists "$WS/$P/dist/out.js"
+}
+
+@test "R-22 a literal is an empty placeholder: kept when written, removed when not" {
+	run -0 sb --write dist/vx -- sh -c 'echo bin > dist/vx'
+	assert_file_exists "$WS/$P/dist/vx"
+	run -0 sb --write out/never -- true
+	assert_dir_exists "$WS/$P/out"
+	assert_file_not_exists "$WS/$P/out/never"
+}
+
+@test "R-22 mkdir meeting its own placeholder fails with the dir/ spelling" {
+	run -1 sb --write coverage -- mkdir -p coverage/lcov
+	assert_output --partial "write grant 'coverage' was made an empty file"
+	assert_output --partial "spell it 'coverage/'"
+	assert_file_not_exists "$WS/$P/coverage"
+}
+
+@test "R-22 a glob's static prefix is made a directory; matching nothing says so once" {
+	run -2 sb --write 'gen/*.ts' -- sh -c 'echo x > gen/a.ts'
+	assert_dir_exists "$WS/$P/gen"
+	assert_output --partial "write grant 'gen/*.ts' matches nothing"
+	assert_output --partial "allow: { write: ['gen/'] }"
+	put packages/app/gen/a.ts 'old'
+	run -0 sb --write 'gen/*.ts' -- sh -c 'echo new > gen/a.ts'
+	assert_file_contains "$WS/$P/gen/a.ts" new
+}
+
+@test "R-22 outside the project only directory shapes are made" {
+	export HOME=$VT/home
+	mkdir -p "$HOME"
+	run -0 sb --write '~/tool.cfg' --write '~/.tool/cache/' -- true
+	assert_output --partial "write grant '~/tool.cfg' names nothing yet"
+	assert_file_not_exists "$HOME/tool.cfg"
+	assert_dir_exists "$HOME/.tool/cache"
+}
+
+@test "R-23 rm -rf of a granted directory itself fails" {
+	mkdir -p "$WS/$P/dist"
+	echo x > "$WS/$P/dist/a"
+	run -1 sb --read . --write dist/ -- rm -rf dist
+	assert_file_not_exists "$WS/$P/dist/a"
+	assert_dir_exists "$WS/$P/dist"
+}
+
+@test "R-26 a file grant binds its directory: the siblings become writable too" {
+	run -0 sb --write out.txt -- sh -c 'echo o > out.txt; echo w > widened.txt; cat banner.txt'
+	assert_output 'banner'
+	assert_file_exists "$WS/$P/widened.txt"
+}
+
+# --- R-24 credential stores -------------------------------------------------
+
+@test "R-24 credential stores are unreadable; positive control outside" {
+	export HOME=$VT/home
+	mkdir -p "$HOME/.ssh" "$HOME/.config/gh" "$HOME/.aws"
+	echo key > "$HOME/.ssh/id_ed25519"
+	echo token > "$HOME/.npmrc"
+	echo gh > "$HOME/.config/gh/hosts.yml"
+	echo ok > "$HOME/.profile-data"
+	run -0 cat "$HOME/.ssh/id_ed25519" "$HOME/.npmrc" "$HOME/.config/gh/hosts.yml"
+	run -1 sb -- cat "$HOME/.ssh/id_ed25519"
+	run -0 sb -- cat "$HOME/.npmrc"
+	assert_output ''
+	run -1 sb -- cat "$HOME/.config/gh/hosts.yml"
+	run -0 sb -- cat "$HOME/.profile-data"
+	assert_output 'ok'
+}
+
+@test "R-24 a store is unreadable by another path: /proc/self/root, a HOME symlink" {
+	mkdir -p "$VT/realhome/.ssh"
+	echo key > "$VT/realhome/.ssh/id"
+	ln -s realhome "$VT/home"
+	export HOME=$VT/home
+	run -0 cat "$HOME/.ssh/id"
+	run -0 cat "/proc/self/root$VT/realhome/.ssh/id"
+	run -1 sb -- cat "/proc/self/root$VT/realhome/.ssh/id"
+	run -1 sb -- cat "$HOME/.ssh/id"
+}
+
+@test "R-24 a grant naming a store frees it" {
+	export HOME=$VT/home
+	mkdir -p "$HOME"
+	echo token > "$HOME/.npmrc"
+	run -0 sb --read '~/.npmrc' -- cat "$HOME/.npmrc"
+	assert_output 'token'
+}
+
+# --- R-25 protected configs -------------------------------------------------
+
+@test "R-25 configs inside a write grant stay read-only; other files are writable" {
+	put packages/app/.bashrc 'rc'
+	put packages/app/.vscode/settings.json '{}'
+	put packages/app/sub/.mcp.json '{}'
+	run -0 sb --write ./ -- sh -c 'echo ok > other.txt'
+	assert_file_exists "$WS/$P/other.txt"
+	run -2 sb --write ./ -- sh -c 'echo evil >> .bashrc'
+	assert_output --partial 'Read-only file system'
+	run -2 sb --write ./ -- sh -c 'echo evil > .vscode/tasks.json'
+	run -2 sb --write ./ -- sh -c 'echo evil > sub/.mcp.json'
+	run -1 sb --write ./ -- rm .bashrc
+	assert_file_contains "$WS/$P/.bashrc" rc
+}
+
+@test "R-25 deeper than three levels below the root is not protected" {
+	put packages/app/a/b/.bashrc 'rc'
+	run -0 sb --write a/ -- sh -c 'echo more >> a/b/.bashrc'
+}
+
+@test "R-25 .git/hooks and .git/config in a write grant outside the workspace" {
+	export HOME=$VT/home
+	mkdir -p "$HOME/repo/.git/hooks"
+	echo cfg > "$HOME/repo/.git/config"
+	run -2 sb --write '~/repo/' -- sh -c 'echo x > ~/repo/.git/hooks/pre-commit'
+	run -2 sb --write '~/repo/' -- sh -c 'echo x >> ~/repo/.git/config'
+	run -0 sb --write '~/repo/' --git-config -- sh -c 'echo x >> ~/repo/.git/config'
+	run -0 sb --write '~/repo/' -- sh -c 'echo x > ~/repo/file'
+}
+
+# --- R-26 refusals ----------------------------------------------------------
+
+@test "R-26 a grant leaving the project through a symlink is refused" {
+	mkdir -p "$BATS_TEST_TMPDIR/outside"
+	ln -s "$BATS_TEST_TMPDIR/outside" "$WS/$P/out"
+	run -125 sb --write out/ -- true
+	assert_output --partial 'leaves the project through a symlink'
+	run -125 sb --read out -- true
+	ln -s ../../secret.txt "$WS/$P/s"
+	run -125 sb --read s -- true
+}
+
+@test "R-26 a bind making .git, .vx/cache or a nested project writable is refused" {
+	run -125 vx-sandbox --root "$WS" --project "$WS" --write out.txt -- true
+	assert_output --partial '.git writable'
+	mkdir -p "$WS/.vx/cache"
+	run -125 vx-sandbox --root "$WS" --project "$WS" --write .vx/cache/ -- true
+	assert_output --partial 'cache'
+	pkg packages/app/nested @x/nested '' '{ "tasks": { "t": { "exec": { "command": "true", "sandbox": {} } } } }'
+	pkg packages/app @x/app '' '{ "tasks": { "t": { "exec": { "command": "true", "sandbox": { "allow": { "write": ["./"] } } } } } }'
+	put package.json '{ "name": "root", "private": true, "workspaces": ["packages/*", "packages/app/nested"] }'
+	req @x/app#t "$BATS_TEST_TMPDIR/r"
+	run -125 vx-sandbox --request "$BATS_TEST_TMPDIR/r"
+	assert_output --partial 'nested project writable'
+}
+
+@test "R-27 a project path holding a glob character is refused" {
+	mkdir -p "$WS/packages/[old]"
+	run -125 vx-sandbox --root "$WS" --project "$WS/packages/[old]" -- true
+	assert_output --partial "holds '['"
+}
+
+# --- R-29 git ---------------------------------------------------------------
+
+@test "R-29 GIT_DISCOVERY_ACROSS_FILESYSTEM=1 when a grant names a .git, the task's own value wins" {
+	run -0 sb --read ../../.git -- sh -c 'echo "[$GIT_DISCOVERY_ACROSS_FILESYSTEM]"; cat ../../.git/config'
+	assert_line '[1]'
+	assert_line '[core]'
+	run -0 sb --read . -- sh -c 'echo "[$GIT_DISCOVERY_ACROSS_FILESYSTEM]"'
+	assert_output '[]'
+	GIT_DISCOVERY_ACROSS_FILESYSTEM=0 run -0 sb --read ../../.git -- sh -c 'echo "[$GIT_DISCOVERY_ACROSS_FILESYSTEM]"'
+	assert_output '[0]'
+}
+
+@test "a read grant of the root project leaves .git and .vx walled" {
+	mkdir -p "$WS/.vx/cache"
+	echo e > "$WS/.vx/cache/entry"
+	run -0 vx-sandbox --root "$WS" --project "$WS" --read . -- sh -c 'cat secret.txt; find .git .vx -mindepth 1 | wc -l'
+	assert_line 'root secret'
+	assert_line '0'
+}
+
+# --- R-28 node_modules (probes P2 P3 P4 P8, rows R1 R2 R6 R8) ----------------
+
+@test "P2/R8: an uncached task reads a linked sibling, never an unlinked one" {
+	linked
+	rm "$WS/node_modules/@x/secret"
+	pkg packages/app @x/app '{ "@x/ui": "*" }' '{ "tasks": { "t": { "exec": { "command": "cat ../../node_modules/@x/ui/src/index.js ../ui/README.md; cat ../secret/token.txt", "sandbox": { "allow": { "read": ["."] } } } } } }'
+	req @x/app#t "$BATS_TEST_TMPDIR/r"
+	run -1 vx-sandbox --request "$BATS_TEST_TMPDIR/r"
+	assert_line 'ui v1'
+	assert_line 'ui readme'
+	assert_output --partial 'token.txt: No such file or directory'
+}
+
+@test "P3/P8/R7: the root's link to the task's own project is not followed" {
+	linked
+	pkg packages/app @x/app '' '{ "tasks": { "t": { "exec": { "command": "cat src/a.js; cat banner.txt", "sandbox": { "allow": { "read": ["src/**"] } } } } } }'
+	req @x/app#t "$BATS_TEST_TMPDIR/r"
+	run -1 vx-sandbox --request "$BATS_TEST_TMPDIR/r"
+	assert_line 'app source'
+	assert_output --partial 'banner.txt: No such file or directory'
+}
+
+@test "R1: a cached task gets only the keyed sibling; the withheld link is not mounted" {
+	linked
+	pkg packages/app @x/app '{ "@x/ui": "*", "@x/secret": "*" }' '{ "tasks": { "t": { "exec": { "command": "cat ../../node_modules/@x/ui/src/index.js; cat ../../node_modules/@x/secret/token.txt", "sandbox": { "allow": { "read": ["."] } } }, "cache": {} } } }'
+	req @x/app#t "$BATS_TEST_TMPDIR/r"
+	run -1 vx-sandbox --request "$BATS_TEST_TMPDIR/r"
+	assert_output --partial 'index.js: No such file or directory'
+	assert_output --partial 'token.txt: No such file or directory'
+	refute_output --partial 'ui v1'
+}
+
+@test "P4/R6: an edge to a keyed task of the package grants its link" {
+	linked
+	pkg packages/app @x/app '{ "@x/ui": "*" }' '{ "tasks": { "t": { "exec": { "command": "cat ../../node_modules/@x/ui/src/index.js; cat ../secret/token.txt", "sandbox": { "allow": { "read": ["."] } } }, "dependsOn": ["^source"], "cache": {} } } }'
+	req @x/app#t "$BATS_TEST_TMPDIR/r"
+	run -1 vx-sandbox --request "$BATS_TEST_TMPDIR/r"
+	assert_line 'ui v1'
+	assert_output --partial 'token.txt: No such file or directory'
+}
+
+@test "R2: the same through a symlinked root" {
+	linked
+	pkg packages/app @x/app '{ "@x/ui": "*" }' '{ "tasks": { "t": { "exec": { "command": "cat ../../node_modules/@x/ui/src/index.js", "sandbox": { "allow": { "read": ["."] } } }, "dependsOn": ["^source"], "cache": {} } } }'
+	ln -s "$WS" "$BATS_TEST_TMPDIR/link"
+	WS=$BATS_TEST_TMPDIR/link req @x/app#t "$BATS_TEST_TMPDIR/r"
+	run -0 vx-sandbox --request "$BATS_TEST_TMPDIR/r"
+	assert_output 'ui v1'
+}
+
+@test "R-28 one level into a linked package's own node_modules" {
+	linked
+	pkg packages/deep @x/deep
+	put packages/deep/d.txt 'deep'
+	mkdir -p "$WS/packages/ui/node_modules/@x"
+	ln -s ../../../deep "$WS/packages/ui/node_modules/@x/deep"
+	run -0 sb -- cat "$WS/node_modules/@x/ui/node_modules/@x/deep/d.txt"
+	assert_output 'deep'
+}
+
+# --- the hostile task -------------------------------------------------------
+
+@test "attack: remount a read-only grant read-write" {
+	run -1 sb --read src -- "$A" remount-rw "$WS/$P/src"
+	assert_output 'remount-rw: Operation not permitted'
+	# without the mount filter the kernel still refuses: no capability left
+	run -1 sb --read src --weaker-when-nested -- "$A" remount-rw "$WS/$P/src"
+	assert_output 'remount-rw: Operation not permitted'
+	run -2 sb --read src -- sh -c 'echo x > src/a.js'
+}
+
+@test "attack: unmount the workspace mask" {
+	run -1 sb -- "$A" umount "$WS"
+	assert_output 'umount: Operation not permitted'
+	run -1 sb --weaker-when-nested -- "$A" umount "$WS"
+	run -1 sb -- cat "$WS/secret.txt"
+}
+
+@test "attack: bind the host's / over a grant" {
+	run -1 sb --write dist/ -- "$A" bind / "$WS/$P/dist"
+	assert_output 'bind: Operation not permitted'
+}
+
+@test "attack: unshare -Ur then remount (refused unless weakerWhenNested)" {
+	run -0 unshare -Ur true
+	run -1 sb -- unshare -Ur true
+	assert_output --partial 'Operation not permitted'
+	# nested and weaker: the copies are locked, the remount still fails
+	if [ "$(id -u)" = 0 ]; then
+		# mapping uid 0 again needs CAP_SETFCAP, which the task no longer has
+		run -1 sb --weaker-when-nested -- unshare -Ur true
+		return
+	fi
+	run -0 sb --read src --weaker-when-nested -- unshare -Urm sh -c \
+		"echo nested; mount -o remount,bind,rw '$WS/$P/src' || echo refused; echo x > '$WS/$P/src/a.js' || echo still-ro"
+	assert_line 'nested'
+	assert_line 'refused'
+	assert_line 'still-ro'
+}
+
+@test "attack: the new mount API (fsopen, open_tree, move_mount)" {
+	run -0 unshare -Urm "$A" fsopen
+	run -1 sb -- "$A" fsopen
+	assert_output 'fsopen: Operation not permitted'
+	run -1 sb -- "$A" open-tree /
+	assert_output 'open-tree: Operation not permitted'
+	run -1 sb --write dist/ -- "$A" move-mount "$WS/$P/dist" /tmp
+	assert_output 'move-mount: Operation not permitted'
+}
+
+@test "attack: an fd the harness leaves open leads outside" {
+	run -0 "$A" read-fd 3 secret.txt 3< "$WS"
+	run -1 sb -- "$A" read-fd 3 secret.txt 3< "$WS"
+	assert_output --partial 'No such file or directory'
+}
+
+@test "attack: /proc/<pid>/root and signals to a host process" {
+	sleep 60 > /dev/null 2>&1 3>&- &
+	BG=$!
+	run -0 "$A" kill "$BG"
+	run -0 ls "/proc/$BG/root/"
+	run -1 sb -- "$A" kill "$BG"
+	assert_output 'kill: No such process'
+	run -2 sb -- ls "/proc/$BG/root/"
+}
+
+@test "attack: ptrace a host process" {
+	sleep 60 > /dev/null 2>&1 3>&- &
+	BG=$!
+	run -0 sb -- true
+	run -1 sb -- "$A" ptrace "$BG"
+	assert_output 'ptrace: Operation not permitted'
+	# the positive control: the same attach outside (a process tracing its child)
+	run -0 sh -c "sleep 60 > /dev/null 2>&1 3>&- & pid=\$!; '$A' ptrace \$pid; rc=\$?; kill -9 \$pid; exit \$rc"
+}
+
+@test "attack: ptrace or process_vm of the sandbox's own processes" {
+	run -1 sb -- sh -c "sleep 5 > /dev/null 2>&1 & exec '$A' ptrace \$!"
+	assert_output 'ptrace: Operation not permitted'
+}
+
+@test "attack: a grant symlink swapped during setup never redirects a bind" {
+	mkdir -p "$BATS_TEST_TMPDIR/victim"
+	mkdir -p "$WS/$P/dist"
+	# the swapper flips dist between a directory and a link to the victim
+	(
+		set +e
+		cd "$WS/$P" || exit 1
+		while :; do
+			mv -T dist dist.d 2> /dev/null
+			ln -s "$BATS_TEST_TMPDIR/victim" dist 2> /dev/null
+			rm -f dist 2> /dev/null
+			mv -T dist.d dist 2> /dev/null
+		done
+	) > /dev/null 2>&1 3>&- &
+	BG=$!
+	local i refused=0 ran=0
+	for i in $(seq 1 60); do
+		run sb --write dist/ -- sh -c 'echo pwned > dist/p && echo wrote'
+		case $status in
+			0) ran=$((ran + 1)) ;;
+			125) refused=$((refused + 1)) ;;
+		esac
+	done
+	kill "$BG"
+	wait "$BG" || true
+	BG=
+	echo "ran=$ran refused=$refused" >&3
+	assert_file_not_exists "$BATS_TEST_TMPDIR/victim/p"
+	# positive control: the link really was there to follow
+	ln -sfn "$BATS_TEST_TMPDIR/victim" "$BATS_TEST_TMPDIR/l"
+	echo pwned > "$BATS_TEST_TMPDIR/l/p"
+	assert_file_exists "$BATS_TEST_TMPDIR/victim/p"
+}
+
+@test "attack: hardlink a secret into dist/" {
+	run -0 ln "$WS/secret.txt" "$BATS_TEST_TMPDIR/hl"
+	run -1 sb --write dist/ -- ln "$WS/secret.txt" dist/s
+	run -1 sb --read . --write dist/ -- ln banner.txt dist/b
+	assert_output --partial 'Invalid cross-device link'
+	assert_file_not_exists "$WS/$P/dist/b"
+}
+
+@test "attack: connect to a host unix socket under /tmp" {
+	local dir sock
+	dir=$(mktemp -d /tmp/vx-sock.XXXXXX)
+	sock=$dir/s.sock
+	/usr/bin/python3 -c 'import socket, sys, time
+s = socket.socket(socket.AF_UNIX); s.bind(sys.argv[1]); s.listen(8); time.sleep(60)' "$sock" &
+	BG=$!
+	while [ ! -S "$sock" ]; do sleep 0.05; done
+	run -0 "$A" unix "$sock"
+	run -1 sb --read "$dir" -- "$A" unix "$sock"
+	assert_output 'socket: Operation not permitted'
+	run -1 sb --read "$dir" -- "$A" socketpair
+	assert_output 'socketpair: Operation not permitted'
+	# the task's own grant lifts it (and the socket is then reachable)
+	run -0 sb --read "$dir" --unix-sockets -- "$A" unix "$sock"
+	rm -rf "$dir"
+}
+
+@test "attack: connect to a host abstract unix socket" {
+	local name=vx-sandbox-test-$$
+	/usr/bin/python3 -c 'import socket, sys, time
+s = socket.socket(socket.AF_UNIX); s.bind("\0" + sys.argv[1]); s.listen(8); time.sleep(60)' "$name" &
+	BG=$!
+	until "$A" abstract "$name" > /dev/null; do sleep 0.05; done
+	run -0 "$A" abstract "$name"
+	run -1 sb -- "$A" abstract "$name"
+	assert_output 'socket: Operation not permitted'
+	# granted sockets still cannot cross the network namespace
+	run -1 sb --unix-sockets -- "$A" abstract "$name"
+	assert_output 'connect: Connection refused'
+}
+
+@test "attack: io_uring openat of a denied file" {
+	run -0 "$A" uring-open "$WS/secret.txt"
+	run -1 sb -- "$A" uring-open "$WS/secret.txt"
+	assert_output 'uring-open: Function not implemented'
+}
+
+@test "attack: io_uring socket(AF_UNIX)" {
+	run -0 "$A" uring-socket
+	run -1 sb -- "$A" uring-socket
+	assert_output 'uring-socket: Function not implemented'
+}
+
+@test "attack: TIOCSTI into a real terminal, and its 64-bit spelling" {
+	run -0 script -qec "'$A' tiocsti; '$A' tiocsti high" /dev/null
+	assert_output --partial 'ok'
+	refute_output --partial 'tiocsti:'
+	run -0 script -qec "vx-sandbox --root '$WS' --project '$WS/$P' --read '$HELP' -- sh -c \"'$A' tiocsti; '$A' tiocsti high; true\"" /dev/null
+	assert_line --partial 'tiocsti: Operation not permitted'
+	refute_line --partial 'ok'
+}
+
+@test "attack: read the session keyring" {
+	run -0 "$A" keyctl
+	run -1 sb -- "$A" keyctl
+	assert_output 'keyctl: Operation not permitted'
+}
+
+@test "attack: a setuid binary gains nothing" {
+	if [ ! -u "$HELP/attack-suid" ]; then
+		skip 'no setuid copy of the helper (made by tests/vx-sandbox-rootless.bats)'
+	fi
+	run -0 "$HELP/attack-suid" euid
+	assert_output 'euid=0'
+	run -0 sb -- "$HELP/attack-suid" caps
+	assert_line --regexp '^CapEff:[[:space:]]+0000000000000000$'
+	assert_line "euid=$(id -u)"
+}
+
+@test "attack: a double-forked daemon does not outlive the task" {
+	local mark=31.$$$RANDOM
+	run -0 sb -- sh -c "(setsid sleep $mark &) ; sleep 0.2; grep -l 'sleep' /proc/[0-9]*/cmdline > /dev/null && echo daemon-up"
+	assert_output 'daemon-up'
+	run -1 running "sleep $mark"
+}
+
+@test "attack: other kernel surfaces (bpf, clone3, clone with CLONE_NEWUSER)" {
+	run -1 sb -- "$A" bpf
+	assert_output 'bpf: Operation not permitted'
+	run -1 sb -- "$A" clone3
+	assert_output 'clone3: Function not implemented'
+	run -0 "$A" clone-user
+	run -1 sb -- "$A" clone-user
+	assert_output 'clone-user: Operation not permitted'
+}
+
+@test "R-33/R-35: a nested vx-sandbox fails fast with the cause, never runs unsandboxed" {
+	run -125 sb --read "$VX_BIN_DIR" -- vx-sandbox --root "$WS" -- sh -c 'echo ran'
+	assert_output --partial 'the kernel refuses to make a user namespace'
+	refute_output --partial 'ran'
+}
+
+@test "R-33 weakerWhenNested lets the task sandbox" {
+	if [ "$(id -u)" = 0 ]; then
+		skip 'as root the nested map of uid 0 needs CAP_SETFCAP (see docs/man/vx-sandbox.md)'
+	fi
+	run -0 sb --read "$VX_BIN_DIR" --weaker-when-nested -- vx-sandbox --root "$WS" -- sh -c 'echo nested $$'
+	assert_output 'nested 2'
+}
