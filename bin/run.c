@@ -48,6 +48,7 @@ struct rtask {
 	int exit_code;
 	bool all_hits; /* a group: every dependency was a hit */
 	bool keyed;    /* its key was taken ahead, with the rest of its wave */
+	char *request; /* vx-sandbox's request file while it runs */
 };
 
 struct run {
@@ -183,7 +184,7 @@ static bool key_task(struct run *r, struct rtask *t)
 
 static bool needs_key(const struct rtask *t)
 {
-	return !t->keyed && !t->sandboxed && t->kind != K_PERSISTENT;
+	return !t->keyed && t->kind != K_PERSISTENT;
 }
 
 /* Key every ready task at once, several in flight: a wave of cache hits then
@@ -231,6 +232,42 @@ static char *path_env(const struct run *r, const struct rtask *t)
 
 extern char **environ;
 
+/* vx-sandbox's request: the graph record and the task's, in a private file. */
+static char *write_request(struct run *r, struct rtask *t)
+{
+	const char *tmpdir = getenv("TMPDIR");
+	char *path = xasprintf("%s/vx-request-XXXXXX", tmpdir && *tmpdir ? tmpdir : "/tmp");
+	int fd = mkostemp(path, O_CLOEXEC);
+	if (fd < 0) {
+		free(path);
+		return NULL;
+	}
+	char *g = cJSON_PrintUnformatted(r->g.graph), *k = cJSON_PrintUnformatted(t->rec);
+	char *text = xasprintf("%s\n%s\n", g, k);
+	size_t n = strlen(text);
+	bool ok = write(fd, text, n) == (ssize_t)n;
+	if (close(fd) != 0)
+		ok = false;
+	cJSON_free(g);
+	cJSON_free(k);
+	free(text);
+	if (!ok) {
+		unlink(path);
+		free(path);
+		return NULL;
+	}
+	return path;
+}
+
+static void drop_request(struct rtask *t)
+{
+	if (t->request) {
+		unlink(t->request);
+		free(t->request);
+		t->request = NULL;
+	}
+}
+
 static void start(struct run *r, struct rtask *t)
 {
 	t->started = now_ms();
@@ -240,13 +277,6 @@ static void start(struct run *r, struct rtask *t)
 			return;
 		}
 		finish(r, t, t->all_hits ? UI_HIT : UI_DONE);
-		return;
-	}
-	if (t->sandboxed) {
-		fail_msg(r, t,
-			"vx: %s declares exec.sandbox, and vx-sandbox is not built yet; refusing to "
-			"run it unsandboxed (drop exec.sandbox to run it without the boundary)",
-			t->id);
 		return;
 	}
 	if (t->kind == K_EXEC) {
@@ -284,11 +314,28 @@ static void start(struct run *r, struct rtask *t)
 	char *cwd = path_join(r->root, t->dir);
 	const char *cmd = graphin_str(t->rec, "command");
 	char *argv[] = {"/bin/sh", "-c", (char *)cmd, NULL};
+	char *sandbox_prog = NULL;
+	if (t->sandboxed) {
+		/* handed to vx-sandbox with its request; never run without it */
+		t->request = write_request(r, t);
+		if (!t->request) {
+			free(envp);
+			free(pathvar);
+			free(cwd);
+			fail_msg(r, t, "vx: unable to write the sandbox request of %s", t->id);
+			return;
+		}
+		sandbox_prog = proc_stage_path("vx-sandbox");
+		argv[0] = sandbox_prog;
+		argv[1] = "--request";
+		argv[2] = t->request;
+	}
 	struct spawn_opts o = {
 		.cwd = cwd, .envp = envp, .own_group = true, .merge_stderr = true, .null_stdin = true};
 	t->pid = proc_spawn(argv, &o, NULL, &t->outfd);
 	free(envp);
 	free(pathvar);
+	free(sandbox_prog);
 	if (t->pid < 0) {
 		fail_msg(r, t, "vx: unable to start the task in '%s'", cwd);
 		free(cwd);
@@ -342,6 +389,7 @@ static void exited(struct run *r, struct rtask *t, int st)
 	}
 	t->running = false;
 	r->running--;
+	drop_request(t);
 	t->ms = now_ms() - t->started;
 	t->exit_code = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
 	if (t->kind == K_PERSISTENT) {

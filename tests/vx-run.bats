@@ -264,10 +264,23 @@ ran() { # the tasks that really ran since the last call, sorted, one line
 	run -1 vx run t -j 1
 }
 
-@test "a sandboxed task is refused until the sandbox exists, never run unsandboxed" {
-	put packages/other/vx.json '{ "tasks": { "build": { "exec": { "command": "echo other >> ../../ran.log", "sandbox": {} } } } }'
-	run -1 vx run @x/other#build
-	assert_output --partial "refusing to run it unsandboxed"
+@test "a sandboxed task runs inside vx-sandbox: its grants hold, a write past them fails the task" {
+	put packages/other/vx.json '{ "tasks": {
+		"ok": { "exec": { "command": "mkdir -p out && cat src/x.txt > out/copy.txt", "sandbox": { "allow": { "read": ["."], "write": ["out/"] } } },
+		        "cache": { "inputs": { "files": ["src/**"] }, "outputs": { "files": ["out/**"] } } },
+		"escape": { "exec": { "command": "echo pwned > ../../escaped.txt", "sandbox": { "allow": { "read": ["."] } } } },
+		"after": { "exec": { "command": "echo after >> ../../ran.log" }, "dependsOn": ["escape"] } } }'
+	run -0 vx run @x/other#ok
+	assert_equal "$(cat packages/other/out/copy.txt)" "x"
+	rm -rf packages/other/out
+	run -0 vx run @x/other#ok
+	assert_line --regexp '^hit  @x/other#ok '
+	assert_file_exists packages/other/out/copy.txt
+	run -1 vx run @x/other#after
+	assert_line --regexp '^fail @x/other#escape '
+	assert_output --partial "Read-only file system"
+	assert_line "skip @x/other#after (dependency @x/other#escape failed)"
+	assert_file_not_exists escaped.txt
 	assert_equal "$(ran)" ""
 }
 
