@@ -19,33 +19,44 @@ static const char why_usage[] =
 	"(R-12): input files changed, added or removed, env values, runtime\n"
 	"outputs, package.json, the root lockfiles, the command, dependency keys.\n";
 
-int why_main(int argc, char **argv)
+/* The options vx why and vx clean share: --root DIR and --help. Returns -1
+ * to go on, else the exit code. */
+static int root_options(int argc, char **argv, const char *usage, const char **root)
 {
 	static const struct option opts[] = {
 		{"root", required_argument, NULL, 'r'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
-	const char *root = getenv("VX_ROOT");
 	int c;
+	*root = getenv("VX_ROOT");
 	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
 		if (c == 'r') {
-			root = optarg;
+			*root = optarg;
 		} else if (c == 'h') {
-			fputs(why_usage, stdout);
+			fputs(usage, stdout);
 			return jsonl_out_finish();
 		} else {
-			fputs(why_usage, stderr);
+			fputs(usage, stderr);
 			return VX_EXIT_USAGE;
 		}
 	}
+	return -1;
+}
+
+int why_main(int argc, char **argv)
+{
+	const char *root;
+	int rc = root_options(argc, argv, why_usage, &root);
+	if (rc >= 0)
+		return rc;
 	if (optind >= argc) {
 		fputs(why_usage, stderr);
 		return VX_EXIT_USAGE;
 	}
 	jsonl_out_init();
 	struct graphin g;
-	int rc = graphin_load(&g, root && *root ? root : NULL, argv + optind, argc - optind, true, true);
+	rc = graphin_load(&g, root && *root ? root : NULL, argv + optind, argc - optind, true, true);
 	if (rc)
 		return rc;
 	const char *wsroot = graphin_str(g.graph, "root");
@@ -88,24 +99,10 @@ static const char clean_usage[] =
 
 int clean_main(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{"root", required_argument, NULL, 'r'},
-		{"help", no_argument, NULL, 'h'},
-		{NULL, 0, NULL, 0},
-	};
-	const char *root = getenv("VX_ROOT");
-	int c;
-	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
-		if (c == 'r') {
-			root = optarg;
-		} else if (c == 'h') {
-			fputs(clean_usage, stdout);
-			return jsonl_out_finish();
-		} else {
-			fputs(clean_usage, stderr);
-			return VX_EXIT_USAGE;
-		}
-	}
+	const char *root;
+	int rc = root_options(argc, argv, clean_usage, &root);
+	if (rc >= 0)
+		return rc;
 	if (optind < argc) {
 		fputs(clean_usage, stderr);
 		return VX_EXIT_USAGE;
@@ -116,7 +113,7 @@ int clean_main(int argc, char **argv)
 		dir = runcache_dir("/");
 	} else {
 		struct graphin g;
-		int rc = graphin_load(&g, root && *root ? root : NULL, NULL, 0, false, false);
+		rc = graphin_load(&g, root && *root ? root : NULL, NULL, 0, false, false);
 		if (rc)
 			return rc;
 		dir = runcache_dir(graphin_str(g.graph, "root"));
