@@ -1,0 +1,77 @@
+/* cache.h: the local cache of task results (R-10, R-11), linked into the
+ * driver and into vx-cache.
+ *
+ * The caller resolves the directory (VX_CACHE_DIR, else <root>/.vx/cache)
+ * and opens it; several checkouts and processes may share one, so an entry
+ * holds nothing absolute and correctness rests on atomic renames, not locks.
+ * Calls are single-threaded. A lookup is a hit only when the manifest is
+ * whole and every blob it names is present with its size; a restore verifies
+ * every blob's hash and replaces nothing unless all of them check out.
+ * Outputs are never written through a symlink. The per-checkout state
+ * directory (the driver's <root>/.vx) keeps stamps that let a rerun skip
+ * outputs already identical without rehashing them.
+ *
+ * Ownership: struct cache and struct cache_entry belong to the caller and are
+ * freed with cache_close and cache_entry_free; strings returned by
+ * cache_entry_log are malloc'd for the caller. Functions that fail have
+ * already said why on stderr (err.h), except a lookup's miss, which is
+ * quiet and says why through *why.
+ */
+#ifndef VX_CACHE_H
+#define VX_CACHE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include <cjson/cJSON.h>
+
+#define CACHE_MANIFEST_VERSION 1
+
+struct cache;
+
+struct cache_entry {
+	char key[33];
+	cJSON *manifest; /* the whole record, as parsed; owned by the entry */
+	double ms;       /* the saved run's duration */
+};
+
+/* dir: the cache directory (need not exist yet). statedir: the checkout's
+ * own directory for stamps (<root>/.vx), or NULL to always compare bytes. */
+struct cache *cache_open(const char *dir, const char *statedir);
+void cache_close(struct cache *c);
+
+/* 1: a hit, *out set; 0: a miss, *why (if not NULL) a static reason. */
+int cache_lookup(struct cache *c, const char *key, struct cache_entry **out, const char **why);
+void cache_entry_free(struct cache_entry *e);
+
+/* The logged stdout+stderr of e, checked against its hash: malloc'd bytes
+ * and *len, or NULL when the log blob is gone or corrupt (then a miss). */
+char *cache_entry_log(struct cache *c, const struct cache_entry *e, size_t *len);
+
+/* Write e's outputs into projdir (absolute). 0, or -1 with nothing of the
+ * entry left half-written (a failed restore is a miss: run the task). */
+int cache_restore(struct cache *c, const struct cache_entry *e, const char *projdir);
+
+struct cache_save {
+	const char *key;
+	const char *projdir;       /* absolute */
+	const char *const *globs;  /* cache.outputs.files, "!" excludes */
+	size_t nglobs;
+	const char *log;           /* combined stdout+stderr */
+	size_t loglen;
+	int exit;                  /* anything but 0 is refused */
+	double ms;
+};
+
+/* Save a successful run: blobs, then the manifest. 0 or -1. */
+int cache_save(struct cache *c, const struct cache_save *s);
+
+/* Check every entry and every blob's bytes; report(key, what, arg) per bad
+ * entry. The number of bad entries, or -1 when the cache is unreadable. */
+int cache_verify(struct cache *c, void (*report)(const char *key, const char *what, void *arg),
+	void *arg);
+
+/* Empty the cache directory: renamed aside, then removed. 0 or -1. */
+int cache_clean(struct cache *c);
+
+#endif

@@ -1,0 +1,78 @@
+/* cache_int.h: what the cache module's own files share (cache.c, save.c,
+ * restore.c, stamp.c); nothing here is for callers of cache.h.
+ *
+ * On disk under the cache directory:
+ *   ac/<key>.json     one manifest per key
+ *   cas/<hh>/<hash>   blobs, named by the XXH3-128 of their bytes
+ *   tmp/              every temporary file, renamed out of it when whole;
+ *                     names there never match a lookup
+ */
+#ifndef VX_CACHE_INT_H
+#define VX_CACHE_INT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/stat.h>
+
+#include <cjson/cJSON.h>
+#include <xxhash.h>
+
+#include "cache.h"
+
+/* temporaries left behind by a killed process are removed after this long
+ * (a live writer keeps touching its own) */
+#define CACHE_STALE_SECONDS 3600
+
+/* a restore's temporary names beside their targets; save never collects them */
+#define CACHE_RESTORE_TMP ".vx-tmp."
+
+struct cache {
+	char *dir;
+	char *statedir;   /* NULL: no stamps */
+	unsigned seq;     /* temporary names */
+	unsigned nonce;   /* tells apart processes of other pid namespaces */
+	bool swept;       /* stale temporaries removed once per process */
+	bool openat2_off; /* the kernel (or a seccomp filter) refused openat2 */
+};
+
+/* One element of a manifest's "files", checked by cache_file_parse. */
+struct cache_file {
+	const char *path;
+	const char *hash; /* a regular file */
+	const char *link; /* a symlink */
+	size_t size;
+	mode_t mode; /* permission bits only */
+};
+
+/* cache.c */
+bool cache_path_ok(const char *rel);
+/* NULL when f is a valid record (*out filled), else why not. */
+const char *cache_file_parse(const cJSON *f, struct cache_file *out);
+char *cache_blob_path(const struct cache *c, const char *hash);
+void cache_hex128(XXH128_hash_t h, char out[33]);
+/* A temporary file in <dir>/tmp, open for writing; *path gets its name. */
+int cache_tmp_open(struct cache *c, char **path);
+int cache_write_all(int fd, const void *buf, size_t n);
+int cache_mkdirs(const char *dir);
+
+/* restore.c: the directory reldir ("" for the project itself) under projfd,
+ * reached without following any symlink; created part by part when create
+ * is set. An fd, or -1 with errno set (ELOOP or ENOTDIR for a symlink or
+ * a file in the way). */
+int cache_open_beneath(struct cache *c, int projfd, const char *reldir, bool create);
+
+/* stamp.c: what the checkout last wrote or saw of each output: a stat and
+ * the hash of the bytes it had then. */
+struct cache_stamp;
+struct cache_stamp *cache_stamp_load(const struct cache *c, const char *projdir);
+/* Does the stamp vouch that rel, as st says it is now, holds hash? Not when
+ * its mtime is as late as the stamp's own (git's racy rule). */
+bool cache_stamp_vouches(const struct cache_stamp *sp, const char *rel, const struct stat *st,
+	const char *hash);
+void cache_stamp_set(struct cache_stamp *sp, const char *rel, const struct stat *st,
+	const char *hash);
+/* Write it back when something was set; failures only cost speed. */
+void cache_stamp_save(struct cache_stamp *sp);
+void cache_stamp_free(struct cache_stamp *sp);
+
+#endif

@@ -1,0 +1,204 @@
+/* vx-cache: the local cache's operations by hand (docs/protocol.md,
+ * "vx-cache"): the same module the driver links, one verb per call. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cache.h"
+#include "err.h"
+#include "fileio.h"
+#include "jsonl.h"
+#include "path.h"
+
+static const char usage[] =
+	"usage: vx-cache [--dir DIR] [--state DIR] get KEY\n"
+	"       vx-cache [--dir DIR] [--state DIR] restore KEY PROJECTDIR\n"
+	"       vx-cache [--dir DIR] [--state DIR] save KEY PROJECTDIR --outputs GLOB...\n"
+	"                [--log FILE] [--ms N] [--exit N]\n"
+	"       vx-cache [--dir DIR] verify\n"
+	"       vx-cache [--dir DIR] clean\n"
+	"\n"
+	"The local cache of task results (R-10, R-11).\n"
+	"\n"
+	"  get KEY        print KEY's manifest as one JSON line (exit 1: a miss)\n"
+	"  restore KEY PROJECTDIR\n"
+	"                 write the entry's outputs into PROJECTDIR, then its log\n"
+	"                 to stdout (exit 1: a miss or a failed restore)\n"
+	"  save KEY PROJECTDIR --outputs GLOB... [--log FILE] [--ms N] [--exit N]\n"
+	"                 save the files under PROJECTDIR matching the globs\n"
+	"                 (\"!GLOB\" excludes) and FILE's bytes as the log; a\n"
+	"                 non-zero --exit is refused\n"
+	"  verify         check every entry's blobs; one JSON line per bad entry\n"
+	"  clean          empty the cache directory\n"
+	"  --dir DIR      the cache directory (default: $VX_CACHE_DIR, else ./.vx/cache)\n"
+	"  --state DIR    where stamps of restored outputs go (default: PROJECTDIR/.vx)\n"
+	"  -h, --help     this text\n"
+	"\n"
+	"Exit status: 0 success or a hit, 1 a miss or a failure, 2 usage.\n";
+
+static _Noreturn void bad_usage(const char *what)
+{
+	err_warn("%s", what);
+	fputs(usage, stderr);
+	exit(VX_EXIT_USAGE);
+}
+
+static long number(const char *s, const char *opt)
+{
+	char *end;
+	errno = 0;
+	long v = strtol(s, &end, 10);
+	if (errno || !*s || *end)
+		bad_usage(xasprintf("%s wants a number, not '%s'", opt, s));
+	return v;
+}
+
+/* PROJECTDIR made absolute, as the cache module wants it. */
+static char *project(const char *dir)
+{
+	char *abs = path_canonical(dir);
+	if (!abs)
+		err_die_errno(VX_EXIT_FAIL, "unable to open '%s'", dir);
+	return abs;
+}
+
+static int cmd_get(struct cache *c, const char *key)
+{
+	struct cache_entry *e;
+	const char *why;
+	if (!cache_lookup(c, key, &e, &why)) {
+		err_warn("%s: a miss (%s)", key, why);
+		return VX_EXIT_FAIL;
+	}
+	jsonl_write(e->manifest);
+	cache_entry_free(e);
+	return VX_EXIT_OK;
+}
+
+static int cmd_restore(struct cache *c, const char *key, const char *dir)
+{
+	struct cache_entry *e;
+	const char *why;
+	if (!cache_lookup(c, key, &e, &why)) {
+		err_warn("%s: a miss (%s)", key, why);
+		return VX_EXIT_FAIL;
+	}
+	size_t len;
+	char *log = cache_entry_log(c, e, &len);
+	int r = log && cache_restore(c, e, dir) == 0 ? VX_EXIT_OK : VX_EXIT_FAIL;
+	if (r == VX_EXIT_OK && fwrite(log, 1, len, stdout) != len)
+		r = VX_EXIT_FAIL; /* reported by jsonl_out_finish */
+	free(log);
+	cache_entry_free(e);
+	return r;
+}
+
+static void report_bad(const char *key, const char *what, void *arg)
+{
+	(void)arg;
+	cJSON *rec = cJSON_CreateObject();
+	cJSON_AddStringToObject(rec, "type", "bad");
+	cJSON_AddStringToObject(rec, "key", key);
+	cJSON_AddStringToObject(rec, "error", what);
+	jsonl_write(rec);
+	cJSON_Delete(rec);
+}
+
+static int cmd_save(struct cache *c, char **argv, int argc)
+{
+	struct cache_save s = {.key = argv[0]};
+	const char **globs = xcalloc((size_t)argc + 1, sizeof(*globs));
+	const char *logfile = NULL;
+	bool outputs = false;
+	for (int i = 2; i < argc; i++) {
+		const char *a = argv[i];
+		bool more = i + 1 < argc;
+		if (strcmp(a, "--outputs") == 0) {
+			outputs = true;
+			while (i + 1 < argc && strncmp(argv[i + 1], "--", 2) != 0)
+				globs[s.nglobs++] = argv[++i];
+		} else if (strcmp(a, "--log") == 0 && more) {
+			logfile = argv[++i];
+		} else if (strcmp(a, "--ms") == 0 && more) {
+			s.ms = (double)number(argv[++i], a);
+		} else if (strcmp(a, "--exit") == 0 && more) {
+			s.exit = (int)number(argv[++i], a);
+		} else {
+			bad_usage(xasprintf("save: unknown or incomplete option '%s'", a));
+		}
+	}
+	if (!outputs)
+		bad_usage("save: --outputs is required");
+	char *log = NULL;
+	if (logfile && !(log = fileio_read_at(AT_FDCWD, logfile, &s.loglen)))
+		err_die_errno(VX_EXIT_FAIL, "unable to read '%s'", logfile);
+	s.log = log;
+	char *dir = project(argv[1]);
+	s.projdir = dir;
+	s.globs = globs;
+	int r = cache_save(c, &s) == 0 ? VX_EXIT_OK : VX_EXIT_FAIL;
+	free(dir);
+	free(log);
+	free(globs);
+	return r;
+}
+
+int main(int argc, char **argv)
+{
+	err_init(argv[0]);
+	jsonl_out_init();
+	const char *dir = getenv("VX_CACHE_DIR"), *state = NULL;
+	if (dir && !*dir)
+		dir = NULL;
+	int i = 1;
+	for (; i < argc && argv[i][0] == '-'; i++) {
+		if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0) {
+			fputs(usage, stdout);
+			return jsonl_out_finish();
+		} else if (strcmp(argv[i], "--dir") == 0 && i + 1 < argc) {
+			dir = argv[++i];
+		} else if (strcmp(argv[i], "--state") == 0 && i + 1 < argc) {
+			state = argv[++i];
+		} else {
+			bad_usage(xasprintf("unknown or incomplete option '%s'", argv[i]));
+		}
+	}
+	if (i == argc)
+		bad_usage("no command");
+	const char *cmd = argv[i++];
+	int nargs = argc - i;
+	char **args = argv + i;
+	/* the verb and its operands are checked before anything is touched */
+	bool ok = (strcmp(cmd, "get") == 0 && nargs == 1) ||
+		  (strcmp(cmd, "restore") == 0 && nargs == 2) ||
+		  (strcmp(cmd, "save") == 0 && nargs >= 2) ||
+		  ((strcmp(cmd, "verify") == 0 || strcmp(cmd, "clean") == 0) && nargs == 0);
+	if (!ok)
+		bad_usage(xasprintf("'%s': an unknown command or the wrong operands", cmd));
+
+	char *projdir = nargs >= 2 ? project(args[1]) : NULL;
+	char *statedir = state ? xstrdup(state) : projdir ? path_join(projdir, ".vx") : NULL;
+	struct cache *c = cache_open(dir ? dir : ".vx/cache", statedir);
+	int r;
+	if (strcmp(cmd, "get") == 0) {
+		r = cmd_get(c, args[0]);
+	} else if (strcmp(cmd, "restore") == 0) {
+		r = cmd_restore(c, args[0], projdir);
+	} else if (strcmp(cmd, "save") == 0) {
+		r = cmd_save(c, args, nargs);
+	} else if (strcmp(cmd, "verify") == 0) {
+		int bad = cache_verify(c, report_bad, NULL);
+		if (bad < 0)
+			err_warn_errno("unable to read '%s/ac'", dir ? dir : ".vx/cache");
+		r = bad == 0 ? VX_EXIT_OK : VX_EXIT_FAIL;
+	} else {
+		r = cache_clean(c) == 0 ? VX_EXIT_OK : VX_EXIT_FAIL;
+	}
+	cache_close(c);
+	free(statedir);
+	free(projdir);
+	int w = jsonl_out_finish();
+	return r ? r : w;
+}

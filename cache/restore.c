@@ -1,0 +1,287 @@
+/* restore.c: writing an entry's outputs into a project.
+ *
+ * Three passes: find the outputs that differ (a stamp, else their bytes,
+ * say which are already right); stage each one under a temporary name
+ * beside its target, checking the blob's hash while copying; only when every
+ * one staged, rename them into place. A bad blob therefore changes nothing.
+ * Directories are reached with openat2(RESOLVE_BENEATH|RESOLVE_NO_SYMLINKS),
+ * else part by part with O_NOFOLLOW: a symlink planted in the project (dist
+ * -> /etc) fails the restore instead of redirecting a write.
+ */
+#include "cache.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/openat2.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "cache_int.h"
+#include "err.h"
+
+int cache_open_beneath(struct cache *c, int projfd, const char *reldir, bool create)
+{
+	if (!*reldir)
+		return fcntl(projfd, F_DUPFD_CLOEXEC, 0);
+	if (!c->openat2_off) {
+		struct open_how how = {
+			.flags = O_RDONLY | O_DIRECTORY | O_CLOEXEC,
+			.resolve = RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS,
+		};
+		int fd = (int)syscall(SYS_openat2, projfd, reldir, &how, sizeof(how));
+		if (fd >= 0)
+			return fd;
+		if (errno == ENOSYS || errno == EPERM)
+			c->openat2_off = true; /* an old kernel, or a seccomp filter */
+		else if (errno != ENOENT || !create)
+			return -1;
+	}
+	int fd = fcntl(projfd, F_DUPFD_CLOEXEC, 0);
+	for (const char *s = reldir; fd >= 0 && *s;) {
+		const char *e = strchrnul(s, '/');
+		char *part = xstrndup(s, (size_t)(e - s));
+		if (create && mkdirat(fd, part, 0777) != 0 && errno != EEXIST) {
+			free(part);
+			close(fd);
+			return -1;
+		}
+		int next = openat(fd, part, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		int saved = errno;
+		free(part);
+		close(fd);
+		errno = saved;
+		fd = next;
+		s = *e ? e + 1 : e;
+	}
+	return fd;
+}
+
+/* The directory of the output last asked for, kept while outputs share it. */
+struct parent {
+	char *dir;
+	int fd;
+};
+
+static int parent_get(struct cache *c, struct parent *pc, int projfd, const char *rel,
+	bool create, const char **base)
+{
+	const char *slash = strrchr(rel, '/');
+	size_t n = slash ? (size_t)(slash - rel) : 0;
+	*base = slash ? slash + 1 : rel;
+	if (pc->fd >= 0 && strlen(pc->dir) == n && strncmp(pc->dir, rel, n) == 0)
+		return pc->fd;
+	if (pc->fd >= 0)
+		close(pc->fd);
+	free(pc->dir);
+	pc->dir = xstrndup(rel, n);
+	pc->fd = cache_open_beneath(c, projfd, pc->dir, create);
+	if (pc->fd < 0 && create) {
+		int saved = errno;
+		free(pc->dir);
+		pc->dir = NULL;
+		errno = saved;
+	}
+	return pc->fd;
+}
+
+static void parent_done(struct parent *pc)
+{
+	if (pc->fd >= 0)
+		close(pc->fd);
+	free(pc->dir);
+	pc->fd = -1;
+	pc->dir = NULL;
+}
+
+/* Copy fd to out (out < 0: only read), hashing: 0 and hex, or -1. */
+static int copy_hash(int fd, int out, size_t *n, char hex[33])
+{
+	XXH3_state_t *st = XXH3_createState();
+	XXH3_128bits_reset(st);
+	char buf[65536];
+	ssize_t r;
+	int rc = 0;
+	*n = 0;
+	while ((r = read(fd, buf, sizeof(buf))) != 0) {
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0 || (out >= 0 && cache_write_all(out, buf, (size_t)r) != 0)) {
+			rc = -1;
+			break;
+		}
+		XXH3_128bits_update(st, buf, (size_t)r);
+		*n += (size_t)r;
+	}
+	cache_hex128(XXH3_128bits_digest(st), hex);
+	XXH3_freeState(st);
+	return rc;
+}
+
+/* Is the output as st shows it already what cf records? */
+static bool output_same(struct cache_stamp *sp, int dfd, const char *base,
+	const struct cache_file *cf, const struct stat *st)
+{
+	if (cf->link) {
+		char target[4096];
+		ssize_t n = S_ISLNK(st->st_mode) ? readlinkat(dfd, base, target, sizeof(target)) : -1;
+		return n >= 0 && (size_t)n == strlen(cf->link) && memcmp(target, cf->link, (size_t)n) == 0;
+	}
+	if (!S_ISREG(st->st_mode) || (st->st_mode & 07777) != cf->mode ||
+		(size_t)st->st_size != cf->size)
+		return false;
+	if (cache_stamp_vouches(sp, cf->path, st, cf->hash))
+		return true;
+	int fd = openat(dfd, base, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	size_t n;
+	char got[33];
+	int r = copy_hash(fd, -1, &n, got);
+	close(fd);
+	if (r != 0 || n != cf->size || strcmp(got, cf->hash) != 0)
+		return false;
+	cache_stamp_set(sp, cf->path, st, cf->hash);
+	return true;
+}
+
+struct todo {
+	struct cache_file cf;
+	char *tmp;      /* staged under this name in the target's directory */
+	struct stat st; /* of the staged file, for the stamp */
+};
+
+/* Stage one output beside its target. A blob whose bytes do not match its
+ * name is removed from the cache, so the next save writes it afresh. */
+static int stage(struct cache *c, int dfd, struct todo *t)
+{
+	t->tmp = xasprintf(CACHE_RESTORE_TMP "%d.%x.%u", (int)getpid(), c->nonce, c->seq++);
+	if (t->cf.link) {
+		if (symlinkat(t->cf.link, dfd, t->tmp) == 0)
+			return 0;
+		err_warn_errno("unable to restore '%s'", t->cf.path);
+		goto fail;
+	}
+	char *bp = cache_blob_path(c, t->cf.hash);
+	int bfd = open(bp, O_RDONLY | O_CLOEXEC);
+	if (bfd < 0) {
+		err_warn("cache blob %s of '%s' is missing", t->cf.hash, t->cf.path);
+		free(bp);
+		goto fail;
+	}
+	int fd = openat(dfd, t->tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (fd < 0) {
+		err_warn_errno("unable to restore '%s'", t->cf.path);
+		close(bfd);
+		free(bp);
+		goto fail;
+	}
+	size_t n;
+	char got[33];
+	int r = copy_hash(bfd, fd, &n, got);
+	close(bfd);
+	if (r != 0)
+		err_warn_errno("unable to restore '%s'", t->cf.path);
+	else if (n != t->cf.size || strcmp(got, t->cf.hash) != 0) {
+		err_warn("cache blob %s of '%s' is corrupt: removed", t->cf.hash, t->cf.path);
+		unlink(bp);
+		r = -1;
+	} else if (fchmod(fd, t->cf.mode) != 0 || fstat(fd, &t->st) != 0) {
+		err_warn_errno("unable to restore '%s'", t->cf.path);
+		r = -1;
+	}
+	free(bp);
+	if (close(fd) != 0 && r == 0) {
+		err_warn_errno("unable to restore '%s'", t->cf.path);
+		r = -1;
+	}
+	if (r == 0)
+		return 0;
+	unlinkat(dfd, t->tmp, 0);
+fail:
+	free(t->tmp);
+	t->tmp = NULL;
+	return -1;
+}
+
+int cache_restore(struct cache *c, const struct cache_entry *e, const char *projdir)
+{
+	int projfd = open(projdir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (projfd < 0) {
+		err_warn_errno("unable to open '%s'", projdir);
+		return -1;
+	}
+	const cJSON *files = cJSON_GetObjectItemCaseSensitive(e->manifest, "files"), *f;
+	size_t nfiles = (size_t)cJSON_GetArraySize(files), n = 0;
+	struct todo *todo = xcalloc(nfiles + 1, sizeof(*todo));
+	struct cache_stamp *sp = cache_stamp_load(c, projdir);
+	struct parent pc = {NULL, -1};
+	const char *base;
+	int r = 0;
+	cJSON_ArrayForEach(f, files) {
+		struct cache_file cf;
+		if (cache_file_parse(f, &cf)) { /* entry_check let it through: cannot happen */
+			err_warn("cache entry %s: a bad file record", e->key);
+			r = -1;
+			break;
+		}
+		int dfd = parent_get(c, &pc, projfd, cf.path, false, &base);
+		struct stat st;
+		if (dfd < 0 && errno != ENOENT) {
+			err_warn("refusing to restore '%s': a part of its directory is a symlink or "
+				 "not a directory", cf.path);
+			r = -1;
+			break;
+		}
+		if (dfd >= 0 && fstatat(dfd, base, &st, AT_SYMLINK_NOFOLLOW) == 0) {
+			if (S_ISDIR(st.st_mode)) {
+				err_warn("refusing to restore '%s': a directory is in the way", cf.path);
+				r = -1;
+				break;
+			}
+			if (output_same(sp, dfd, base, &cf, &st))
+				continue;
+		}
+		todo[n++].cf = cf;
+	}
+	parent_done(&pc);
+	size_t staged = 0;
+	for (; r == 0 && staged < n; staged++) {
+		struct todo *t = &todo[staged];
+		int dfd = parent_get(c, &pc, projfd, t->cf.path, true, &base);
+		if (dfd < 0) {
+			err_warn("refusing to restore '%s': a part of its directory is a symlink or "
+				 "not a directory", t->cf.path);
+			r = -1;
+		} else {
+			r = stage(c, dfd, t);
+		}
+		if (r != 0)
+			break;
+	}
+	parent_done(&pc);
+	for (size_t i = 0; i < staged; i++) {
+		struct todo *t = &todo[i];
+		int dfd = parent_get(c, &pc, projfd, t->cf.path, false, &base);
+		if (r == 0 && dfd >= 0 && renameat(dfd, t->tmp, dfd, base) == 0) {
+			if (t->cf.hash)
+				cache_stamp_set(sp, t->cf.path, &t->st, t->cf.hash);
+		} else {
+			if (r == 0)
+				err_warn_errno("unable to restore '%s'", t->cf.path);
+			r = -1;
+			if (dfd >= 0)
+				unlinkat(dfd, t->tmp, 0);
+		}
+		free(t->tmp);
+	}
+	parent_done(&pc);
+	free(todo);
+	close(projfd);
+	if (r == 0)
+		cache_stamp_save(sp);
+	cache_stamp_free(sp);
+	return r;
+}

@@ -1,0 +1,377 @@
+/* save.c: saving a successful run.
+ *
+ * Order is what makes a save atomic: every blob is written under tmp/,
+ * fsynced and renamed into cas/; their directories are fsynced; only then is
+ * the manifest written under tmp/, fsynced, renamed to ac/<key>.json and ac/
+ * fsynced. A save killed at any point leaves at most blobs nothing names and
+ * temporaries no lookup reads; a later save removes the stale ones.
+ */
+#include "cache.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cache_int.h"
+#include "err.h"
+#include "hash.h"
+#include "walk.h"
+
+/* outputs up to this size are hashed in memory before the cache is touched,
+ * so a blob already there costs no write */
+#define SAVE_MEM_MAX (4u << 20)
+
+struct saver {
+	struct cache *c;
+	const char *projdir;
+	int projfd;
+	cJSON *files;
+	struct cache_stamp *sp;
+	unsigned char touched[32]; /* which cas/<hh> got a new blob */
+	bool wrote;
+};
+
+/* Remove the temporaries of saves killed long ago (a live one keeps its
+ * file's mtime fresh). */
+static void sweep_stale(struct cache *c)
+{
+	if (c->swept)
+		return;
+	c->swept = true;
+	char *dir = xasprintf("%s/tmp", c->dir);
+	DIR *d = opendir(dir);
+	free(dir);
+	if (!d)
+		return;
+	time_t old = time(NULL) - CACHE_STALE_SECONDS;
+	struct dirent *de;
+	while ((de = readdir(d))) {
+		struct stat st;
+		if (de->d_name[0] != '.' && fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+			S_ISREG(st.st_mode) && st.st_mtime < old)
+			unlinkat(dirfd(d), de->d_name, 0);
+	}
+	closedir(d);
+}
+
+static int fsync_dir(const char *dir)
+{
+	int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	int r = fsync(fd);
+	close(fd);
+	return r;
+}
+
+/* Move a whole temporary blob into cas/ under hash, or drop it when that
+ * blob is already there. tmpfd is closed. */
+static int blob_commit(struct saver *sv, int tmpfd, char *tmp, const char *hash, size_t n)
+{
+	char *path = cache_blob_path(sv->c, hash);
+	struct stat st;
+	int r = 0;
+	if (stat(path, &st) == 0 && S_ISREG(st.st_mode) && (size_t)st.st_size == n) {
+		close(tmpfd);
+		unlink(tmp);
+	} else {
+		r = fsync(tmpfd);
+		if (close(tmpfd) != 0)
+			r = -1;
+		if (r == 0 && rename(tmp, path) != 0) {
+			char *dir = xstrndup(path, (size_t)(strrchr(path, '/') - path));
+			r = errno == ENOENT && cache_mkdirs(dir) == 0 ? rename(tmp, path) : -1;
+			free(dir);
+		}
+		if (r != 0) {
+			err_warn_errno("unable to write cache blob '%s'", path);
+			unlink(tmp);
+		}
+		unsigned hh = (unsigned)strtoul((char[3]){hash[0], hash[1], 0}, NULL, 16);
+		sv->touched[hh / 8] |= (unsigned char)(1u << (hh % 8));
+		sv->wrote = true;
+	}
+	free(tmp);
+	free(path);
+	return r;
+}
+
+static int tmp_open(struct saver *sv, char **tmp)
+{
+	int fd = cache_tmp_open(sv->c, tmp);
+	if (fd < 0)
+		err_warn_errno("unable to create a temporary file in '%s/tmp'", sv->c->dir);
+	return fd;
+}
+
+/* Store the bytes of fd as a blob; hash gets its name, *n its size. */
+static int blob_put_fd(struct saver *sv, int fd, const char *rel, char hash[33], size_t *n)
+{
+	XXH3_state_t *st = XXH3_createState();
+	XXH3_128bits_reset(st);
+	size_t cap = 65536, len = 0;
+	char *buf = xmalloc(cap);
+	char *tmp = NULL;
+	int tfd = -1, r = 0;
+	*n = 0;
+	for (;;) {
+		if (len == cap && tfd < 0 && cap < SAVE_MEM_MAX) {
+			cap *= 2;
+			buf = xrealloc(buf, cap);
+		} else if (len == cap) { /* too big to hold: stream it through tmp/ */
+			if (tfd < 0 && (tfd = tmp_open(sv, &tmp)) < 0) {
+				r = -1;
+				break;
+			}
+			if (cache_write_all(tfd, buf, len) != 0) {
+				err_warn_errno("unable to write '%s'", tmp);
+				r = -1;
+				break;
+			}
+			len = 0;
+		}
+		ssize_t got = read(fd, buf + len, cap - len);
+		if (got < 0 && errno == EINTR)
+			continue;
+		if (got < 0) {
+			err_warn_errno("unable to read '%s'", rel);
+			r = -1;
+			break;
+		}
+		if (got == 0)
+			break;
+		XXH3_128bits_update(st, buf + len, (size_t)got);
+		len += (size_t)got;
+		*n += (size_t)got;
+	}
+	cache_hex128(XXH3_128bits_digest(st), hash);
+	XXH3_freeState(st);
+	if (r == 0 && tfd < 0) {
+		/* held in memory: a blob already there costs nothing more */
+		char *path = cache_blob_path(sv->c, hash);
+		struct stat bst;
+		bool have = stat(path, &bst) == 0 && S_ISREG(bst.st_mode) && (size_t)bst.st_size == *n;
+		free(path);
+		if (have) {
+			free(buf);
+			return 0;
+		}
+		if ((tfd = tmp_open(sv, &tmp)) < 0)
+			r = -1;
+	}
+	if (r == 0 && len && cache_write_all(tfd, buf, len) != 0) {
+		err_warn_errno("unable to write '%s'", tmp);
+		r = -1;
+	}
+	free(buf);
+	if (r == 0)
+		return blob_commit(sv, tfd, tmp, hash, *n);
+	if (tfd >= 0) {
+		close(tfd);
+		unlink(tmp);
+	}
+	free(tmp);
+	return -1;
+}
+
+static int blob_put_mem(struct saver *sv, const char *data, size_t len, char hash[33])
+{
+	cache_hex128(XXH3_128bits(data, len), hash);
+	char *path = cache_blob_path(sv->c, hash);
+	struct stat st;
+	bool have = stat(path, &st) == 0 && S_ISREG(st.st_mode) && (size_t)st.st_size == len;
+	free(path);
+	if (have)
+		return 0;
+	char *tmp;
+	int fd = tmp_open(sv, &tmp);
+	if (fd < 0)
+		return -1;
+	if (cache_write_all(fd, data, len) != 0) {
+		err_warn_errno("unable to write '%s'", tmp);
+		close(fd);
+		unlink(tmp);
+		free(tmp);
+		return -1;
+	}
+	return blob_commit(sv, fd, tmp, hash, len);
+}
+
+static int collect_one(const char *rel, const struct stat *lst, void *arg)
+{
+	struct saver *sv = arg;
+	const char *slash = strrchr(rel, '/'), *base = slash ? slash + 1 : rel;
+	/* a restore's leftover, or a path no restore would write back */
+	if (strncmp(base, CACHE_RESTORE_TMP, strlen(CACHE_RESTORE_TMP)) == 0 || !cache_path_ok(rel))
+		return 0;
+	char *dir = xstrndup(rel, slash ? (size_t)(slash - rel) : 0);
+	int dfd = cache_open_beneath(sv->c, sv->projfd, dir, false);
+	free(dir);
+	if (dfd < 0) {
+		err_warn_errno("unable to open the directory of '%s'", rel);
+		return 1;
+	}
+	cJSON *f = cJSON_CreateObject();
+	cJSON_AddStringToObject(f, "path", rel);
+	int r = 0;
+	if (S_ISLNK(lst->st_mode)) {
+		char target[4097];
+		ssize_t n = readlinkat(dfd, base, target, sizeof(target) - 1);
+		if (n >= 0)
+			target[n] = '\0';
+		if (n < 0) {
+			err_warn_errno("unable to read the symlink '%s'", rel);
+			r = 1;
+		} else if (target[0] == '/') {
+			err_warn("refusing to save '%s': a symlink to an absolute path ('%s') would tie "
+				 "the entry to this checkout", rel, target);
+			r = 1;
+		} else {
+			cJSON_AddNumberToObject(f, "mode", lst->st_mode);
+			cJSON_AddStringToObject(f, "link", target);
+		}
+	} else {
+		struct stat before, after;
+		int fd = openat(dfd, base, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+		char hash[33];
+		size_t n;
+		if (fd < 0 || fstat(fd, &before) != 0) {
+			err_warn_errno("unable to open '%s'", rel);
+			r = 1;
+		} else if (blob_put_fd(sv, fd, rel, hash, &n) != 0) {
+			r = 1;
+		} else {
+			cJSON_AddNumberToObject(f, "mode", before.st_mode & 07777);
+			cJSON_AddNumberToObject(f, "size", (double)n);
+			cJSON_AddStringToObject(f, "hash", hash);
+			/* stamp only what did not move while it was read */
+			if (fstat(fd, &after) == 0 && after.st_size == (off_t)n &&
+				after.st_mtim.tv_sec == before.st_mtim.tv_sec &&
+				after.st_mtim.tv_nsec == before.st_mtim.tv_nsec)
+				cache_stamp_set(sv->sp, rel, &after, hash);
+		}
+		if (fd >= 0)
+			close(fd);
+	}
+	close(dfd);
+	cJSON_AddItemToArray(sv->files, f);
+	return r;
+}
+
+/* Make the new blobs' names durable before a manifest can name them. */
+static int sync_blob_dirs(struct saver *sv)
+{
+	if (!sv->wrote)
+		return 0;
+	for (unsigned hh = 0; hh < 256; hh++) {
+		if (!(sv->touched[hh / 8] & (1u << (hh % 8))))
+			continue;
+		char *dir = xasprintf("%s/cas/%02x", sv->c->dir, hh);
+		int r = fsync_dir(dir);
+		free(dir);
+		if (r != 0)
+			return -1;
+	}
+	char *cas = xasprintf("%s/cas", sv->c->dir);
+	int r = fsync_dir(cas);
+	free(cas);
+	return r;
+}
+
+static int write_manifest(struct saver *sv, const char *key, const cJSON *m)
+{
+	char *text = cJSON_PrintUnformatted(m), *tmp;
+	size_t len = strlen(text);
+	text[len] = '\n'; /* one line, as every vx record; the NUL is not needed */
+	int fd = tmp_open(sv, &tmp), r = -1;
+	char *acdir = xasprintf("%s/ac", sv->c->dir);
+	char *path = xasprintf("%s/%s.json", acdir, key);
+	if (fd >= 0) {
+		r = cache_write_all(fd, text, len + 1) == 0 && fsync(fd) == 0 ? 0 : -1;
+		if (close(fd) != 0)
+			r = -1;
+		if (r == 0)
+			r = rename(tmp, path);
+		if (r == 0)
+			r = fsync_dir(acdir);
+		if (r != 0) {
+			err_warn_errno("unable to write the cache manifest '%s'", path);
+			unlink(tmp);
+		}
+		free(tmp);
+	}
+	cJSON_free(text);
+	free(acdir);
+	free(path);
+	return r;
+}
+
+int cache_save(struct cache *c, const struct cache_save *s)
+{
+	if (s->exit != 0) {
+		err_warn("refusing to save a failed run (exit %d)", s->exit);
+		return -1;
+	}
+	if (!hash_is_hex(s->key)) {
+		err_warn("refusing to save under '%s': not a key", s->key);
+		return -1;
+	}
+	const char *sub[] = {"ac", "cas", "tmp"};
+	for (size_t i = 0; i < 3; i++) {
+		char *d = xasprintf("%s/%s", c->dir, sub[i]);
+		int r = cache_mkdirs(d);
+		if (r != 0)
+			err_warn_errno("unable to create '%s'", d);
+		free(d);
+		if (r != 0)
+			return -1;
+	}
+	sweep_stale(c);
+	struct saver sv = {.c = c, .projdir = s->projdir};
+	sv.projfd = open(s->projdir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (sv.projfd < 0) {
+		err_warn_errno("unable to open '%s'", s->projdir);
+		return -1;
+	}
+	sv.sp = cache_stamp_load(c, s->projdir);
+	cJSON *m = cJSON_CreateObject();
+	cJSON_AddNumberToObject(m, "v", CACHE_MANIFEST_VERSION);
+	cJSON_AddStringToObject(m, "key", s->key);
+	sv.files = cJSON_AddArrayToObject(m, "files");
+	struct walk_opts o = {.globs = s->globs, .nglobs = s->nglobs, .arg = &sv};
+	int r = s->nglobs ? walk_tree(s->projdir, &o, collect_one) : 0;
+	if (r < 0)
+		err_warn_errno("unable to walk '%s'", s->projdir);
+	char loghash[33];
+	if (r == 0)
+		r = blob_put_mem(&sv, s->log ? s->log : "", s->loglen, loghash);
+	if (r == 0 && sync_blob_dirs(&sv) != 0) {
+		err_warn_errno("unable to sync '%s/cas'", c->dir);
+		r = -1;
+	}
+	if (r == 0) {
+		cJSON *log = cJSON_AddObjectToObject(m, "log");
+		cJSON_AddStringToObject(log, "hash", loghash);
+		cJSON_AddNumberToObject(log, "size", (double)s->loglen);
+		cJSON_AddNumberToObject(m, "exit", 0);
+		cJSON_AddNumberToObject(m, "ms", s->ms > 0 ? round(s->ms) : 0);
+		char created[32];
+		time_t now = time(NULL);
+		struct tm tm;
+		strftime(created, sizeof(created), "%Y-%m-%dT%H:%M:%SZ", gmtime_r(&now, &tm));
+		cJSON_AddStringToObject(m, "created", created);
+		r = write_manifest(&sv, s->key, m);
+	}
+	if (r == 0)
+		cache_stamp_save(sv.sp);
+	cache_stamp_free(sv.sp);
+	cJSON_Delete(m);
+	close(sv.projfd);
+	return r ? -1 : 0;
+}
