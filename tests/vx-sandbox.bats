@@ -6,6 +6,9 @@
 # The suite runs as whoever runs it; tests/vx-sandbox-rootless.bats runs it
 # again as an unprivileged user when the first run is root's.
 # bats file_tags=sandbox
+# The commands are expanded by the sandboxed shell, and '~/' grants are spelled
+# as a config spells them: single quotes on purpose.
+# shellcheck disable=SC2016,SC2088
 
 load helpers
 
@@ -559,8 +562,8 @@ linked() {
 		done
 	) > /dev/null 2>&1 3>&- &
 	BG=$!
-	local i refused=0 ran=0
-	for i in $(seq 1 60); do
+	local refused=0 ran=0
+	for _ in $(seq 1 60); do
 		run sb --write dist/ -- sh -c 'echo pwned > dist/p && echo wrote'
 		case $status in
 			0) ran=$((ran + 1)) ;;
