@@ -19,6 +19,8 @@ setup_file() {
 	cp "$VX_BIN_DIR/vx-sandbox" "$VX_BIN_DIR/vx-graph" "$ROOTLESS/bin/"
 	cp "$BATS_TEST_DIRNAME/vx-sandbox.bats" "$BATS_TEST_DIRNAME/helpers.bash" "$ROOTLESS/tests/"
 	cp "$BATS_TEST_DIRNAME/fixtures/vx-sandbox/attack.c" "$ROOTLESS/tests/fixtures/vx-sandbox/"
+	mkdir -p "$ROOTLESS/docs/man"
+	cp "$BATS_TEST_DIRNAME/../docs/man/vx-sandbox.md" "$ROOTLESS/docs/man/"
 	cc -O1 -o "$ROOTLESS/help/attack" "$BATS_TEST_DIRNAME/fixtures/vx-sandbox/attack.c"
 	cp "$ROOTLESS/help/attack" "$ROOTLESS/help/attack-suid"
 	chmod -R a+rX "$ROOTLESS"

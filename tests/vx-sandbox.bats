@@ -98,6 +98,19 @@ linked() {
 	assert_line --index 0 'usage: vx-sandbox --request FILE'
 }
 
+@test "--help agrees with the manual page's synopsis, options and exit status" {
+	local man="$BATS_TEST_DIRNAME/../docs/man/vx-sandbox.md"
+	run -0 vx-sandbox --help
+	local help=$output
+	assert_line --index 0 "usage: $(sed -n '/^## SYNOPSIS/,/^## /{s/^    //p}' "$man" | head -n 1)"
+	while IFS= read -r opt; do
+		[[ "$help" == *"$opt"* ]] || fail "--help lacks the manual's option line: $opt"
+	done < <(sed -n '/^## OPTIONS/,/^## /{/^    -/{s/^    //p}}' "$man")
+	local status=${help##*Exit status: }
+	[[ "$(tr -s ' \n' ' ' < "$man")" == *"$(echo "$status" | tr -s ' \n' ' ')"* ]] ||
+		fail "exit status differs: $status"
+}
+
 @test "no command is a usage error, 125" {
 	run -125 vx-sandbox --root "$WS"
 	assert_output --partial 'no command'
