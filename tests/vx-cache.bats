@@ -1,0 +1,352 @@
+#!/usr/bin/env bats
+# shellcheck disable=SC2154  # bats sets $stderr, $output, $lines
+# vx-cache: save and restore byte for byte (modes, symlinks, the log), what
+# makes a miss (corrupt, truncated, missing, tampered), never writing through
+# a symlink or outside the project, a save killed mid-way, clean, verify,
+# path independence and failed writes (R-10, R-11). Each test builds its
+# project from tests/fixtures/vx-cache/proj.
+
+bats_require_minimum_version 1.5.0
+
+setup() {
+	load '/usr/lib/bats/bats-support/load'
+	load '/usr/lib/bats/bats-assert/load'
+	load '/usr/lib/bats/bats-file/load'
+	PATH="${VX_BIN_DIR:-$BATS_TEST_DIRNAME/../bin}:$PATH"
+	unset VX_ROOT
+	export VX_CACHE_DIR=$BATS_TEST_TMPDIR/cache
+	P=$BATS_TEST_TMPDIR/proj
+	cp -a "$BATS_TEST_DIRNAME/fixtures/vx-cache/proj" "$P"
+	chmod 755 "$P/dist/bin/run.sh"
+	ln -s a.js "$P/dist/latest.js"
+	K=0123456789abcdef0123456789abcdef
+	LOG=$BATS_TEST_TMPDIR/log
+	printf 'built 3 files\nwarning: none\n' > "$LOG"
+	cd "$BATS_TEST_TMPDIR" || return 1
+}
+
+# save_p [KEY]: save $P's dist/** (not dist/skip.txt) with $LOG.
+save_p() {
+	vx-cache save "${1:-$K}" "$P" --outputs 'dist/**' '!dist/skip.txt' --log "$LOG" --ms 42
+}
+
+# blob_of PATH: the cache file holding the blob of output PATH of $K.
+blob_of() {
+	/usr/bin/python3 -c '
+import json, sys
+m = json.load(open(sys.argv[1]))
+h = [f["hash"] for f in m["files"] if f["path"] == sys.argv[2]][0]
+print(sys.argv[3] + "/cas/" + h[:2] + "/" + h)
+' "$VX_CACHE_DIR/ac/$K.json" "$1" "$VX_CACHE_DIR"
+}
+
+# tamper PYTHON: rewrite the manifest of $K; PYTHON edits the dict m.
+tamper() {
+	/usr/bin/python3 -c '
+import json, sys
+p = sys.argv[1]
+m = json.load(open(p))
+exec(sys.argv[2])
+open(p, "w").write(json.dumps(m))
+' "$VX_CACHE_DIR/ac/$K.json" "$1"
+}
+
+# to_full CMD...: CMD with its stdout on /dev/full (stderr still captured).
+to_full() {
+	"$@" > /dev/full
+}
+
+# leftovers DIR: any restore temporaries under DIR, one per line.
+leftovers() {
+	find "$1" -name '.vx-tmp.*'
+}
+
+@test "--help prints the synopsis; a bad command or option is a usage error" {
+	run -0 vx-cache --help
+	assert_line --partial 'usage: vx-cache [--dir DIR] [--state DIR] get KEY'
+	run -2 vx-cache frobnicate
+	assert_line --partial "vx-cache: 'frobnicate': an unknown command"
+	run -2 vx-cache --bogus get "$K"
+	run -2 vx-cache get
+	run -2 vx-cache save "$K" "$P"
+	assert_line 'vx-cache: save: --outputs is required'
+	run -2 vx-cache save "$K" "$P" --outputs 'dist/**' --ms soon
+}
+
+@test "save then restore after deleting the outputs: same bytes, modes and symlink" {
+	cp -a "$P" "$BATS_TEST_TMPDIR/want"
+	run -0 save_p
+	rm -rf "$P/dist"
+	run -0 vx-cache restore "$K" "$P"
+	for f in a.js bin/run.sh; do
+		cmp "$P/dist/$f" "$BATS_TEST_TMPDIR/want/dist/$f"
+		assert_equal "$(stat -c %a "$P/dist/$f")" "$(stat -c %a "$BATS_TEST_TMPDIR/want/dist/$f")"
+	done
+	assert_equal "$(stat -c %a "$P/dist/bin/run.sh")" 755
+	assert_equal "$(readlink "$P/dist/latest.js")" a.js
+	# the excluded file was not saved, so it is not restored
+	assert_not_exist "$P/dist/skip.txt"
+	assert_equal "$(leftovers "$P")" ''
+}
+
+@test "a hit replays the log; get prints the manifest as one line" {
+	run -0 save_p
+	run -0 vx-cache restore "$K" "$P"
+	assert_output "$(cat "$LOG")"
+	run -0 vx-cache get "$K"
+	assert_equal "${#lines[@]}" 1
+	assert_output --partial '"v":1,"key":"0123456789abcdef0123456789abcdef"'
+	assert_output --partial '{"path":"dist/latest.js","mode":41471,"link":"a.js"}'
+	assert_output --partial '"exit":0,"ms":42,"created":"'
+	refute_output --partial "$P"
+}
+
+@test "a key never saved is a miss" {
+	run -1 vx-cache get "$K"
+	assert_output "vx-cache: $K: a miss (absent)"
+	run -1 vx-cache restore "$K" "$P"
+}
+
+@test "an output already identical is not rewritten; a changed one is" {
+	run -0 save_p
+	before=$(stat -c %i "$P/dist/a.js")
+	run -0 vx-cache restore "$K" "$P"
+	assert_equal "$(stat -c %i "$P/dist/a.js")" "$before"
+	# same size, other bytes, mtime put back: the stamp's ctime sees it
+	m=$(stat -c %Y "$P/dist/a.js")
+	printf 'x' | dd of="$P/dist/a.js" bs=1 count=1 conv=notrunc status=none
+	touch -d "@$m" "$P/dist/a.js"
+	run -0 vx-cache restore "$K" "$P"
+	cmp "$P/dist/a.js" "$BATS_TEST_DIRNAME/fixtures/vx-cache/proj/dist/a.js"
+	# a lost executable bit comes back
+	chmod 644 "$P/dist/bin/run.sh"
+	run -0 vx-cache restore "$K" "$P"
+	assert_equal "$(stat -c %a "$P/dist/bin/run.sh")" 755
+}
+
+@test "a corrupt blob: the restore fails and writes none of its bytes" {
+	cp -a "$P" "$BATS_TEST_TMPDIR/want"
+	run -0 save_p
+	blob=$(blob_of dist/a.js)
+	chmod u+w "$blob"
+	printf 'X' | dd of="$blob" bs=1 count=1 conv=notrunc status=none
+	rm -rf "$P/dist"
+	mkdir "$P/dist"
+	run -1 vx-cache restore "$K" "$P"
+	assert_line --partial 'is corrupt: removed'
+	assert_not_exist "$P/dist/a.js"
+	assert_not_exist "$P/dist/bin/run.sh"
+	assert_equal "$(leftovers "$P")" ''
+	# the bad blob is gone, so the entry is now a miss and a save repairs it
+	run -1 vx-cache get "$K"
+	rm -rf "$P/dist"
+	cp -a "$BATS_TEST_TMPDIR/want/dist" "$P/dist"
+	run -0 save_p
+	run -0 vx-cache verify
+	assert_output ''
+}
+
+@test "verify names an entry whose blob was corrupted" {
+	run -0 save_p
+	run -0 vx-cache verify
+	blob=$(blob_of dist/bin/run.sh)
+	chmod u+w "$blob"
+	printf 'X' | dd of="$blob" bs=1 count=1 conv=notrunc status=none
+	run -1 vx-cache verify
+	assert_output "{\"type\":\"bad\",\"key\":\"$K\",\"error\":\"a blob does not match its hash\"}"
+}
+
+@test "a truncated or unparsable manifest is a miss" {
+	run -0 save_p
+	m=$VX_CACHE_DIR/ac/$K.json
+	truncate -s 40 "$m"
+	run -1 vx-cache get "$K"
+	assert_output --partial 'a miss (the manifest does not parse)'
+	: > "$m"
+	run -1 vx-cache get "$K"
+	run -1 vx-cache verify
+	assert_output --partial "\"key\":\"$K\""
+}
+
+@test "another version, another key or a failed run in the manifest is a miss" {
+	run -0 save_p
+	tamper 'm["v"] = 2'
+	run -1 vx-cache get "$K"
+	assert_output --partial '(another manifest version)'
+	run -0 save_p
+	tamper 'm["key"] = "f" * 32'
+	run -1 vx-cache get "$K"
+	run -0 save_p
+	tamper 'm["exit"] = 1'
+	run -1 vx-cache get "$K"
+}
+
+@test "a missing blob, or one of the wrong size, is a miss" {
+	run -0 save_p
+	blob=$(blob_of dist/a.js)
+	mv "$blob" "$BATS_TEST_TMPDIR/kept"
+	run -1 vx-cache get "$K"
+	assert_output --partial 'a blob is missing or has the wrong size'
+	run -1 vx-cache restore "$K" "$P"
+	{ cat "$BATS_TEST_TMPDIR/kept"; echo more; } > "$blob"
+	run -1 vx-cache get "$K"
+}
+
+@test "a manifest naming ../x, an absolute path or .git is refused" {
+	for bad in '../escaped' "$BATS_TEST_TMPDIR/escaped" 'dist/../../escaped' '.git/hooks/pre-commit' './dist/a.js'; do
+		run -0 save_p
+		tamper "m['files'][0]['path'] = '$bad'"
+		run -1 vx-cache get "$K"
+		assert_output --partial 'a path outside the project'
+		rm -rf "$P/dist"
+		run -1 vx-cache restore "$K" "$P"
+		assert_not_exist "$P/dist"
+		cp -a "$BATS_TEST_DIRNAME/fixtures/vx-cache/proj/dist" "$P/dist"
+		ln -s a.js "$P/dist/latest.js"
+	done
+	assert_not_exist "$BATS_TEST_TMPDIR/escaped"
+	assert_not_exist "$P/.git"
+	# nor may a link point at an absolute path
+	run -0 save_p
+	tamper "[f for f in m['files'] if 'link' in f][0]['link'] = '/etc/passwd'"
+	run -1 vx-cache get "$K"
+	assert_output --partial 'a symlink to an absolute path'
+	rm -rf "$P/dist"
+	run -1 vx-cache restore "$K" "$P"
+	assert_not_exist "$P/dist"
+}
+
+@test "a symlink planted in the project is not written through" {
+	run -0 save_p
+	mkdir "$BATS_TEST_TMPDIR/outside"
+	rm -rf "$P/dist"
+	ln -s "$BATS_TEST_TMPDIR/outside" "$P/dist"
+	run -1 vx-cache restore "$K" "$P"
+	assert_output --partial "refusing to restore 'dist/a.js': a part of its directory is a symlink"
+	assert_equal "$(ls -A "$BATS_TEST_TMPDIR/outside")" ''
+	# deeper down too
+	rm "$P/dist"
+	mkdir "$P/dist"
+	ln -s "$BATS_TEST_TMPDIR/outside" "$P/dist/bin"
+	run -1 vx-cache restore "$K" "$P"
+	assert_equal "$(ls -A "$BATS_TEST_TMPDIR/outside")" ''
+	assert_equal "$(leftovers "$P")" ''
+}
+
+@test "a save never follows a symlinked directory out of the project" {
+	mkdir "$BATS_TEST_TMPDIR/outside"
+	echo secret > "$BATS_TEST_TMPDIR/outside/s.txt"
+	ln -s ../../outside "$P/dist/ext"
+	run -0 save_p
+	run -0 vx-cache get "$K"
+	assert_output --partial '{"path":"dist/ext","mode":41471,"link":"../../outside"}'
+	refute_output --partial 's.txt'
+}
+
+@test "an output that is a symlink to an absolute path is not saved" {
+	ln -s /etc/hostname "$P/dist/host"
+	run -1 save_p
+	assert_output --partial "refusing to save 'dist/host': a symlink to an absolute path"
+	run -1 vx-cache get "$K"
+}
+
+@test "a failed run is never saved" {
+	run -1 vx-cache save "$K" "$P" --outputs 'dist/**' --exit 2
+	assert_output 'vx-cache: refusing to save a failed run (exit 2)'
+	run -1 vx-cache get "$K"
+	assert_not_exist "$VX_CACHE_DIR/ac/$K.json"
+}
+
+@test "a save killed with SIGKILL leaves nothing a lookup can hit; a later save works" {
+	head -c 64000000 /dev/urandom > "$P/dist/big.bin"
+	for delay in 0.05 0.1 0.2 0.3; do
+		rm -rf "$VX_CACHE_DIR"
+		vx-cache save "$K" "$P" --outputs 'dist/**' --log "$LOG" &
+		pid=$!
+		sleep "$delay"
+		kill -9 "$pid" 2> /dev/null || true
+		wait "$pid" || true
+		if [ -e "$VX_CACHE_DIR/ac/$K.json" ]; then
+			# the save finished first: then the entry is whole
+			run -0 vx-cache verify
+		else
+			run -1 vx-cache get "$K"
+		fi
+	done
+	run -0 vx-cache save "$K" "$P" --outputs 'dist/**' --log "$LOG"
+	run -0 vx-cache verify
+	rm -rf "$P/dist"
+	run -0 vx-cache restore "$K" "$P"
+	assert_equal "$(stat -c %s "$P/dist/big.bin")" 64000000
+}
+
+@test "a temporary left by a killed save is never a hit and is swept later" {
+	mkdir -p "$VX_CACHE_DIR/tmp" "$VX_CACHE_DIR/ac"
+	echo '{"v":1,"key":"0123456789abcdef0123456789abcdef","fi' > "$VX_CACHE_DIR/tmp/999.1.0"
+	touch -d '2 hours ago' "$VX_CACHE_DIR/tmp/999.1.0"
+	echo 'half' > "$VX_CACHE_DIR/tmp/999.1.1"
+	run -1 vx-cache get "$K"
+	run -0 save_p
+	assert_not_exist "$VX_CACHE_DIR/tmp/999.1.0"
+	# a fresh one may belong to a save still running
+	assert_exist "$VX_CACHE_DIR/tmp/999.1.1"
+	run -0 vx-cache get "$K"
+}
+
+@test "clean empties the cache; a concurrent reader sees a miss" {
+	run -0 save_p
+	run -0 vx-cache clean
+	assert_not_exist "$VX_CACHE_DIR"
+	run -1 vx-cache get "$K"
+	assert_equal "$(find "$BATS_TEST_TMPDIR" -maxdepth 1 -name 'cache.vx-clean.*')" ''
+	# a clean killed after the rename: the next clean removes what it left
+	run -0 save_p
+	mv "$VX_CACHE_DIR" "$VX_CACHE_DIR.vx-clean.1.2"
+	run -0 vx-cache clean
+	assert_not_exist "$VX_CACHE_DIR.vx-clean.1.2"
+	run -0 vx-cache clean
+}
+
+@test "--dir wins over VX_CACHE_DIR; ./.vx/cache without either" {
+	run -0 vx-cache --dir "$BATS_TEST_TMPDIR/other" save "$K" "$P" --outputs 'dist/**'
+	assert_exist "$BATS_TEST_TMPDIR/other/ac/$K.json"
+	run -1 vx-cache get "$K"
+	unset VX_CACHE_DIR
+	run -0 vx-cache save "$K" "$P" --outputs 'dist/**'
+	assert_exist "$BATS_TEST_TMPDIR/.vx/cache/ac/$K.json"
+}
+
+@test "an entry saved in one checkout restores into a copy elsewhere" {
+	run -0 save_p
+	mkdir -p "$BATS_TEST_TMPDIR/elsewhere/deeper"
+	Q=$BATS_TEST_TMPDIR/elsewhere/deeper/proj
+	mkdir "$Q"
+	run -0 vx-cache restore "$K" "$Q"
+	assert_output "$(cat "$LOG")"
+	diff -r -x skip.txt "$P/dist" "$Q/dist"
+	assert_equal "$(readlink "$Q/dist/latest.js")" a.js
+	assert_equal "$(stat -c %a "$Q/dist/bin/run.sh")" 755
+}
+
+@test "a failed write of the output exits 1" {
+	run -0 save_p
+	run -1 to_full vx-cache get "$K"
+	assert_output 'vx-cache: write error: No space left on device'
+	run -1 to_full vx-cache restore "$K" "$P"
+	assert_output 'vx-cache: write error: No space left on device'
+	run -1 to_full vx-cache --help
+}
+
+@test "a directory or a file in an output's way fails the restore cleanly" {
+	run -0 save_p
+	rm -rf "$P/dist"
+	mkdir -p "$P/dist/a.js"
+	run -1 vx-cache restore "$K" "$P"
+	assert_output --partial "refusing to restore 'dist/a.js': a directory is in the way"
+	rm -rf "$P/dist"
+	mkdir "$P/dist"
+	echo file > "$P/dist/bin"
+	run -1 vx-cache restore "$K" "$P"
+	assert_equal "$(cat "$P/dist/bin")" file
+	assert_equal "$(leftovers "$P")" ''
+}
