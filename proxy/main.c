@@ -1,0 +1,159 @@
+/* vx-proxy: the network boundary of one vx run (docs/man/vx-proxy.md). */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <netinet/in.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "err.h"
+#include "jsonl.h"
+#include "netpat.h"
+#include "request.h"
+#include "server.h"
+
+static const char usage[] =
+	"usage: vx-proxy --request FILE|- [OPTION...]\n"
+	"       vx-proxy --listen-unix PATH|--listen-tcp PORT [--task ID] [--allow ENTRY]... [--deny ENTRY]... [OPTION...]\n"
+	"\n"
+	"  --request FILE|-      the run's request: JSON lines (docs/protocol.md); with -,\n"
+	"                        read from stdin, and stdin's EOF ends the proxy\n"
+	"  --listen-unix PATH    by hand: one task, served on a socket bound at PATH\n"
+	"  --listen-tcp PORT     by hand: the same on 127.0.0.1:PORT instead (tests and\n"
+	"                        benchmarks with TCP-only clients; vx run never uses it)\n"
+	"  --task ID             its name in the records (default: (command line))\n"
+	"  --allow ENTRY         a host it may reach (R-30 syntax); repeatable\n"
+	"  --deny ENTRY          a host nobody may reach; repeatable\n"
+	"  --hosts FILE          resolve names from FILE alone, /etc/hosts syntax\n"
+	"                        (tests; default: $VX_PROXY_HOSTS, else the system resolver)\n"
+	"  --header-timeout S    seconds for a client to send its request (default 10)\n"
+	"  --connect-timeout S   seconds for the lookup and the connect (default 10)\n"
+	"  --idle-timeout S      seconds a connection may stay silent (default 300)\n"
+	"  -h, --help            this text\n"
+	"\n"
+	"Exit status: 0 stopped (SIGTERM, SIGINT, SIGHUP, or EOF on the request's\n"
+	"stdin), 1 failure, 2 usage or a bad request.\n";
+
+static double seconds(const char *opt, const char *s)
+{
+	char *end;
+	errno = 0;
+	double v = strtod(s, &end);
+	if (errno || end == s || *end || !(v > 0) || v > 86400)
+		err_die(VX_EXIT_USAGE, "%s: '%s' is not a number of seconds", opt, s);
+	return v;
+}
+
+/* A listening socket on 127.0.0.1:port, loopback only. */
+static int listen_tcp(const char *port)
+{
+	char *end;
+	long p = strtol(port, &end, 10);
+	if (*end || p < 1 || p > 65535)
+		err_die(VX_EXIT_USAGE, "--listen-tcp: bad port '%s'", port);
+	struct sockaddr_in sa = { .sin_family = AF_INET, .sin_port = htons((uint16_t)p),
+		.sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	int one = 1, fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (fd < 0 || setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one)) < 0 ||
+	    bind(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0 || listen(fd, 512) < 0)
+		err_die_errno(VX_EXIT_FAIL, "unable to listen on 127.0.0.1:%ld", p);
+	return fd;
+}
+
+static void on_stdin_line(char *line, void *arg)
+{
+	static size_t n;
+	n++;
+	if (*line)
+		request_apply(arg, line, "<stdin>", n);
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "request", required_argument, NULL, 'r' },
+		{ "listen-unix", required_argument, NULL, 'l' },
+		{ "listen-tcp", required_argument, NULL, 'p' },
+		{ "task", required_argument, NULL, 't' },
+		{ "allow", required_argument, NULL, 'a' },
+		{ "deny", required_argument, NULL, 'd' },
+		{ "hosts", required_argument, NULL, 'H' },
+		{ "header-timeout", required_argument, NULL, 'T' },
+		{ "connect-timeout", required_argument, NULL, 'C' },
+		{ "idle-timeout", required_argument, NULL, 'I' },
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 },
+	};
+	err_init(argv[0]);
+	struct server_opts o = { .header_timeout = 10, .connect_timeout = 10, .idle_timeout = 300 };
+	struct policy pol = { 0 };
+	const char *request = NULL, *listen_path = NULL, *listen_port = NULL, *task = "(command line)";
+	char **allow = NULL;
+	size_t nallow = 0;
+	int c;
+	while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'r': request = optarg; break;
+		case 'l': listen_path = optarg; break;
+		case 'p': listen_port = optarg; break;
+		case 't': task = optarg; break;
+		case 'a':
+		case 'd': {
+			const char *why = netpat_check(optarg, c == 'a' ? NETPAT_ALLOW : NETPAT_DENY);
+			if (why)
+				err_die(VX_EXIT_USAGE, "--%s '%s': %s", c == 'a' ? "allow" : "deny", optarg, why);
+			if (c == 'a')
+				policy_list_add(&allow, &nallow, optarg);
+			else
+				policy_list_add(&pol.deny, &pol.ndeny, optarg);
+			break;
+		}
+		case 'H': o.hosts_file = optarg; break;
+		case 'T': o.header_timeout = seconds("--header-timeout", optarg); break;
+		case 'C': o.connect_timeout = seconds("--connect-timeout", optarg); break;
+		case 'I': o.idle_timeout = seconds("--idle-timeout", optarg); break;
+		case 'h': fputs(usage, stdout); return jsonl_out_finish();
+		default: fputs(usage, stderr); return VX_EXIT_USAGE;
+		}
+	}
+	if (optind < argc)
+		err_die(VX_EXIT_USAGE, "unexpected argument '%s'; see --help", argv[optind]);
+	if ((request != NULL) + (listen_path != NULL) + (listen_port != NULL) != 1)
+		err_die(VX_EXIT_USAGE, "give one of --request, --listen-unix and --listen-tcp; see --help");
+	if (request && (nallow || pol.ndeny))
+		err_die(VX_EXIT_USAGE, "--allow and --deny go with --listen-unix; a request names its own lists");
+	if (!o.hosts_file && getenv("VX_PROXY_HOSTS") && *getenv("VX_PROXY_HOSTS"))
+		o.hosts_file = getenv("VX_PROXY_HOSTS");
+
+	jsonl_out_init();
+	server_init(&o, &pol);
+	if (!request) {
+		struct ptask *t = policy_task_new(task);
+		t->allow = allow;
+		t->nallow = nallow;
+		int fd = listen_port ? listen_tcp(listen_port) : -1;
+		if (server_add_task(t, listen_path, fd) < 0)
+			return VX_EXIT_FAIL;
+	} else if (strcmp(request, "-") == 0) {
+		server_watch_lines(STDIN_FILENO, on_stdin_line, &pol);
+	} else {
+		FILE *f = fopen(request, "r");
+		if (!f)
+			err_die_errno(VX_EXIT_USAGE, "unable to open '%s'", request);
+		char *line = NULL;
+		size_t cap = 0, n = 0;
+		while (getline(&line, &cap, f) >= 0) {
+			n++;
+			line[strcspn(line, "\n")] = '\0';
+			if (*line)
+				request_apply(&pol, line, request, n);
+		}
+		free(line);
+		fclose(f);
+	}
+	int rc = server_run();
+	int out = jsonl_out_finish();
+	return rc ? rc : out;
+}

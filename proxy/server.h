@@ -1,0 +1,38 @@
+/* server.h: vx-proxy's event loop: the task sockets, the client
+ * connections, the judgement and the relay.
+ *
+ * One thread and one level-triggered epoll set; name lookups go to
+ * resolve.h's workers. A connection is attributed to the task whose socket
+ * accepted it, and to nothing the client says. Its first byte picks the
+ * protocol (0x05 SOCKS5, 0x04 SOCKS4 (refused), else HTTP); its request is
+ * judged (policy.h) before any lookup, the addresses a name resolves to are
+ * judged again, and the address dialled is one of those. Tunnel bytes move
+ * with splice(2) through a pipe per direction. Every refusal is one "deny"
+ * record on stdout (docs/protocol.md).
+ */
+#ifndef VX_PROXY_SERVER_H
+#define VX_PROXY_SERVER_H
+
+#include "policy.h"
+
+struct server_opts {
+	double header_timeout;  /* seconds from accept to a complete request */
+	double connect_timeout; /* seconds for the lookup and the connect */
+	double idle_timeout;    /* seconds with no byte either way */
+	const char *hosts_file; /* resolver override (tests), or NULL */
+};
+
+/* Once, before anything else: blocks the stop signals, starts the resolver. */
+void server_init(const struct server_opts *o, struct policy *p);
+/* Serve task t on a new socket bound at path (an existing path is refused),
+ * or, path NULL, on the listening socket fd. Writes the "listening" record.
+ * 0, or -1 after reporting. */
+int server_add_task(struct ptask *t, const char *path, int fd);
+/* Hand every '\n'-terminated line read from fd to on_line; EOF on fd ends
+ * the run (the driver went away). */
+void server_watch_lines(int fd, void (*on_line)(char *line, void *arg), void *arg);
+/* Serve until SIGTERM, SIGINT or SIGHUP, or EOF on the watched fd; removes
+ * the sockets it bound. Returns the exit code. */
+int server_run(void);
+
+#endif
