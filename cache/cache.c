@@ -28,6 +28,7 @@ struct cache *cache_open(const char *dir, const char *statedir)
 	struct timespec ts;
 	clock_gettime(CLOCK_REALTIME, &ts);
 	c->nonce = (unsigned)ts.tv_nsec ^ ((unsigned)getpid() << 12);
+	c->acfd = c->casfd = -1;
 	return c;
 }
 
@@ -35,6 +36,7 @@ void cache_close(struct cache *c)
 {
 	if (!c)
 		return;
+	cache_forget_dirs(c);
 	free(c->dir);
 	free(c->statedir);
 	free(c);
@@ -45,7 +47,8 @@ void cache_close(struct cache *c)
  * hooks or the checkout's own state). */
 bool cache_path_ok(const char *rel)
 {
-	if (!rel || !*rel || rel[0] == '/')
+	size_t len = rel ? strlen(rel) : 0;
+	if (!len || rel[0] == '/' || rel[len - 1] == '/')
 		return false;
 	for (const char *s = rel; *s;) {
 		const char *e = strchrnul(s, '/');
@@ -103,6 +106,43 @@ const char *cache_file_parse(const cJSON *f, struct cache_file *out)
 char *cache_blob_path(const struct cache *c, const char *hash)
 {
 	return xasprintf("%s/cas/%.2s/%s", c->dir, hash, hash);
+}
+
+void cache_forget_dirs(struct cache *c)
+{
+	if (c->acfd >= 0)
+		close(c->acfd);
+	if (c->casfd >= 0)
+		close(c->casfd);
+	c->acfd = c->casfd = -1;
+}
+
+/* The fd of a subdirectory, opened on first use; while the cache does not
+ * exist yet, every call tries again. */
+static int subdir(struct cache *c, int *fd, const char *name)
+{
+	if (*fd < 0) {
+		char *p = xasprintf("%s/%s", c->dir, name);
+		*fd = open(p, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		free(p);
+	}
+	return *fd;
+}
+
+int cache_blob_stat(struct cache *c, const char *hash, struct stat *st)
+{
+	char rel[40];
+	snprintf(rel, sizeof(rel), "%.2s/%s", hash, hash);
+	int dfd = subdir(c, &c->casfd, "cas");
+	return dfd < 0 ? -1 : fstatat(dfd, rel, st, AT_SYMLINK_NOFOLLOW);
+}
+
+int cache_blob_open(struct cache *c, const char *hash)
+{
+	char rel[40];
+	snprintf(rel, sizeof(rel), "%.2s/%s", hash, hash);
+	int dfd = subdir(c, &c->casfd, "cas");
+	return dfd < 0 ? -1 : openat(dfd, rel, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
 }
 
 void cache_hex128(XXH128_hash_t h, char out[33])
@@ -170,22 +210,20 @@ int cache_write_all(int fd, const void *buf, size_t n)
 }
 
 /* The blob's size as on disk, or -1 when it is not a regular file there. */
-static off_t blob_size(const struct cache *c, const char *hash)
+static off_t blob_size(struct cache *c, const char *hash)
 {
-	char *p = cache_blob_path(c, hash);
 	struct stat st;
-	int r = stat(p, &st);
-	free(p);
-	return r == 0 && S_ISREG(st.st_mode) ? st.st_size : -1;
+	return cache_blob_stat(c, hash, &st) == 0 && S_ISREG(st.st_mode) ? st.st_size : -1;
 }
 
 /* Read a whole blob and check it: NULL when missing, short or corrupt. */
-static char *blob_read(const struct cache *c, const char *hash, size_t size, const char **why)
+static char *blob_read(struct cache *c, const char *hash, size_t size, const char **why)
 {
-	char *p = cache_blob_path(c, hash);
+	char rel[40];
+	snprintf(rel, sizeof(rel), "%.2s/%s", hash, hash);
+	int dfd = subdir(c, &c->casfd, "cas");
 	size_t n;
-	char *data = fileio_read_at(AT_FDCWD, p, &n);
-	free(p);
+	char *data = dfd < 0 ? NULL : fileio_read_at(dfd, rel, &n);
 	if (!data) {
 		*why = "a blob is missing";
 		return NULL;
@@ -203,7 +241,7 @@ static char *blob_read(const struct cache *c, const char *hash, size_t size, con
 /* The manifest's own checks, then that every blob is there with its size.
  * Paths must be unique and none may lie under another (a file "dist" and a
  * file "dist/a" cannot both be restored). */
-static const char *entry_check(const struct cache *c, const char *key, const cJSON *m)
+static const char *entry_check(struct cache *c, const char *key, const cJSON *m)
 {
 	const cJSON *v = cJSON_GetObjectItemCaseSensitive(m, "v");
 	if (!cJSON_IsNumber(v) || v->valuedouble != CACHE_MANIFEST_VERSION)
@@ -264,9 +302,10 @@ static int entry_load(struct cache *c, const char *key, struct cache_entry **out
 		*why = "not a key";
 		return 0;
 	}
-	char *p = xasprintf("%s/ac/%s.json", c->dir, key);
-	char *text = fileio_read_at(AT_FDCWD, p, NULL);
-	free(p);
+	char name[40];
+	snprintf(name, sizeof(name), "%s.json", key);
+	int dfd = subdir(c, &c->acfd, "ac");
+	char *text = dfd < 0 ? NULL : fileio_read_at(dfd, name, NULL);
 	if (!text) {
 		*why = errno == ENOENT ? "absent" : "the manifest is unreadable";
 		return 0;
@@ -324,11 +363,9 @@ char *cache_entry_log(struct cache *c, const struct cache_entry *e, size_t *len)
 }
 
 /* Stream a blob through the hash: NULL when whole, else why not. */
-static const char *blob_verify(const struct cache *c, const char *hash, size_t size)
+static const char *blob_verify(struct cache *c, const char *hash, size_t size)
 {
-	char *p = cache_blob_path(c, hash);
-	int fd = open(p, O_RDONLY | O_CLOEXEC);
-	free(p);
+	int fd = cache_blob_open(c, hash);
 	if (fd < 0)
 		return "a blob is missing";
 	XXH3_state_t *st = XXH3_createState();
@@ -429,6 +466,7 @@ int cache_clean(struct cache *c)
 {
 	char *real = path_canonical(c->dir);
 	const char *dir = real ? real : c->dir;
+	cache_forget_dirs(c);
 	char *aside = xasprintf("%s.vx-clean.%d.%x", dir, (int)getpid(), c->nonce);
 	int r = 0;
 	if (rename(dir, aside) != 0 && errno != ENOENT) {

@@ -33,6 +33,7 @@ struct cache {
 	unsigned nonce;   /* tells apart processes of other pid namespaces */
 	bool swept;       /* stale temporaries removed once per process */
 	bool openat2_off; /* the kernel (or a seccomp filter) refused openat2 */
+	int acfd, casfd;  /* ac/ and cas/ for lookups, -1 until needed */
 };
 
 /* One element of a manifest's "files", checked by cache_file_parse. */
@@ -49,6 +50,13 @@ bool cache_path_ok(const char *rel);
 /* NULL when f is a valid record (*out filled), else why not. */
 const char *cache_file_parse(const cJSON *f, struct cache_file *out);
 char *cache_blob_path(const struct cache *c, const char *hash);
+/* lstat or open a blob relative to cas/ (fewer path lookups in the hit
+ * path); -1 with errno set when it cannot. */
+int cache_blob_stat(struct cache *c, const char *hash, struct stat *st);
+int cache_blob_open(struct cache *c, const char *hash);
+/* Drop the directory fds: after a save made the directories, or a clean
+ * moved them aside. */
+void cache_forget_dirs(struct cache *c);
 void cache_hex128(XXH128_hash_t h, char out[33]);
 /* A temporary file in <dir>/tmp, open for writing; *path gets its name. */
 int cache_tmp_open(struct cache *c, char **path);

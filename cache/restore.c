@@ -150,7 +150,7 @@ static bool output_same(struct cache_stamp *sp, int dfd, const char *base,
 struct todo {
 	struct cache_file cf;
 	char *tmp;      /* staged under this name in the target's directory */
-	struct stat st; /* of the staged file, for the stamp */
+	struct stat st; /* of the restored file, for the stamp */
 };
 
 /* Stage one output beside its target. A blob whose bytes do not match its
@@ -165,7 +165,7 @@ static int stage(struct cache *c, int dfd, struct todo *t)
 		goto fail;
 	}
 	char *bp = cache_blob_path(c, t->cf.hash);
-	int bfd = open(bp, O_RDONLY | O_CLOEXEC);
+	int bfd = cache_blob_open(c, t->cf.hash);
 	if (bfd < 0) {
 		err_warn("cache blob %s of '%s' is missing", t->cf.hash, t->cf.path);
 		free(bp);
@@ -188,7 +188,7 @@ static int stage(struct cache *c, int dfd, struct todo *t)
 		err_warn("cache blob %s of '%s' is corrupt: removed", t->cf.hash, t->cf.path);
 		unlink(bp);
 		r = -1;
-	} else if (fchmod(fd, t->cf.mode) != 0 || fstat(fd, &t->st) != 0) {
+	} else if (fchmod(fd, t->cf.mode) != 0) {
 		err_warn_errno("unable to restore '%s'", t->cf.path);
 		r = -1;
 	}
@@ -227,8 +227,15 @@ int cache_restore(struct cache *c, const struct cache_entry *e, const char *proj
 			r = -1;
 			break;
 		}
-		int dfd = parent_get(c, &pc, projfd, cf.path, false, &base);
+		/* the all-hit rerun's path: one stat from the project and the stamp.
+		 * A symlinked parent on the way is harmless here, as nothing is
+		 * written: it can only lead to the very inode the stamp recorded */
 		struct stat st;
+		if (cf.hash && fstatat(projfd, cf.path, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+			S_ISREG(st.st_mode) && (st.st_mode & 07777) == cf.mode &&
+			(size_t)st.st_size == cf.size && cache_stamp_vouches(sp, cf.path, &st, cf.hash))
+			continue;
+		int dfd = parent_get(c, &pc, projfd, cf.path, false, &base);
 		if (dfd < 0 && errno != ENOENT) {
 			err_warn("refusing to restore '%s': a part of its directory is a symlink or "
 				 "not a directory", cf.path);
@@ -266,7 +273,8 @@ int cache_restore(struct cache *c, const struct cache_entry *e, const char *proj
 		struct todo *t = &todo[i];
 		int dfd = parent_get(c, &pc, projfd, t->cf.path, false, &base);
 		if (r == 0 && dfd >= 0 && renameat(dfd, t->tmp, dfd, base) == 0) {
-			if (t->cf.hash)
+			/* the rename moved the ctime the stamp keeps */
+			if (t->cf.hash && fstatat(dfd, base, &t->st, AT_SYMLINK_NOFOLLOW) == 0)
 				cache_stamp_set(sp, t->cf.path, &t->st, t->cf.hash);
 		} else {
 			if (r == 0)

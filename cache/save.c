@@ -332,6 +332,7 @@ int cache_save(struct cache *c, const struct cache_save *s)
 		if (r != 0)
 			return -1;
 	}
+	cache_forget_dirs(c); /* lookups see the directories this save made */
 	sweep_stale(c);
 	struct saver sv = {.c = c, .projdir = s->projdir};
 	sv.projfd = open(s->projdir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);

@@ -1,13 +1,14 @@
 /* stamp.c: a project's stamp, <statedir>/stamps/<xxh3-64 of the project
  * directory>, per checkout and never in the shared cache. Its lines:
  *
- *   vx-stamp 1
- *   <hash> <size> <mtime s> <mtime ns> <inode> <mode, octal> <path>
+ *   vx-stamp 2
+ *   <hash> <size> <mtime s> <mtime ns> <ctime s> <ctime ns> <inode> <mode, octal> <path>
  *
- * A line says: when the output had this stat, its bytes had this hash. Like
- * git's index, a line is trusted only when the file's mtime is older than the
- * stamp file's own: a write in the same clock tick could hide behind an
- * unchanged stat. A missing or malformed stamp only costs a rehash.
+ * A line says: when the output had this stat, its bytes had this hash. The
+ * ctime is kept so that `touch -d` back to the old mtime does not fool it.
+ * Like git's index, a line is trusted only when the file's mtime is older
+ * than the stamp file's own: a write in the same clock tick could hide
+ * behind an unchanged stat. A missing or malformed stamp only costs a rehash.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -20,12 +21,12 @@
 #include "err.h"
 #include "strmap.h"
 
-#define STAMP_HEADER "vx-stamp 1\n"
+#define STAMP_HEADER "vx-stamp 2\n"
 
 struct rec {
 	char hash[33];
-	long long size, sec;
-	long nsec;
+	long long size, sec, csec;
+	long nsec, cnsec;
 	unsigned long long ino;
 	unsigned mode;
 	char *path;
@@ -34,7 +35,7 @@ struct rec {
 
 struct cache_stamp {
 	char *file; /* NULL: no state directory */
-	char *tmp;
+	unsigned nonce; /* for the temporary name */
 	char *text;
 	struct timespec at; /* the stamp file's mtime when loaded */
 	struct rec *recs;
@@ -70,8 +71,8 @@ static void parse(struct cache_stamp *sp)
 		*nl = '\0';
 		struct rec t;
 		int off = 0;
-		if (sscanf(line, "%32s %lld %lld %ld %llu %o %n", t.hash, &t.size, &t.sec, &t.nsec, &t.ino,
-			    &t.mode, &off) == 6 && off > 0 && line[off]) {
+		if (sscanf(line, "%32s %lld %lld %ld %lld %ld %llu %o %n", t.hash, &t.size, &t.sec, &t.nsec,
+			    &t.csec, &t.cnsec, &t.ino, &t.mode, &off) == 8 && off > 0 && line[off]) {
 			struct rec *r = rec_add(sp, line + off);
 			t.path = r->path;
 			t.owned = false;
@@ -91,7 +92,7 @@ struct cache_stamp *cache_stamp_load(const struct cache *c, const char *projdir)
 	snprintf(name, sizeof(name), "%016llx",
 		(unsigned long long)XXH3_64bits(projdir, strlen(projdir)));
 	sp->file = xasprintf("%s/stamps/%s", c->statedir, name);
-	sp->tmp = xasprintf("%s/stamps/.%s.%d.%x", c->statedir, name, (int)getpid(), c->nonce);
+	sp->nonce = c->nonce;
 	int fd = open(sp->file, O_RDONLY | O_CLOEXEC);
 	struct stat st;
 	if (fd < 0 || fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
@@ -116,7 +117,8 @@ bool cache_stamp_vouches(const struct cache_stamp *sp, const char *rel, const st
 		return false;
 	const struct rec *r = &sp->recs[i - 1];
 	if (r->size != st->st_size || r->sec != st->st_mtim.tv_sec ||
-		r->nsec != st->st_mtim.tv_nsec || r->ino != st->st_ino || r->mode != st->st_mode ||
+		r->nsec != st->st_mtim.tv_nsec || r->csec != st->st_ctim.tv_sec ||
+		r->cnsec != st->st_ctim.tv_nsec || r->ino != st->st_ino || r->mode != st->st_mode ||
 		strcmp(r->hash, hash) != 0)
 		return false;
 	return st->st_mtim.tv_sec < sp->at.tv_sec ||
@@ -141,6 +143,8 @@ void cache_stamp_set(struct cache_stamp *sp, const char *rel, const struct stat 
 	r->size = st->st_size;
 	r->sec = st->st_mtim.tv_sec;
 	r->nsec = st->st_mtim.tv_nsec;
+	r->csec = st->st_ctim.tv_sec;
+	r->cnsec = st->st_ctim.tv_nsec;
 	r->ino = st->st_ino;
 	r->mode = st->st_mode;
 	sp->dirty = true;
@@ -151,18 +155,22 @@ void cache_stamp_save(struct cache_stamp *sp)
 	if (!sp->file || !sp->dirty)
 		return;
 	char *dir = xstrndup(sp->file, (size_t)(strrchr(sp->file, '/') - sp->file));
-	FILE *f = cache_mkdirs(dir) == 0 ? fopen(sp->tmp, "we") : NULL;
+	char *tmp = xasprintf("%s.%d.%x", sp->file, (int)getpid(), sp->nonce);
+	FILE *f = cache_mkdirs(dir) == 0 ? fopen(tmp, "we") : NULL;
 	free(dir);
-	if (!f)
+	if (!f) {
+		free(tmp);
 		return;
+	}
 	fputs(STAMP_HEADER, f);
 	for (size_t i = 0; i < sp->n; i++) {
 		const struct rec *r = &sp->recs[i];
-		fprintf(f, "%s %lld %lld %ld %llu %o %s\n", r->hash, r->size, r->sec, r->nsec, r->ino,
-			r->mode, r->path);
+		fprintf(f, "%s %lld %lld %ld %lld %ld %llu %o %s\n", r->hash, r->size, r->sec, r->nsec,
+			r->csec, r->cnsec, r->ino, r->mode, r->path);
 	}
-	if (fclose(f) != 0 || rename(sp->tmp, sp->file) != 0)
-		unlink(sp->tmp);
+	if (fclose(f) != 0 || rename(tmp, sp->file) != 0)
+		unlink(tmp);
+	free(tmp);
 	sp->dirty = false;
 }
 
@@ -177,6 +185,5 @@ void cache_stamp_free(struct cache_stamp *sp)
 	strmap_free(&sp->map);
 	free(sp->text);
 	free(sp->file);
-	free(sp->tmp);
 	free(sp);
 }

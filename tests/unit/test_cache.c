@@ -1,0 +1,309 @@
+/* test_cache.c: the cache module through its API: paths and records a
+ * manifest may hold, save/lookup/restore, the stamp's racy rule with made-up
+ * stats, and an all-hit rerun that rewrites nothing.
+ * VX_CACHE_BENCH=N times N tasks of 10 files each (save, first restore into
+ * emptied projects, then an all-identical pass) and prints the numbers. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cache.h"
+#include "cache_int.h"
+#include "err.h"
+#include "unit.h"
+
+static char base[512];
+
+static void put(const char *path, const char *text, mode_t mode)
+{
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, mode);
+	if (fd < 0 || write(fd, text, strlen(text)) != (ssize_t)strlen(text) || fchmod(fd, mode) != 0)
+		abort();
+	close(fd);
+}
+
+static char *slurp(const char *path)
+{
+	FILE *f = fopen(path, "r");
+	if (!f)
+		return NULL;
+	static char buf[65536];
+	size_t n = fread(buf, 1, sizeof(buf) - 1, f);
+	buf[n] = '\0';
+	fclose(f);
+	return buf;
+}
+
+static double now_ms(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
+
+static void key_of(unsigned i, char key[33])
+{
+	snprintf(key, 33, "%032x", i + 0xabc000u);
+}
+
+static void test_paths(void)
+{
+	CHECK(cache_path_ok("dist/a.js"));
+	CHECK(cache_path_ok("a"));
+	CHECK(cache_path_ok("dist/..x/.hidden"));
+	CHECK(!cache_path_ok(""));
+	CHECK(!cache_path_ok("/etc/passwd"));
+	CHECK(!cache_path_ok("../x"));
+	CHECK(!cache_path_ok("dist/../../x"));
+	CHECK(!cache_path_ok("dist/.."));
+	CHECK(!cache_path_ok("./dist"));
+	CHECK(!cache_path_ok("dist//a"));
+	CHECK(!cache_path_ok("dist/"));
+	CHECK(!cache_path_ok(".git/hooks/pre-commit"));
+	CHECK(!cache_path_ok("a/.vx/stamps/x"));
+}
+
+static const char *parse(const char *json)
+{
+	static char why[128];
+	struct cache_file cf;
+	cJSON *f = cJSON_Parse(json);
+	const char *w = cache_file_parse(f, &cf);
+	snprintf(why, sizeof(why), "%s", w ? w : "ok");
+	cJSON_Delete(f);
+	return why;
+}
+
+static void test_records(void)
+{
+	const char *h = "\"hash\":\"5c73e7e3dcbb0395e841f27363849a18\"";
+	char buf[256];
+	snprintf(buf, sizeof(buf), "{\"path\":\"dist/a.js\",\"mode\":420,\"size\":12,%s}", h);
+	CHECK_STR(parse(buf), "ok");
+	snprintf(buf, sizeof(buf), "{\"path\":\"dist/a.js\",\"mode\":33188,\"size\":12,%s}", h);
+	CHECK_STR(parse(buf), "ok");
+	snprintf(buf, sizeof(buf), "{\"path\":\"dist/a.js\",\"mode\":41471,\"size\":12,%s}", h);
+	CHECK_STR(parse(buf), "a bad mode");
+	snprintf(buf, sizeof(buf), "{\"path\":\"dist/a.js\",\"mode\":420,\"size\":1.5,%s}", h);
+	CHECK_STR(parse(buf), "a file with no hash or size");
+	CHECK_STR(parse("{\"path\":\"dist/l\",\"mode\":41471,\"link\":\"a.js\"}"), "ok");
+	CHECK_STR(parse("{\"path\":\"dist/l\",\"mode\":511,\"link\":\"../x\"}"), "ok");
+	CHECK_STR(parse("{\"path\":\"dist/l\",\"mode\":41471,\"link\":\"/etc\"}"),
+		"a symlink to an absolute path");
+	CHECK_STR(parse("{\"path\":\"../l\",\"mode\":41471,\"link\":\"a\"}"), "a path outside the project");
+	CHECK_STR(parse("{\"path\":\"l\",\"mode\":-1,\"link\":\"a\"}"), "a bad mode");
+	CHECK_STR(parse("{\"path\":\"f\",\"mode\":420,\"size\":1,\"hash\":\"ABC\"}"),
+		"a file with no hash or size");
+}
+
+/* git's racy rule: a line vouches only for a file older than the stamp. */
+static void test_stamp_racy(void)
+{
+	char state[1024];
+	snprintf(state, sizeof(state), "%s/state", base);
+	struct cache *c = cache_open("/nonexistent", state);
+	const char *hash = "5c73e7e3dcbb0395e841f27363849a18";
+	struct stat old = {0}, racy = {0};
+	old.st_size = racy.st_size = 12;
+	old.st_ino = racy.st_ino = 77;
+	old.st_mode = racy.st_mode = S_IFREG | 0644;
+	old.st_mtim.tv_sec = 1600000000;
+	old.st_ctim.tv_sec = 1600000000;
+	racy.st_mtim.tv_sec = time(NULL) + 3600; /* no older than the stamp */
+	struct cache_stamp *sp = cache_stamp_load(c, "/proj");
+	CHECK(!cache_stamp_vouches(sp, "dist/a.js", &old, hash));
+	cache_stamp_set(sp, "dist/a.js", &old, hash);
+	cache_stamp_set(sp, "dist/b.js", &racy, hash);
+	cache_stamp_save(sp);
+	cache_stamp_free(sp);
+
+	sp = cache_stamp_load(c, "/proj");
+	CHECK(cache_stamp_vouches(sp, "dist/a.js", &old, hash));
+	CHECK(!cache_stamp_vouches(sp, "dist/b.js", &racy, hash));
+	CHECK(!cache_stamp_vouches(sp, "dist/a.js", &old, "00000000000000000000000000000000"));
+	struct stat moved = old;
+	moved.st_ino = 78;
+	CHECK(!cache_stamp_vouches(sp, "dist/a.js", &moved, hash));
+	moved = old;
+	moved.st_ctim.tv_nsec = 1;
+	CHECK(!cache_stamp_vouches(sp, "dist/a.js", &moved, hash));
+	cache_stamp_free(sp);
+	/* another project has its own stamp */
+	sp = cache_stamp_load(c, "/proj2");
+	CHECK(!cache_stamp_vouches(sp, "dist/a.js", &old, hash));
+	cache_stamp_free(sp);
+	cache_close(c);
+}
+
+/* n projects under base/name, each with 10 outputs (2 directories, an
+ * executable, a symlink). */
+static void make_projects(const char *name, unsigned n)
+{
+	char p[1024];
+	snprintf(p, sizeof(p), "%s/%s", base, name);
+	mkdir(p, 0777);
+	for (unsigned i = 0; i < n; i++) {
+		snprintf(p, sizeof(p), "%s/%s/p%u", base, name, i);
+		mkdir(p, 0777);
+		snprintf(p, sizeof(p), "%s/%s/p%u/dist", base, name, i);
+		mkdir(p, 0777);
+		snprintf(p, sizeof(p), "%s/%s/p%u/dist/sub", base, name, i);
+		mkdir(p, 0777);
+		for (unsigned j = 0; j < 8; j++) {
+			char text[64];
+			snprintf(p, sizeof(p), "%s/%s/p%u/dist/%sf%u.js", base, name, i, j < 4 ? "" : "sub/", j);
+			snprintf(text, sizeof(text), "export const v = %u; // %u\n", j, i);
+			put(p, text, j == 0 ? 0755 : 0644);
+		}
+		snprintf(p, sizeof(p), "%s/%s/p%u/dist/l", base, name, i);
+		if (symlink("f1.js", p) != 0)
+			abort();
+		snprintf(p, sizeof(p), "%s/%s/p%u/dist/sub/readme.txt", base, name, i);
+		put(p, "readme\n", 0600);
+	}
+}
+
+static const char *const outputs[] = {"dist/**", "!dist/*.map"};
+
+static int save_all(struct cache *c, const char *name, unsigned n)
+{
+	int bad = 0;
+	for (unsigned i = 0; i < n; i++) {
+		char dir[1024], key[33];
+		snprintf(dir, sizeof(dir), "%s/%s/p%u", base, name, i);
+		key_of(i, key);
+		struct cache_save s = {.key = key, .projdir = dir, .globs = outputs, .nglobs = 2,
+			.log = "built\n", .loglen = 6, .ms = 5};
+		bad += cache_save(c, &s) != 0;
+	}
+	return bad;
+}
+
+/* One pass of the driver's hit path over n tasks: lookup, log, restore. */
+static int restore_all(struct cache *c, const char *name, unsigned n)
+{
+	int bad = 0;
+	for (unsigned i = 0; i < n; i++) {
+		char dir[1024], key[33];
+		snprintf(dir, sizeof(dir), "%s/%s/p%u", base, name, i);
+		key_of(i, key);
+		struct cache_entry *e;
+		size_t len;
+		if (cache_lookup(c, key, &e, NULL) != 1) {
+			bad++;
+			continue;
+		}
+		char *log = cache_entry_log(c, e, &len);
+		bad += !log || len != 6 || cache_restore(c, e, dir) != 0;
+		free(log);
+		cache_entry_free(e);
+	}
+	return bad;
+}
+
+static void test_roundtrip(void)
+{
+	char cdir[1024], state[1024], p[2048];
+	snprintf(cdir, sizeof(cdir), "%s/cache", base);
+	snprintf(state, sizeof(state), "%s/rt-state", base);
+	make_projects("rt", 3);
+	struct cache *c = cache_open(cdir, state);
+	CHECK(save_all(c, "rt", 3) == 0);
+
+	struct cache_entry *e = NULL;
+	const char *why = NULL;
+	CHECK(cache_lookup(c, "ffffffffffffffffffffffffffffffff", &e, &why) == 0);
+	CHECK_STR(why, "absent");
+	CHECK(cache_lookup(c, "not-a-key", &e, &why) == 0);
+	CHECK_STR(why, "not a key");
+	char key[33];
+	key_of(0, key);
+	CHECK(cache_lookup(c, key, &e, &why) == 1);
+	CHECK(e && cJSON_GetArraySize(cJSON_GetObjectItem(e->manifest, "files")) == 10);
+	CHECK(e && e->ms == 5);
+	cache_entry_free(e);
+
+	struct cache_save failed = {.key = key, .projdir = base, .exit = 1};
+	CHECK(cache_save(c, &failed) != 0);
+
+	/* restored after removal: bytes and modes */
+	snprintf(p, sizeof(p), "%s/rt/p1/dist/f0.js", base);
+	unlink(p);
+	snprintf(p, sizeof(p), "%s/rt/p1/dist/l", base);
+	unlink(p);
+	CHECK(restore_all(c, "rt", 3) == 0);
+	snprintf(p, sizeof(p), "%s/rt/p1/dist/f0.js", base);
+	struct stat st;
+	CHECK(stat(p, &st) == 0 && (st.st_mode & 07777) == 0755);
+	CHECK_STR(slurp(p), "export const v = 0; // 1\n");
+	char target[64] = "";
+	snprintf(p, sizeof(p), "%s/rt/p1/dist/l", base);
+	CHECK(readlink(p, target, sizeof(target) - 1) == 5);
+	CHECK_STR(target, "f1.js");
+
+	/* an all-identical pass replaces nothing: the inodes stay */
+	snprintf(p, sizeof(p), "%s/rt/p2/dist/sub/readme.txt", base);
+	struct stat before;
+	CHECK(stat(p, &before) == 0);
+	CHECK(restore_all(c, "rt", 3) == 0);
+	CHECK(stat(p, &st) == 0 && st.st_ino == before.st_ino && (st.st_mode & 07777) == 0600);
+
+	/* a clean makes every key a miss */
+	CHECK(cache_clean(c) == 0);
+	CHECK(cache_lookup(c, key, &e, &why) == 0);
+	CHECK(access(cdir, F_OK) != 0);
+	cache_close(c);
+}
+
+static void bench(unsigned n)
+{
+	char cdir[1024], state[1024];
+	snprintf(cdir, sizeof(cdir), "%s/bench-cache", base);
+	snprintf(state, sizeof(state), "%s/bench-state", base);
+	make_projects("bench", n);
+	struct cache *c = cache_open(cdir, state);
+	double t0 = now_ms();
+	CHECK(save_all(c, "bench", n) == 0);
+	double t1 = now_ms();
+	/* a fresh checkout: every output restored */
+	char cmd[2048];
+	snprintf(cmd, sizeof(cmd), "rm -rf %s/bench/p*/dist %s", base, state);
+	CHECK(system(cmd) == 0);
+	double t2 = now_ms();
+	CHECK(restore_all(c, "bench", n) == 0);
+	double t3 = now_ms();
+	/* the first rerun may rehash outputs written in the stamp's own tick */
+	sleep(1);
+	double t3b = now_ms();
+	CHECK(restore_all(c, "bench", n) == 0);
+	double t4 = now_ms();
+	CHECK(restore_all(c, "bench", n) == 0);
+	double t5 = now_ms();
+	printf("bench: %u tasks x 10 files: save %.0f ms, restore into empty %.0f ms, "
+	       "identical pass %.1f ms, then %.1f ms\n", n, t1 - t0, t3 - t2, t4 - t3b, t5 - t4);
+	cache_close(c);
+}
+
+int main(int argc, char **argv)
+{
+	(void)argc;
+	err_init(argv[0]);
+	snprintf(base, sizeof(base), "%s/vx-test-cache.XXXXXX", getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
+	if (!mkdtemp(base))
+		return 1;
+	test_paths();
+	test_records();
+	test_stamp_racy();
+	test_roundtrip();
+	const char *b = getenv("VX_CACHE_BENCH");
+	bench(b && atoi(b) > 0 ? (unsigned)atoi(b) : 20);
+	char cmd[1024];
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", base);
+	if (system(cmd) != 0)
+		return 1;
+	return UNIT_END("cache");
+}
