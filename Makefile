@@ -48,6 +48,9 @@ $(BUILD)/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CFLAGS) $(WARN) -MMD -MP -c -o $@ $<
 
+# the driver links the cache module
+$(DRIVER_OBJ): CPPFLAGS += -Icache
+
 $(BUILD)/libcommon.a: $(COMMON_OBJ)
 	$(AR) rcs $@ $^
 

@@ -13,7 +13,7 @@
 #include "err.h"
 #include "fileio.h"
 #include "path.h"
-#include "store.h"
+#include "cache.h"
 
 char *runcache_dir(const char *root)
 {
@@ -31,22 +31,27 @@ void runcache_open(struct runcache *rc, const char *root)
 {
 	memset(rc, 0, sizeof(*rc));
 	rc->dir = runcache_dir(root);
+	char *state = xasprintf("%s/.vx", root);
+	rc->c = cache_open(rc->dir, state);
+	free(state);
 }
 
 int runcache_restore(struct runcache *rc, const char *key, const char *root, const char *dir,
 	struct ui_buf *log)
 {
-	struct store_entry e;
-	if (store_get(rc->dir, key, &e) != 0)
+	struct cache_entry *e = NULL;
+	if (!rc->c || cache_lookup(rc->c, key, &e, NULL) != 1)
 		return 0;
-	char *proj = path_join(root, dir);
-	char *text = NULL;
 	size_t len = 0;
-	int r = store_restore(rc->dir, &e, root, proj, &text, &len);
+	char *text = cache_entry_log(rc->c, e, &len);
+	char *proj = path_join(root, dir);
+	int r = text ? cache_restore(rc->c, e, proj) : -1;
 	free(proj);
-	store_entry_free(&e);
-	if (r != 0)
+	cache_entry_free(e);
+	if (r != 0) {
+		free(text);
 		return 0;
+	}
 	ui_buf_add(log, text, len);
 	free(text);
 	return 1;
@@ -55,6 +60,8 @@ int runcache_restore(struct runcache *rc, const char *key, const char *root, con
 int runcache_save(struct runcache *rc, const char *key, const char *root, const char *dir,
 	const cJSON *rec, const char *log, size_t loglen, long ms)
 {
+	if (!rc->c)
+		return -1;
 	const cJSON *outs = cJSON_GetObjectItemCaseSensitive(
 		cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(rec, "cache"), "outputs"),
 		"files");
@@ -63,10 +70,17 @@ int runcache_save(struct runcache *rc, const char *key, const char *root, const 
 	const cJSON *g;
 	cJSON_ArrayForEach(g, outs) if (cJSON_IsString(g)) globs[n++] = g->valuestring;
 	char *proj = path_join(root, dir);
-	int r = store_save(rc->dir, key, root, proj, globs, n, log, loglen, ms);
+	struct cache_save s = {.key = key, .projdir = proj, .globs = globs, .nglobs = n,
+		.log = log ? log : "", .loglen = loglen, .exit = 0, .ms = (double)ms};
+	int r = cache_save(rc->c, &s);
 	free(proj);
 	free(globs);
 	return r;
+}
+
+int runcache_clean(struct runcache *rc)
+{
+	return rc->c ? cache_clean(rc->c) : -1;
 }
 
 static char *why_path(const char *root, const char *id)

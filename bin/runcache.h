@@ -12,8 +12,11 @@
 
 #include "ui.h"
 
+struct cache;
+
 struct runcache {
 	char *dir;
+	struct cache *c; /* cache.h */
 	bool why_dir_made;
 };
 
@@ -25,6 +28,8 @@ int runcache_restore(struct runcache *rc, const char *key, const char *root, con
 /* Save a success: the outputs its record declares, and its log. 0 or -1. */
 int runcache_save(struct runcache *rc, const char *key, const char *root, const char *dir,
 	const cJSON *rec, const char *log, size_t loglen, long ms);
+/* Empty the cache. 0 or -1 (after a message). */
+int runcache_clean(struct runcache *rc);
 /* Keep what the key folded (the record's "explain") for vx why. */
 void runcache_remember(struct runcache *rc, const char *root, const char *id, const cJSON *keyed);
 /* The last remembered record of id, or NULL. */

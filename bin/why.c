@@ -10,7 +10,6 @@
 #include "run.h"
 #include "explain.h"
 #include "runcache.h"
-#include "store.h"
 
 static const char why_usage[] =
 	"usage: vx why TASK... [--root DIR]\n"
@@ -107,24 +106,17 @@ int clean_main(int argc, char **argv)
 		fputs(clean_usage, stderr);
 		return VX_EXIT_USAGE;
 	}
-	char *dir;
-	const char *env = getenv("VX_CACHE_DIR");
-	if (env && *env) {
-		dir = runcache_dir("/");
-	} else {
-		struct graphin g;
-		rc = graphin_load(&g, root && *root ? root : NULL, NULL, 0, false, false);
-		if (rc)
-			return rc;
-		dir = runcache_dir(graphin_str(g.graph, "root"));
-		graphin_free(&g);
-	}
-	if (store_clean(dir) != 0) {
-		err_warn_errno("unable to empty the cache '%s'", dir);
-		free(dir);
+	struct graphin g;
+	rc = graphin_load(&g, root && *root ? root : NULL, NULL, 0, false, false);
+	if (rc)
+		return rc;
+	struct runcache cache;
+	runcache_open(&cache, graphin_str(g.graph, "root"));
+	graphin_free(&g);
+	if (runcache_clean(&cache) != 0) {
+		err_warn("unable to empty the cache '%s'", cache.dir);
 		return VX_EXIT_FAIL;
 	}
-	printf("vx: emptied the cache %s\n", dir);
-	free(dir);
+	printf("vx: emptied the cache %s\n", cache.dir);
 	return jsonl_out_finish();
 }
