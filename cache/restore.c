@@ -227,13 +227,17 @@ int cache_restore(struct cache *c, const struct cache_entry *e, const char *proj
 			r = -1;
 			break;
 		}
-		/* the all-hit rerun's path: one stat from the project and the stamp.
+		/* the all-hit rerun's path: one stat (or readlink) from the project.
 		 * A symlinked parent on the way is harmless here, as nothing is
 		 * written: it can only lead to the very inode the stamp recorded */
 		struct stat st;
 		if (cf.hash && fstatat(projfd, cf.path, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
 			S_ISREG(st.st_mode) && (st.st_mode & 07777) == cf.mode &&
 			(size_t)st.st_size == cf.size && cache_stamp_vouches(sp, cf.path, &st, cf.hash))
+			continue;
+		char target[4096];
+		ssize_t tn = cf.link ? readlinkat(projfd, cf.path, target, sizeof(target)) : -1;
+		if (tn >= 0 && (size_t)tn == strlen(cf.link) && memcmp(target, cf.link, (size_t)tn) == 0)
 			continue;
 		int dfd = parent_get(c, &pc, projfd, cf.path, false, &base);
 		if (dfd < 0 && errno != ENOENT) {

@@ -146,6 +146,20 @@ leftovers() {
 	assert_output ''
 }
 
+@test "a corrupt blob of one output leaves the others as they were" {
+	run -0 save_p
+	echo 'edited' > "$P/dist/a.js"
+	rm "$P/dist/bin/run.sh"
+	blob=$(blob_of dist/bin/run.sh)
+	chmod u+w "$blob"
+	printf 'X' | dd of="$blob" bs=1 count=1 conv=notrunc status=none
+	run -1 vx-cache restore "$K" "$P"
+	# a.js sorts first and its blob is sound, yet it is not replaced
+	assert_equal "$(cat "$P/dist/a.js")" edited
+	assert_not_exist "$P/dist/bin/run.sh"
+	assert_equal "$(leftovers "$P")" ''
+}
+
 @test "verify names an entry whose blob was corrupted" {
 	run -0 save_p
 	run -0 vx-cache verify
