@@ -60,6 +60,34 @@ static struct rec *rec_add(struct cache_stamp *sp, const char *path)
 	return r;
 }
 
+/* One line's fields into t; its path, or NULL when malformed. By hand, as
+ * sscanf showed in the profile of an all-hit rerun. */
+static const char *parse_line(const char *line, struct rec *t)
+{
+	if (strlen(line) < 34 || line[32] != ' ')
+		return NULL;
+	memcpy(t->hash, line, 32);
+	t->hash[32] = '\0';
+	long long v[7];
+	const char *s = line + 33;
+	for (int i = 0; i < 7; i++) {
+		char *end;
+		errno = 0;
+		v[i] = i == 6 ? (long long)strtoul(s, &end, 8) : (long long)strtoull(s, &end, 10);
+		if (errno || end == s || *end != ' ')
+			return NULL;
+		s = end + 1;
+	}
+	t->size = v[0];
+	t->sec = v[1];
+	t->nsec = (long)v[2];
+	t->csec = v[3];
+	t->cnsec = (long)v[4];
+	t->ino = (unsigned long long)v[5];
+	t->mode = (unsigned)v[6];
+	return *s ? s : NULL;
+}
+
 static void parse(struct cache_stamp *sp)
 {
 	if (strncmp(sp->text, STAMP_HEADER, strlen(STAMP_HEADER)) != 0)
@@ -70,10 +98,9 @@ static void parse(struct cache_stamp *sp)
 			return;
 		*nl = '\0';
 		struct rec t;
-		int off = 0;
-		if (sscanf(line, "%32s %lld %lld %ld %lld %ld %llu %o %n", t.hash, &t.size, &t.sec, &t.nsec,
-			    &t.csec, &t.cnsec, &t.ino, &t.mode, &off) == 8 && off > 0 && line[off]) {
-			struct rec *r = rec_add(sp, line + off);
+		const char *path = parse_line(line, &t);
+		if (path) {
+			struct rec *r = rec_add(sp, path);
 			t.path = r->path;
 			t.owned = false;
 			*r = t;
