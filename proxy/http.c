@@ -138,6 +138,8 @@ enum http_result http_parse(const char *buf, size_t len, struct http_req *r,
 		if ((unsigned char)*t <= 0x20 || (unsigned char)*t >= 0x7f)
 			BAD(400, "a control, space or non-ASCII byte in the request target");
 	size_t vlen = (size_t)(eol - sp2 - 1);
+	if (memchr(sp2 + 1, ' ', vlen))
+		BAD(400, "malformed request line (a space in the target?)");
 	if (vlen != 8 || (memcmp(sp2 + 1, "HTTP/1.1", 8) != 0 && memcmp(sp2 + 1, "HTTP/1.0", 8) != 0))
 		BAD(505, "only HTTP/1.0 and HTTP/1.1 are spoken");
 	size_t tlen = (size_t)(sp2 - tgt);
