@@ -88,7 +88,7 @@ int main(int argc, char **argv)
 	};
 	err_init(argv[0]);
 	struct server_opts o = { .header_timeout = 10, .connect_timeout = 10, .idle_timeout = 300 };
-	struct policy pol = { 0 };
+	static struct policy pol; /* static: reachable until exit, for LeakSanitizer */
 	const char *request = NULL, *listen_path = NULL, *listen_port = NULL, *task = "(command line)";
 	char **allow = NULL;
 	size_t nallow = 0;

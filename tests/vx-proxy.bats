@@ -68,10 +68,23 @@ setup() {
 	PROXY_PID=
 }
 
+# A proxy stopped by SIGTERM exits 0; under the sanitizers a leak or an
+# error found at exit shows here.
 teardown() {
 	if [ -n "$PROXY_PID" ]; then
-		kill "$PROXY_PID" 2>/dev/null || true
-		wait "$PROXY_PID" 2>/dev/null || true
+		proxy_stop
+	fi
+}
+
+proxy_stop() {
+	kill "$PROXY_PID"
+	local rc=0
+	wait "$PROXY_PID" || rc=$?
+	PROXY_PID=
+	rm -f "$P"
+	if [ "$rc" -ne 0 ]; then
+		echo "vx-proxy exited $rc: $(cat "$ERR")" >&2
+		return 1
 	fi
 }
 
@@ -214,13 +227,6 @@ GET() {
 	assert_output --partial '403'
 }
 
-proxy_stop() {
-	kill "$PROXY_PID"
-	wait "$PROXY_PID" || true
-	PROXY_PID=
-	rm -f "$P"
-}
-
 @test "vx-proxy: case and trailing-dot spellings match, in the entry and in the request" {
 	hand ORIGIN.Test.
 	run -0 c "$(GET origin.test:8080 /a)"
@@ -298,8 +304,10 @@ proxy_stop() {
 	run -0 c "$(GET origin.test:8080 /late)"
 	assert_output --partial 'origin 8080 GET /late'
 	exec 5>&-
-	run -0 wait "$PROXY_PID"
+	local rc=0
+	wait "$PROXY_PID" || rc=$?
 	PROXY_PID=
+	assert_equal "$rc" 0
 	assert_file_not_exists "$P"
 }
 
