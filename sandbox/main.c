@@ -60,7 +60,7 @@ int main(int argc, char **argv)
 	};
 	struct sb_request flags = {0}, *r;
 	const char *request = NULL, *root = NULL, *project = NULL;
-	struct plan plan;
+	struct plan plan = {0};
 	scmp_filter_ctx filter;
 	int c, code;
 	bool hand = false;
@@ -110,6 +110,7 @@ int main(int argc, char **argv)
 		r->argv = argv + optind;
 	}
 	if (!r || request_resolve(r) || plan_build(r, &plan)) {
+		plan_free(&plan);
 		request_free(r);
 		return RUN_EXIT_SETUP;
 	}
