@@ -1,0 +1,92 @@
+#!/usr/bin/env bash
+# bench/proxy.sh [ROUNDS]: vx-proxy against tinyproxy, side by side in one
+# run, on loopback with an nginx origin (issue 6 item 5).
+#
+#   apt-get install -y tinyproxy nginx-light apache2-utils   # benchmark-only tools
+#
+# Measures: a 100 MB download over CONNECT and over an absolute URI (curl),
+# small-request rate at concurrency 1 and 50 (ab, absolute URI), and each
+# proxy's RSS after the load. vx-proxy listens on 127.0.0.1 (--listen-tcp)
+# because curl and ab speak HTTP proxies over TCP only; the relay is the same
+# one a task's unix socket gets. Prints one markdown table (medians over
+# ROUNDS, default 3).
+set -eu
+cd "$(dirname "$0")/.."
+ROUNDS=${1:-3}
+VXP=${VX_PROXY:-$PWD/bin/vx-proxy}
+for t in tinyproxy nginx ab curl; do
+	command -v "$t" >/dev/null || { echo "bench/proxy.sh: needs $t (apt-get install -y tinyproxy nginx-light apache2-utils)" >&2; exit 2; }
+done
+D=$(mktemp -d /tmp/vx-bench-proxy.XXXXXX)
+ORIGIN=18080 TINY=18888 VX=18889
+PIDS=()
+cleanup() {
+	for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null || true; done
+	if [ -f "$D/nginx.pid" ]; then kill "$(cat "$D/nginx.pid")" 2>/dev/null || true; fi
+	rm -rf "$D"
+}
+trap cleanup EXIT
+
+mkdir -p "$D/www"
+head -c 100000000 /dev/zero > "$D/www/big.bin"
+echo tiny > "$D/www/tiny.txt"
+cat > "$D/nginx.conf" <<EOF
+worker_processes 2;
+pid $D/nginx.pid;
+error_log $D/nginx.err;
+events { worker_connections 1024; }
+http {
+	access_log off;
+	sendfile on;
+	keepalive_requests 100000;
+	client_body_temp_path $D; proxy_temp_path $D; fastcgi_temp_path $D; uwsgi_temp_path $D; scgi_temp_path $D;
+	server { listen 127.0.0.1:$ORIGIN; root $D/www; }
+}
+EOF
+nginx -c "$D/nginx.conf"
+cat > "$D/tiny.conf" <<EOF
+Port $TINY
+Listen 127.0.0.1
+Timeout 600
+MaxClients 200
+LogLevel Critical
+ConnectPort $ORIGIN
+EOF
+tinyproxy -d -c "$D/tiny.conf" >/dev/null 2>&1 &
+PIDS+=($!)
+TINY_PID=$!
+"$VXP" --listen-tcp "$VX" --allow 127.0.0.1 >/dev/null &
+PIDS+=($!)
+VX_PID=$!
+sleep 0.5
+
+median() { sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
+rss() { awk '/VmRSS/ {printf "%.1f", $2/1024}' "/proc/$1/status"; }
+
+# dl PROXYARGS...: MB/s of the 100 MB file (10^6 bytes/s)
+dl() {
+	for _ in $(seq "$ROUNDS"); do
+		curl -s -o /dev/null -w '%{speed_download}\n' "$@" "http://127.0.0.1:$ORIGIN/big.bin"
+	done | median | awk '{printf "%.0f", $1/1e6}'
+}
+# rate C PROXYARGS...: requests/s of the tiny file
+rate() {
+	local c=$1
+	shift
+	for _ in $(seq "$ROUNDS"); do
+		ab -q -n 3000 -c "$c" "$@" "http://127.0.0.1:$ORIGIN/tiny.txt" 2>/dev/null |
+			awk '/Requests per second/ {print $4}'
+	done | median | awk '{printf "%.0f", $1}'
+}
+
+echo "| path | 100 MB absolute URI | 100 MB CONNECT | req/s c=1 | req/s c=50 | RSS after |"
+echo "|---|---|---|---|---|---|"
+echo "| direct | $(dl) MB/s | | $(rate 1) | $(rate 50) | |"
+for p in tinyproxy vx-proxy; do
+	if [ "$p" = tinyproxy ]; then port=$TINY pid=$TINY_PID; else port=$VX pid=$VX_PID; fi
+	abs=$(dl -x "http://127.0.0.1:$port")
+	con=$(dl -p -x "http://127.0.0.1:$port")
+	r1=$(rate 1 -X "127.0.0.1:$port")
+	r50=$(rate 50 -X "127.0.0.1:$port")
+	echo "| $p | $abs MB/s | $con MB/s | $r1 | $r50 | $(rss "$pid") MB |"
+done
