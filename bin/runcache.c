@@ -78,6 +78,14 @@ int runcache_save(struct runcache *rc, const char *key, const char *root, const 
 	return r;
 }
 
+void runcache_close(struct runcache *rc)
+{
+	if (rc->c)
+		cache_close(rc->c);
+	free(rc->dir);
+	memset(rc, 0, sizeof(*rc));
+}
+
 int runcache_clean(struct runcache *rc)
 {
 	return rc->c ? cache_clean(rc->c) : -1;

@@ -28,6 +28,7 @@ int runcache_restore(struct runcache *rc, const char *key, const char *root, con
 /* Save a success: the outputs its record declares, and its log. 0 or -1. */
 int runcache_save(struct runcache *rc, const char *key, const char *root, const char *dir,
 	const cJSON *rec, const char *log, size_t loglen, long ms);
+void runcache_close(struct runcache *rc);
 /* Empty the cache. 0 or -1 (after a message). */
 int runcache_clean(struct runcache *rc);
 /* Keep what the key folded (the record's "explain") for vx why. */

@@ -113,10 +113,11 @@ int clean_main(int argc, char **argv)
 	struct runcache cache;
 	runcache_open(&cache, graphin_str(g.graph, "root"));
 	graphin_free(&g);
-	if (runcache_clean(&cache) != 0) {
+	int failed = runcache_clean(&cache) != 0;
+	if (failed)
 		err_warn("unable to empty the cache '%s'", cache.dir);
-		return VX_EXIT_FAIL;
-	}
-	printf("vx: emptied the cache %s\n", cache.dir);
-	return jsonl_out_finish();
+	else
+		printf("vx: emptied the cache %s\n", cache.dir);
+	runcache_close(&cache);
+	return failed ? VX_EXIT_FAIL : jsonl_out_finish();
 }
