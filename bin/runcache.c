@@ -15,7 +15,7 @@
 #include "path.h"
 #include "cache.h"
 
-char *runcache_dir(const char *root)
+static char *runcache_dir(const char *root)
 {
 	const char *env = getenv("VX_CACHE_DIR");
 	if (env && *env) {

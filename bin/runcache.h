@@ -20,7 +20,6 @@ struct runcache {
 	bool why_dir_made;
 };
 
-char *runcache_dir(const char *root);
 void runcache_open(struct runcache *rc, const char *root);
 /* 1: a hit, restored into root/dir, its log in *log; 0: a miss. */
 int runcache_restore(struct runcache *rc, const char *key, const char *root, const char *dir,

@@ -186,7 +186,6 @@ static void visit(struct walk *w, struct task *t)
 		visit(w, t->edges[i].to);
 	w->depth--;
 	t->mark = BLACK;
-	t->selected = true;
 	w->order[w->n++] = t;
 }
 
@@ -258,9 +257,8 @@ static void set_union(size_t **a, size_t *na, const size_t *b, size_t nb)
 	*na = n;
 }
 
-void graph_keyed(struct workspace *ws, struct task **order, size_t n)
+void graph_keyed(struct task **order, size_t n)
 {
-	(void)ws;
 	/* order is dependencies first, so every folded target is done already */
 	for (size_t i = 0; i < n; i++) {
 		struct task *t = order[i];
@@ -274,6 +272,5 @@ void graph_keyed(struct workspace *ws, struct task **order, size_t n)
 			}
 			set_union(&t->keyed, &t->nkeyed, ed->to->keyed, ed->to->nkeyed);
 		}
-		t->keyed_done = true;
 	}
 }

@@ -18,6 +18,6 @@ void graph_resolve(struct workspace *ws);
  * (malloc'd, *n tasks) or -1 after reporting. */
 int graph_select(struct workspace *ws, char **names, int nnames, struct task ***order,
 	size_t *n);
-void graph_keyed(struct workspace *ws, struct task **order, size_t n);
+void graph_keyed(struct task **order, size_t n);
 
 #endif

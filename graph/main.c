@@ -87,7 +87,7 @@ int main(int argc, char **argv)
 	size_t n;
 	if (graph_select(&ws, argv + optind, argc - optind, &order, &n) != 0)
 		return VX_EXIT_USAGE;
-	graph_keyed(&ws, order, n);
+	graph_keyed(order, n);
 	emit_graph(&ws, order, n);
 	return jsonl_out_finish();
 }

@@ -56,10 +56,8 @@ struct task {
 	size_t nedges;
 	/* traversal state */
 	int mark;
-	bool selected;
 	size_t *keyed; /* K(T) closure without T: sorted project indices */
 	size_t nkeyed;
-	bool keyed_done;
 };
 
 struct workspace {

@@ -60,3 +60,19 @@ import json, sys
 print(" ".join(json.loads(l)["id"] for l in sys.argv[1].splitlines() if json.loads(l).get("type") == "task"))
 ' "$1"
 }
+
+# assert_help_matches_man PROG: PROG --help agrees with docs/man/PROG.md:
+# the SYNOPSIS line, every option line of OPTIONS, and the exit status text.
+assert_help_matches_man() {
+	local prog=$1 man="$BATS_TEST_DIRNAME/../docs/man/$1.md"
+	run -0 "$prog" --help
+	# shellcheck disable=SC2154  # bats sets $output
+	local help=$output
+	assert_line --index 0 "usage: $(sed -n '/^## SYNOPSIS/,/^## /{s/^    //p}' "$man" | head -n 1)"
+	while IFS= read -r opt; do
+		[[ "$help" == *"$opt"* ]] || fail "--help lacks the manual's option line: $opt"
+	done < <(sed -n '/^## OPTIONS/,/^## /{/^    -/{s/^    //p}}' "$man")
+	local status=${help##*Exit status: }
+	[[ "$(tr -s ' \n' ' ' < "$man")" == *"$(echo "$status" | tr -s ' \n' ' ')"* ]] ||
+		fail "exit status differs: $status"
+}

@@ -9,10 +9,7 @@
 bats_require_minimum_version 1.5.0
 
 setup() {
-	load '/usr/lib/bats/bats-support/load'
-	load '/usr/lib/bats/bats-assert/load'
-	load '/usr/lib/bats/bats-file/load'
-	PATH="${VX_BIN_DIR:-$BATS_TEST_DIRNAME/../bin}:$PATH"
+	load helpers
 	unset VX_ROOT
 	export VX_CACHE_DIR=$BATS_TEST_TMPDIR/cache
 	P=$BATS_TEST_TMPDIR/proj

@@ -426,13 +426,5 @@ refuse() { # refuse VXJSON EXPECTED-SUBSTRING...
 }
 
 @test "--help agrees with the manual page's synopsis and options" {
-	local man="$BATS_TEST_DIRNAME/../docs/man/vx-graph.md"
-	run -0 vx-graph --help
-	local help=$output
-	assert_line --index 0 "usage: $(sed -n '/^## SYNOPSIS/,/^## /{s/^    //p}' "$man" | head -n 1)"
-	while IFS= read -r opt; do
-		[[ "$help" == *"$opt"* ]] || fail "--help lacks the manual's option line: $opt"
-	done < <(sed -n '/^## OPTIONS/,/^## /{/^    -/{s/^    //p}}' "$man")
-	local status=${help##*Exit status: }
-	grep -qF "$status" "$man" || fail "exit status differs: $status"
+	assert_help_matches_man vx-graph
 }

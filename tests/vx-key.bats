@@ -8,10 +8,7 @@
 bats_require_minimum_version 1.5.0
 
 setup() {
-	load '/usr/lib/bats/bats-support/load'
-	load '/usr/lib/bats/bats-assert/load'
-	load '/usr/lib/bats/bats-file/load'
-	PATH="${VX_BIN_DIR:-$BATS_TEST_DIRNAME/../bin}:$PATH"
+	load helpers
 	unset VX_ROOT MODE VX_KEY_STATS
 	WS=$BATS_TEST_TMPDIR/ws
 	cp -a "$BATS_TEST_DIRNAME/fixtures/vx-key/ws" "$WS"

@@ -97,16 +97,7 @@ linked() {
 }
 
 @test "--help agrees with the manual page's synopsis, options and exit status" {
-	local man="$BATS_TEST_DIRNAME/../docs/man/vx-sandbox.md"
-	run -0 vx-sandbox --help
-	local help=$output
-	assert_line --index 0 "usage: $(sed -n '/^## SYNOPSIS/,/^## /{s/^    //p}' "$man" | head -n 1)"
-	while IFS= read -r opt; do
-		[[ "$help" == *"$opt"* ]] || fail "--help lacks the manual's option line: $opt"
-	done < <(sed -n '/^## OPTIONS/,/^## /{/^    -/{s/^    //p}}' "$man")
-	local status=${help##*Exit status: }
-	[[ "$(tr -s ' \n' ' ' < "$man")" == *"$(echo "$status" | tr -s ' \n' ' ')"* ]] ||
-		fail "exit status differs: $status"
+	assert_help_matches_man vx-sandbox
 }
 
 @test "no command is a usage error, 125" {
