@@ -171,9 +171,7 @@ static void read_pnpm(struct workspace *ws, struct patterns *ps, int rootfd)
 	if (!text)
 		return;
 	bool in = false;
-	size_t lineno = 0;
 	for (char *line = strtok(text, "\n"); line; line = strtok(NULL, "\n")) {
-		lineno++;
 		char *hash = strstr(line, " #");
 		if (line[0] == '#')
 			continue;
@@ -237,7 +235,6 @@ static void read_pnpm(struct workspace *ws, struct patterns *ps, int rootfd)
 		if (*p)
 			add_pattern(ps, p);
 	}
-	(void)lineno;
 	free(text);
 }
 
