@@ -50,12 +50,37 @@ static void clear_progress(struct ui *u)
 	}
 }
 
-static void print_prefixed(const char *id, const char *s, size_t n)
+/* each line of s as "<prefix><line>" */
+static void print_prefixed(const char *prefix, const char *s, size_t n)
 {
 	while (n) {
 		const char *nl = memchr(s, '\n', n);
 		size_t k = nl ? (size_t)(nl - s) : n;
-		printf("%s: %.*s\n", id, (int)k, s);
+		printf("%s%.*s\n", prefix, (int)k, s);
+		k += nl ? 1 : 0;
+		s += k;
+		n -= k;
+	}
+}
+
+/* a task's output, each line as "<id>: <line>" */
+static void print_task_lines(const char *id, const char *s, size_t n)
+{
+	char prefix[512];
+	snprintf(prefix, sizeof(prefix), "%s: ", id);
+	print_prefixed(prefix, s, n);
+}
+
+/* text lines as a JSON array of strings */
+static void add_lines(cJSON *j, const char *name, const char *s, size_t n)
+{
+	cJSON *a = cJSON_AddArrayToObject(j, name);
+	while (n) {
+		const char *nl = memchr(s, '\n', n);
+		size_t k = nl ? (size_t)(nl - s) : n;
+		char *line = xstrndup(s, k);
+		cJSON_AddItemToArray(a, cJSON_CreateString(line));
+		free(line);
 		k += nl ? 1 : 0;
 		s += k;
 		n -= k;
@@ -80,13 +105,15 @@ void ui_result(struct ui *u, const struct ui_result *r)
 		if (r->blocked_by)
 			cJSON_AddStringToObject(j, "blockedBy", r->blocked_by);
 		cJSON_AddStringToObject(j, "log", r->log ? r->log : "");
+		if (r->violations && r->vlen)
+			add_lines(j, "violations", r->violations, r->vlen);
 		jsonl_write(j);
 		cJSON_Delete(j);
 		return;
 	}
 	clear_progress(u);
 	if (r->log && r->loglen)
-		print_prefixed(r->id, r->log, r->loglen);
+		print_task_lines(r->id, r->log, r->loglen);
 	switch (r->status) {
 	case UI_SKIP:
 		printf("%-4s %s (dependency %s failed)\n", names[r->status], r->id, r->blocked_by);
@@ -103,6 +130,10 @@ void ui_result(struct ui *u, const struct ui_result *r)
 		break;
 	default:
 		printf("%-4s %s %.2fs\n", names[r->status], r->id, r->ms / 1e3);
+	}
+	if (r->violations && r->vlen) {
+		printf("SANDBOX VIOLATIONS %s\n", r->id);
+		print_prefixed("  ", r->violations, r->vlen);
 	}
 	if (!u->tty)
 		fflush(stdout);
@@ -126,7 +157,7 @@ void ui_stream(struct ui *u, const char *id, struct ui_buf *pending, const char 
 	size_t upto = (size_t)(last - pending->data) + 1;
 	if (!u->json) {
 		clear_progress(u);
-		print_prefixed(id, pending->data, upto);
+		print_task_lines(id, pending->data, upto);
 		fflush(stdout);
 	}
 	memmove(pending->data, pending->data + upto, pending->len - upto);
@@ -137,7 +168,7 @@ void ui_stream_flush(struct ui *u, const char *id, struct ui_buf *pending)
 {
 	if (pending->len && !u->json) {
 		clear_progress(u);
-		print_prefixed(id, pending->data, pending->len);
+		print_task_lines(id, pending->data, pending->len);
 	}
 	pending->len = 0;
 }

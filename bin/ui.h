@@ -32,6 +32,13 @@ struct ui_result {
 	const char *log;        /* captured output (or a failure message) */
 	size_t loglen;
 	const char *blocked_by; /* UI_SKIP: the dependency that failed */
+	/* R-42: a sandboxed task's violations and hints, one per line ("deny
+	 * file-read packages/a/secret.txt (EACCES)", "deny network-outbound
+	 * evil.test:443 (not in allow.network)", hint lines); printed after the
+	 * task line as a block headed "SANDBOX VIOLATIONS <id>", and in --json
+	 * as the result's "violations" array. NULL or empty: none. */
+	const char *violations;
+	size_t vlen;
 };
 
 void ui_init(struct ui *u, bool json);
