@@ -62,6 +62,12 @@ long keyer_send(struct keyer *k, const cJSON *task)
 	return send_line(k, task);
 }
 
+int keyer_rescan(struct keyer *k)
+{
+	static const char line[] = "{\"type\":\"rescan\"}\n";
+	return write(k->to, line, sizeof(line) - 1) == (ssize_t)sizeof(line) - 1 ? 0 : -1;
+}
+
 cJSON *keyer_key(struct keyer *k, const cJSON *task)
 {
 	if (send_line(k, task) < 0)

@@ -28,6 +28,9 @@ cJSON *keyer_key(struct keyer *k, const cJSON *task);
 #define KEYER_INFLIGHT 32768
 long keyer_send(struct keyer *k, const cJSON *task);
 cJSON *keyer_recv(struct keyer *k);
+/* A task ran or was restored: vx-key reads the root lockfiles again before
+ * its next key (a task may rewrite them). No answer comes back. 0 or -1. */
+int keyer_rescan(struct keyer *k);
 /* Close its input and wait: its exit status, or -1. */
 int keyer_stop(struct keyer *k);
 

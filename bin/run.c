@@ -59,6 +59,7 @@ struct run {
 	size_t *ready, nready;
 	struct keyer keyer;
 	bool keyer_up, keyer_broken;
+	bool rescan; /* a task ran or was restored since vx-key last read the lockfiles */
 	struct runcache cache;
 	bool use_cache, force, json, interrupted;
 	bool stopping; /* the run is over: servers stopped now did not fail */
@@ -153,6 +154,14 @@ static bool keyer_ready(struct run *r)
 			return false;
 		}
 		r->keyer_up = true;
+		r->rescan = false;
+	}
+	if (r->rescan) {
+		if (keyer_rescan(&r->keyer) != 0) {
+			r->keyer_broken = true;
+			return false;
+		}
+		r->rescan = false;
 	}
 	return true;
 }
@@ -287,7 +296,9 @@ static void start(struct run *r, struct rtask *t)
 		if (t->cached && r->use_cache && !r->force) {
 			struct ui_buf log = {0};
 			int h = runcache_restore(&r->cache, t->key, r->root, t->dir, &log);
-			if (h == 1) {
+			if (h == 2)
+				r->rescan = true; /* a lockfile may be an output */
+			if (h) {
 				ui_buf_free(&t->log);
 				t->log = log;
 				t->ms = now_ms() - t->started;
@@ -379,6 +390,7 @@ static void drain(struct run *r, struct rtask *t)
 
 static void exited(struct run *r, struct rtask *t, int st)
 {
+	r->rescan = true; /* its command ran: a lockfile may have changed */
 	if (t->outfd >= 0) {
 		drain(r, t);
 		if (t->outfd >= 0) {
@@ -746,6 +758,7 @@ int run_main(int argc, char **argv)
 	loop(&r);
 	if (r.keyer_up)
 		keyer_stop(&r.keyer);
+	runcache_close(&r.cache);
 
 	if (r.interrupted) {
 		ui_interrupted(&r.ui, r.signo);

@@ -40,7 +40,7 @@ int runcache_restore(struct runcache *rc, const char *key, const char *root, con
 	struct ui_buf *log)
 {
 	struct cache_entry *e = NULL;
-	if (!rc->c || cache_lookup(rc->c, key, &e, NULL) != 1)
+	if (!rc->c || cache_lookup_manifest(rc->c, key, &e) != 1)
 		return 0;
 	size_t len = 0;
 	char *text = cache_entry_log(rc->c, e, &len);
@@ -48,13 +48,13 @@ int runcache_restore(struct runcache *rc, const char *key, const char *root, con
 	int r = text ? cache_restore(rc->c, e, proj) : -1;
 	free(proj);
 	cache_entry_free(e);
-	if (r != 0) {
+	if (r < 0) {
 		free(text);
 		return 0;
 	}
 	ui_buf_add(log, text, len);
 	free(text);
-	return 1;
+	return r == 1 ? 2 : 1;
 }
 
 int runcache_save(struct runcache *rc, const char *key, const char *root, const char *dir,
@@ -78,10 +78,37 @@ int runcache_save(struct runcache *rc, const char *key, const char *root, const 
 	return r;
 }
 
+static void keys_save(struct runcache *rc)
+{
+	if (!rc->keys_dirty)
+		return;
+	char *tmp = xasprintf("%s.%d.tmp", rc->keys_path, (int)getpid());
+	FILE *f = fopen(tmp, "we");
+	bool ok = f != NULL;
+	for (size_t i = 0; ok && i < rc->keys.cap; i++)
+		if (rc->keys.keys[i])
+			fprintf(f, "%s %s\n", rc->keys.keys[i], (char *)rc->keys.vals[i]);
+	if (f && fclose(f) != 0)
+		ok = false;
+	if (!ok || rename(tmp, rc->keys_path) != 0)
+		unlink(tmp);
+	free(tmp);
+}
+
 void runcache_close(struct runcache *rc)
 {
 	if (rc->c)
 		cache_close(rc->c);
+	if (rc->keys_loaded) {
+		keys_save(rc);
+		for (size_t i = 0; i < rc->keys.cap; i++)
+			if (rc->keys.keys[i]) {
+				free((char *)rc->keys.keys[i]);
+				free(rc->keys.vals[i]);
+			}
+		strmap_free(&rc->keys);
+	}
+	free(rc->keys_path);
 	free(rc->dir);
 	memset(rc, 0, sizeof(*rc));
 }
@@ -91,10 +118,40 @@ int runcache_clean(struct runcache *rc)
 	return rc->c ? cache_clean(rc->c) : -1;
 }
 
+static void id_hash(const char *id, char out[17])
+{
+	snprintf(out, 17, "%016llx", (unsigned long long)XXH3_64bits(id, strlen(id)));
+}
+
 static char *why_path(const char *root, const char *id)
 {
-	return xasprintf("%s/.vx/why/%016llx.json", root,
-		(unsigned long long)XXH3_64bits(id, strlen(id)));
+	char h[17];
+	id_hash(id, h);
+	return xasprintf("%s/.vx/why/%s.json", root, h);
+}
+
+static void keys_load(struct runcache *rc, const char *root)
+{
+	rc->keys_loaded = true;
+	strmap_init(&rc->keys);
+	rc->keys_path = xasprintf("%s/.vx/why/keys", root);
+	char *text = fileio_read_at(AT_FDCWD, rc->keys_path, NULL);
+	for (char *line = text, *nl; line && *line; line = nl + 1) {
+		nl = strchr(line, '\n');
+		if (!nl)
+			break;
+		if (nl - line == 16 + 1 + 32 && line[16] == ' ') {
+			char *id = xstrndup(line, 16), *key = xstrndup(line + 17, 32);
+			void *old = strmap_get(&rc->keys, id);
+			if (old) {
+				free(id);
+				free(key);
+			} else {
+				strmap_put(&rc->keys, id, key);
+			}
+		}
+	}
+	free(text);
 }
 
 void runcache_remember(struct runcache *rc, const char *root, const char *id, const cJSON *keyed)
@@ -104,13 +161,21 @@ void runcache_remember(struct runcache *rc, const char *root, const char *id, co
 	if (!explain || !key)
 		return;
 	/* most runs key most tasks as they were: a rename per task would cost
-	 * more than the run, so the record is written only when the key moved */
-	cJSON *last = runcache_recall(root, id);
-	const char *was = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(last, "key"));
-	bool same = was && strcmp(was, key) == 0;
-	cJSON_Delete(last);
-	if (same)
+	 * more than the run, so the record is written only when the key moved,
+	 * and whether it moved is told by one index, not by reading each record */
+	if (!rc->keys_loaded)
+		keys_load(rc, root);
+	char h[17];
+	id_hash(id, h);
+	char *was = strmap_get(&rc->keys, h);
+	if (was && strcmp(was, key) == 0)
 		return;
+	if (was) {
+		memcpy(was, key, 33);
+	} else {
+		strmap_put(&rc->keys, xstrdup(h), xstrdup(key));
+	}
+	rc->keys_dirty = true;
 	cJSON *rec = cJSON_CreateObject();
 	cJSON_AddStringToObject(rec, "id", id);
 	cJSON_AddStringToObject(rec, "key", key);

@@ -10,6 +10,7 @@
 
 #include <cjson/cJSON.h>
 
+#include "strmap.h"
 #include "ui.h"
 
 struct cache;
@@ -18,10 +19,16 @@ struct runcache {
 	char *dir;
 	struct cache *c; /* cache.h */
 	bool why_dir_made;
+	/* <root>/.vx/why/keys: the key each task's record holds, so that a run
+	 * whose keys did not move reads no record: "<xxh3-64 of id> <key>" lines */
+	char *keys_path;
+	struct strmap keys; /* hex id hash -> key, both malloc'd */
+	bool keys_loaded, keys_dirty;
 };
 
 void runcache_open(struct runcache *rc, const char *root);
-/* 1: a hit, restored into root/dir, its log in *log; 0: a miss. */
+/* A hit, its log in *log: 1 with its outputs already in place, 2 when some
+ * were restored into root/dir; 0: a miss. */
 int runcache_restore(struct runcache *rc, const char *key, const char *root, const char *dir,
 	struct ui_buf *log);
 /* Save a success: the outputs its record declares, and its log. 0 or -1. */

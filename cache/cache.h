@@ -42,14 +42,20 @@ void cache_close(struct cache *c);
 
 /* 1: a hit, *out set; 0: a miss, *why (if not NULL) a static reason. */
 int cache_lookup(struct cache *c, const char *key, struct cache_entry **out, const char **why);
+/* The same with the manifest's checks only, no blob looked at: for a caller
+ * that restores next (cache_restore checks every blob it needs, and fails,
+ * a miss, when one is gone) and need touch no blob when the outputs are
+ * already in place. */
+int cache_lookup_manifest(struct cache *c, const char *key, struct cache_entry **out);
 void cache_entry_free(struct cache_entry *e);
 
 /* The logged stdout+stderr of e, checked against its hash: malloc'd bytes
  * and *len, or NULL when the log blob is gone or corrupt (then a miss). */
 char *cache_entry_log(struct cache *c, const struct cache_entry *e, size_t *len);
 
-/* Write e's outputs into projdir (absolute). 0, or -1 with nothing of the
- * entry left half-written (a failed restore is a miss: run the task). */
+/* Write e's outputs into projdir (absolute). 0 when they were all in place
+ * already, 1 when some were written, or -1 with nothing of the entry left
+ * half-written (a failed restore is a miss: run the task). */
 int cache_restore(struct cache *c, const struct cache_entry *e, const char *projdir);
 
 struct cache_save {

@@ -87,7 +87,7 @@ static int cmd_restore(struct cache *c, const char *key, const char *dir)
 	}
 	size_t len;
 	char *log = cache_entry_log(c, e, &len);
-	int r = log && cache_restore(c, e, dir) == 0 ? VX_EXIT_OK : VX_EXIT_FAIL;
+	int r = log && cache_restore(c, e, dir) >= 0 ? VX_EXIT_OK : VX_EXIT_FAIL;
 	if (r == VX_EXIT_OK && fwrite(log, 1, len, stdout) != len)
 		r = VX_EXIT_FAIL; /* reported by jsonl_out_finish */
 	free(log);

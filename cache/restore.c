@@ -295,5 +295,5 @@ int cache_restore(struct cache *c, const struct cache_entry *e, const char *proj
 	if (r == 0)
 		cache_stamp_save(sp);
 	cache_stamp_free(sp);
-	return r;
+	return r == 0 && staged ? 1 : r;
 }

@@ -142,6 +142,12 @@ bool ignore_match(struct ignore *ig, const char *path, bool is_dir)
 	return ignored;
 }
 
+void ignore_dir_without_file(struct ignore *ig, const char *dir)
+{
+	if (!strmap_get(&ig->dirs, dir))
+		strmap_put(&ig->dirs, xstrdup(dir), xcalloc(1, sizeof(struct rules)));
+}
+
 void ignore_free(struct ignore *ig)
 {
 	if (!ig)

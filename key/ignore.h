@@ -19,6 +19,9 @@ struct ignore;
 
 struct ignore *ignore_open(const char *root);
 bool ignore_match(struct ignore *ig, const char *path, bool is_dir);
+/* A walker listed dir (root-relative, "" for the root) and saw no
+ * .gitignore in it: its rules are known to be empty without opening one. */
+void ignore_dir_without_file(struct ignore *ig, const char *dir);
 void ignore_free(struct ignore *ig);
 
 #endif

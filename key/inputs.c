@@ -60,6 +60,16 @@ static bool skip_dir(const char *rel, void *arg)
 	return ignore_match(w->c->ig, p, true);
 }
 
+/* a directory the walk lists without a .gitignore needs no probe for one */
+static void entered(const char *rel, const char *names, size_t len, void *arg)
+{
+	struct walkarg *w = arg;
+	for (const char *p = names; p < names + len; p += strlen(p) + 1)
+		if (strcmp(p, ".gitignore") == 0)
+			return;
+	ignore_dir_without_file(w->c->ig, *rel ? rootrel(w, rel) : w->base);
+}
+
 static size_t add_name(struct inputs *o, const char *s, size_t n)
 {
 	if (o->nlen + n + 1 > o->ncap) {
@@ -109,7 +119,8 @@ int inputs_collect(struct inputs_ctx *c, const char *base, const char *const *gl
 	const char *b = strcmp(base, ".") == 0 ? "" : base;
 	struct walkarg w = {c, b, strlen(b), exclude, nexclude, out, NULL, 0};
 	char *dir = *b ? path_join(c->root, b) : xstrdup(c->root);
-	struct walk_opts o = {.globs = globs, .nglobs = nglobs, .skip = skip_dir, .arg = &w};
+	struct walk_opts o = {.globs = globs, .nglobs = nglobs, .skip = skip_dir, .enter = entered,
+		.arg = &w};
 	int r = walk_tree(dir, &o, add_file);
 	if (r < 0 && (errno == ENOENT || errno == ENOTDIR)) {
 		r = 0; /* a project directory that vanished has no inputs */

@@ -282,11 +282,11 @@ static const struct runtime_out *runtime_run(struct keyer *k, const char *dir, c
 	return ro;
 }
 
-/* The workspace fingerprint; once per batch, again for every record in
- * --live mode (a task may have rewritten a lockfile). */
+/* The workspace fingerprint: once, and again after each rescan record in
+ * --live mode (a task ran and may have rewritten a lockfile). */
 static int fingerprint(struct keyer *k, uint8_t out[16])
 {
-	if (k->have_fp && !k->live) {
+	if (k->have_fp) {
 		memcpy(out, k->fp, 16);
 		return 0;
 	}
@@ -621,6 +621,11 @@ out:
 	free(deps);
 	free(ndir);
 	return rc;
+}
+
+void key_rescan(struct keyer *k)
+{
+	k->have_fp = false;
 }
 
 void key_free(struct keyer *k)

@@ -59,6 +59,9 @@ void key_init(struct keyer *k, const char *root, const cJSON *graph, bool live);
  * "<stdin>:N" for input errors. -1 after one message when no key can be
  * given (a malformed record, an unknown fold, an unreadable file). */
 int key_task(struct keyer *k, cJSON *rec, bool explain, const char *where);
+/* Files outside any one task's inputs may have changed (a task ran): read
+ * the workspace fingerprint again before the next key. */
+void key_rescan(struct keyer *k);
 void key_free(struct keyer *k);
 
 #endif

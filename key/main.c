@@ -27,7 +27,9 @@ static const char usage[] =
 	"  --root DIR   the workspace root (default: the graph record's root)\n"
 	"  --explain    add \"explain\": every input the key folded, for vx why\n"
 	"  --live       the caller sends each task when it is ready to run, after\n"
-	"               its dependencies ran: every key is final\n"
+	"               its dependencies ran: every key is final; a record\n"
+	"               {\"type\":\"rescan\"} (no answer) says tasks ran since\n"
+	"               the last one: the root lockfiles are read again\n"
 	"  -h, --help   this text\n"
 	"\n"
 	"Exit status: 0 success, 1 failure (bad input, unreadable file, a write),\n"
@@ -118,6 +120,12 @@ int main(int argc, char **argv)
 		if (type && strcmp(type, "graph") == 0 && !started) {
 			rc = start(&k, root, rec, live, where);
 			started = rc == VX_EXIT_OK;
+		} else if (type && strcmp(type, "rescan") == 0) {
+			/* answered by nothing: the driver waits for task answers only */
+			if (started)
+				key_rescan(&k);
+			cJSON_Delete(rec);
+			continue;
 		} else if (type && strcmp(type, "task") == 0) {
 			if (!started) {
 				err_warn("%s: a task record before the graph record", where);

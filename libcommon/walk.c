@@ -1,6 +1,7 @@
 #include "walk.h"
 
 #include <dirent.h>
+#include <sys/stat.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
@@ -33,57 +34,112 @@ static bool may_descend(const struct walk_opts *o, const char *rel)
 	return false;
 }
 
-static int cmp_str(const void *a, const void *b)
+/* One directory's entries: names in one buffer, sorted by byte order. */
+struct entries {
+	char *names;
+	size_t len, cap;
+	struct ent {
+		size_t off;
+		unsigned char type; /* DT_* from getdents; DT_UNKNOWN: ask fstatat */
+	} *v;
+	size_t n, vcap;
+};
+
+static int cmp_ent(const void *a, const void *b, void *names)
 {
-	return strcmp(*(char *const *)a, *(char *const *)b);
+	return strcmp((const char *)names + ((const struct ent *)a)->off,
+		(const char *)names + ((const struct ent *)b)->off);
+}
+
+/* getdents64 straight into a buffer: no fdopendir (an fstat and an fcntl per
+ * directory) and d_type, so directories and unmatched files need no stat. */
+static void list_dir(int dirfd, struct entries *e)
+{
+	char buf[32768];
+	ssize_t got;
+	e->len = e->n = 0;
+	while ((got = getdents64(dirfd, buf, sizeof(buf))) > 0) {
+		for (ssize_t pos = 0; pos < got;) {
+			struct dirent64 *de = (struct dirent64 *)(buf + pos);
+			pos += de->d_reclen;
+			const char *nm = de->d_name;
+			if (nm[0] == '.' && (!nm[1] || (nm[1] == '.' && !nm[2])))
+				continue;
+			size_t l = strlen(nm) + 1;
+			if (e->len + l > e->cap) {
+				e->cap = (e->len + l) * 2;
+				e->names = xrealloc(e->names, e->cap);
+			}
+			if (e->n == e->vcap) {
+				e->vcap = e->vcap ? e->vcap * 2 : 32;
+				e->v = xrealloc(e->v, e->vcap * sizeof(*e->v));
+			}
+			memcpy(e->names + e->len, nm, l);
+			e->v[e->n++] = (struct ent){e->len, de->d_type};
+			e->len += l;
+		}
+	}
+	qsort_r(e->v, e->n, sizeof(*e->v), cmp_ent, e->names);
+}
+
+static bool walled(const char *nm)
+{
+	return strcmp(nm, "node_modules") == 0 || strcmp(nm, ".git") == 0 || strcmp(nm, ".vx") == 0;
 }
 
 static int walk_dir(int dirfd, const char *rel, const struct walk_opts *o, walk_fn fn)
 {
-	DIR *d = fdopendir(dirfd);
-	if (!d) {
-		close(dirfd);
-		return 0;
-	}
-	char **names = NULL;
-	size_t n = 0, cap = 0;
-	struct dirent *de;
-	while ((de = readdir(d))) {
-		const char *nm = de->d_name;
-		if (nm[0] == '.' && (!nm[1] || (nm[1] == '.' && !nm[2])))
-			continue;
-		if (n == cap) {
-			cap = cap ? cap * 2 : 32;
-			names = xrealloc(names, cap * sizeof(*names));
-		}
-		names[n++] = xstrdup(nm);
-	}
-	qsort(names, n, sizeof(*names), cmp_str);
+	struct entries e = {0};
+	list_dir(dirfd, &e);
+	if (o->enter)
+		o->enter(rel, e.names, e.n ? e.len : 0, o->arg);
 	int rc = 0;
-	for (size_t i = 0; i < n && rc == 0; i++) {
-		const char *nm = names[i];
+	char *child = NULL;
+	size_t ccap = 0, rlen = strlen(rel);
+	for (size_t i = 0; i < e.n && rc == 0; i++) {
+		const char *nm = e.names + e.v[i].off;
+		size_t nlen = strlen(nm);
+		if (rlen + nlen + 2 > ccap) {
+			ccap = (rlen + nlen + 2) * 2;
+			child = xrealloc(child, ccap);
+		}
+		if (rlen) {
+			memcpy(child, rel, rlen);
+			child[rlen] = '/';
+			memcpy(child + rlen + 1, nm, nlen + 1);
+		} else {
+			memcpy(child, nm, nlen + 1);
+		}
+		unsigned char type = e.v[i].type;
 		struct stat st;
-		if (fstatat(dirfd, nm, &st, AT_SYMLINK_NOFOLLOW) != 0)
-			continue;
-		char *child = *rel ? xasprintf("%s/%s", rel, nm) : xstrdup(nm);
-		if (S_ISDIR(st.st_mode)) {
-			if (strcmp(nm, "node_modules") != 0 && strcmp(nm, ".git") != 0 &&
-				strcmp(nm, ".vx") != 0 && (!o->skip || !o->skip(child, o->arg)) &&
-				may_descend(o, child)) {
+		bool have_st = false;
+		if (type == DT_UNKNOWN) {
+			if (fstatat(dirfd, nm, &st, AT_SYMLINK_NOFOLLOW) != 0)
+				continue;
+			have_st = true;
+			type = S_ISDIR(st.st_mode) ? DT_DIR : S_ISREG(st.st_mode) ? DT_REG
+				: S_ISLNK(st.st_mode)                         ? DT_LNK
+									      : DT_UNKNOWN;
+		}
+		if (type == DT_DIR) {
+			if (!walled(nm) && (!o->skip || !o->skip(child, o->arg)) && may_descend(o, child)) {
 				int fd = openat(dirfd, nm, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
 				if (fd >= 0)
 					rc = walk_dir(fd, child, o, fn);
 			}
-		} else if ((S_ISREG(st.st_mode) || S_ISLNK(st.st_mode)) &&
+		} else if ((type == DT_REG || type == DT_LNK) &&
 			   walk_globs_match(o->globs, o->nglobs, child)) {
-			rc = fn(child, &st, o->arg);
+			/* the type can change between the listing and the stat */
+			if (!have_st && fstatat(dirfd, nm, &st, AT_SYMLINK_NOFOLLOW) != 0)
+				continue;
+			if (S_ISREG(st.st_mode) || S_ISLNK(st.st_mode))
+				rc = fn(child, &st, o->arg);
 		}
-		free(child);
 	}
-	for (size_t i = 0; i < n; i++)
-		free(names[i]);
-	free(names);
-	closedir(d);
+	free(child);
+	free(e.names);
+	free(e.v);
+	close(dirfd);
 	return rc;
 }
 

@@ -5,8 +5,9 @@
  * positive glob matches it and no later "!glob" does (last match wins, as in
  * .gitignore). Directories named node_modules, .git and .vx are never entered,
  * nor is a directory skip() refuses. Walks are pruned with glob_may_match_under,
- * and each directory's entries are visited in byte order of their names. The callback
- * gets the relative path and the lstat of the entry; returning non-zero stops
+ * and each directory's entries are visited in byte order of their names. Entries
+ * are typed by getdents' d_type: only the files that match are stat'ed. The
+ * callback gets the relative path and the lstat of the entry; returning non-zero stops
  * the walk with that value. Symlinks are not followed.
  */
 #ifndef VX_WALK_H
@@ -24,6 +25,9 @@ struct walk_opts {
 	const char *const *globs; /* "!x" entries exclude */
 	size_t nglobs;
 	walk_skip_fn skip; /* may be NULL */
+	/* may be NULL: called for every directory entered (rel "" for base)
+	 * with its entry names, NUL-separated in directory order, len bytes */
+	void (*enter)(const char *rel, const char *names, size_t len, void *arg);
 	void *arg;         /* passed to skip and fn */
 };
 

@@ -308,6 +308,28 @@ for line in open(sys.argv[1]):
 	wait "$pid"
 }
 
+@test "--live reads the lockfiles again after a rescan record, which gets no answer" {
+	vx-graph @x/ui#build > "$GRAPH"
+	coproc KEY { exec vx-key --live; }
+	local pid=$KEY_PID in=${KEY[1]} out=${KEY[0]} line k0 k1
+	head -n 1 "$GRAPH" >&"$in"
+	read -r -t 10 line <&"$out"
+	sed -n 2p "$GRAPH" >&"$in"
+	read -r -t 10 k0 <&"$out"
+	put yarn.lock 'a task rewrote the lockfile'
+	# no task ran as far as the driver said: the fingerprint stands
+	sed -n 2p "$GRAPH" >&"$in"
+	read -r -t 10 line <&"$out"
+	assert_equal "$line" "$k0"
+	printf '{"type":"rescan"}\n' >&"$in"
+	sed -n 2p "$GRAPH" >&"$in"
+	read -r -t 10 k1 <&"$out"
+	assert_regex "$k1" '"key":"[0-9a-f]{32}"'
+	[ "$k1" != "$k0" ]
+	exec {in}>&-
+	wait "$pid"
+}
+
 @test "malformed input names <stdin>:N and exits 1" {
 	vx-graph > "$GRAPH"
 	printf '{"type":"task",\n' >> "$GRAPH"

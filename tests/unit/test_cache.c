@@ -198,7 +198,7 @@ static int restore_all(struct cache *c, const char *name, unsigned n)
 			continue;
 		}
 		char *log = cache_entry_log(c, e, &len);
-		bad += !log || len != 6 || cache_restore(c, e, dir) != 0;
+		bad += !log || len != 6 || cache_restore(c, e, dir) < 0;
 		free(log);
 		cache_entry_free(e);
 	}
