@@ -47,7 +47,9 @@ struct rtask {
 	double started, ms;
 	int exit_code;
 	bool all_hits; /* a group: every dependency was a hit */
-	bool keyed;    /* its key was taken ahead, with the rest of its wave */
+	bool keyed;    /* its key was taken ahead, in the key pump */
+	bool in_flight; /* sent to vx-key, not answered yet */
+	bool probed;   /* keyed and looked up: a miss, to run */
 	char *request; /* vx-sandbox's request file while it runs */
 };
 
@@ -69,10 +71,13 @@ struct run {
 };
 
 static int sigpipe_fds[2] = {-1, -1};
+static volatile sig_atomic_t stop_requested; /* SIGINT or SIGTERM came */
 
 static void on_signal(int sig)
 {
 	int e = errno;
+	if (sig == SIGINT || sig == SIGTERM)
+		stop_requested = 1;
 	unsigned char b = (unsigned char)sig;
 	if (write(sigpipe_fds[1], &b, 1) < 0) {
 		/* the pipe is full: the loop will wake anyway */
@@ -196,37 +201,100 @@ static bool needs_key(const struct rtask *t)
 	return !t->keyed && t->kind != K_PERSISTENT;
 }
 
-/* Key every ready task at once, several in flight: a wave of cache hits then
- * costs one exchange with vx-key instead of one per task. */
-static void key_wave(struct run *r)
+static void ready_remove(struct run *r, size_t ti)
 {
-	size_t sent = 0, got = 0, n = 0;
-	long inflight = 0;
-	size_t *wave = xcalloc(r->nready + 1, sizeof(*wave));
 	for (size_t i = 0; i < r->nready; i++)
-		if (needs_key(&r->t[r->ready[i]]))
-			wave[n++] = r->ready[i];
-	if (n < 2 || !keyer_ready(r)) {
-		free(wave);
+		if (r->ready[i] == ti) {
+			r->ready[i] = r->ready[--r->nready];
+			return;
+		}
+}
+
+/* A keyed task that needs no job slot is settled at once: a group is done, a
+ * cached task whose result is in the cache is a hit (restored, or already in
+ * place). A miss is remembered so start() does not look again. */
+static void settle(struct run *r, size_t ti)
+{
+	struct rtask *t = &r->t[ti];
+	if (t->kind == K_GROUP) {
+		ready_remove(r, ti);
+		t->started = now_ms();
+		finish(r, t, t->all_hits ? UI_HIT : UI_DONE);
 		return;
 	}
-	long *size = xcalloc(n, sizeof(*size));
-	while (got < n && !r->keyer_broken) {
-		while (sent < n && inflight < KEYER_INFLIGHT) {
-			size[sent] = keyer_send(&r->keyer, r->t[wave[sent]].rec);
-			if (size[sent] < 0) {
+	if (t->kind != K_EXEC || !t->cached || !r->use_cache || r->force)
+		return;
+	t->started = now_ms();
+	struct ui_buf log = {0};
+	int h = runcache_restore(&r->cache, t->key, r->root, t->dir, &log);
+	if (!h) {
+		ui_buf_free(&log);
+		t->probed = true;
+		return;
+	}
+	if (h == 2)
+		r->rescan = true; /* a lockfile may be an output */
+	ready_remove(r, ti);
+	ui_buf_free(&t->log);
+	t->log = log;
+	t->ms = now_ms() - t->started;
+	finish(r, t, UI_HIT);
+}
+
+/* Stream every ready task through vx-key, several in flight, settling each
+ * answer as it comes while vx-key keys the next: the dependents a hit
+ * releases join the same stream, so an all-hit run is one pipeline, vx-key
+ * hashing while the driver restores. What stays in ready needs a job slot. */
+static void key_pump(struct run *r)
+{
+	bool any = false;
+	for (size_t i = 0; i < r->nready && !any; i++)
+		any = needs_key(&r->t[r->ready[i]]);
+	if (!any || !keyer_ready(r))
+		return;
+	size_t *fifo = xcalloc(r->n, sizeof(*fifo)), head = 0, tail = 0;
+	long *size = xcalloc(r->n, sizeof(*size)), inflight = 0;
+	while (!r->keyer_broken && !stop_requested) {
+		for (size_t i = 0; i < r->nready && inflight < KEYER_INFLIGHT; i++) {
+			size_t ti = r->ready[i];
+			struct rtask *t = &r->t[ti];
+			if (!needs_key(t) || t->in_flight)
+				continue;
+			if (r->rescan) {
+				if (keyer_rescan(&r->keyer) != 0) {
+					r->keyer_broken = true;
+					break;
+				}
+				r->rescan = false;
+			}
+			long sz = keyer_send(&r->keyer, t->rec);
+			if (sz < 0) {
 				r->keyer_broken = true;
 				break;
 			}
-			inflight += size[sent++];
+			t->in_flight = true;
+			fifo[tail] = ti;
+			size[tail++] = sz;
+			inflight += sz;
 		}
-		if (r->keyer_broken || got == sent)
+		if (head == tail)
 			break;
-		take_key(r, &r->t[wave[got]], keyer_recv(&r->keyer));
-		inflight -= size[got++];
+		size_t ti = fifo[head];
+		inflight -= size[head++];
+		r->t[ti].in_flight = false;
+		if (!take_key(r, &r->t[ti], keyer_recv(&r->keyer)))
+			break; /* take_key marked the keyer broken */
+		settle(r, ti);
 	}
+	/* unanswered (broken keyer, or a signal): start() keys them again, or
+	 * fails them, or the run stops; answers still owed mean the stream is
+	 * out of step, so it is not used again */
+	if (head != tail)
+		r->keyer_broken = true;
+	for (; head < tail; head++)
+		r->t[fifo[head]].in_flight = false;
+	free(fifo);
 	free(size);
-	free(wave);
 }
 
 static char *path_env(const struct run *r, const struct rtask *t)
@@ -293,7 +361,7 @@ static void start(struct run *r, struct rtask *t)
 			fail_msg(r, t, "vx: unable to key %s", t->id);
 			return;
 		}
-		if (t->cached && r->use_cache && !r->force) {
+		if (t->cached && r->use_cache && !r->force && !t->probed) {
 			struct ui_buf log = {0};
 			int h = runcache_restore(&r->cache, t->key, r->root, t->dir, &log);
 			if (h == 2)
@@ -535,8 +603,8 @@ static void loop(struct run *r)
 	struct pollfd *pfd = xcalloc(r->n + 1, sizeof(*pfd));
 	size_t *who = xcalloc(r->n + 1, sizeof(*who));
 	for (;;) {
-		if (!r->interrupted && r->nready && r->running < r->jobs)
-			key_wave(r);
+		if (!r->interrupted && r->nready)
+			key_pump(r);
 		while (!r->interrupted && r->nready && r->running < r->jobs)
 			start(r, &r->t[r->ready[--r->nready]]);
 		if (r->interrupted)
