@@ -717,3 +717,62 @@ s = socket.socket(socket.AF_UNIX); s.bind("\0" + sys.argv[1]); s.listen(8); time
 	run -0 sb -- sh -c 'grep -c " /sys/kernel/" /proc/self/mountinfo || true'
 	assert_output '0'
 }
+
+@test "R-25 a config absent at start cannot be created in a project-wide write grant; the guards go afterwards" {
+	run -2 sb --write ./ -- sh -c 'echo evil > .bashrc'
+	assert_output --partial 'Read-only file system'
+	run -1 sb --write ./ -- mkdir .vscode
+	run -1 sb --write ./ -- mkdir -p .git/hooks
+	run -2 sb --write ./ -- sh -c 'echo "{}" > .mcp.json'
+	run -1 sb --write ./ -- sh -c 'touch x && mv x .profile'
+	run -1 sb --write ./ -- mkdir -p .claude/agents
+	run -1 sb --write ./ -- rm -f .zshrc
+	# positive control: the same task writes other files, dot-files included
+	run -0 sb --write ./ -- sh -c 'echo ok > out.js && echo ok > .env && rm x'
+	run -0 ls -A "$WS/$P"
+	assert_output "$(printf '.env\nbanner.txt\nout.js\npackage.json\nsrc')"
+}
+
+@test "R-25 an output directory gets no guards: a tool may empty it entry by entry" {
+	mkdir -p "$WS/$P/dist"
+	echo old > "$WS/$P/dist/.cache"
+	run -0 sb --write dist/ -- sh -c 'for f in dist/.* dist/*; do case $f in */.|*/..) ;; *) rm -rf "$f";; esac; done; ls -A dist | wc -l'
+	assert_output '0'
+}
+
+@test "R-25 a file grant's directory holds the absent configs too; a killed run's guard is swept" {
+	run -2 sb --write out.txt -- sh -c 'echo x > out.txt; echo evil > .zshrc'
+	assert_file_contains "$WS/$P/out.txt" x
+	assert_file_not_exists "$WS/$P/.zshrc"
+	# a guard left by a killed vx-sandbox: empty, mode 0000
+	: > "$WS/$P/.bashrc"
+	chmod 0 "$WS/$P/.bashrc"
+	run -2 sb --write out.txt -- sh -c 'echo evil > .bashrc'
+	assert_file_not_exists "$WS/$P/.bashrc"
+}
+
+@test "R-26 a submodule's .git (gitfile or directory) inside a write grant is refused" {
+	mkdir -p "$WS/$P/lib"
+	echo 'gitdir: ../../../.git/modules/lib' > "$WS/$P/lib/.git"
+	run -125 sb --write ./ -- sh -c 'echo "gitdir: /tmp/evil" > lib/.git'
+	assert_output --partial "repository '$WS/$P/lib/.git' writable"
+	assert_file_contains "$WS/$P/lib/.git" 'modules/lib'
+	rm "$WS/$P/lib/.git"
+	mkdir -p "$WS/$P/lib/.git/hooks"
+	run -125 sb --write ./ -- sh -c 'echo evil > lib/.git/hooks/pre-commit'
+	assert_file_not_exists "$WS/$P/lib/.git/hooks/pre-commit"
+	# positive control: with no repository there the same grant stands
+	rm -rf "$WS/$P/lib/.git"
+	run -0 sb --write ./ -- sh -c 'echo ok > lib/file'
+	assert_file_contains "$WS/$P/lib/file" ok
+}
+
+@test "R-25 outside the workspace a submodule's gitfile stays read-only" {
+	export HOME=$VT/home
+	mkdir -p "$HOME/repo/sub"
+	echo 'gitdir: ../.git/modules/sub' > "$HOME/repo/sub/.git"
+	run -2 sb --write '~/repo/' -- sh -c 'echo "gitdir: /tmp/evil" > ~/repo/sub/.git'
+	assert_output --partial 'Read-only file system'
+	assert_file_contains "$HOME/repo/sub/.git" 'modules/sub'
+	run -0 sb --write '~/repo/' -- sh -c 'echo ok > ~/repo/sub/file'
+}
