@@ -110,6 +110,7 @@ int main(int argc, char **argv)
 		r->argv = argv + optind;
 	}
 	if (!r || request_resolve(r) || plan_build(r, &plan)) {
+		plan_sweep(&plan, false); /* what a refused grant's plan made already */
 		plan_free(&plan);
 		request_free(r);
 		return RUN_EXIT_SETUP;

@@ -250,6 +250,35 @@ static int build_proc(bool nested)
 	return 0;
 }
 
+/* A fresh sysfs for the sandbox's own network namespace, read-only: the
+ * host's /sys (cloned with /) lists the host's network interfaces and
+ * their addresses, and carries debugfs, tracefs, securityfs, bpffs and
+ * pstore mounts. A sysfs mounted from inside the new user and network
+ * namespaces shows only this namespace's interfaces (lo) and none of those
+ * submounts; the kernel allows it because a whole sysfs is already visible
+ * here. bubblewrap leaves /sys to the caller (its users bind the host's);
+ * nsjail and runc mount a new one as here. Only the read-only cgroup tree
+ * is put back, where tools read their cpu and memory limits. */
+static int build_sys(int root)
+{
+	int cg = open_tree(root, "sys/fs/cgroup", OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_RECURSIVE);
+	int rc = 0;
+	/* over the host's copy, which stays under it: a mount inherited from
+	 * the host's namespace is locked to the one above it */
+	if (mount("sysfs", NEWROOT "/sys", "sysfs", MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL)) {
+		rc = fail("unable to mount a fresh", "/sys");
+	} else if (cg >= 0) {
+		int t = open_strict(root, "sys/fs/cgroup", O_PATH | O_DIRECTORY);
+		if (t < 0 || move_mount(cg, "", t, "", MOVE_MOUNT_F_EMPTY_PATH | MOVE_MOUNT_T_EMPTY_PATH))
+			rc = fail("unable to bind read-only", "/sys/fs/cgroup");
+		if (t >= 0)
+			close(t);
+	}
+	if (cg >= 0)
+		close(cg);
+	return rc;
+}
+
 int mounts_build(const struct plan *p)
 {
 	int *src = xcalloc(p->nops + 1, sizeof(int)), devfd[NDEV];
@@ -333,7 +362,7 @@ int mounts_build(const struct plan *p)
 		if (r)
 			goto out;
 	}
-	if (build_dev(root, devfd) || build_proc(p->nested))
+	if (build_dev(root, devfd) || build_proc(p->nested) || build_sys(root))
 		goto out;
 	/* pivot into the new root and drop the old one (bubblewrap's and
 	 * runc's pivot_root(".", ".")): nothing of the host's tree stays

@@ -275,6 +275,8 @@ static void add_placeholder(struct plan *p, const char *path, const char *grant,
 	p->nph++;
 }
 
+static bool is_guard(const char *path, const struct stat *st);
+
 /* R-26: a write bind must not make the repository, the cache or a nested
  * project writable. */
 static int check_write_dir(const struct ctx *c, const char *g, const char *d)
@@ -307,7 +309,8 @@ static int check_write_dir(const struct ctx *c, const char *g, const char *d)
 	}
 	if (!rc && path_is_within(r->root, d)) {
 		char *dg = path_join(d, ".git");
-		if (access(dg, F_OK) == 0)
+		struct stat st;
+		if (lstat(dg, &st) == 0 && !is_guard(dg, &st))
 			rc = refuse(c, g, "its bind '%s' holds a .git; fix: grant a "
 				"directory that holds no repository", d);
 		free(dg);
@@ -325,23 +328,161 @@ static bool is_protected_name(const char *rel)
 	return false;
 }
 
-/* find the protected configs in dir, levels deep at most. */
-static void scan_protected(struct ctx *c, const char *dir, int levels)
+/* Protected names that are directories; the rest are files. */
+static bool protected_is_dir(const char *name)
+{
+	static const char *const dirs[] = {
+		".vscode", ".idea", ".claude/commands", ".claude/agents", ".git/hooks",
+	};
+	for (size_t i = 0; i < sizeof(dirs) / sizeof(*dirs); i++)
+		if (!strcmp(name, dirs[i]))
+			return true;
+	return false;
+}
+
+/* A guard vx-sandbox made (or left behind when killed): empty, mode 0000. */
+static bool is_guard(const char *path, const struct stat *st)
 {
 	DIR *d;
 	struct dirent *e;
-	for (size_t i = 0; i < sizeof(protected_names) / sizeof(*protected_names); i++) {
-		char *p = path_join(dir, protected_names[i]);
-		struct stat st;
-		if (lstat(p, &st) == 0 && !S_ISLNK(st.st_mode) &&
-			!(c->r->git_config && !strcmp(protected_names[i], ".git/config")))
-			add_op(c->p, OP_RO, p)->protect = true;
+	bool empty = true;
+	if ((st->st_mode & 07777) != 0)
+		return false;
+	if (S_ISREG(st->st_mode))
+		return st->st_size == 0;
+	if (!S_ISDIR(st->st_mode) || !(d = opendir(path)))
+		return false;
+	while (empty && (e = readdir(d)))
+		empty = !strcmp(e->d_name, ".") || !strcmp(e->d_name, "..");
+	closedir(d);
+	return empty;
+}
+
+static void add_guard(struct plan *p, const char *path, bool isdir)
+{
+	if (p->ng == p->gcap) {
+		p->gcap = p->gcap ? 2 * p->gcap : 16;
+		p->guards = xrealloc(p->guards, p->gcap * sizeof(*p->guards));
+	}
+	p->guards[p->ng].path = xstrdup(path);
+	p->guards[p->ng].isdir = isdir;
+	p->ng++;
+}
+
+/* R-25 for a config absent at start: hold its name with an empty mode-0000
+ * file or directory, bound read-only (so creating, writing, renaming onto or
+ * removing it all fail), and sweep it afterwards. Where the name's parent is
+ * missing too (.git/hooks without .git, .claude/agents without .claude) the
+ * parent is the one held. 0, or -1 after one line. */
+static int guard_missing(struct ctx *c, const char *dir, const char *name)
+{
+	const char *slash = strchr(name, '/');
+	char *first = slash ? xstrndup(name, (size_t)(slash - name)) : xstrdup(name);
+	char *p = path_join(dir, first), *leaf = NULL;
+	struct stat st;
+	bool isdir = true;
+	int rc = 0;
+
+	if (lstat(p, &st) == 0) {
+		/* the parent exists: hold the leaf inside it (a real directory
+		 * only; a symlinked one leads elsewhere) */
+		if (!slash || !S_ISDIR(st.st_mode) || (st.st_mode & 07777) == 0)
+			goto out; /* (a mode-0000 parent is a guard already) */
+		leaf = path_join(dir, name);
+		free(p);
+		p = leaf;
+		leaf = NULL;
+		isdir = protected_is_dir(name);
+		if (lstat(p, &st) == 0)
+			goto out;
+	} else {
+		isdir = slash != NULL || protected_is_dir(name);
+	}
+	if (errno != ENOENT)
+		goto out;
+	if (isdir ? mkdir(p, 0) : (rc = open(p, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW |
+		O_CLOEXEC, 0)) < 0) {
+		rc = 0;
+		/* where the caller may not create it, neither may the task */
+		if (errno != EACCES && errno != EPERM && errno != EROFS) {
+			err_warn_errno("%s: unable to hold the protected name '%s'", c->r->task_id, p);
+			rc = -1;
+		}
+		goto out;
+	}
+	if (!isdir)
+		close(rc);
+	rc = 0;
+	/* mkdir and open apply the umask: the mode must be 0000 exactly */
+	if (chmod(p, 0)) {
+		err_warn_errno("%s: unable to hold the protected name '%s'", c->r->task_id, p);
+		rc = -1;
+	}
+	add_guard(c->p, p, isdir);
+	add_op(c->p, OP_RO, p)->protect = true;
+out:
+	free(leaf);
+	free(first);
+	free(p);
+	return rc;
+}
+
+/* Where a created config takes effect: a shell, an editor, an agent or git
+ * picks these up from the folder it is opened in (a project, the workspace
+ * root), never from an output directory such as dist/ — where a guard would
+ * only break the tools that empty their output entry by entry (EBUSY). */
+static bool takes_effect(const struct ctx *c, const char *dir)
+{
+	if (!strcmp(dir, c->r->root) || !strcmp(dir, c->r->project))
+		return true;
+	for (size_t i = 0; i < c->r->nprojects; i++)
+		if (!strcmp(dir, c->r->projects[i].dir))
+			return true;
+	return false;
+}
+
+/* R-25 and R-26: in dir, levels deep at most, hold the protected configs
+ * read-only (holding absent ones too in a project directory or the
+ * workspace root, where they would take effect) and refuse a repository (a .git directory or gitfile, as a
+ * submodule has) inside the workspace. A .git found outside the workspace
+ * keeps its pointer file, hooks and config read-only. */
+static int scan_protected(struct ctx *c, const char *g, const char *dir, int levels, bool inside)
+{
+	DIR *d;
+	struct dirent *e;
+	char *git = path_join(dir, ".git");
+	struct stat st;
+	int rc = 0;
+
+	if (lstat(git, &st) == 0 && !is_guard(git, &st)) {
+		if (inside)
+			rc = refuse(c, g, "its bind would make the repository '%s' writable (a "
+				"submodule or nested checkout); fix: grant a directory that holds no "
+				".git, or its own output directory", git);
+		else if (S_ISREG(st.st_mode))
+			add_op(c->p, OP_RO, git)->protect = true;
+	}
+	free(git);
+	for (size_t i = 0; !rc && i < sizeof(protected_names) / sizeof(*protected_names); i++) {
+		const char *name = protected_names[i];
+		char *p;
+		if (c->r->git_config && !strcmp(name, ".git/config"))
+			continue;
+		p = path_join(dir, name);
+		if (lstat(p, &st) == 0) {
+			if (!S_ISLNK(st.st_mode)) {
+				add_op(c->p, OP_RO, p)->protect = true;
+				if (inside && is_guard(p, &st))
+					add_guard(c->p, p, S_ISDIR(st.st_mode)); /* left by a killed run */
+			}
+		} else if (inside && takes_effect(c, dir)) {
+			rc = guard_missing(c, dir, name);
+		}
 		free(p);
 	}
-	if (levels <= 0 || !(d = opendir(dir)))
-		return;
-	while ((e = readdir(d))) {
-		struct stat st;
+	if (rc || levels <= 0 || !(d = opendir(dir)))
+		return rc;
+	while (!rc && (e = readdir(d))) {
 		char *sub;
 		if (e->d_name[0] == '.' && (!e->d_name[1] || (e->d_name[1] == '.' && !e->d_name[2])))
 			continue;
@@ -351,10 +492,11 @@ static void scan_protected(struct ctx *c, const char *dir, int levels)
 		if (fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) || !S_ISDIR(st.st_mode))
 			continue;
 		sub = path_join(dir, e->d_name);
-		scan_protected(c, sub, levels - 1);
+		rc = scan_protected(c, g, sub, levels - 1, inside);
 		free(sub);
 	}
 	closedir(d);
+	return rc;
 }
 
 static int depth_below(const char *root, const char *p)
@@ -379,9 +521,9 @@ static int add_write_dir(struct ctx *c, const char *g, const char *d)
 	strlist_push(&c->named, d);
 	depth = depth_below(c->r->root, d);
 	if (depth < 0)
-		scan_protected(c, d, PROTECT_LEVELS);
-	else if (depth <= PROTECT_LEVELS)
-		scan_protected(c, d, PROTECT_LEVELS - depth);
+		return scan_protected(c, g, d, PROTECT_LEVELS, false);
+	if (depth <= PROTECT_LEVELS)
+		return scan_protected(c, g, d, PROTECT_LEVELS - depth, true);
 	return 0;
 }
 
@@ -755,6 +897,16 @@ out:
 
 void plan_sweep(const struct plan *p, bool failed)
 {
+	/* the guards, deepest first (a held .git before its parent's turn) */
+	for (size_t i = p->ng; i-- > 0;) {
+		struct stat st;
+		if (lstat(p->guards[i].path, &st) || !is_guard(p->guards[i].path, &st))
+			continue;
+		if (p->guards[i].isdir)
+			rmdir(p->guards[i].path);
+		else
+			unlink(p->guards[i].path);
+	}
 	for (size_t i = 0; i < p->nph; i++) {
 		const struct placeholder *ph = &p->ph[i];
 		struct stat st;
@@ -771,6 +923,9 @@ void plan_sweep(const struct plan *p, bool failed)
 
 void plan_free(struct plan *p)
 {
+	for (size_t i = 0; i < p->ng; i++)
+		free(p->guards[i].path);
+	free(p->guards);
 	for (size_t i = 0; i < p->nops; i++)
 		free(p->ops[i].path);
 	free(p->ops);

@@ -46,19 +46,28 @@ struct placeholder {
 	struct timespec mtime;
 };
 
+/* An empty mode-0000 file or directory made to hold a protected config's
+ * name that was absent at start (R-25); removed by plan_sweep. */
+struct guard {
+	char *path;
+	bool isdir;
+};
+
 struct plan {
 	struct op *ops;
 	size_t nops, cap;
 	struct placeholder *ph;
 	size_t nph, phcap;
+	struct guard *guards;
+	size_t ng, gcap;
 	bool git_discovery; /* a grant names a .git */
 	bool nested;        /* weakerWhenNested: /proc stays fully visible */
 };
 
 /* 0, or -1 after printing one line for a refused grant or a failed step. */
 int plan_build(const struct sb_request *r, struct plan *p);
-/* Remove the placeholders the task never wrote; when it failed, say for each
- * that a directory is spelled dir/ (R-22). */
+/* Remove the placeholders the task never wrote (when it failed, say for each
+ * that a directory is spelled dir/, R-22) and the guards of absent configs. */
 void plan_sweep(const struct plan *p, bool failed);
 void plan_free(struct plan *p);
 

@@ -70,16 +70,34 @@ static int write_file(const char *path, const char *text)
 	return n == (ssize_t)strlen(text) ? 0 : -1;
 }
 
-static void map_ids(uid_t uid, gid_t gid)
+/* The ids the task has inside when the caller is root and weakerWhenNested
+ * lets it make user namespaces of its own. The kernel lets a new user
+ * namespace map its parent's uid/gid 0 only for a creator that held
+ * CAP_SETFCAP in the parent (verify_root_map, Linux 5.12): a map of 0 is
+ * what lets file capabilities written there count on the host. The task
+ * holds no capability, so as uid 0 inside it could not map itself into a
+ * nested sandbox (unshare -Ur, a nested vx-sandbox) at all. Keeping
+ * CAP_SETFCAP for it would be a real widening (a security.capability xattr
+ * naming host root on a file in a write grant); mapping the host's root to
+ * an ordinary id inside is none: the task still is the host's root on the
+ * host's files (they show as NESTED_ID inside, owned by it), holds nothing
+ * more, and its own nested maps name NESTED_ID, never 0. Without
+ * weakerWhenNested nesting is refused anyway and uid 0 stays uid 0, so a
+ * root tool behaves as on the host. */
+#define NESTED_ID 1000
+
+static void map_ids(uid_t uid, gid_t gid, bool nested)
 {
 	char line[64];
+	uid_t in_uid = nested && uid == 0 ? NESTED_ID : uid;
+	gid_t in_gid = nested && gid == 0 ? NESTED_ID : gid;
 	/* gid_map may be written unprivileged only once setgroups is denied */
 	if (write_file("/proc/self/setgroups", "deny") && errno != ENOENT)
 		setup_die("unable to deny setgroups in the user namespace");
-	snprintf(line, sizeof(line), "%u %u 1", uid, uid);
+	snprintf(line, sizeof(line), "%u %u 1", in_uid, uid);
 	if (write_file("/proc/self/uid_map", line))
 		setup_die("unable to write the uid map");
-	snprintf(line, sizeof(line), "%u %u 1", gid, gid);
+	snprintf(line, sizeof(line), "%u %u 1", in_gid, gid);
 	if (write_file("/proc/self/gid_map", line))
 		setup_die("unable to write the gid map");
 }
@@ -164,7 +182,7 @@ static void __attribute__((noreturn)) sandbox_init(const struct sb_request *r,
 	if (read(sync, &c, 1) != 1)
 		_exit(RUN_EXIT_SETUP);
 	close(sync);
-	map_ids(uid, gid);
+	map_ids(uid, gid, r->weaker_nested);
 	if (sethostname("vx-sandbox", 10))
 		setup_die("unable to set the host name");
 	if (mounts_build(p))

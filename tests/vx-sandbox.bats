@@ -496,11 +496,6 @@ linked() {
 	run -1 sb -- unshare -Ur true
 	assert_output --partial 'Operation not permitted'
 	# nested and weaker: the copies are locked, the remount still fails
-	if [ "$(id -u)" = 0 ]; then
-		# mapping uid 0 again needs CAP_SETFCAP, which the task no longer has
-		run -1 sb --weaker-when-nested -- unshare -Ur true
-		return
-	fi
 	run -0 sb --read src --weaker-when-nested -- unshare -Urm sh -c \
 		"echo nested; mount -o remount,bind,rw '$WS/$P/src' || echo refused; echo x > '$WS/$P/src/a.js' || echo still-ro"
 	assert_line 'nested'
@@ -688,9 +683,96 @@ s = socket.socket(socket.AF_UNIX); s.bind("\0" + sys.argv[1]); s.listen(8); time
 }
 
 @test "R-33 weakerWhenNested lets the task sandbox" {
-	if [ "$(id -u)" = 0 ]; then
-		skip 'as root the nested map of uid 0 needs CAP_SETFCAP (see docs/man/vx-sandbox.md)'
-	fi
 	ASAN_OPTIONS=detect_leaks=0 run -0 sb --read "$VX_BIN_DIR" --weaker-when-nested -- vx-sandbox --root "$WS" -- sh -c 'echo nested $$'
 	assert_output 'nested 2'
+}
+
+# --- closed later: nested as root, configs made by the task, submodule .git,
+# --- the task's own /sys --------------------------------------------------
+
+@test "R-33 weakerWhenNested as root: unshare -Ur works; the task holds nothing more" {
+	run -0 sb --weaker-when-nested -- sh -c 'unshare -Ur id -u; grep -E "^(CapEff|CapBnd)" /proc/self/status'
+	assert_line --index 0 '0'
+	assert_line --regexp '^CapEff:[[:space:]]+0000000000000000$'
+	assert_line --regexp '^CapBnd:[[:space:]]+0000000000000000$'
+	# the host's files are still only as writable as the grants say
+	run -2 sb --weaker-when-nested -- sh -c 'echo x > secret-copy'
+	assert_output --partial 'Read-only file system'
+	# without weakerWhenNested the task's ids are the caller's, as before
+	run -0 sb -- id -u
+	assert_output "$(id -u)"
+}
+
+@test "/sys is the task's own: only its loopback, read-only, no host submounts" {
+	local host_if
+	host_if=$(ls /sys/class/net | grep -vx lo | head -n 1)
+	run -0 sb -- ls /sys/class/net
+	assert_output 'lo'
+	if [ -n "$host_if" ]; then
+		refute_line "$host_if"
+		run -1 sb -- cat "/sys/class/net/$host_if/address"
+	fi
+	run -2 sb -- sh -c 'echo 1 > /sys/kernel/uevent_helper'
+	assert_output --partial 'Read-only file system'
+	run -0 sb -- sh -c 'grep -c " /sys/kernel/" /proc/self/mountinfo || true'
+	assert_output '0'
+}
+
+@test "R-25 a config absent at start cannot be created in a project-wide write grant; the guards go afterwards" {
+	run -2 sb --write ./ -- sh -c 'echo evil > .bashrc'
+	assert_output --partial 'Read-only file system'
+	run -1 sb --write ./ -- mkdir .vscode
+	run -1 sb --write ./ -- mkdir -p .git/hooks
+	run -2 sb --write ./ -- sh -c 'echo "{}" > .mcp.json'
+	run -1 sb --write ./ -- sh -c 'touch x && mv x .profile'
+	run -1 sb --write ./ -- mkdir -p .claude/agents
+	run -1 sb --write ./ -- rm -f .zshrc
+	# positive control: the same task writes other files, dot-files included
+	run -0 sb --write ./ -- sh -c 'echo ok > out.js && echo ok > .env && rm x'
+	run -0 ls -A "$WS/$P"
+	assert_output "$(printf '.env\nbanner.txt\nout.js\npackage.json\nsrc')"
+}
+
+@test "R-25 an output directory gets no guards: a tool may empty it entry by entry" {
+	mkdir -p "$WS/$P/dist"
+	echo old > "$WS/$P/dist/.cache"
+	run -0 sb --write dist/ -- sh -c 'for f in dist/.* dist/*; do case $f in */.|*/..) ;; *) rm -rf "$f";; esac; done; ls -A dist | wc -l'
+	assert_output '0'
+}
+
+@test "R-25 a file grant's directory holds the absent configs too; a killed run's guard is swept" {
+	run -2 sb --write out.txt -- sh -c 'echo x > out.txt; echo evil > .zshrc'
+	assert_file_contains "$WS/$P/out.txt" x
+	assert_file_not_exists "$WS/$P/.zshrc"
+	# a guard left by a killed vx-sandbox: empty, mode 0000
+	: > "$WS/$P/.bashrc"
+	chmod 0 "$WS/$P/.bashrc"
+	run -2 sb --write out.txt -- sh -c 'echo evil > .bashrc'
+	assert_file_not_exists "$WS/$P/.bashrc"
+}
+
+@test "R-26 a submodule's .git (gitfile or directory) inside a write grant is refused" {
+	mkdir -p "$WS/$P/lib"
+	echo 'gitdir: ../../../.git/modules/lib' > "$WS/$P/lib/.git"
+	run -125 sb --write ./ -- sh -c 'echo "gitdir: /tmp/evil" > lib/.git'
+	assert_output --partial "repository '$WS/$P/lib/.git' writable"
+	assert_file_contains "$WS/$P/lib/.git" 'modules/lib'
+	rm "$WS/$P/lib/.git"
+	mkdir -p "$WS/$P/lib/.git/hooks"
+	run -125 sb --write ./ -- sh -c 'echo evil > lib/.git/hooks/pre-commit'
+	assert_file_not_exists "$WS/$P/lib/.git/hooks/pre-commit"
+	# positive control: with no repository there the same grant stands
+	rm -rf "$WS/$P/lib/.git"
+	run -0 sb --write ./ -- sh -c 'echo ok > lib/file'
+	assert_file_contains "$WS/$P/lib/file" ok
+}
+
+@test "R-25 outside the workspace a submodule's gitfile stays read-only" {
+	export HOME=$VT/home
+	mkdir -p "$HOME/repo/sub"
+	echo 'gitdir: ../.git/modules/sub' > "$HOME/repo/sub/.git"
+	run -2 sb --write '~/repo/' -- sh -c 'echo "gitdir: /tmp/evil" > ~/repo/sub/.git'
+	assert_output --partial 'Read-only file system'
+	assert_file_contains "$HOME/repo/sub/.git" 'modules/sub'
+	run -0 sb --write '~/repo/' -- sh -c 'echo ok > ~/repo/sub/file'
 }
