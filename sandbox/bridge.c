@@ -16,6 +16,8 @@
 #include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/un.h>
+#include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "err.h"
@@ -44,6 +46,7 @@ struct pair {
 	struct dir ab, ba;
 	bool dead;
 	struct pair *next_dead;
+	struct pair *prev, *next;
 };
 
 /* What an epoll event names: a listener (kind 1 proxy, 2 localBinding) or
@@ -56,6 +59,13 @@ struct lst {
 
 static int ep = -1;
 static struct pair *dead; /* closed in this batch of events, freed after it */
+static struct pair *pairs; /* every open pair */
+static volatile sig_atomic_t draining;
+static pid_t relay_pid;
+
+/* How long the relay may take, once the task is gone, to hand vx-proxy the
+ * bytes the task sent (so a request sent just before exiting is judged). */
+#define DRAIN_MS 1000
 static const char *proxy_path;
 
 int bridge_prepare(const struct sb_request *r, struct bridge *b)
@@ -209,6 +219,12 @@ static void pair_close(struct pair *p)
 	close(p->a.fd); /* close() also leaves the epoll set */
 	close(p->b.fd);
 	p->dead = true;
+	if (p->prev)
+		p->prev->next = p->next;
+	else
+		pairs = p->next;
+	if (p->next)
+		p->next->prev = p->prev;
 	p->next_dead = dead;
 	dead = p;
 }
@@ -274,12 +290,39 @@ static void on_accept(const struct lst *l)
 		p->b = (struct end){.p = p, .fd = u, .ev = ~0u};
 		dir_init(&p->ab, c, u);
 		dir_init(&p->ba, u, c);
+		p->next = pairs;
+		if (pairs)
+			pairs->prev = p;
+		pairs = p;
 		pair_run(p);
 	}
 }
 
+static void on_term(int sig)
+{
+	(void)sig;
+	draining = 1;
+}
+
+/* Draining: has every byte each client sent reached the other side? */
+static bool drained(void)
+{
+	for (struct pair *p = pairs; p; p = p->next)
+		if (!p->ab.shut)
+			return false;
+	return true;
+}
+
+static double ms_now(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
+
 static void __attribute__((noreturn)) relay_loop(struct lst *ls, size_t n)
 {
+	double deadline = 0;
 	ep = epoll_create1(EPOLL_CLOEXEC);
 	if (ep < 0)
 		_exit(1);
@@ -291,7 +334,19 @@ static void __attribute__((noreturn)) relay_loop(struct lst *ls, size_t n)
 	}
 	for (;;) {
 		struct epoll_event evs[64];
-		int k = epoll_wait(ep, evs, 64, -1);
+		if (draining && !deadline) {
+			/* the task is gone: take what waits in the backlogs, accept
+			 * nothing more, and finish delivering what clients sent */
+			for (size_t i = 0; i < n; i++) {
+				on_accept(&ls[i]);
+				close(ls[i].fd);
+			}
+			n = 0;
+			deadline = ms_now() + DRAIN_MS;
+		}
+		if (deadline && (drained() || ms_now() >= deadline))
+			_exit(0);
+		int k = epoll_wait(ep, evs, 64, deadline ? 20 : -1);
 		if (k < 0 && errno != EINTR)
 			_exit(1);
 		for (int i = 0; i < k; i++) {
@@ -376,6 +431,10 @@ int bridge_start(struct bridge *b)
 			_exit(1);
 		close(ready[1]);
 		signal(SIGPIPE, SIG_IGN);
+		struct sigaction sa;
+		memset(&sa, 0, sizeof(sa));
+		sa.sa_handler = on_term; /* no SA_RESTART: epoll_wait returns */
+		sigaction(SIGTERM, &sa, NULL);
 		int null = open("/dev/null", O_RDWR | O_CLOEXEC);
 		if (null >= 0) {
 			dup2(null, 0);
@@ -384,6 +443,7 @@ int bridge_start(struct bridge *b)
 		}
 		relay_loop(ls, n);
 	}
+	relay_pid = pid;
 	close(ready[1]);
 	char c;
 	ssize_t got;
@@ -399,4 +459,19 @@ int bridge_start(struct bridge *b)
 		close(ls[i].fd);
 	free(ls);
 	return 0;
+}
+
+void bridge_finish(void)
+{
+	if (relay_pid <= 0)
+		return;
+	kill(relay_pid, SIGTERM);
+	/* bounded: the relay gives up after DRAIN_MS itself */
+	for (int i = 0; i < DRAIN_MS / 2 + 500; i++) {
+		pid_t w = waitpid(relay_pid, NULL, WNOHANG);
+		if (w != 0)
+			break; /* gone (or reaped already) */
+		usleep(2000);
+	}
+	relay_pid = 0;
 }

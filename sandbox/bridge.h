@@ -14,7 +14,8 @@
  * the mount tree, the capability drop and the seccomp filter: it keeps a
  * mount namespace of its own where the host's socket path still resolves,
  * drops its capabilities, is undumpable (the task may neither ptrace it nor
- * open its fds through /proc), and dies with pid 1, so with the task. The
+ * open its fds through /proc), and dies with pid 1, so with the task; pid 1
+ * first gives it a moment to deliver what the task sent before exiting. The
  * task's own AF_UNIX block stays as its grant says. Bytes move with splice(2)
  * through a pipe per direction (at most 64 KiB in flight each way).
  */
@@ -41,6 +42,9 @@ bool bridge_needed(const struct bridge *b);
 /* In the sandbox's pid 1, loopback up, before the mounts are built: listen,
  * set the task's environment, fork the relay. 0, or -1 after a line. */
 int bridge_start(struct bridge *b);
+/* In pid 1, once the task has exited: let the relay hand vx-proxy what the
+ * task sent (at most about a second), then return. */
+void bridge_finish(void);
 /* In vx-sandbox, once the sandbox is started: close the host listeners. */
 void bridge_release(struct bridge *b);
 

@@ -207,6 +207,7 @@ static void __attribute__((noreturn)) sandbox_init(const struct sb_request *r,
 		if (w == task)
 			break;
 	}
+	bridge_finish();
 	_exit(WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st));
 }
 
