@@ -24,6 +24,7 @@
 #include "graphin.h"
 #include "jsonl.h"
 #include "keyer.h"
+#include "netproxy.h"
 #include "path.h"
 #include "proc.h"
 #include "runcache.h"
@@ -51,6 +52,8 @@ struct rtask {
 	bool in_flight; /* sent to vx-key, not answered yet */
 	bool probed;   /* keyed and looked up: a miss, to run */
 	char *request; /* vx-sandbox's request file while it runs */
+	bool networked;      /* served by vx-proxy: its denies are collected at exit */
+	struct ui_buf viol;  /* its sandbox violations */
 };
 
 struct run {
@@ -68,6 +71,7 @@ struct run {
 	int signo;
 	double t0;
 	struct ui ui;
+	struct netproxy net; /* started on the first task with a network grant */
 };
 
 static int sigpipe_fds[2] = {-1, -1};
@@ -133,6 +137,8 @@ static void finish(struct run *r, struct rtask *t, enum ui_status st)
 		.log = t->log.data,
 		.loglen = t->log.len,
 		.blocked_by = t->blocked ? t->blocked->id : NULL,
+		.violations = t->viol.data,
+		.vlen = t->viol.len,
 	};
 	ui_result(&r->ui, &res);
 	release(r, t);
@@ -310,7 +316,7 @@ static char *path_env(const struct run *r, const struct rtask *t)
 extern char **environ;
 
 /* vx-sandbox's request: the graph record and the task's, in a private file. */
-static char *write_request(struct run *r, struct rtask *t)
+static char *write_request(struct run *r, struct rtask *t, const char *proxy_socket)
 {
 	const char *tmpdir = getenv("TMPDIR");
 	char *path = xasprintf("%s/vx-request-XXXXXX", tmpdir && *tmpdir ? tmpdir : "/tmp");
@@ -319,7 +325,11 @@ static char *write_request(struct run *r, struct rtask *t)
 		free(path);
 		return NULL;
 	}
-	char *g = cJSON_PrintUnformatted(r->g.graph), *k = cJSON_PrintUnformatted(t->rec);
+	cJSON *rec = cJSON_Duplicate(t->rec, 1);
+	if (proxy_socket) /* the task's vx-proxy socket, for its bridge */
+		cJSON_AddStringToObject(rec, "proxySocket", proxy_socket);
+	char *g = cJSON_PrintUnformatted(r->g.graph), *k = cJSON_PrintUnformatted(rec);
+	cJSON_Delete(rec);
 	char *text = xasprintf("%s\n%s\n", g, k);
 	size_t n = strlen(text);
 	bool ok = write(fd, text, n) == (ssize_t)n;
@@ -396,7 +406,20 @@ static void start(struct run *r, struct rtask *t)
 	char *sandbox_prog = NULL;
 	if (t->sandboxed) {
 		/* handed to vx-sandbox with its request; never run without it */
-		t->request = write_request(r, t);
+		char *sock = NULL;
+		if (netproxy_granted(t->rec)) {
+			t->networked = true;
+			sock = netproxy_task(&r->net, r->g.graph, t->rec, (size_t)(t - r->t));
+			if (!sock) {
+				free(envp);
+				free(pathvar);
+				free(cwd);
+				fail_msg(r, t, "vx: unable to start vx-proxy for %s", t->id);
+				return;
+			}
+		}
+		t->request = write_request(r, t, sock);
+		free(sock);
 		if (!t->request) {
 			free(envp);
 			free(pathvar);
@@ -470,6 +493,9 @@ static void exited(struct run *r, struct rtask *t, int st)
 	t->running = false;
 	r->running--;
 	drop_request(t);
+	/* the sandbox is gone: every deny of the task is in once vx-proxy says done */
+	if (t->networked)
+		netproxy_task_done(&r->net, t->rec, &t->viol);
 	t->ms = now_ms() - t->started;
 	t->exit_code = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
 	if (t->kind == K_PERSISTENT) {
@@ -478,16 +504,19 @@ static void exited(struct run *r, struct rtask *t, int st)
 			return;
 		}
 		ui_stream_flush(&r->ui, t->id, &t->log);
-		struct ui_result res = {.id = t->id, .status = t->exit_code ? UI_FAIL : UI_DONE,
-			.ms = t->ms, .exit_code = t->exit_code};
+		bool bad = t->exit_code || t->viol.len;
+		struct ui_result res = {.id = t->id, .status = bad ? UI_FAIL : UI_DONE,
+			.ms = t->ms, .exit_code = t->exit_code,
+			.violations = t->viol.data, .vlen = t->viol.len};
 		ui_result(&r->ui, &res);
-		if (t->exit_code)
+		if (bad)
 			t->status = UI_FAIL;
 		return;
 	}
 	if (r->interrupted)
 		return;
-	if (t->exit_code != 0) {
+	if (t->exit_code != 0 || t->viol.len) {
+		/* a violation fails the task, which is never cached */
 		finish(r, t, UI_FAIL);
 		return;
 	}
@@ -600,8 +629,8 @@ static bool has_work(const struct run *r)
 
 static void loop(struct run *r)
 {
-	struct pollfd *pfd = xcalloc(r->n + 1, sizeof(*pfd));
-	size_t *who = xcalloc(r->n + 1, sizeof(*who));
+	struct pollfd *pfd = xcalloc(r->n + 2, sizeof(*pfd));
+	size_t *who = xcalloc(r->n + 2, sizeof(*who));
 	for (;;) {
 		if (!r->interrupted && r->nready)
 			key_pump(r);
@@ -626,6 +655,9 @@ static void loop(struct run *r)
 				who[np] = i;
 				pfd[np++] = (struct pollfd){.fd = r->t[i].outfd, .events = POLLIN};
 			}
+		size_t npx = np; /* vx-proxy's records, read as they come */
+		if (netproxy_fd(&r->net) >= 0)
+			pfd[np++] = (struct pollfd){.fd = netproxy_fd(&r->net), .events = POLLIN};
 		int pr = poll(pfd, np, ui_interactive(&r->ui) ? 250 : -1);
 		if (pr < 0 && errno != EINTR)
 			err_die_errno(VX_EXIT_FAIL, "poll");
@@ -638,9 +670,11 @@ static void loop(struct run *r)
 					r->signo = sigs[i];
 				}
 		}
-		for (size_t p = 1; pr > 0 && p < np; p++)
+		for (size_t p = 1; pr > 0 && p < npx; p++)
 			if (pfd[p].revents & (POLLIN | POLLHUP | POLLERR))
 				drain(r, &r->t[who[p]]);
+		if (pr > 0 && npx < np && pfd[npx].revents)
+			netproxy_read(&r->net);
 		reap(r);
 		progress(r);
 	}
@@ -826,6 +860,7 @@ int run_main(int argc, char **argv)
 	loop(&r);
 	if (r.keyer_up)
 		keyer_stop(&r.keyer);
+	netproxy_stop(&r.net);
 	runcache_close(&r.cache);
 
 	if (r.interrupted) {

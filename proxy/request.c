@@ -112,8 +112,14 @@ void request_apply(struct policy *p, const char *text, const char *where, size_t
 		if (!head_seen)
 			bad("type", "a \"task\" record before the \"proxy\" record");
 		add_task(p, r, "(task)");
+	} else if (strcmp(type->valuestring, "done") == 0) {
+		const cJSON *id = cJSON_GetObjectItemCaseSensitive(r, "task");
+		if (!cJSON_IsString(id))
+			bad("task", "\"task\" (the task id) missing");
+		if (server_task_done(id->valuestring) < 0)
+			bad("task", "names no task being served");
 	} else {
-		bad("type", "neither \"proxy\" nor \"task\"");
+		bad("type", "neither \"proxy\", \"task\" nor \"done\"");
 	}
 	cJSON_Delete(r);
 }

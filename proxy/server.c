@@ -41,6 +41,7 @@ struct listener {
 	int fd;
 	struct ptask *task;
 	char *path; /* bound here (removed at exit), or NULL for an inherited fd */
+	bool done;  /* the driver said the task ended: answer once it is judged */
 	struct listener *next;
 };
 
@@ -915,6 +916,49 @@ void server_watch_lines(int fd, void (*on_line)(char *line, void *arg), void *ar
 		err_die_errno(1, "epoll_ctl on the request's stdin");
 }
 
+int server_task_done(const char *id)
+{
+	for (struct listener *l = listeners; l; l = l->next)
+		if (!l->done && l->fd >= 0 && strcmp(l->task->id, id) == 0) {
+			l->done = true;
+			return 0;
+		}
+	return -1;
+}
+
+/* A task the driver says has ended: take what is still in its socket's
+ * backlog, and once none of its connections waits for a decision (every
+ * client is gone, so each head ends in a decision or an EOF), close its
+ * socket and answer "done": the driver then holds every deny of the task. */
+static void check_done(void)
+{
+	for (struct listener *l = listeners; l; l = l->next) {
+		if (!l->done || l->fd < 0)
+			continue;
+		on_accept(l);
+		bool pending = false;
+		for (struct conn *c = conns; c && !pending; c = c->nextc)
+			pending = c->task == l->task && !c->closed &&
+				  (c->state == C_HEAD || c->state == C_RESOLVE);
+		if (pending)
+			continue;
+		close(l->fd);
+		l->fd = -1;
+		if (l->path)
+			unlink(l->path);
+		jsonw_reset(&rec);
+		jsonw_open(&rec, '{');
+		jsonw_key(&rec, "type");
+		jsonw_str(&rec, "done");
+		jsonw_key(&rec, "task");
+		jsonw_str(&rec, l->task->id);
+		jsonw_close(&rec, '}');
+		jsonl_write_raw(rec.buf, rec.len);
+		if (fflush(stdout) != 0)
+			err_die_errno(1, "write error");
+	}
+}
+
 int server_run(void)
 {
 	struct epoll_event evs[128];
@@ -952,13 +996,14 @@ int server_run(void)
 			dead = c->nextc;
 			free(c);
 		}
+		check_done();
 		if (now >= next_sweep) {
 			sweep();
 			next_sweep = now + SWEEP_MS / 1000.0;
 		}
 	}
 	for (struct listener *l = listeners; l; l = l->next)
-		if (l->path)
+		if (l->path && l->fd >= 0)
 			unlink(l->path);
 	return exit_code;
 }

@@ -31,6 +31,10 @@ int server_add_task(struct ptask *t, const char *path, int fd);
 /* Hand every '\n'-terminated line read from fd to on_line; EOF on fd ends
  * the run (the driver went away). */
 void server_watch_lines(int fd, void (*on_line)(char *line, void *arg), void *arg);
+/* The driver says task id has ended (its sandbox is gone): once each of
+ * its connections has been judged or has closed, its socket is closed and
+ * removed and a "done" record written. -1: no such task still served. */
+int server_task_done(const char *id);
 /* Serve until SIGTERM, SIGINT or SIGHUP, or EOF on the watched fd; removes
  * the sockets it bound. Returns the exit code. */
 int server_run(void);

@@ -16,7 +16,8 @@ static const char usage[] =
 	"usage: vx-sandbox --request FILE\n"
 	"       vx-sandbox [--root DIR] [--project DIR] [--read PATH]... [--write PATH]...\n"
 	"                  [--unix-sockets] [--weaker-when-nested] [--git-config]\n"
-	"                  [--cached [--keyed NAME]...] -- COMMAND [ARG]...\n"
+	"                  [--cached [--keyed NAME]...] [--proxy-socket PATH]\n"
+	"                  [--local-binding PORT]... -- COMMAND [ARG]...\n"
 	"\n"
 	"Run one task inside new user, mount, pid, ipc, network and uts namespaces:\n"
 	"the workspace walled but for the grants, the rest of the host read-only,\n"
@@ -36,6 +37,10 @@ static const char usage[] =
 	"  --cached              the task declares cache: a linked workspace\n"
 	"                        package is granted only when --keyed names it\n"
 	"  --keyed NAME          a project the task's key folds (repeatable)\n"
+	"  --proxy-socket PATH   vx-proxy's socket for this task: bridge the task's\n"
+	"                        HTTP_PROXY/HTTPS_PROXY/ALL_PROXY ports to it\n"
+	"  --local-binding PORT  allow.localBinding: expose the sandbox's\n"
+	"                        127.0.0.1:PORT on the host's (repeatable)\n"
 	"  -h, --help            this text\n"
 	"\n"
 	"Exit status: the task's own (128+N when signal N killed it); 125 when\n"
@@ -55,11 +60,14 @@ int main(int argc, char **argv)
 		{"git-config", no_argument, NULL, 'g'},
 		{"cached", no_argument, NULL, 'c'},
 		{"keyed", required_argument, NULL, 'k'},
+		{"proxy-socket", required_argument, NULL, 'P'},
+		{"local-binding", required_argument, NULL, 'L'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
 	struct sb_request flags = {0}, *r;
-	const char *request = NULL, *root = NULL, *project = NULL;
+	const char *request = NULL, *root = NULL, *project = NULL, *proxy = NULL;
+	char *end;
 	struct plan plan = {0};
 	scmp_filter_ctx filter;
 	int c, code;
@@ -79,6 +87,13 @@ int main(int argc, char **argv)
 		case 'g': flags.git_config = true; break;
 		case 'c': flags.cached = true; break;
 		case 'k': strlist_push(&flags.keyed, optarg); break;
+		case 'P': proxy = optarg; break;
+		case 'L':
+			if (request_add_port(&flags, strtod(optarg, &end), "--local-binding") || *end) {
+				free(flags.local_ports);
+				return RUN_EXIT_SETUP;
+			}
+			break;
 		case 'h':
 			fputs(usage, stdout);
 			return fflush(stdout) || ferror(stdout) ? RUN_EXIT_SETUP : 0;
@@ -107,6 +122,9 @@ int main(int argc, char **argv)
 		r->weaker_nested = flags.weaker_nested;
 		r->git_config = flags.git_config;
 		r->cached = flags.cached;
+		r->proxy_socket = proxy ? strdup(proxy) : NULL;
+		r->local_ports = flags.local_ports;
+		r->nlocal_ports = flags.nlocal_ports;
 		r->argv = argv + optind;
 	}
 	if (!r || request_resolve(r) || plan_build(r, &plan)) {

@@ -46,6 +46,8 @@ void request_free(struct sb_request *r)
 	strlist_free(&r->read);
 	strlist_free(&r->write);
 	strlist_free(&r->keyed);
+	free(r->proxy_socket);
+	free(r->local_ports);
 	free(r->command);
 	free(r);
 }
@@ -96,12 +98,32 @@ static int read_sandbox(struct sb_request *r, const char *file, const cJSON *sb)
 		if (cJSON_IsTrue(v) || (cJSON_IsArray(v) && cJSON_GetArraySize(v) > 0))
 			r->unix_sockets = true;
 		v = cJSON_GetObjectItemCaseSensitive(allow, "localBinding");
-		/* a port list is bridged through a unix socket */
-		if (cJSON_IsArray(v) && cJSON_GetArraySize(v) > 0)
-			r->unix_sockets = true;
+		/* a port list is exposed on the host's loopback by the bridge */
+		if (cJSON_IsArray(v)) {
+			const cJSON *e;
+			cJSON_ArrayForEach(e, v) {
+				if (request_add_port(r, cJSON_IsNumber(e) ? e->valuedouble : 0, file))
+					return -1;
+			}
+		}
 		r->git_config = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(allow, "gitConfig"));
 	}
 	r->weaker_nested = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(sb, "weakerWhenNested"));
+	return 0;
+}
+
+int request_add_port(struct sb_request *r, double port, const char *where)
+{
+	if (!(port >= 1 && port <= 65535 && port == (double)(unsigned)port)) {
+		err_warn("%s: allow.localBinding: %g is not a port; fix: use a number from 1 to 65535",
+			where, port);
+		return -1;
+	}
+	for (size_t i = 0; i < r->nlocal_ports; i++)
+		if (r->local_ports[i] == (unsigned)port)
+			return 0;
+	r->local_ports = xrealloc(r->local_ports, (r->nlocal_ports + 1) * sizeof(unsigned));
+	r->local_ports[r->nlocal_ports++] = (unsigned)port;
 	return 0;
 }
 
@@ -158,6 +180,9 @@ struct sb_request *request_read(const char *file)
 		goto out;
 	}
 	r->command = xstrdup(s);
+	/* set by vx run for a task with a network grant (docs/protocol.md) */
+	if ((s = str_member(task, "proxySocket")))
+		r->proxy_socket = xstrdup(s);
 	v = cJSON_GetObjectItemCaseSensitive(task, "cache");
 	r->cached = v && cJSON_IsObject(v);
 	if (str_array(task, "keyed", &r->keyed)) {

@@ -38,10 +38,15 @@ struct sb_request {
 	bool git_config;     /* allow.gitConfig */
 	bool cached;         /* the task declares cache: linked packages by keyed */
 	struct strlist keyed; /* K(T): project names whose cached tasks it folds */
+	char *proxy_socket;  /* vx-proxy's socket for this task (the bridge), or NULL */
+	unsigned *local_ports; /* allow.localBinding ports, exposed on the host */
+	size_t nlocal_ports;
 	char *command;       /* run as /bin/sh -c command, or NULL */
 	char **argv;         /* else run argv directly (borrowed from main) */
 };
 
+/* One localBinding port, from a flag or the request: 0, or -1 after a line. */
+int request_add_port(struct sb_request *r, double port, const char *where);
 /* Read FILE: a "graph" record then a "task" record (docs/protocol.md). */
 struct sb_request *request_read(const char *file);
 /* From flags: root and project directories, grants as the config spells them. */

@@ -20,6 +20,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "bridge.h"
 #include "err.h"
 #include "mounts.h"
 
@@ -170,7 +171,8 @@ static void exec_task(const struct sb_request *r)
 }
 
 static void __attribute__((noreturn)) sandbox_init(const struct sb_request *r,
-	const struct plan *p, scmp_filter_ctx filter, int sync, uid_t uid, gid_t gid)
+	const struct plan *p, scmp_filter_ctx filter, int sync, uid_t uid, gid_t gid,
+	struct bridge *b)
 {
 	char c;
 	pid_t task;
@@ -185,6 +187,12 @@ static void __attribute__((noreturn)) sandbox_init(const struct sb_request *r,
 	map_ids(uid, gid, r->weaker_nested);
 	if (sethostname("vx-sandbox", 10))
 		setup_die("unable to set the host name");
+	/* the network bridge, before the mounts hide the host's socket path */
+	if (bridge_needed(b)) {
+		loopback_up();
+		if (bridge_start(b))
+			_exit(RUN_EXIT_SETUP);
+	}
 	if (mounts_build(p))
 		_exit(RUN_EXIT_SETUP);
 	loopback_up();
@@ -217,6 +225,7 @@ static void __attribute__((noreturn)) sandbox_init(const struct sb_request *r,
 		if (w == task)
 			break;
 	}
+	bridge_finish();
 	_exit(WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st));
 }
 
@@ -226,8 +235,12 @@ int run_task(const struct sb_request *r, const struct plan *p, scmp_filter_ctx f
 	gid_t gid = getgid();
 	int sync[2], st;
 	pid_t pid;
+	struct bridge b = {0};
 
+	if (bridge_prepare(r, &b))
+		return RUN_EXIT_SETUP;
 	if (pipe2(sync, O_CLOEXEC)) {
+		bridge_release(&b);
 		err_warn_errno("unable to make a pipe");
 		return RUN_EXIT_SETUP;
 	}
@@ -239,6 +252,7 @@ int run_task(const struct sb_request *r, const struct plan *p, scmp_filter_ctx f
 		int e = errno;
 		close(sync[0]);
 		close(sync[1]);
+		bridge_release(&b);
 		if (e == EPERM || e == ENOSPC || e == EUSERS || e == EINVAL)
 			err_warn("the kernel refuses to make a user namespace (%s), so the task "
 				"cannot be sandboxed and is not run; fix: allow unprivileged user "
@@ -251,9 +265,10 @@ int run_task(const struct sb_request *r, const struct plan *p, scmp_filter_ctx f
 	}
 	if (pid == 0) {
 		close(sync[1]);
-		sandbox_init(r, p, filter, sync[0], uid, gid);
+		sandbox_init(r, p, filter, sync[0], uid, gid, &b);
 	}
 	close(sync[0]);
+	bridge_release(&b);
 	forward_to = pid;
 	on_signals(forward);
 	if (write(sync[1], "x", 1) != 1) {

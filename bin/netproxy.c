@@ -1,0 +1,303 @@
+/* netproxy.c: starting vx-proxy for a run and reading its verdicts (netproxy.h). */
+#include "netproxy.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "err.h"
+#include "netpat.h"
+#include "proc.h"
+
+/* How long vx run waits for vx-proxy's answer (a socket listening, a task's
+ * last decisions: its header timeout bounds those). */
+#define NP_WAIT_MS 30000
+
+struct np_deny {
+	char *task;
+	cJSON *rec;
+	struct np_deny *next;
+};
+
+static const cJSON *path2(const cJSON *o, const char *a, const char *b)
+{
+	return cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(o, a), b);
+}
+
+static const cJSON *grant(const cJSON *task)
+{
+	return path2(cJSON_GetObjectItemCaseSensitive(task, "sandbox"), "allow", "network");
+}
+
+bool netproxy_granted(const cJSON *task)
+{
+	const cJSON *g = grant(task);
+	return cJSON_IsTrue(g) || cJSON_IsArray(g);
+}
+
+static const char *str(const cJSON *o, const char *key)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
+	return cJSON_IsString(v) ? v->valuestring : NULL;
+}
+
+/* One record from vx-proxy: a deny is kept for its task; the caller looks
+ * for the others (listening, done). */
+static void take_line(struct netproxy *np, char *line, const char *want_type,
+	const char *want_task, bool *found)
+{
+	cJSON *rec = cJSON_Parse(line);
+	const char *type = str(rec, "type"), *task = str(rec, "task");
+	if (!type || !task) {
+		cJSON_Delete(rec);
+		return;
+	}
+	if (strcmp(type, "deny") == 0) {
+		struct np_deny *d = xcalloc(1, sizeof(*d)), **tail = &np->denies;
+		d->task = xstrdup(task);
+		d->rec = rec;
+		while (*tail)
+			tail = &(*tail)->next;
+		*tail = d; /* in the order vx-proxy wrote them */
+		return;
+	}
+	if (want_type && strcmp(type, want_type) == 0 && strcmp(task, want_task) == 0)
+		*found = true;
+	cJSON_Delete(rec);
+}
+
+/* Read what is there (blocking once when block) and take each whole line. */
+static int read_some(struct netproxy *np, const char *want_type, const char *want_task,
+	bool *found)
+{
+	if (np->cap - np->len < 4096) {
+		np->cap = np->cap ? np->cap * 2 : 16384;
+		np->buf = xrealloc(np->buf, np->cap + 1);
+	}
+	ssize_t n = read(np->from, np->buf + np->len, np->cap - np->len);
+	if (n < 0 && (errno == EINTR || errno == EAGAIN))
+		return 0;
+	if (n <= 0) {
+		np->broken = true;
+		return -1;
+	}
+	np->len += (size_t)n;
+	char *s = np->buf, *nl;
+	while ((nl = memchr(s, '\n', (size_t)(np->buf + np->len - s)))) {
+		*nl = '\0';
+		take_line(np, s, want_type, want_task, found);
+		s = nl + 1;
+	}
+	np->len -= (size_t)(s - np->buf);
+	memmove(np->buf, s, np->len);
+	return 0;
+}
+
+static double now_ms(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
+
+/* Wait for vx-proxy's record of this type for this task. */
+static bool wait_for(struct netproxy *np, const char *type, const char *task)
+{
+	bool found = false;
+	double end = now_ms() + NP_WAIT_MS;
+	while (!found && !np->broken) {
+		double left = end - now_ms();
+		if (left <= 0)
+			return false;
+		struct pollfd p = {.fd = np->from, .events = POLLIN};
+		int r = poll(&p, 1, (int)left);
+		if (r < 0 && errno != EINTR)
+			return false;
+		if (r > 0 && read_some(np, type, task, &found) < 0)
+			return false;
+	}
+	return found;
+}
+
+static bool send_line(struct netproxy *np, cJSON *rec)
+{
+	char *text = cJSON_PrintUnformatted(rec);
+	size_t n = strlen(text);
+	text[n] = '\n'; /* replaces the NUL: written by length */
+	size_t off = 0;
+	while (off <= n) {
+		ssize_t w = write(np->to, text + off, n + 1 - off);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0) {
+			np->broken = true;
+			break;
+		}
+		off += (size_t)w;
+	}
+	cJSON_free(text);
+	return !np->broken;
+}
+
+static bool start(struct netproxy *np, const cJSON *graph)
+{
+	char tmpl[] = "/tmp/vx-net-XXXXXX";
+	/* 0700, under /tmp: every sandbox has a private /tmp, so no task sees
+	 * another's socket */
+	if (!mkdtemp(tmpl)) {
+		err_warn_errno("unable to make a directory for vx-proxy's sockets");
+		return false;
+	}
+	np->dir = xstrdup(tmpl);
+	char *prog = proc_stage_path("vx-proxy");
+	char *argv[] = {prog, "--request", "-", NULL};
+	/* its own process group: a terminal's Ctrl-C stops the tasks, and vx
+	 * stops the proxy last, once their denies are in */
+	struct spawn_opts o = {.own_group = true};
+	np->pid = proc_spawn(argv, &o, &np->to, &np->from);
+	free(prog);
+	if (np->pid < 0) {
+		np->pid = 0;
+		err_warn_errno("unable to start vx-proxy");
+		return false;
+	}
+	signal(SIGPIPE, SIG_IGN);
+	const cJSON *net = path2(graph, "sandbox", "network");
+	cJSON *rec = cJSON_CreateObject();
+	cJSON_AddStringToObject(rec, "type", "proxy");
+	cJSON_AddNumberToObject(rec, "v", 1);
+	const cJSON *deny = cJSON_GetObjectItemCaseSensitive(net, "deny");
+	const cJSON *uni = cJSON_GetObjectItemCaseSensitive(net, "allow");
+	cJSON_AddItemToObject(rec, "deny", cJSON_IsArray(deny) ? cJSON_Duplicate(deny, 1)
+							       : cJSON_CreateArray());
+	if (cJSON_IsArray(uni))
+		cJSON_AddItemToObject(rec, "union", cJSON_Duplicate(uni, 1));
+	bool ok = send_line(np, rec);
+	cJSON_Delete(rec);
+	return ok;
+}
+
+char *netproxy_task(struct netproxy *np, const cJSON *graph, const cJSON *task,
+	size_t idx)
+{
+	const char *id = str(task, "id");
+	if (np->broken || !id)
+		return NULL;
+	if (!np->pid && !start(np, graph)) {
+		np->broken = true;
+		return NULL;
+	}
+	char *path = xasprintf("%s/%zu.sock", np->dir, idx);
+	cJSON *rec = cJSON_CreateObject();
+	cJSON_AddStringToObject(rec, "type", "task");
+	cJSON_AddStringToObject(rec, "task", id);
+	cJSON_AddStringToObject(rec, "socket", path);
+	cJSON_AddItemToObject(rec, "network", cJSON_Duplicate(grant(task), 1));
+	bool ok = send_line(np, rec) && wait_for(np, "listening", id);
+	cJSON_Delete(rec);
+	if (!ok) {
+		err_warn("vx-proxy did not open the socket of %s", id);
+		free(path);
+		return NULL;
+	}
+	return path;
+}
+
+static bool ignored(const cJSON *task, const char *host, unsigned port)
+{
+	const cJSON *ig = path2(cJSON_GetObjectItemCaseSensitive(task, "sandbox"), "ignore", "network");
+	const cJSON *e;
+	cJSON_ArrayForEach(e, ig)
+		if (cJSON_IsString(e) && netpat_match(e->valuestring, host, port))
+			return true;
+	return false;
+}
+
+bool netproxy_task_done(struct netproxy *np, const cJSON *task, struct ui_buf *viol)
+{
+	const char *id = str(task, "id");
+	bool ok = false;
+	if (np->pid && !np->broken && id) {
+		cJSON *rec = cJSON_CreateObject();
+		cJSON_AddStringToObject(rec, "type", "done");
+		cJSON_AddStringToObject(rec, "task", id);
+		ok = send_line(np, rec) && wait_for(np, "done", id);
+		cJSON_Delete(rec);
+	}
+	for (struct np_deny **pp = &np->denies, *d; (d = *pp);) {
+		if (!id || strcmp(d->task, id) != 0) {
+			pp = &d->next;
+			continue;
+		}
+		const char *host = str(d->rec, "host"), *why = str(d->rec, "reason");
+		const cJSON *port = cJSON_GetObjectItemCaseSensitive(d->rec, "port");
+		unsigned p = cJSON_IsNumber(port) ? (unsigned)port->valuedouble : 0;
+		if (!ignored(task, host ? host : "", p)) {
+			char *line = xasprintf("deny network-outbound %s:%u (%s)\n", host ? host : "", p,
+				why ? why : "refused");
+			ui_buf_add(viol, line, strlen(line));
+			free(line);
+		}
+		*pp = d->next;
+		cJSON_Delete(d->rec);
+		free(d->task);
+		free(d);
+	}
+	if (!ok && np->pid) {
+		const char *m = "vx-proxy did not confirm the task's last network decisions\n";
+		ui_buf_add(viol, m, strlen(m));
+	}
+	return ok;
+}
+
+int netproxy_fd(const struct netproxy *np)
+{
+	return np->pid && !np->broken ? np->from : -1;
+}
+
+void netproxy_read(struct netproxy *np)
+{
+	bool found = false;
+	read_some(np, NULL, NULL, &found);
+}
+
+void netproxy_stop(struct netproxy *np)
+{
+	if (np->pid) {
+		close(np->to);
+		/* vx-proxy ends on EOF; a wedged one is stopped after a grace */
+		double end = now_ms() + 3000;
+		int st;
+		pid_t w;
+		while ((w = waitpid(np->pid, &st, WNOHANG)) == 0 && now_ms() < end)
+			usleep(5000);
+		if (w == 0) {
+			kill(np->pid, SIGKILL);
+			waitpid(np->pid, &st, 0);
+		}
+		close(np->from);
+		np->pid = 0;
+	}
+	while (np->denies) {
+		struct np_deny *d = np->denies;
+		np->denies = d->next;
+		cJSON_Delete(d->rec);
+		free(d->task);
+		free(d);
+	}
+	if (np->dir) {
+		rmdir(np->dir);
+		free(np->dir);
+		np->dir = NULL;
+	}
+	free(np->buf);
+	np->buf = NULL;
+}

@@ -1,0 +1,55 @@
+/* netproxy.h: vx run's side of the network boundary (R-31, R-35).
+ *
+ * One vx-proxy per run, started on the first sandboxed task with a network
+ * grant (a run with none starts none), fed the "proxy" record (the graph's
+ * run-wide deny list and allow union) and one "task" record per granted task,
+ * each with its own socket in a 0700 directory under /tmp (hidden from every
+ * sandbox by its private /tmp). The task's socket goes to vx-sandbox in the
+ * request (proxySocket). When the task's sandbox has exited, a "done" record
+ * asks vx-proxy to judge whatever the task still sent; its "done" answer
+ * comes after every deny of the task, so the task is judged on all of them.
+ * Each deny not silenced by the task's ignore.network becomes a line
+ * `deny network-outbound <host>:<port> (<reason>)` of its violations.
+ * vx-proxy's stdin is the driver's pipe: it ends with the run, or with vx.
+ */
+#ifndef VX_BIN_NETPROXY_H
+#define VX_BIN_NETPROXY_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/types.h>
+
+#include <cjson/cJSON.h>
+
+#include "ui.h"
+
+struct np_deny;
+
+struct netproxy {
+	pid_t pid;        /* 0: not started */
+	int to, from;     /* its stdin and stdout */
+	char *dir;        /* the sockets' directory */
+	char *buf;        /* what was read from it, not yet a whole line */
+	size_t len, cap;
+	struct np_deny *denies; /* deny records not yet claimed by their task */
+	bool broken;
+};
+
+/* Does this task record grant network (allow.network true or a list)? */
+bool netproxy_granted(const cJSON *task);
+/* Start vx-proxy if needed and serve task id (index idx in the run) with
+ * its grant, once it listens. The socket path (the caller frees it), or NULL
+ * after a line on stderr. */
+char *netproxy_task(struct netproxy *np, const cJSON *graph, const cJSON *task,
+	size_t idx);
+/* The task's sandbox has exited: collect its denies into viol (one line
+ * each, ignore.network applied). false when vx-proxy did not answer. */
+bool netproxy_task_done(struct netproxy *np, const cJSON *task, struct ui_buf *viol);
+/* For the run's poll loop: the fd to watch (-1: none), and what to do when
+ * it is readable (keeps vx-proxy from blocking on a full pipe). */
+int netproxy_fd(const struct netproxy *np);
+void netproxy_read(struct netproxy *np);
+/* End vx-proxy (EOF on its stdin), wait for it, remove the directory. */
+void netproxy_stop(struct netproxy *np);
+
+#endif

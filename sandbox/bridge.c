@@ -1,0 +1,477 @@
+/* bridge.c: the in-sandbox relay to vx-proxy and localBinding's (bridge.h). */
+#include "bridge.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/capability.h>
+#include <netinet/in.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "err.h"
+
+#define PIPE_CAP 65536
+
+/* One direction: from one socket through a pipe into the other. */
+struct dir {
+	int from, to;
+	int pipe[2];
+	size_t inpipe;
+	bool eof, shut;
+};
+
+struct pair;
+
+struct end {
+	struct pair *p;
+	int fd;
+	uint32_t ev; /* registered epoll mask; ~0u: not registered */
+};
+
+/* Two sockets relayed both ways. */
+struct pair {
+	struct end a, b;
+	struct dir ab, ba;
+	bool dead;
+	struct pair *next_dead;
+	struct pair *prev, *next;
+};
+
+/* What an epoll event names: a listener (kind 1 proxy, 2 localBinding) or
+ * a pair's end (kind 0). */
+struct lst {
+	int kind;
+	int fd;
+	unsigned port; /* localBinding: the sandbox port to reach */
+};
+
+static int ep = -1;
+static struct pair *dead; /* closed in this batch of events, freed after it */
+static struct pair *pairs; /* every open pair */
+static volatile sig_atomic_t draining;
+static pid_t relay_pid;
+
+/* How long the relay may take, once the task is gone, to hand vx-proxy the
+ * bytes the task sent (so a request sent just before exiting is judged). */
+#define DRAIN_MS 1000
+static const char *proxy_path;
+
+int bridge_prepare(const struct sb_request *r, struct bridge *b)
+{
+	b->proxy_socket = r->proxy_socket;
+	b->nports = r->nlocal_ports;
+	b->ports = r->local_ports;
+	b->host_fd = xcalloc(b->nports + 1, sizeof(int));
+	for (size_t i = 0; i < b->nports; i++) {
+		struct sockaddr_in sa = {.sin_family = AF_INET, .sin_port = htons((uint16_t)b->ports[i]),
+			.sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+		int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+		b->host_fd[i] = fd;
+		if (fd < 0 || bind(fd, (struct sockaddr *)&sa, sizeof(sa)) || listen(fd, 128)) {
+			int e = errno;
+			if (e == EADDRINUSE)
+				err_warn("allow.localBinding: port %u is already in use on the host's "
+					"loopback, so the task is not run; fix: stop what listens on "
+					"127.0.0.1:%u or pick another port", b->ports[i], b->ports[i]);
+			else
+				err_warn("allow.localBinding: unable to listen on 127.0.0.1:%u: %s",
+					b->ports[i], strerror(e));
+			b->nports = i + 1;
+			bridge_release(b);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+bool bridge_needed(const struct bridge *b)
+{
+	return b->proxy_socket || b->nports;
+}
+
+void bridge_release(struct bridge *b)
+{
+	for (size_t i = 0; i < b->nports; i++)
+		if (b->host_fd[i] >= 0)
+			close(b->host_fd[i]);
+	free(b->host_fd);
+	b->host_fd = NULL;
+	b->nports = 0;
+}
+
+/* 127.0.0.1:0 in the sandbox's namespace; the port it got in *port. */
+static int listen_loopback(unsigned *port)
+{
+	struct sockaddr_in sa = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+	socklen_t len = sizeof(sa);
+	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+	if (fd < 0 || bind(fd, (struct sockaddr *)&sa, sizeof(sa)) || listen(fd, 128) ||
+		getsockname(fd, (struct sockaddr *)&sa, &len)) {
+		if (fd >= 0)
+			close(fd);
+		return -1;
+	}
+	*port = ntohs(sa.sin_port);
+	return fd;
+}
+
+static int set_env(unsigned http, unsigned socks)
+{
+	char h[64], s[64];
+	snprintf(h, sizeof(h), "http://127.0.0.1:%u", http);
+	snprintf(s, sizeof(s), "socks5h://127.0.0.1:%u", socks);
+	static const char *const hv[] = {"HTTP_PROXY", "HTTPS_PROXY", "http_proxy", "https_proxy"};
+	for (size_t i = 0; i < 4; i++)
+		if (setenv(hv[i], h, 1))
+			return -1;
+	if (setenv("ALL_PROXY", s, 1) || setenv("all_proxy", s, 1) ||
+		setenv("NO_PROXY", "localhost,127.0.0.1,::1", 1) ||
+		setenv("no_proxy", "localhost,127.0.0.1,::1", 1))
+		return -1;
+	return 0;
+}
+
+/* ---- the relay ---- */
+
+static void dir_init(struct dir *d, int from, int to)
+{
+	d->from = from;
+	d->to = to;
+	d->pipe[0] = d->pipe[1] = -1;
+	d->inpipe = 0;
+	d->eof = d->shut = false;
+}
+
+/* Move what can move now. -1: the pair is broken. */
+static int dir_pump(struct dir *d)
+{
+	for (;;) {
+		bool moved = false;
+		if (!d->eof && d->inpipe < PIPE_CAP) {
+			if (d->pipe[0] < 0 && pipe2(d->pipe, O_CLOEXEC | O_NONBLOCK))
+				return -1;
+			ssize_t n = splice(d->from, NULL, d->pipe[1], NULL, PIPE_CAP - d->inpipe,
+				SPLICE_F_MOVE | SPLICE_F_NONBLOCK);
+			if (n > 0) {
+				d->inpipe += (size_t)n;
+				moved = true;
+			} else if (n == 0) {
+				d->eof = true;
+			} else if (errno != EAGAIN && errno != EINTR) {
+				return -1;
+			}
+		}
+		if (d->inpipe) {
+			ssize_t n = splice(d->pipe[0], NULL, d->to, NULL, d->inpipe,
+				SPLICE_F_MOVE | SPLICE_F_NONBLOCK);
+			if (n > 0) {
+				d->inpipe -= (size_t)n;
+				moved = true;
+			} else if (n < 0 && errno != EAGAIN && errno != EINTR) {
+				return -1;
+			}
+		}
+		if (d->eof && !d->inpipe && !d->shut) {
+			shutdown(d->to, SHUT_WR);
+			d->shut = true;
+		}
+		if (!moved)
+			return 0;
+	}
+}
+
+static void end_set(struct end *e, uint32_t want)
+{
+	if (want == e->ev)
+		return;
+	struct epoll_event ev = {.events = want, .data.ptr = e};
+	int r;
+	if (want == 0)
+		r = epoll_ctl(ep, EPOLL_CTL_DEL, e->fd, NULL), want = ~0u;
+	else if (e->ev == ~0u)
+		r = epoll_ctl(ep, EPOLL_CTL_ADD, e->fd, &ev);
+	else
+		r = epoll_ctl(ep, EPOLL_CTL_MOD, e->fd, &ev);
+	if (r == 0 || want == ~0u)
+		e->ev = want;
+}
+
+static void pair_close(struct pair *p)
+{
+	struct dir *ds[] = {&p->ab, &p->ba};
+	for (size_t i = 0; i < 2; i++)
+		if (ds[i]->pipe[0] >= 0) {
+			close(ds[i]->pipe[0]);
+			close(ds[i]->pipe[1]);
+		}
+	close(p->a.fd); /* close() also leaves the epoll set */
+	close(p->b.fd);
+	p->dead = true;
+	if (p->prev)
+		p->prev->next = p->next;
+	else
+		pairs = p->next;
+	if (p->next)
+		p->next->prev = p->prev;
+	p->next_dead = dead;
+	dead = p;
+}
+
+/* Pump both ways, then ask for what would let more move. */
+static void pair_run(struct pair *p)
+{
+	if (dir_pump(&p->ab) || dir_pump(&p->ba) ||
+		(p->ab.shut && p->ba.shut)) {
+		pair_close(p);
+		return;
+	}
+	uint32_t wa = 0, wb = 0;
+	if (!p->ab.eof && p->ab.inpipe < PIPE_CAP)
+		wa |= EPOLLIN;
+	if (p->ba.inpipe)
+		wa |= EPOLLOUT;
+	if (!p->ba.eof && p->ba.inpipe < PIPE_CAP)
+		wb |= EPOLLIN;
+	if (p->ab.inpipe)
+		wb |= EPOLLOUT;
+	end_set(&p->a, wa);
+	end_set(&p->b, wb);
+}
+
+/* A new stream to where a connection accepted on l goes, or -1. */
+static int dial(const struct lst *l)
+{
+	int fd;
+	if (l->kind == 1) {
+		struct sockaddr_un sa = {.sun_family = AF_UNIX};
+		snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", proxy_path);
+		fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+		if (fd >= 0 && connect(fd, (struct sockaddr *)&sa, sizeof(sa)) == 0)
+			return fd;
+	} else {
+		struct sockaddr_in sa = {.sin_family = AF_INET, .sin_port = htons((uint16_t)l->port),
+			.sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+		fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+		/* loopback: the answer (accepted or refused) comes at once */
+		if (fd >= 0 && connect(fd, (struct sockaddr *)&sa, sizeof(sa)) == 0)
+			return fd;
+	}
+	if (fd >= 0)
+		close(fd);
+	return -1;
+}
+
+static void on_accept(const struct lst *l)
+{
+	for (;;) {
+		int c = accept4(l->fd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
+		if (c < 0)
+			return; /* EAGAIN, or a client gone before we took it */
+		int u = dial(l);
+		if (u < 0) {
+			close(c); /* the client sees its connection closed */
+			continue;
+		}
+		fcntl(u, F_SETFL, fcntl(u, F_GETFL) | O_NONBLOCK);
+		struct pair *p = xcalloc(1, sizeof(*p));
+		p->a = (struct end){.p = p, .fd = c, .ev = ~0u};
+		p->b = (struct end){.p = p, .fd = u, .ev = ~0u};
+		dir_init(&p->ab, c, u);
+		dir_init(&p->ba, u, c);
+		p->next = pairs;
+		if (pairs)
+			pairs->prev = p;
+		pairs = p;
+		pair_run(p);
+	}
+}
+
+static void on_term(int sig)
+{
+	(void)sig;
+	draining = 1;
+}
+
+/* Draining: has every byte each client sent reached the other side? */
+static bool drained(void)
+{
+	for (struct pair *p = pairs; p; p = p->next)
+		if (!p->ab.shut)
+			return false;
+	return true;
+}
+
+static double ms_now(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
+
+static void __attribute__((noreturn)) relay_loop(struct lst *ls, size_t n)
+{
+	double deadline = 0;
+	ep = epoll_create1(EPOLL_CLOEXEC);
+	if (ep < 0)
+		_exit(1);
+	for (size_t i = 0; i < n; i++) {
+		/* a tagged pointer: listeners are told apart by their address */
+		struct epoll_event ev = {.events = EPOLLIN, .data.ptr = &ls[i]};
+		if (epoll_ctl(ep, EPOLL_CTL_ADD, ls[i].fd, &ev))
+			_exit(1);
+	}
+	for (;;) {
+		struct epoll_event evs[64];
+		if (draining && !deadline) {
+			/* the task is gone: take what waits in the backlogs, accept
+			 * nothing more, and finish delivering what clients sent */
+			for (size_t i = 0; i < n; i++) {
+				on_accept(&ls[i]);
+				close(ls[i].fd);
+			}
+			n = 0;
+			deadline = ms_now() + DRAIN_MS;
+		}
+		if (deadline && (drained() || ms_now() >= deadline))
+			_exit(0);
+		int k = epoll_wait(ep, evs, 64, deadline ? 20 : -1);
+		if (k < 0 && errno != EINTR)
+			_exit(1);
+		for (int i = 0; i < k; i++) {
+			void *ptr = evs[i].data.ptr;
+			if (ptr >= (void *)ls && ptr < (void *)(ls + n)) {
+				on_accept(ptr);
+				continue;
+			}
+			struct end *e = ptr;
+			if (!e->p->dead)
+				pair_run(e->p);
+		}
+		while (dead) {
+			struct pair *p = dead;
+			dead = p->next_dead;
+			free(p);
+		}
+	}
+}
+
+/* The relay gives up what the sandbox's pid 1 still holds: it keeps only
+ * the right to its own sockets. */
+static int relay_confine(void)
+{
+	struct __user_cap_header_struct h = {.version = _LINUX_CAPABILITY_VERSION_3};
+	struct __user_cap_data_struct d[2];
+	memset(d, 0, sizeof(d));
+	if (prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) || prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0))
+		return -1;
+	/* a mount namespace of its own: pid 1's pivot into the sandbox's tree
+	 * moves every process of its namespace, and the relay must still reach
+	 * the host's socket path */
+	if (proxy_path && unshare(CLONE_NEWNS))
+		return -1;
+	if (syscall(SYS_capset, &h, d))
+		return -1;
+	return 0;
+}
+
+int bridge_start(struct bridge *b)
+{
+	size_t n = b->nports + (b->proxy_socket ? 2 : 0), k = 0;
+	struct lst *ls = xcalloc(n + 1, sizeof(*ls));
+	unsigned http = 0, socks = 0;
+	if (b->proxy_socket) {
+		ls[k++] = (struct lst){.kind = 1, .fd = listen_loopback(&http)};
+		ls[k++] = (struct lst){.kind = 1, .fd = listen_loopback(&socks)};
+		if (ls[0].fd < 0 || ls[1].fd < 0) {
+			err_warn_errno("unable to listen on the sandbox's loopback for the network bridge");
+			return -1;
+		}
+		if (set_env(http, socks)) {
+			err_warn_errno("unable to set the proxy environment");
+			return -1;
+		}
+	}
+	for (size_t i = 0; i < b->nports; i++)
+		ls[k++] = (struct lst){.kind = 2, .fd = b->host_fd[i], .port = b->ports[i]};
+	proxy_path = b->proxy_socket;
+	/* pid 1 goes on to pivot into the sandbox's tree only once the relay
+	 * has a mount namespace of its own: a byte on ready says so */
+	int ready[2];
+	if (pipe2(ready, O_CLOEXEC)) {
+		err_warn_errno("unable to make a pipe");
+		return -1;
+	}
+	pid_t pid = fork();
+	if (pid < 0) {
+		err_warn_errno("unable to fork the network bridge");
+		return -1;
+	}
+	if (pid == 0) {
+		close(ready[0]);
+		/* dies with pid 1, so with the task */
+		if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) || getppid() != 1)
+			_exit(1);
+		if (relay_confine()) {
+			err_warn_errno("unable to confine the network bridge");
+			_exit(1);
+		}
+		if (write(ready[1], "r", 1) != 1)
+			_exit(1);
+		close(ready[1]);
+		signal(SIGPIPE, SIG_IGN);
+		struct sigaction sa;
+		memset(&sa, 0, sizeof(sa));
+		sa.sa_handler = on_term; /* no SA_RESTART: epoll_wait returns */
+		sigaction(SIGTERM, &sa, NULL);
+		int null = open("/dev/null", O_RDWR | O_CLOEXEC);
+		if (null >= 0) {
+			dup2(null, 0);
+			dup2(null, 1); /* the task's output pipe stays the task's */
+			close(null);
+		}
+		relay_loop(ls, n);
+	}
+	relay_pid = pid;
+	close(ready[1]);
+	char c;
+	ssize_t got;
+	while ((got = read(ready[0], &c, 1)) < 0 && errno == EINTR)
+		;
+	close(ready[0]);
+	if (got != 1) {
+		err_warn("the network bridge did not start");
+		return -1;
+	}
+	/* pid 1 keeps none of them: exec_task closes every fd past 2 anyway */
+	for (size_t i = 0; i < n; i++)
+		close(ls[i].fd);
+	free(ls);
+	return 0;
+}
+
+void bridge_finish(void)
+{
+	if (relay_pid <= 0)
+		return;
+	kill(relay_pid, SIGTERM);
+	/* bounded: the relay gives up after DRAIN_MS itself */
+	for (int i = 0; i < DRAIN_MS / 2 + 500; i++) {
+		pid_t w = waitpid(relay_pid, NULL, WNOHANG);
+		if (w != 0)
+			break; /* gone (or reaped already) */
+		usleep(2000);
+	}
+	relay_pid = 0;
+}

@@ -1,0 +1,251 @@
+#!/usr/bin/env bats
+# vx run's network boundary (R-31, R-32, R-34, R-35): sandboxed tasks reach
+# an origin through vx-sandbox's bridge and the run's vx-proxy, each only the
+# hosts its own grant names, and every refusal fails its task.
+#
+# The origin runs in a network namespace of the suite's own, joined by a veth
+# pair with test-only addresses (10.214.N.0/30); the test names reach it
+# through vx-proxy's hosts-file override (VX_PROXY_HOSTS, passed down by vx
+# run), so /etc/hosts is never touched. Needs root (ip netns), as in CI. With
+# VX_NET_USER set (tests/vx-net-rootless.bats), every vx run of the suite runs
+# as that unprivileged user instead.
+# bats file_tags=net
+# shellcheck disable=SC2016  # task commands inside JSON expand in the task
+
+load helpers
+
+setup_file() {
+	if [ "$(id -u)" != 0 ]; then
+		return 0
+	fi
+	N=$(($$ % 200 + 20))
+	NS=vxn-$$
+	VH=vxnh$$
+	ORIGIN=10.214.$N.2
+	export N NS VH ORIGIN
+	ip netns add "$NS"
+	ip link add "$VH" type veth peer name "vxnn$$"
+	ip link set "vxnn$$" netns "$NS"
+	ip addr add "10.214.$N.1/30" dev "$VH"
+	ip link set "$VH" up
+	ip -n "$NS" addr add "$ORIGIN/30" dev "vxnn$$"
+	ip -n "$NS" link set "vxnn$$" up
+	ip -n "$NS" link set lo up
+	NETDIR=$(mktemp -d /tmp/vx-net-suite.XXXXXX)
+	chmod 755 "$NETDIR"
+	export NETDIR
+	ip netns exec "$NS" /usr/bin/python3 "$BATS_TEST_DIRNAME/fixtures/vx-proxy/origin.py" \
+		"$NETDIR/origin.log" "$NETDIR/ready" "$ORIGIN:8080" "$ORIGIN:9000" >/dev/null 2>&1 3>&- &
+	echo $! > "$NETDIR/origin.pid"
+	for _ in $(seq 100); do
+		[ -e "$NETDIR/ready" ] && break
+		sleep 0.05
+	done
+	HOSTS=$NETDIR/hosts
+	echo "$ORIGIN origin.test other.test" > "$HOSTS"
+	chmod 644 "$HOSTS"
+	export HOSTS
+	if [ -n "${VX_NET_USER:-}" ]; then
+		# the programs where the user can run them, wherever the tree is
+		mkdir "$NETDIR/bin"
+		cp "$VX_BIN_DIR"/vx* "$NETDIR/bin/"
+		chmod -R a+rX "$NETDIR/bin"
+	fi
+}
+
+teardown_file() {
+	if [ -n "${NETDIR:-}" ]; then
+		kill "$(cat "$NETDIR/origin.pid")" 2>/dev/null || true
+		rm -rf "$NETDIR"
+	fi
+	ip netns del "$NS" 2>/dev/null || true
+	ip link del "$VH" 2>/dev/null || true
+}
+
+setup() {
+	if [ "$(id -u)" != 0 ]; then
+		skip 'needs root for the network namespace of the origin (ip netns)'
+	fi
+	BASE=$(mktemp -d /tmp/vx-net-ws.XXXXXX)
+	chmod 755 "$BASE"
+	new_ws "$BASE/ws"
+	cd "$WS" || return 1
+}
+
+teardown() {
+	if [ -n "${BASE:-}" ]; then
+		rm -rf "$BASE"
+	fi
+}
+
+# vxr ARGS...: vx, as root or as $VX_NET_USER, with the test hosts file.
+vxr() {
+	if [ -n "${VX_NET_USER:-}" ]; then
+		chown -R "$VX_NET_USER" "$BASE"
+		runuser -u "$VX_NET_USER" -- env -i PATH="$NETDIR/bin:/usr/local/bin:/usr/bin:/bin" \
+			HOME="$BASE" VX_CACHE_DIR="$BASE/cache" VX_PROXY_HOSTS="$HOSTS" \
+			ASAN_OPTIONS="${ASAN_OPTIONS:-}" UBSAN_OPTIONS="${UBSAN_OPTIONS:-}" vx "$@"
+	else
+		VX_CACHE_DIR="$BASE/cache" VX_PROXY_HOSTS="$HOSTS" vx "$@"
+	fi
+}
+
+# task PROJECT NAME SANDBOX_JSON COMMAND [EXTRA_JSON]: a project with one
+# sandboxed task (its sandbox object as given), the command run in it.
+task() {
+	local cmd
+	cmd=$(/usr/bin/python3 -c 'import json,sys; print(json.dumps(sys.argv[1]))' "$4")
+	pkg "packages/$1" "$1" '' "{ \"tasks\": { \"$2\": { \"exec\": { \"command\": $cmd, \"sandbox\": $3 }${5:+, $5} } } }"
+}
+
+# curl as a task runs it: quiet, short, the body or the error on stdout.
+GET='get() { curl -sS --max-time 10 "$@" 2>&1 || true; echo; }
+'
+
+@test "an allowed host over HTTP, CONNECT and SOCKS5 from a sandboxed task; the proxy variables" {
+	task a fetch '{ "allow": { "network": ["origin.test"] } }' "$GET"'
+		env | grep -i _proxy= | sort
+		get http://origin.test:8080/plain
+		get -p http://origin.test:8080/tunnel
+		get --proxy "$ALL_PROXY" http://origin.test:8080/socks'
+	run -0 vxr run a#fetch
+	assert_line --regexp '^a#fetch: HTTP_PROXY=http://127\.0\.0\.1:[0-9]+$'
+	assert_line --regexp '^a#fetch: https_proxy=http://127\.0\.0\.1:[0-9]+$'
+	assert_line --regexp '^a#fetch: ALL_PROXY=socks5h://127\.0\.0\.1:[0-9]+$'
+	assert_line --regexp '^a#fetch: all_proxy=socks5h://127\.0\.0\.1:[0-9]+$'
+	assert_line 'a#fetch: NO_PROXY=localhost,127.0.0.1,::1'
+	assert_line 'a#fetch: no_proxy=localhost,127.0.0.1,::1'
+	assert_line --partial 'a#fetch: origin 8080 GET /plain host=origin.test'
+	assert_line --partial 'a#fetch: origin 8080 GET /tunnel host=origin.test'
+	assert_line --partial 'a#fetch: origin 8080 GET /socks host=origin.test'
+	assert_line --regexp '^miss a#fetch '
+	refute_output --partial 'SANDBOX VIOLATIONS'
+}
+
+@test "a denied host fails the task with its violation line, even though the command exited 0, and it is never cached" {
+	task a fetch '{ "allow": { "network": ["origin.test"] } }' "$GET"'
+		get http://other.test:8080/nope
+		get http://origin.test:8080/fine' '"cache": { "inputs": { "files": [] } }'
+	run -1 vxr run a#fetch
+	assert_line --partial 'a#fetch: origin 8080 GET /fine'
+	assert_line --regexp '^fail a#fetch .*\(exit 0\)$'
+	assert_line 'SANDBOX VIOLATIONS a#fetch'
+	assert_line '  deny network-outbound other.test:8080 (not in allow.network)'
+	# nothing reached the origin for the denied name
+	run grep -c 'GET /nope' "$NETDIR/origin.log"
+	assert_output 0
+	# not cached: the next run runs it again, and fails again
+	run -1 vxr run a#fetch --json
+	assert_output --partial '"violations":["deny network-outbound other.test:8080 (not in allow.network)"]'
+	refute_output --partial '"status":"hit"'
+}
+
+@test "deny.network wins over allow; case and trailing-dot spellings; port entries" {
+	task a fetch '{ "allow": { "network": ["Origin.Test.", "other.test:9000"] }, "deny": { "network": ["origin.test:9000"] } }' "$GET"'
+		get http://ORIGIN.test.:8080/upper
+		get http://origin.test:9000/denied
+		get http://other.test:9000/port-ok
+		get http://other.test:8080/port-no'
+	run -1 vxr run a#fetch
+	assert_line --partial 'a#fetch: origin 8080 GET /upper'
+	assert_line --partial 'a#fetch: origin 9000 GET /port-ok host=other.test'
+	assert_line "  deny network-outbound origin.test:9000 (deny.network 'origin.test:9000')"
+	assert_line '  deny network-outbound other.test:8080 (not in allow.network)'
+	refute_output --partial 'GET /denied'
+	refute_output --partial 'GET /port-no'
+}
+
+@test "a task without a grant reaches nothing and gets no proxy variables while another in the same run does; network: true is the run's union" {
+	task a fetch '{ "allow": { "network": ["origin.test"] } }' "$GET"'get http://origin.test:8080/a'
+	task b bare '{ "allow": { "read": ["."] } }' "$GET"'
+		env | grep -i _proxy= || echo "no proxy variables"
+		get --noproxy "" -x http://127.0.0.1:3128 http://origin.test:8080/b1
+		get http://'"$ORIGIN"':8080/b2'
+	task c all '{ "allow": { "network": true } }' "$GET"'
+		get http://origin.test:8080/c1
+		get http://other.test:8080/c2'
+	run -1 vxr run a#fetch b#bare c#all
+	assert_line --partial 'a#fetch: origin 8080 GET /a'
+	assert_line 'b#bare: no proxy variables'
+	refute_line --partial 'b#bare: origin'
+	assert_line --regexp '^miss b#bare '
+	assert_line --partial 'c#all: origin 8080 GET /c1'
+	assert_line 'SANDBOX VIOLATIONS c#all'
+	assert_line '  deny network-outbound other.test:8080 (not in allow.network)'
+	refute_output --partial 'SANDBOX VIOLATIONS a#fetch'
+	refute_output --partial 'GET /b1'
+	refute_output --partial 'GET /b2'
+}
+
+@test "ignore.network silences a deny: the task passes; without it the same task fails" {
+	task a quiet '{ "allow": { "network": ["origin.test"] }, "ignore": { "network": ["Other.Test:8080"] } }' \
+		"$GET"'get http://other.test:8080/ignored'
+	task b loud '{ "allow": { "network": ["origin.test"] } }' "$GET"'get http://other.test:8080/ignored'
+	run -1 vxr run a#quiet b#loud
+	assert_line --regexp '^miss a#quiet '
+	refute_output --partial 'SANDBOX VIOLATIONS a#quiet'
+	assert_line --regexp '^fail b#loud '
+	assert_line 'SANDBOX VIOLATIONS b#loud'
+	refute_output --partial 'GET /ignored'
+}
+
+@test "a request the task sends without waiting for the answer is still judged before the task is" {
+	task a hit '{ "allow": { "network": ["origin.test"] } }' \
+		'bash -c '\''exec 3<>/dev/tcp/127.0.0.1/${HTTP_PROXY##*:}; printf "GET http://other.test:8080/fire HTTP/1.1\r\nHost: other.test:8080\r\n\r\n" >&3'\'''
+	run -1 vxr run a#hit
+	assert_line 'SANDBOX VIOLATIONS a#hit'
+	assert_line '  deny network-outbound other.test:8080 (not in allow.network)'
+}
+
+@test "NO_PROXY keeps the task's own loopback server direct" {
+	task a serve '{ "allow": { "network": ["origin.test"], "read": ["."] } }' '
+		/usr/bin/python3 -m http.server 8765 --bind 127.0.0.1 >/dev/null 2>&1 &
+		for i in $(seq 100); do curl -s http://localhost:8765/ >/dev/null && break; sleep 0.05; done
+		curl -sS http://localhost:8765/ | grep -q "Directory listing" && echo "listing from localhost"
+		curl -sS http://127.0.0.1:8765/ | grep -q "Directory listing" && echo "listing from 127.0.0.1"
+		kill $!'
+	run -0 vxr run a#serve
+	assert_line 'a#serve: listing from localhost'
+	assert_line 'a#serve: listing from 127.0.0.1'
+	refute_output --partial 'SANDBOX VIOLATIONS'
+}
+
+@test "R-35: a run with no network grant starts no vx-proxy; one with a grant does" {
+	# an unsandboxed task lists vx's children after a sandboxed one ran
+	task a fetch '{ "allow": { "network": ["origin.test"] } }' 'true'
+	task b bare '{ "allow": { "read": ["."] } }' 'true'
+	pkg packages/look look '' '{ "tasks": {
+		"afternet": { "exec": { "command": "ps -o comm= --ppid $PPID | sort -u | tr \"\\n\" \" \"" }, "dependsOn": ["a#fetch"] },
+		"afterbare": { "exec": { "command": "ps -o comm= --ppid $PPID | sort -u | tr \"\\n\" \" \"" }, "dependsOn": ["b#bare"] } } }'
+	run -0 vxr run look#afternet
+	assert_line --regexp '^look#afternet: .*vx-proxy'
+	run -0 vxr run look#afterbare
+	assert_line --regexp '^look#afterbare: '
+	refute_output --partial 'vx-proxy'
+}
+
+@test "localBinding: the task's loopback port is reachable from the host's while it runs" {
+	local port=$((20000 + RANDOM % 20000))
+	pkg packages/a a '' '{ "tasks": { "serve": { "exec": { "command": "exec /usr/bin/python3 -m http.server '"$port"' --bind 127.0.0.1",
+		"persistent": true, "sandbox": { "allow": { "localBinding": ['"$port"'], "read": ["."] } } } } } }'
+	pkg packages/probe probe '' '{ "tasks": { "get": { "exec": { "command": "for i in $(seq 100); do curl -sf http://127.0.0.1:'"$port"'/ && exit 0; sleep 0.05; done; exit 1" }, "dependsOn": ["a#serve"] } } }'
+	run -0 vxr run probe#get
+	assert_output --partial 'probe#get: <title>Directory listing'
+	# the host's port is free again once the run is over
+	run /usr/bin/python3 -c 'import socket,sys; s=socket.socket(); s.bind(("127.0.0.1", int(sys.argv[1])))' "$port"
+	assert_success
+}
+
+@test "localBinding: a port already taken on the host fails the task with a line naming it; the task never runs" {
+	local port=$((20000 + RANDOM % 20000))
+	/usr/bin/python3 -c 'import socket,sys,time; s=socket.socket(); s.bind(("127.0.0.1", int(sys.argv[1]))); s.listen(); open(sys.argv[2],"w").close(); time.sleep(60)' \
+		"$port" "$BASE/taken" 3>&- &
+	local holder=$!
+	for _ in $(seq 100); do [ -e "$BASE/taken" ] && break; sleep 0.05; done
+	task a serve "{ \"allow\": { \"localBinding\": [$port] } }" 'echo TASK RAN'
+	run -1 vxr run a#serve
+	kill "$holder"
+	assert_line --partial "vx-sandbox: allow.localBinding: port $port is already in use on the host's loopback"
+	assert_line --regexp '^fail a#serve .*\(exit 125\)$'
+	refute_output --partial 'TASK RAN'
+}
