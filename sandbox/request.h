@@ -40,6 +40,7 @@ struct sb_request {
 	struct strlist keyed; /* K(T): project names whose cached tasks it folds */
 	char *command;       /* run as /bin/sh -c command, or NULL */
 	char **argv;         /* else run argv directly (borrowed from main) */
+	int trace_fd;        /* --trace: the access records go here (trace.h); -1 none */
 };
 
 /* Read FILE: a "graph" record then a "task" record (docs/protocol.md). */
