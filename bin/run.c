@@ -27,6 +27,7 @@
 #include "path.h"
 #include "proc.h"
 #include "runcache.h"
+#include "report.h"
 #include "strmap.h"
 #include "ui.h"
 
@@ -49,6 +50,8 @@ struct rtask {
 	bool all_hits; /* a group: every dependency was a hit */
 	bool keyed;    /* its key was taken ahead, with the rest of its wave */
 	char *request; /* vx-sandbox's request file while it runs */
+	char *trace;   /* its access records (report.h), one-shot tasks only */
+	struct ui_buf violations; /* R-42 lines, printed under the task */
 };
 
 struct run {
@@ -127,6 +130,8 @@ static void finish(struct run *r, struct rtask *t, enum ui_status st)
 		.log = t->log.data,
 		.loglen = t->log.len,
 		.blocked_by = t->blocked ? t->blocked->id : NULL,
+		.violations = t->violations.data,
+		.vlen = t->violations.len,
 	};
 	ui_result(&r->ui, &res);
 	release(r, t);
@@ -313,7 +318,7 @@ static void start(struct run *r, struct rtask *t)
 
 	char *cwd = path_join(r->root, t->dir);
 	const char *cmd = graphin_str(t->rec, "command");
-	char *argv[] = {"/bin/sh", "-c", (char *)cmd, NULL};
+	char *argv[] = {"/bin/sh", "-c", (char *)cmd, NULL, NULL, NULL};
 	char *sandbox_prog = NULL;
 	if (t->sandboxed) {
 		/* handed to vx-sandbox with its request; never run without it */
@@ -329,6 +334,11 @@ static void start(struct run *r, struct rtask *t)
 		argv[0] = sandbox_prog;
 		argv[1] = "--request";
 		argv[2] = t->request;
+		if (t->kind != K_PERSISTENT) {
+			t->trace = report_trace_path(t->request);
+			argv[3] = "--trace";
+			argv[4] = t->trace;
+		}
 	}
 	struct spawn_opts o = {
 		.cwd = cwd, .envp = envp, .own_group = true, .merge_stderr = true, .null_stdin = true};
@@ -389,6 +399,13 @@ static void exited(struct run *r, struct rtask *t, int st)
 	}
 	t->running = false;
 	r->running--;
+	/* a violation fails the task, even one whose command exited 0 */
+	bool violated = t->trace && !r->interrupted && report_task(t->request, t->trace,
+		WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st), &t->violations);
+	if (t->trace)
+		unlink(t->trace);
+	free(t->trace);
+	t->trace = NULL;
 	drop_request(t);
 	t->ms = now_ms() - t->started;
 	t->exit_code = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
@@ -407,7 +424,7 @@ static void exited(struct run *r, struct rtask *t, int st)
 	}
 	if (r->interrupted)
 		return;
-	if (t->exit_code != 0) {
+	if (t->exit_code != 0 || violated) {
 		finish(r, t, UI_FAIL);
 		return;
 	}
