@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <linux/sched.h>
 #include <linux/openat2.h>
 #include <signal.h>
 #include <stdbool.h>
@@ -100,6 +101,13 @@ static const struct sc calls[] = {
 
 int trace_filter(scmp_filter_ctx f)
 {
+	/* a child made with CLONE_UNTRACED would run unseen (its traced calls
+	 * would fail with ENOSYS, but nothing would say so): refuse it */
+	struct scmp_arg_cmp untraced = SCMP_A0(SCMP_CMP_MASKED_EQ, CLONE_UNTRACED, CLONE_UNTRACED);
+	if (seccomp_rule_add_array(f, SCMP_ACT_ERRNO(EPERM), __NR_clone, 1, &untraced)) {
+		err_warn("seccomp: unable to refuse CLONE_UNTRACED");
+		return -1;
+	}
 	for (size_t i = 0; i < NCALLS; i++) {
 		int rc;
 		/* fstat() is newfstatat(fd, "", AT_EMPTY_PATH): it names no path,

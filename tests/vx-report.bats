@@ -34,7 +34,7 @@ report() { # report TRACE [ARGS...]
 }
 
 line_of() { # the text lines, as vx run prints them
-	printf '%s\n' "$output" | python3 -c '
+	printf '%s\n' "$output" | /usr/bin/python3 -c '
 import json, sys
 for l in sys.stdin:
     r = json.loads(l)
