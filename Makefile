@@ -26,13 +26,15 @@ endif
 
 # A stage is built once its main.c exists.
 PROGS := vx vx-graph $(if $(wildcard key/main.c),vx-key) $(if $(wildcard cache/main.c),vx-cache) \
-         $(if $(wildcard sandbox/main.c),vx-sandbox) $(if $(wildcard proxy/main.c),vx-proxy)
+         $(if $(wildcard sandbox/main.c),vx-sandbox) $(if $(wildcard proxy/main.c),vx-proxy) \
+         $(if $(wildcard report/main.c),vx-report)
 
 COMMON_OBJ := $(patsubst %.c,$(BUILD)/%.o,$(wildcard libcommon/*.c))
 GRAPH_OBJ  := $(patsubst %.c,$(BUILD)/%.o,$(wildcard graph/*.c))
 KEY_OBJ    := $(patsubst %.c,$(BUILD)/%.o,$(wildcard key/*.c))
 SANDBOX_OBJ := $(patsubst %.c,$(BUILD)/%.o,$(wildcard sandbox/*.c))
 PROXY_OBJ  := $(patsubst %.c,$(BUILD)/%.o,$(wildcard proxy/*.c))
+REPORT_OBJ := $(patsubst %.c,$(BUILD)/%.o,$(wildcard report/*.c))
 # the cache module is linked into the driver (which restores and saves) and
 # into vx-cache (the same operations by hand)
 CACHE_LIB  := $(patsubst %.c,$(BUILD)/%.o,$(filter-out cache/main.c,$(wildcard cache/*.c)))
@@ -71,6 +73,10 @@ $(BINDIR)/vx-sandbox: $(SANDBOX_OBJ) $(BUILD)/libcommon.a
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS) -lseccomp
 
 $(BINDIR)/vx-proxy: $(PROXY_OBJ) $(BUILD)/libcommon.a
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
+$(BINDIR)/vx-report: $(REPORT_OBJ) $(BUILD)/libcommon.a
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 

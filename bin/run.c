@@ -28,6 +28,7 @@
 #include "path.h"
 #include "proc.h"
 #include "runcache.h"
+#include "report.h"
 #include "strmap.h"
 #include "ui.h"
 
@@ -54,6 +55,7 @@ struct rtask {
 	char *request; /* vx-sandbox's request file while it runs */
 	bool networked;      /* served by vx-proxy: its denies are collected at exit */
 	struct ui_buf viol;  /* its sandbox violations */
+	char *trace;   /* its access records (report.h), one-shot tasks only */
 };
 
 struct run {
@@ -402,7 +404,7 @@ static void start(struct run *r, struct rtask *t)
 
 	char *cwd = path_join(r->root, t->dir);
 	const char *cmd = graphin_str(t->rec, "command");
-	char *argv[] = {"/bin/sh", "-c", (char *)cmd, NULL};
+	char *argv[] = {"/bin/sh", "-c", (char *)cmd, NULL, NULL, NULL};
 	char *sandbox_prog = NULL;
 	if (t->sandboxed) {
 		/* handed to vx-sandbox with its request; never run without it */
@@ -431,6 +433,11 @@ static void start(struct run *r, struct rtask *t)
 		argv[0] = sandbox_prog;
 		argv[1] = "--request";
 		argv[2] = t->request;
+		if (t->kind != K_PERSISTENT) {
+			t->trace = report_trace_path(t->request);
+			argv[3] = "--trace";
+			argv[4] = t->trace;
+		}
 	}
 	struct spawn_opts o = {
 		.cwd = cwd, .envp = envp, .own_group = true, .merge_stderr = true, .null_stdin = true};
@@ -492,6 +499,13 @@ static void exited(struct run *r, struct rtask *t, int st)
 	}
 	t->running = false;
 	r->running--;
+	/* a violation fails the task, even one whose command exited 0 */
+	bool violated = t->trace && !r->interrupted && report_task(t->request, t->trace,
+		WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st), &t->viol);
+	if (t->trace)
+		unlink(t->trace);
+	free(t->trace);
+	t->trace = NULL;
 	drop_request(t);
 	/* the sandbox is gone: every deny of the task is in once vx-proxy says done */
 	if (t->networked)
@@ -515,7 +529,7 @@ static void exited(struct run *r, struct rtask *t, int st)
 	}
 	if (r->interrupted)
 		return;
-	if (t->exit_code != 0 || t->viol.len) {
+	if (t->exit_code != 0 || violated || t->viol.len) {
 		/* a violation fails the task, which is never cached */
 		finish(r, t, UI_FAIL);
 		return;

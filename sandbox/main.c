@@ -1,7 +1,9 @@
 /* vx-sandbox: run one task inside a boundary it sets up itself (issue 4).
  * Options and wiring only: the request (request.h), the grants (plan.h), the
  * seccomp filter (filter.h), the namespaces and the task (run.h). */
+#include <fcntl.h>
 #include <getopt.h>
+#include <unistd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,13 +13,14 @@
 #include "plan.h"
 #include "request.h"
 #include "run.h"
+#include "trace.h"
 
 static const char usage[] =
 	"usage: vx-sandbox --request FILE\n"
 	"       vx-sandbox [--root DIR] [--project DIR] [--read PATH]... [--write PATH]...\n"
 	"                  [--unix-sockets] [--weaker-when-nested] [--git-config]\n"
 	"                  [--cached [--keyed NAME]...] [--proxy-socket PATH]\n"
-	"                  [--local-binding PORT]... -- COMMAND [ARG]...\n"
+	"                  [--local-binding PORT]... [--trace FILE] -- COMMAND [ARG]...\n"
 	"\n"
 	"Run one task inside new user, mount, pid, ipc, network and uts namespaces:\n"
 	"the workspace walled but for the grants, the rest of the host read-only,\n"
@@ -41,6 +44,8 @@ static const char usage[] =
 	"                        HTTP_PROXY/HTTPS_PROXY/ALL_PROXY ports to it\n"
 	"  --local-binding PORT  allow.localBinding: expose the sandbox's\n"
 	"                        127.0.0.1:PORT on the host's (repeatable)\n"
+	"  --trace FILE          write the task's access records to FILE (JSON\n"
+	"                        lines, docs/protocol.md): the tracer is ptrace\n"
 	"  -h, --help            this text\n"
 	"\n"
 	"Exit status: the task's own (128+N when signal N killed it); 125 when\n"
@@ -62,11 +67,12 @@ int main(int argc, char **argv)
 		{"keyed", required_argument, NULL, 'k'},
 		{"proxy-socket", required_argument, NULL, 'P'},
 		{"local-binding", required_argument, NULL, 'L'},
+		{"trace", required_argument, NULL, 'T'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
 	struct sb_request flags = {0}, *r;
-	const char *request = NULL, *root = NULL, *project = NULL, *proxy = NULL;
+	const char *request = NULL, *root = NULL, *project = NULL, *proxy = NULL, *trace = NULL;
 	char *end;
 	struct plan plan = {0};
 	scmp_filter_ctx filter;
@@ -75,9 +81,10 @@ int main(int argc, char **argv)
 
 	err_init(argv[0]);
 	while ((c = getopt_long(argc, argv, "+h", opts, NULL)) != -1) {
-		hand |= c != 'R' && c != 'h';
+		hand |= c != 'R' && c != 'h' && c != 'T';
 		switch (c) {
 		case 'R': request = optarg; break;
+		case 'T': trace = optarg; break;
 		case 'r': root = optarg; break;
 		case 'p': project = optarg; break;
 		case 'i': strlist_push(&flags.read, optarg); break;
@@ -127,6 +134,14 @@ int main(int argc, char **argv)
 		r->nlocal_ports = flags.nlocal_ports;
 		r->argv = argv + optind;
 	}
+	if (r)
+		r->trace_fd = -1;
+	if (r && trace && (r->trace_fd = open(trace, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC,
+			0600)) < 0) {
+		err_warn_errno("unable to open the trace file '%s'", trace);
+		request_free(r);
+		return RUN_EXIT_SETUP;
+	}
 	if (!r || request_resolve(r) || plan_build(r, &plan)) {
 		plan_sweep(&plan, false); /* what a refused grant's plan made already */
 		plan_free(&plan);
@@ -139,8 +154,12 @@ int main(int argc, char **argv)
 		code = run_task(r, &plan, filter);
 		seccomp_release(filter);
 	}
+	if (r->trace_fd >= 0)
+		trace_placeholders(r, &plan);
 	plan_sweep(&plan, code != 0);
 	plan_free(&plan);
+	if (r->trace_fd >= 0)
+		close(r->trace_fd);
 	request_free(r);
 	return code;
 }

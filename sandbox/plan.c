@@ -236,6 +236,7 @@ static int add_reads(struct ctx *c)
 			if (access(canon, F_OK) == 0) {
 				add_op(c->p, OP_RO, canon);
 				strlist_push(&c->named, canon);
+				strlist_push(&c->p->readable, canon);
 			}
 			free(canon);
 		}
@@ -574,6 +575,8 @@ static int write_path(struct ctx *c, const char *g, const char *lex, bool dir_sh
 		}
 	}
 	d = S_ISDIR(st.st_mode) ? xstrdup(canon) : dirname_of(canon);
+	if (!S_ISDIR(st.st_mode))
+		strlist_push(&c->p->wfiles, canon);
 	rc = add_write_dir(c, g, d);
 	free(d);
 	free(canon);
@@ -655,10 +658,16 @@ static void consider_link(struct ctx *c, const char *link, bool deeper)
 	 * a cached task only what its key answers for (rule 4) */
 	if (stat(t, &st) || !S_ISDIR(st.st_mode) || path_is_within(t, c->r->project) ||
 		!path_is_within(c->r->root, t) || (c->r->cached && !keyed_dir(c, t))) {
+		if (!stat(t, &st) && S_ISDIR(st.st_mode) && !path_is_within(t, c->r->project) &&
+			path_is_within(c->r->root, t)) {
+			strlist_push(&c->p->withheld, link);
+			strlist_push(&c->p->withheld, t);
+		}
 		free(t);
 		return;
 	}
 	add_op(c->p, OP_RO, t);
+	strlist_push(&c->p->readable, t);
 	if (deeper) {
 		sub = path_join(t, "node_modules");
 		scan_links(c, sub, false);
@@ -714,6 +723,7 @@ static void add_node_modules(struct ctx *c)
 		cn = path_canonical(nm);
 		if (cn && path_is_within(c->r->root, cn)) {
 			add_op(c->p, OP_RO, cn);
+			strlist_push(&c->p->readable, cn);
 			scan_links(c, cn, true);
 		}
 		free(cn);
@@ -934,5 +944,8 @@ void plan_free(struct plan *p)
 		free(p->ph[i].grant);
 	}
 	free(p->ph);
+	strlist_free(&p->readable);
+	strlist_free(&p->wfiles);
+	strlist_free(&p->withheld);
 	memset(p, 0, sizeof(*p));
 }

@@ -62,6 +62,11 @@ struct plan {
 	size_t ng, gcap;
 	bool git_discovery; /* a grant names a .git */
 	bool nested;        /* weakerWhenNested: /proc stays fully visible */
+	/* for the tracer (trace.h): every path a read grant binds, and every
+	 * file-shaped write grant, whose directory is bound in its place (R-26) */
+	struct strlist readable, wfiles;
+	/* each link withheld from a cached task, then its target */
+	struct strlist withheld;
 };
 
 /* 0, or -1 after printing one line for a refused grant or a failed step. */

@@ -43,6 +43,7 @@ struct sb_request {
 	size_t nlocal_ports;
 	char *command;       /* run as /bin/sh -c command, or NULL */
 	char **argv;         /* else run argv directly (borrowed from main) */
+	int trace_fd;        /* --trace: the access records go here (trace.h); -1 none */
 };
 
 /* One localBinding port, from a flag or the request: 0, or -1 after a line. */

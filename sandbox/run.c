@@ -23,6 +23,7 @@
 #include "bridge.h"
 #include "err.h"
 #include "mounts.h"
+#include "trace.h"
 
 static const int forwarded[] = {SIGTERM, SIGINT, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2};
 static volatile pid_t forward_to;
@@ -170,6 +171,64 @@ static void exec_task(const struct sb_request *r)
 	_exit(errno == ENOENT ? 127 : 126);
 }
 
+/* The task under the tracer (trace.h): pid 1 stays out of the filter (it
+ * needs ptrace), the task loads it once pid 1 has seized it. The task is
+ * made dumpable (pid 1's undumpable flag would refuse the seize); its exec
+ * resets that for itself anyway. Returns pid 1's exit code. */
+static int traced(const struct sb_request *r, const struct plan *p, scmp_filter_ctx filter)
+{
+	int ready[2], go[2], st, rc;
+	char c = 0;
+	pid_t task;
+	if (pipe2(ready, O_CLOEXEC) || pipe2(go, O_CLOEXEC))
+		setup_die("unable to make a pipe");
+	forward_to = 0;
+	task = fork();
+	if (task < 0)
+		setup_die("unable to fork the task");
+	if (task == 0) {
+		close(ready[0]);
+		close(go[1]);
+		if (prctl(PR_SET_DUMPABLE, 1, 0, 0, 0) || write(ready[1], "r", 1) != 1 ||
+			read(go[0], &c, 1) != 1)
+			_exit(RUN_EXIT_SETUP);
+		if (c == 't' && trace_filter(filter))
+			_exit(RUN_EXIT_SETUP);
+		rc = seccomp_load(filter);
+		if (rc) {
+			errno = -rc;
+			setup_die("the kernel refuses the seccomp filter; fix: run on a kernel "
+				"with CONFIG_SECCOMP_FILTER");
+		}
+		exec_task(r);
+	}
+	close(ready[1]);
+	close(go[0]);
+	if (read(ready[0], &c, 1) != 1)
+		setup_die("the task died before it could be traced");
+	forward_to = -task;
+	on_signals(forward);
+	if (trace_seize(task)) {
+		trace_off(r, strerror(errno));
+		if (write(go[1], "n", 1) != 1)
+			setup_die("unable to start the task");
+		close(go[1]);
+		close(r->trace_fd);
+		/* untraced, pid 1 goes under the filter like the task */
+		rc = seccomp_load(filter);
+		while (waitpid(task, &st, 0) < 0)
+			if (errno != EINTR)
+				_exit(RUN_EXIT_SETUP);
+		(void)rc;
+	} else {
+		if (write(go[1], "t", 1) != 1)
+			setup_die("unable to start the task");
+		close(go[1]);
+		st = trace_loop(r, p, task);
+	}
+	return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+}
+
 static void __attribute__((noreturn)) sandbox_init(const struct sb_request *r,
 	const struct plan *p, scmp_filter_ctx filter, int sync, uid_t uid, gid_t gid,
 	struct bridge *b)
@@ -202,6 +261,8 @@ static void __attribute__((noreturn)) sandbox_init(const struct sb_request *r,
 		(p->git_discovery && setenv("GIT_DISCOVERY_ACROSS_FILESYSTEM", "1", 0)))
 		setup_die("unable to set the environment");
 	drop_privileges();
+	if (r->trace_fd >= 0)
+		_exit(traced(r, p, filter));
 	rc = seccomp_load(filter);
 	if (rc) {
 		errno = -rc;

@@ -1,0 +1,78 @@
+/* vx-report: judge one sandboxed task's saved access records (issue 5).
+ * Options and wiring only; the policy is report.h's. */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "err.h"
+#include "jsonl.h"
+#include "report.h"
+
+static const char usage[] =
+	"usage: vx-report --request FILE --trace FILE [--exit N]\n"
+	"\n"
+	"Apply the sandbox's violation policy (R-34) to one task's access records,\n"
+	"as vx-sandbox --trace saved them, and print JSON lines: one violation\n"
+	"record per denial inside the project or under a withheld linked package\n"
+	"(ignore.read/ignore.write globs drop theirs), hint records, then a verdict.\n"
+	"\n"
+	"  --request FILE  the graph record and the task record (vx-sandbox's request)\n"
+	"  --trace FILE    the access records (vx-sandbox --trace; - for stdin)\n"
+	"  --exit N        the task's exit status: a failed task also gets the\n"
+	"                  past-wall and placeholder hints (default 0)\n"
+	"  -h, --help      this text\n"
+	"\n"
+	"Exit status: 0 the verdict passes, 1 it fails the task (a violation, or a\n"
+	"trace that did not end), 2 usage or unreadable input.\n";
+
+int main(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{"request", required_argument, NULL, 'R'},
+		{"trace", required_argument, NULL, 'T'},
+		{"exit", required_argument, NULL, 'x'},
+		{"help", no_argument, NULL, 'h'},
+		{NULL, 0, NULL, 0},
+	};
+	const char *request = NULL, *trace = NULL;
+	struct report r = {0};
+	int c, code = 0;
+	bool fail;
+	char *end;
+
+	err_init(argv[0]);
+	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+		switch (c) {
+		case 'R': request = optarg; break;
+		case 'T': trace = optarg; break;
+		case 'x':
+			code = (int)strtol(optarg, &end, 10);
+			if (*end || !*optarg) {
+				err_warn("--exit '%s': expected a number", optarg);
+				return VX_EXIT_USAGE;
+			}
+			break;
+		case 'h':
+			fputs(usage, stdout);
+			return fflush(stdout) || ferror(stdout) ? VX_EXIT_FAIL : VX_EXIT_OK;
+		default:
+			fputs(usage, stderr);
+			return VX_EXIT_USAGE;
+		}
+	}
+	if (!request || !trace || optind < argc) {
+		err_warn("--request and --trace are both needed, and nothing else");
+		fputs(usage, stderr);
+		return VX_EXIT_USAGE;
+	}
+	jsonl_out_init();
+	if (report_read_request(&r, request) || report_read_trace(&r, trace)) {
+		report_free(&r);
+		return VX_EXIT_USAGE;
+	}
+	fail = report_judge(&r, code);
+	report_free(&r);
+	code = jsonl_out_finish();
+	return code ? code : fail ? VX_EXIT_FAIL : VX_EXIT_OK;
+}

@@ -1,0 +1,454 @@
+/* report.c: R-34 over the saved access records (see report.h). */
+#include "report.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "err.h"
+#include "glob.h"
+#include "jsonl.h"
+#include "path.h"
+
+static const char *str(const cJSON *o, const char *key)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
+	return cJSON_IsString(v) ? v->valuestring : NULL;
+}
+
+static int bad(const char *file, size_t line, const char *what, const char *fix)
+{
+	if (line)
+		err_warn("%s:%zu: %s; fix: %s", file, line, what, fix);
+	else
+		err_warn("%s: %s; fix: %s", file, what, fix);
+	return -1;
+}
+
+static FILE *open_in(const char *file)
+{
+	FILE *f = strcmp(file, "-") ? fopen(file, "r") : stdin;
+	if (!f)
+		err_warn_errno("unable to open '%s'", file);
+	return f;
+}
+
+int report_read_request(struct report *r, const char *file)
+{
+	struct jsonl_reader rd;
+	cJSON *graph = NULL, *task = NULL;
+	const char *root, *dir, *id;
+	FILE *f = open_in(file);
+	int rc = -1;
+	if (!f)
+		return -1;
+	jsonl_reader_init(&rd, f, file);
+	if (jsonl_read(&rd, &graph) != 1 || jsonl_read(&rd, &task) != 1) {
+		if (graph || task || rd.line == 0)
+			bad(file, 0, "expected a graph record then a task record",
+				"pass the request file vx run writes for vx-sandbox (docs/protocol.md)");
+		goto out;
+	}
+	if (!(root = str(graph, "root")) || strcmp(str(graph, "type") ? str(graph, "type") : "", "graph")) {
+		bad(file, 1, "not a graph record with a root", "the first line is vx-graph's graph record");
+		goto out;
+	}
+	if (!(dir = str(task, "dir")) || !(id = str(task, "id"))) {
+		bad(file, 2, "not a task record with an id and a dir", "the second line is the task's record");
+		goto out;
+	}
+	r->root = path_canonical(root);
+	if (!r->root)
+		r->root = xstrdup(root);
+	r->id = xstrdup(id);
+	if (!r->project)
+		r->project = path_join(r->root, dir);
+	r->projects = cJSON_DetachItemFromObjectCaseSensitive(graph, "projects");
+	r->task = task;
+	task = NULL;
+	rc = 0;
+out:
+	cJSON_Delete(graph);
+	cJSON_Delete(task);
+	jsonl_reader_free(&rd);
+	if (f != stdin)
+		fclose(f);
+	return rc;
+}
+
+int report_read_trace(struct report *r, const char *file)
+{
+	struct jsonl_reader rd;
+	cJSON *rec;
+	FILE *f = open_in(file);
+	int got;
+	if (!f)
+		return -1;
+	jsonl_reader_init(&rd, f, file);
+	r->accesses = cJSON_CreateArray();
+	r->placeholders = cJSON_CreateArray();
+	while ((got = jsonl_read(&rd, &rec)) == 1) {
+		const char *kind = str(rec, "trace");
+		if (!kind) {
+			if (!str(rec, "op") || !str(rec, "resolved") || !str(rec, "access")) {
+				bad(file, rd.line, "an access record needs op, access and resolved",
+					"pass the file vx-sandbox --trace wrote");
+				cJSON_Delete(rec);
+				got = -1;
+				break;
+			}
+			cJSON_AddItemToArray(r->accesses, rec);
+			continue;
+		}
+		if (!strcmp(kind, "start")) {
+			const char *p = str(rec, "project");
+			r->started = true;
+			if (p) {
+				free(r->project);
+				r->project = xstrdup(p);
+			}
+			cJSON_Delete(r->withheld);
+			r->withheld = cJSON_DetachItemFromObjectCaseSensitive(rec, "withheld");
+		} else if (!strcmp(kind, "end") || !strcmp(kind, "off")) {
+			const cJSON *n = cJSON_GetObjectItemCaseSensitive(rec, "events");
+			r->state = !strcmp(kind, "end") ? "end" : "off";
+			r->declared = cJSON_IsNumber(n) ? n->valuedouble : -1;
+		} else if (!strcmp(kind, "placeholder")) {
+			cJSON_AddItemToArray(r->placeholders, rec);
+			continue;
+		}
+		cJSON_Delete(rec);
+	}
+	jsonl_reader_free(&rd);
+	if (f != stdin)
+		fclose(f);
+	return got < 0 ? -1 : 0;
+}
+
+void report_free(struct report *r)
+{
+	free(r->id);
+	free(r->root);
+	free(r->project);
+	cJSON_Delete(r->task);
+	cJSON_Delete(r->projects);
+	cJSON_Delete(r->accesses);
+	cJSON_Delete(r->withheld);
+	cJSON_Delete(r->placeholders);
+	memset(r, 0, sizeof(*r));
+}
+
+/* ---- judging ---- */
+
+/* The raw bytes of a path member: its _hex twin when it has one. */
+static char *raw_path(const cJSON *rec, const char *key, bool *bin)
+{
+	char hk[32];
+	const char *hex;
+	snprintf(hk, sizeof(hk), "%s_hex", key);
+	hex = str(rec, hk);
+	*bin = hex != NULL;
+	if (hex) {
+		size_t n = strlen(hex) / 2;
+		char *o = xmalloc(n + 1);
+		for (size_t i = 0; i < n; i++) {
+			unsigned v = 0;
+			sscanf(hex + 2 * i, "%2x", &v);
+			o[i] = (char)v;
+		}
+		o[n] = 0;
+		return o;
+	}
+	return xstrdup(str(rec, key) ? str(rec, key) : "");
+}
+
+/* A path for a text line: control bytes (and, in a path that is not UTF-8,
+ * every byte above 0x7f) as C escapes, so one violation stays one line. */
+static char *show(const char *s, bool bin)
+{
+	size_t n = strlen(s), j = 0;
+	char *o = xmalloc(4 * n + 1);
+	for (size_t i = 0; i < n; i++) {
+		unsigned char c = (unsigned char)s[i];
+		if (c == '\n')
+			j += (size_t)sprintf(o + j, "\\n");
+		else if (c == '\t')
+			j += (size_t)sprintf(o + j, "\\t");
+		else if (c == '\\')
+			j += (size_t)sprintf(o + j, "\\\\");
+		else if (c < 0x20 || c == 0x7f || (bin && c >= 0x80))
+			j += (size_t)sprintf(o + j, "\\x%02x", c);
+		else
+			o[j++] = (char)c;
+	}
+	o[j] = 0;
+	return o;
+}
+
+/* Does an ignore.read/ignore.write glob silence this path? Patterns are
+ * project-relative like grants; absolute and ~/ ones match the whole path. */
+static bool ignored(const struct report *r, const char *access, const char *res)
+{
+	const cJSON *sb = cJSON_GetObjectItemCaseSensitive(r->task, "sandbox");
+	const cJSON *ig = cJSON_GetObjectItemCaseSensitive(sb, "ignore");
+	const cJSON *list = cJSON_GetObjectItemCaseSensitive(ig, access), *e;
+	char *rel = path_relative(r->project, res);
+	bool hit = false;
+	cJSON_ArrayForEach(e, list) {
+		char *pat, *col;
+		if (!cJSON_IsString(e) || hit)
+			continue;
+		pat = path_expand_home(e->valuestring);
+		col = glob_collapse(pat);
+		if (col[0] == '/')
+			hit = glob_match(col + 1, res + 1) ||
+				(!glob_has_magic(col) && path_is_within(col, res));
+		else
+			hit = glob_match(col, rel) ||
+				(!glob_has_magic(col) && strcmp(col, ".") && path_is_within(col, rel)) ||
+				!strcmp(col, ".");
+		free(col);
+		free(pat);
+	}
+	free(rel);
+	return hit;
+}
+
+/* The withheld link whose target holds res, or NULL. */
+static const cJSON *withheld_for(const struct report *r, const char *res)
+{
+	const cJSON *w;
+	cJSON_ArrayForEach(w, r->withheld) {
+		const char *d = str(w, "dir");
+		if (d && path_is_within(d, res))
+			return w;
+	}
+	return NULL;
+}
+
+static void put(const char *type, const cJSON *from, const char *line)
+{
+	cJSON *o = cJSON_CreateObject();
+	cJSON_AddStringToObject(o, "type", type);
+	if (from) {
+		static const char *const keep[] = {"op", "access", "path", "path_hex", "resolved",
+			"resolved_hex", "errno", "widened"};
+		for (size_t i = 0; i < sizeof(keep) / sizeof(*keep); i++) {
+			const cJSON *v = cJSON_GetObjectItemCaseSensitive(from, keep[i]);
+			if (v)
+				cJSON_AddItemToObject(o, keep[i], cJSON_Duplicate(v, 1));
+		}
+	}
+	cJSON_AddStringToObject(o, "line", line);
+	jsonl_write(o);
+	cJSON_Delete(o);
+}
+
+/* Spelled from the project when in the workspace, ~/ under $HOME. */
+static char *spell(const struct report *r, const char *p)
+{
+	const char *home = getenv("HOME");
+	if (path_is_within(r->root, p))
+		return path_relative(r->project, p);
+	if (home && *home && strcmp(home, "/") && path_is_within(home, p)) {
+		char *u = path_under(home, p), *o = xasprintf("~/%s", u);
+		free(u);
+		return o;
+	}
+	return xstrdup(p);
+}
+
+static bool seen_before(cJSON *set, const char *s)
+{
+	const cJSON *e;
+	cJSON_ArrayForEach(e, set)
+		if (!strcmp(e->valuestring, s))
+			return true;
+	cJSON_AddItemToArray(set, cJSON_CreateString(s));
+	return false;
+}
+
+/* The project a withheld directory is (for the hint's package name). */
+static const char *package_of(const struct report *r, const char *dir)
+{
+	const cJSON *p;
+	cJSON_ArrayForEach(p, r->projects) {
+		const char *d = str(p, "dir"), *n = str(p, "name");
+		char *abs, *canon;
+		bool same;
+		if (!d || !n)
+			continue;
+		abs = path_join(r->root, d);
+		canon = path_canonical(abs);
+		same = !strcmp(canon ? canon : abs, dir);
+		free(abs);
+		free(canon);
+		if (same)
+			return n;
+	}
+	return NULL;
+}
+
+bool report_judge(struct report *r, int exit_code)
+{
+	cJSON *hits = cJSON_CreateArray(), *walls = cJSON_CreateArray(), *dirs = cJSON_CreateArray();
+	cJSON *verdict;
+	const cJSON *a;
+	size_t nviol = 0, nhint = 0, naccess = (size_t)cJSON_GetArraySize(r->accesses);
+	const char *state = r->state ? r->state : "incomplete";
+	bool failed, incomplete;
+
+	cJSON_ArrayForEach(a, r->accesses) {
+		const char *access = str(a, "access"), *op = str(a, "op"), *en = str(a, "errno");
+		const cJSON *w;
+		bool wid = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(a, "widened")), bin;
+		bool write = !strcmp(access, "write");
+		char *res = raw_path(a, "resolved", &bin), *rel, *shown, *line;
+		struct stat st;
+		if (!en && !wid) {
+			free(res);
+			continue; /* an access that went through: nothing to say */
+		}
+		if (ignored(r, write ? "write" : "read", res)) {
+			free(res);
+			continue;
+		}
+		w = withheld_for(r, res);
+		if (!write && !wid && en && (!strcmp(en, "ENOENT") || !strcmp(en, "ENOTDIR")) &&
+			lstat(res, &st) != 0) {
+			/* not on the host either: the sandbox changed nothing (a PATH
+			 * probe, an optional config) */
+			free(res);
+			continue;
+		}
+		if (path_is_within(r->project, res) || w) {
+			rel = path_relative(r->root, res);
+			shown = show(rel, bin);
+			if (wid)
+				line = xasprintf("deny file-read %s (%s: a file write grant bound its "
+					"directory, and this was there before the task)", shown, op);
+			else
+				line = xasprintf("deny file-%s %s (%s: %s)", write ? "write" : "read",
+					shown, op, en);
+			put("violation", a, line);
+			nviol++;
+			if (w)
+				seen_before(hits, str(w, "dir"));
+			free(line);
+			free(shown);
+			free(rel);
+		} else {
+			/* the wall: named only on a failed task (below) */
+			cJSON_AddItemToArray(walls, cJSON_Duplicate(a, 1));
+		}
+		free(res);
+	}
+	incomplete = strcmp(state, "off") && (strcmp(state, "end") || r->declared != (double)naccess);
+	failed = exit_code != 0 || nviol > 0 || incomplete;
+	if (incomplete) {
+		char *line = xasprintf("vx: %s: the access trace is incomplete (%zu records, %s); "
+			"its accesses cannot be judged, so the task is not trusted", r->id, naccess,
+			strcmp(state, "end") ? "no end record" : "a count that differs");
+		put("hint", NULL, line);
+		nhint++;
+		free(line);
+	}
+	/* the withheld-link hint, beside its violation */
+	cJSON_ArrayForEach(a, r->withheld) {
+		const char *dir = str(a, "dir"), *link = str(a, "link");
+		const char *pkg;
+		const cJSON *h;
+		bool hit = false;
+		char *rd, *rl, *line;
+		cJSON_ArrayForEach(h, hits)
+			hit |= !strcmp(h->valuestring, dir);
+		if (!hit || !link || seen_before(dirs, dir))
+			continue;
+		pkg = package_of(r, dir);
+		rd = path_relative(r->root, dir);
+		rl = path_relative(r->root, link);
+		if (!pkg)
+			pkg = rd;
+		line = xasprintf("vx: %s read %s through %s, and its key folds no cached task of "
+			"%s, so an edit there would not re-run it; fix: add a dependsOn edge that "
+			"reaches one (^build where %s#build keys its sources, or a source task), or "
+			"grant and key the files yourself (allow.read plus cache.inputs.workspaceFiles)",
+			r->id, rd, rl, pkg, pkg);
+		put("hint", NULL, line);
+		nhint++;
+		free(line);
+		free(rd);
+		free(rl);
+	}
+	if (failed) {
+		cJSON *named = cJSON_CreateArray();
+		cJSON_ArrayForEach(a, walls) {
+			bool bin, write = !strcmp(str(a, "access"), "write");
+			char *res = raw_path(a, "resolved", &bin), *line = NULL, *sp, *shown;
+			struct stat st;
+			if (write) {
+				/* the directory to grant: the one the write landed in */
+				char *dir = xstrdup(res), *s = strrchr(dir, '/');
+				if (s && s != dir)
+					*s = 0;
+				char *full = show(res, bin);
+				sp = spell(r, dir);
+				shown = show(sp, bin);
+				if (!seen_before(named, dir))
+					line = xasprintf("vx: %s wrote past the sandbox wall (%s %s: %s); "
+						"fix: allow.write: ['%s/']", r->id, str(a, "op"), full,
+						str(a, "errno"), shown);
+				free(full);
+				free(dir);
+			} else if (path_is_within(r->root, res) && lstat(res, &st) == 0) {
+				sp = spell(r, res);
+				shown = show(sp, bin);
+				if (!seen_before(named, res))
+					line = xasprintf("vx: %s read '%s', which the sandbox wall hides "
+						"(%s: %s); fix: allow.read: ['%s']", r->id, shown,
+						str(a, "op"), str(a, "errno"), shown);
+			} else {
+				free(res);
+				continue;
+			}
+			if (line) {
+				put("hint", a, line);
+				nhint++;
+			}
+			free(line);
+			free(shown);
+			free(sp);
+			free(res);
+		}
+		cJSON_ArrayForEach(a, r->placeholders) {
+			const char *g = str(a, "grant");
+			char *line;
+			if (!g)
+				continue;
+			line = xasprintf("vx: %s: write grant '%s' was made an empty file the task "
+				"never wrote, now removed; fix: if it names a directory, spell it '%s/'",
+				r->id, g, g);
+			put("hint", NULL, line);
+			nhint++;
+			free(line);
+		}
+		cJSON_Delete(named);
+	}
+	verdict = cJSON_CreateObject();
+	cJSON_AddStringToObject(verdict, "type", "verdict");
+	cJSON_AddNumberToObject(verdict, "v", 1);
+	cJSON_AddStringToObject(verdict, "id", r->id);
+	cJSON_AddBoolToObject(verdict, "fail", nviol > 0 || incomplete);
+	cJSON_AddNumberToObject(verdict, "violations", (double)nviol);
+	cJSON_AddNumberToObject(verdict, "hints", (double)nhint);
+	cJSON_AddStringToObject(verdict, "trace", incomplete ? "incomplete" : state);
+	cJSON_AddNumberToObject(verdict, "events", (double)naccess);
+	jsonl_write(verdict);
+	cJSON_Delete(verdict);
+	cJSON_Delete(hits);
+	cJSON_Delete(walls);
+	cJSON_Delete(dirs);
+	return nviol > 0 || incomplete;
+}

@@ -1,0 +1,42 @@
+/* report.h: the violation policy (R-34) over one task's saved access
+ * records (vx-sandbox --trace, docs/protocol.md "vx-sandbox trace").
+ *
+ * report_read_request() takes the task's request file (the graph record and
+ * the task record vx run hands vx-sandbox); report_read_trace() the access
+ * records; report_judge() writes, through jsonl.h, one "violation" record per
+ * denial inside the project or under a withheld linked package that no
+ * ignore glob silences, the hint records (on a failed task: past-wall writes
+ * with the directory to grant, hidden reads of host paths with the grant
+ * spelled from the project, untouched placeholders; beside a withheld
+ * package's violation: the dependsOn hint), then one "verdict" record. The
+ * report owns every string it holds; report_free() releases them. Readers
+ * return -1 after one line naming the file and the fix.
+ */
+#ifndef VX_REPORT_REPORT_H
+#define VX_REPORT_REPORT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include <cjson/cJSON.h>
+
+struct report {
+	char *id, *root, *project;
+	cJSON *task;      /* the task record (ignore globs) */
+	cJSON *projects;  /* the graph's projects (withheld packages' names) */
+	cJSON *accesses;  /* the access records, in order */
+	cJSON *withheld;  /* the start record's withheld links */
+	cJSON *placeholders;
+	const char *state; /* "end", "off", or NULL: the trace never ended */
+	double declared;   /* the end record's count */
+	bool started;
+};
+
+int report_read_request(struct report *r, const char *file);
+int report_read_trace(struct report *r, const char *file);
+/* Write the records; exit_code is the task's (0: it passed). Returns true
+ * when the verdict fails the task. */
+bool report_judge(struct report *r, int exit_code);
+void report_free(struct report *r);
+
+#endif

@@ -1,0 +1,855 @@
+/* trace.c: the ptrace loop of the sandbox's pid 1 (see trace.h). */
+#include "trace.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <linux/sched.h>
+#include <linux/openat2.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ptrace.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/uio.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "err.h"
+#include "jsonw.h"
+#include "path.h"
+
+/* <linux/ptrace.h> clashes with <sys/ptrace.h>; this is its ABI struct. */
+struct sc_info {
+	uint8_t op;
+	uint8_t pad[3];
+	uint32_t arch;
+	uint64_t ip, sp;
+	union {
+		struct { uint64_t nr, args[6]; } entry;
+		struct { int64_t rval; uint8_t is_error; } exit;
+		struct { uint64_t nr, args[6]; uint32_t ret_data; } seccomp;
+	};
+};
+#define SC_OP_EXIT 2
+#define SC_OP_SECCOMP 3
+
+/* How a call names its paths: argument indexes (-1: none; dfd -1 means
+ * AT_FDCWD), and whether each path is read ('r'), written ('w') or either by
+ * the open flags ('o'). flags: the AT_* flags argument, or -1. */
+struct sc {
+	int nr;
+	const char *name;
+	signed char dfd, path, dfd2, path2, flags;
+	char cls, cls2;
+	bool nofollow; /* the last component is never followed */
+};
+
+#define CALL(n, d, p, d2, p2, f, c, c2, nf) {__NR_##n, #n, d, p, d2, p2, f, c, c2, nf}
+static const struct sc calls[] = {
+#ifdef __NR_open
+	CALL(open, -1, 0, -1, -1, -1, 'o', 0, false),
+	CALL(creat, -1, 0, -1, -1, -1, 'w', 0, false),
+	CALL(stat, -1, 0, -1, -1, -1, 'r', 0, false),
+	CALL(lstat, -1, 0, -1, -1, -1, 'r', 0, true),
+	CALL(access, -1, 0, -1, -1, -1, 'r', 0, false),
+	CALL(readlink, -1, 0, -1, -1, -1, 'r', 0, true),
+	CALL(mkdir, -1, 0, -1, -1, -1, 'w', 0, true),
+	CALL(rmdir, -1, 0, -1, -1, -1, 'w', 0, true),
+	CALL(unlink, -1, 0, -1, -1, -1, 'w', 0, true),
+	CALL(rename, -1, 0, -1, 1, -1, 'w', 'w', true),
+	CALL(link, -1, 0, -1, 1, -1, 'r', 'w', true),
+	CALL(symlink, -1, -1, -1, 1, -1, 0, 'w', true),
+	CALL(chmod, -1, 0, -1, -1, -1, 'w', 0, false),
+	CALL(chown, -1, 0, -1, -1, -1, 'w', 0, false),
+	CALL(lchown, -1, 0, -1, -1, -1, 'w', 0, true),
+	CALL(utime, -1, 0, -1, -1, -1, 'w', 0, false),
+	CALL(utimes, -1, 0, -1, -1, -1, 'w', 0, false),
+	CALL(futimesat, 0, 1, -1, -1, -1, 'w', 0, false),
+	CALL(mknod, -1, 0, -1, -1, -1, 'w', 0, true),
+#endif
+	CALL(openat, 0, 1, -1, -1, -1, 'o', 0, false),
+	CALL(openat2, 0, 1, -1, -1, -1, 'o', 0, false),
+	CALL(newfstatat, 0, 1, -1, -1, 3, 'r', 0, false),
+	CALL(statx, 0, 1, -1, -1, 2, 'r', 0, false),
+	CALL(faccessat, 0, 1, -1, -1, -1, 'r', 0, false),
+	CALL(faccessat2, 0, 1, -1, -1, 3, 'r', 0, false),
+	CALL(readlinkat, 0, 1, -1, -1, -1, 'r', 0, true),
+	CALL(execve, -1, 0, -1, -1, -1, 'r', 0, false),
+	CALL(execveat, 0, 1, -1, -1, 4, 'r', 0, false),
+	CALL(mkdirat, 0, 1, -1, -1, -1, 'w', 0, true),
+	CALL(unlinkat, 0, 1, -1, -1, -1, 'w', 0, true),
+	CALL(renameat, 0, 1, 2, 3, -1, 'w', 'w', true),
+	CALL(renameat2, 0, 1, 2, 3, -1, 'w', 'w', true),
+	CALL(linkat, 0, 1, 2, 3, 4, 'r', 'w', true),
+	CALL(symlinkat, -1, -1, 1, 2, -1, 0, 'w', true),
+	CALL(fchmodat, 0, 1, -1, -1, -1, 'w', 0, false),
+#ifdef __NR_fchmodat2
+	CALL(fchmodat2, 0, 1, -1, -1, 3, 'w', 0, false),
+#endif
+	CALL(fchownat, 0, 1, -1, -1, 4, 'w', 0, false),
+	CALL(truncate, -1, 0, -1, -1, -1, 'w', 0, false),
+	CALL(utimensat, 0, 1, -1, -1, 3, 'w', 0, false),
+	CALL(mknodat, 0, 1, -1, -1, -1, 'w', 0, true),
+};
+#define NCALLS (sizeof(calls) / sizeof(*calls))
+
+int trace_filter(scmp_filter_ctx f)
+{
+	/* a child made with CLONE_UNTRACED would run unseen (its traced calls
+	 * would fail with ENOSYS, but nothing would say so): refuse it */
+	struct scmp_arg_cmp untraced = SCMP_A0(SCMP_CMP_MASKED_EQ, CLONE_UNTRACED, CLONE_UNTRACED);
+	if (seccomp_rule_add_array(f, SCMP_ACT_ERRNO(EPERM), __NR_clone, 1, &untraced)) {
+		err_warn("seccomp: unable to refuse CLONE_UNTRACED");
+		return -1;
+	}
+	for (size_t i = 0; i < NCALLS; i++) {
+		int rc;
+		/* fstat() is newfstatat(fd, "", AT_EMPTY_PATH): it names no path,
+		 * so it is left out in the kernel instead of stopping on every call */
+		if (calls[i].nr == __NR_newfstatat || calls[i].nr == __NR_statx) {
+			struct scmp_arg_cmp c = calls[i].nr == __NR_statx
+				? SCMP_A2(SCMP_CMP_MASKED_EQ, AT_EMPTY_PATH, 0)
+				: SCMP_A3(SCMP_CMP_MASKED_EQ, AT_EMPTY_PATH, 0);
+			rc = seccomp_rule_add_array(f, SCMP_ACT_TRACE(0), calls[i].nr, 1, &c);
+		} else {
+			rc = seccomp_rule_add_array(f, SCMP_ACT_TRACE(0), calls[i].nr, 0, NULL);
+		}
+		if (rc && rc != -EOPNOTSUPP && rc != -EDOM) {
+			err_warn("seccomp: unable to trace %s: %s", calls[i].name, strerror(-rc));
+			return -1;
+		}
+	}
+	return 0;
+}
+
+int trace_seize(pid_t task)
+{
+	long opts = PTRACE_O_TRACESECCOMP | PTRACE_O_TRACESYSGOOD | PTRACE_O_TRACEFORK |
+		PTRACE_O_TRACEVFORK | PTRACE_O_TRACECLONE | PTRACE_O_TRACEEXEC |
+		PTRACE_O_EXITKILL;
+	return ptrace(PTRACE_SEIZE, task, 0, (void *)opts) ? -1 : 0;
+}
+
+/* ---- output ---- */
+
+struct out {
+	int fd;
+	char buf[1 << 16];
+	size_t len;
+	bool failed;
+	unsigned long events;
+	struct jsonw w;
+};
+
+static void out_flush(struct out *o)
+{
+	size_t off = 0;
+	while (off < o->len && !o->failed) {
+		ssize_t n = write(o->fd, o->buf + off, o->len - off);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			o->failed = true;
+		else
+			off += (size_t)n;
+	}
+	o->len = 0;
+}
+
+static void out_line(struct out *o)
+{
+	const char *s = o->w.buf;
+	size_t n = o->w.len;
+	if (o->len + n + 1 > sizeof(o->buf))
+		out_flush(o);
+	if (n + 1 > sizeof(o->buf)) {
+		/* a record larger than the buffer goes out on its own */
+		while (n && !o->failed) {
+			ssize_t k = write(o->fd, s, n);
+			if (k < 0 && errno == EINTR)
+				continue;
+			if (k <= 0)
+				o->failed = true;
+			else
+				s += k, n -= (size_t)k;
+		}
+		if (write(o->fd, "\n", 1) != 1)
+			o->failed = true;
+		return;
+	}
+	memcpy(o->buf + o->len, s, n);
+	o->len += n;
+	o->buf[o->len++] = '\n';
+}
+
+/* s as valid UTF-8 (each invalid byte as U+FFFD); *bad set when it was not. */
+static char *utf8_clean(const char *s, bool *bad)
+{
+	size_t n = strlen(s), j = 0;
+	char *o = xmalloc(3 * n + 1);
+	const unsigned char *u = (const unsigned char *)s;
+	*bad = false;
+	for (size_t i = 0; i < n;) {
+		size_t len = u[i] < 0x80 ? 1 : (u[i] & 0xe0) == 0xc0 ? 2 :
+			(u[i] & 0xf0) == 0xe0 ? 3 : (u[i] & 0xf8) == 0xf0 ? 4 : 0;
+		bool ok = len > 0 && i + len <= n;
+		for (size_t k = 1; ok && k < len; k++)
+			ok = (u[i + k] & 0xc0) == 0x80;
+		if (ok && len == 2 && u[i] < 0xc2)
+			ok = false; /* overlong */
+		if (ok && len == 3 && ((u[i] == 0xe0 && u[i + 1] < 0xa0) ||
+			(u[i] == 0xed && u[i + 1] >= 0xa0)))
+			ok = false; /* overlong, or a surrogate */
+		if (ok && len == 4 && ((u[i] == 0xf0 && u[i + 1] < 0x90) || u[i] > 0xf4 ||
+			(u[i] == 0xf4 && u[i + 1] >= 0x90)))
+			ok = false;
+		if (ok) {
+			memcpy(o + j, s + i, len);
+			j += len;
+			i += len;
+		} else {
+			memcpy(o + j, "\xef\xbf\xbd", 3);
+			j += 3;
+			i++;
+			*bad = true;
+		}
+	}
+	o[j] = 0;
+	return o;
+}
+
+/* "key": the path, plus "key_hex": its bytes when they are not UTF-8. */
+static void put_path(struct jsonw *w, const char *key, const char *s)
+{
+	bool bad;
+	char *clean = utf8_clean(s, &bad);
+	jsonw_key(w, key);
+	jsonw_str(w, clean);
+	free(clean);
+	if (bad) {
+		size_t n = strlen(s);
+		char *hex = xmalloc(2 * n + 1), *k = xasprintf("%s_hex", key);
+		for (size_t i = 0; i < n; i++)
+			snprintf(hex + 2 * i, 3, "%02x", (unsigned char)s[i]);
+		jsonw_key(w, k);
+		jsonw_str(w, hex);
+		free(hex);
+		free(k);
+	}
+}
+
+static const char *errno_name(int e)
+{
+	switch (e) {
+	case 0: return NULL;
+	case ENOENT: return "ENOENT";
+	case EROFS: return "EROFS";
+	case EACCES: return "EACCES";
+	case EPERM: return "EPERM";
+	case ENOTDIR: return "ENOTDIR";
+	case EEXIST: return "EEXIST";
+	case EISDIR: return "EISDIR";
+	case ENOTEMPTY: return "ENOTEMPTY";
+	case EBUSY: return "EBUSY";
+	case EXDEV: return "EXDEV";
+	case ELOOP: return "ELOOP";
+	case EINVAL: return "EINVAL";
+	case ENAMETOOLONG: return "ENAMETOOLONG";
+	case ETXTBSY: return "ETXTBSY";
+	case ENOEXEC: return "ENOEXEC";
+	case ENOSPC: return "ENOSPC";
+	case EMLINK: return "EMLINK";
+	case EBADF: return "EBADF";
+	case EFAULT: return "EFAULT";
+	default: return NULL;
+	}
+}
+
+/* ---- the judgement ---- */
+
+struct ev {
+	const char *op;
+	char access;   /* 'r' or 'w' */
+	bool widened;  /* a granted read R-26 reports */
+	char *path, *resolved;
+};
+
+struct proc {
+	pid_t pid;
+	bool seen;
+	int nev;
+	struct ev ev[2];
+};
+
+struct tracer {
+	const struct sb_request *r;
+	const struct plan *p;
+	struct out *o;
+	struct proc *procs;
+	size_t nprocs, cap;
+	/* the directories a file grant widened, and what each held at start */
+	struct strlist wdirs;
+	struct strlist *wnames;
+	const struct sc *bynr[1024];
+};
+
+static void ev_clear(struct ev *e)
+{
+	free(e->path);
+	free(e->resolved);
+	memset(e, 0, sizeof(*e));
+}
+
+static void emit(struct tracer *t, pid_t pid, const struct ev *e, int err, bool unfinished)
+{
+	struct jsonw *w = &t->o->w;
+	const char *en = errno_name(err);
+	char num[16];
+	jsonw_reset(w);
+	jsonw_open(w, '{');
+	jsonw_key(w, "op");
+	jsonw_str(w, e->op);
+	jsonw_key(w, "access");
+	jsonw_str(w, e->access == 'w' ? "write" : "read");
+	put_path(w, "path", e->path);
+	put_path(w, "resolved", e->resolved);
+	jsonw_key(w, "errno");
+	if (err && !en) {
+		snprintf(num, sizeof(num), "E%d", err);
+		jsonw_str(w, num);
+	} else {
+		jsonw_str(w, en);
+	}
+	if (e->widened) {
+		jsonw_key(w, "widened");
+		jsonw_bool(w, true);
+	}
+	if (unfinished) {
+		jsonw_key(w, "unfinished");
+		jsonw_bool(w, true);
+	}
+	jsonw_key(w, "pid");
+	jsonw_num(w, pid);
+	jsonw_close(w, '}');
+	out_line(t->o);
+	t->o->events++;
+}
+
+static struct proc *proc_get(struct tracer *t, pid_t pid, bool make)
+{
+	for (size_t i = 0; i < t->nprocs; i++)
+		if (t->procs[i].pid == pid)
+			return &t->procs[i];
+	if (!make)
+		return NULL;
+	if (t->nprocs == t->cap) {
+		t->cap = t->cap ? 2 * t->cap : 64;
+		t->procs = xrealloc(t->procs, t->cap * sizeof(*t->procs));
+	}
+	memset(&t->procs[t->nprocs], 0, sizeof(*t->procs));
+	t->procs[t->nprocs].pid = pid;
+	return &t->procs[t->nprocs++];
+}
+
+static void proc_drop(struct tracer *t, pid_t pid)
+{
+	for (size_t i = 0; i < t->nprocs; i++) {
+		if (t->procs[i].pid != pid)
+			continue;
+		for (int k = 0; k < t->procs[i].nev; k++) {
+			emit(t, pid, &t->procs[i].ev[k], 0, true);
+			ev_clear(&t->procs[i].ev[k]);
+		}
+		t->procs[i] = t->procs[--t->nprocs];
+		return;
+	}
+}
+
+/* A NUL-terminated string from the tracee, page by page. */
+static char *read_str(pid_t pid, uint64_t addr)
+{
+	size_t cap = 256, len = 0;
+	char *s = xmalloc(cap);
+	if (!addr) {
+		free(s);
+		return NULL;
+	}
+	while (len < PATH_MAX) {
+		size_t chunk = 4096 - ((addr + len) & 4095);
+		struct iovec l, rm;
+		ssize_t n;
+		char *nul;
+		if (len + chunk + 1 > cap) {
+			cap = len + chunk + 1;
+			s = xrealloc(s, cap);
+		}
+		l.iov_base = s + len;
+		l.iov_len = chunk;
+		rm.iov_base = (void *)(uintptr_t)(addr + len);
+		rm.iov_len = chunk;
+		n = process_vm_readv(pid, &l, 1, &rm, 1, 0);
+		if (n <= 0) {
+			free(s);
+			return NULL;
+		}
+		if ((nul = memchr(s + len, 0, (size_t)n)))
+			return s;
+		len += (size_t)n;
+	}
+	s[len] = 0;
+	return s;
+}
+
+static char *proc_link(pid_t pid, const char *what)
+{
+	char lp[64], buf[PATH_MAX];
+	ssize_t n;
+	snprintf(lp, sizeof(lp), "/proc/%d/%s", (int)pid, what);
+	n = readlink(lp, buf, sizeof(buf) - 1);
+	if (n <= 0)
+		return NULL;
+	buf[n] = 0;
+	return buf[0] == '/' ? xstrdup(buf) : NULL;
+}
+
+/* abs with every symlink followed as far as the path exists (in the
+ * sandbox's own view, which pid 1 shares), the rest appended as written. */
+static char *resolve(const char *abs, bool follow_last)
+{
+	char *rest = xstrdup(abs), *cur = xstrdup("");
+	int links = 0;
+	for (;;) {
+		char *s = rest, *slash, *cand, buf[PATH_MAX];
+		struct stat st;
+		ssize_t n;
+		while (*s == '/')
+			s++;
+		if (!*s)
+			break;
+		slash = strchr(s, '/');
+		if (slash)
+			*slash = 0;
+		if (!strcmp(s, ".")) {
+			memmove(rest, slash ? slash + 1 : s + strlen(s), strlen(slash ? slash + 1 : "") + 1);
+			continue;
+		}
+		if (!strcmp(s, "..")) {
+			char *l = strrchr(cur, '/');
+			if (l)
+				*l = 0;
+			memmove(rest, slash ? slash + 1 : s + strlen(s), strlen(slash ? slash + 1 : "") + 1);
+			continue;
+		}
+		cand = xasprintf("%s/%s", cur, s);
+		if (lstat(cand, &st)) {
+			/* from here on nothing exists: the rest is lexical */
+			char *tail = slash ? xasprintf("%s/%s", cand, slash + 1) : xstrdup(cand);
+			char *out = path_normalize(tail);
+			free(tail);
+			free(cand);
+			free(cur);
+			free(rest);
+			return out;
+		}
+		if (S_ISLNK(st.st_mode) && (slash || follow_last) && links++ < 40 &&
+			(n = readlink(cand, buf, sizeof(buf) - 1)) > 0) {
+			char *nr;
+			buf[n] = 0;
+			nr = slash ? xasprintf("%s/%s", buf, slash + 1) : xstrdup(buf);
+			if (buf[0] == '/')
+				cur[0] = 0;
+			free(rest);
+			rest = nr;
+			free(cand);
+			continue;
+		}
+		free(cur);
+		cur = cand;
+		memmove(rest, slash ? slash + 1 : s + strlen(s), strlen(slash ? slash + 1 : "") + 1);
+	}
+	free(rest);
+	if (!*cur) {
+		free(cur);
+		return xstrdup("/");
+	}
+	return cur;
+}
+
+/* The innermost plan operation holding path, or NULL (the host's root). */
+static const struct op *op_for(const struct plan *p, const char *path)
+{
+	const struct op *best = NULL;
+	size_t bl = 0;
+	for (size_t i = 0; i < p->nops; i++) {
+		size_t l = strlen(p->ops[i].path);
+		if ((!best || l > bl) && path_is_within(p->ops[i].path, path))
+			best = &p->ops[i], bl = l;
+	}
+	return best;
+}
+
+static bool read_granted(const struct plan *p, const char *path)
+{
+	const struct op *o = op_for(p, path);
+	return !o || o->kind == OP_RO || o->kind == OP_RW || o->kind == OP_SCRATCH;
+}
+
+static bool write_granted(const struct plan *p, const char *path)
+{
+	const struct op *o = op_for(p, path);
+	return o && ((o->kind == OP_RW && !o->protect) || o->kind == OP_SCRATCH);
+}
+
+/* R-26: a read the bound directory of a file grant lets through, of an
+ * entry that was there when the task started, that no read grant covers. */
+static bool widened(const struct tracer *t, const char *path)
+{
+	for (size_t i = 0; i < t->p->wfiles.n; i++)
+		if (!strcmp(t->p->wfiles.v[i], path))
+			return false;
+	for (size_t i = 0; i < t->p->readable.n; i++)
+		if (path_is_within(t->p->readable.v[i], path))
+			return false;
+	for (size_t i = 0; i < t->wdirs.n; i++) {
+		const char *d = t->wdirs.v[i];
+		size_t dl = strlen(d);
+		char *first;
+		bool found = false;
+		if (!path_is_within(d, path))
+			continue;
+		if (!path[dl])
+			return true; /* the listing of the directory itself */
+		first = xstrdup(path + dl + (d[dl - 1] == '/' ? 0 : 1));
+		if (strchr(first, '/'))
+			*strchr(first, '/') = 0;
+		for (size_t k = 0; k < t->wnames[i].n && !found; k++)
+			found = !strcmp(t->wnames[i].v[k], first);
+		free(first);
+		if (found)
+			return true;
+	}
+	return false;
+}
+
+/* R-26 counts what a read returns (a file's bytes, a directory's listing, a
+ * program run), not a stat: every shell stats its cwd. */
+static bool content_read(const struct sc *c)
+{
+	return c->cls == 'o' || c->nr == __NR_execve || c->nr == __NR_execveat;
+}
+
+static bool is_write_open(uint64_t flags)
+{
+	return (flags & (O_WRONLY | O_RDWR | O_CREAT | O_TRUNC)) != 0;
+}
+
+/* One path argument of a stopped call: 1 when it is an event, 0 when not. */
+static int judge(struct tracer *t, pid_t pid, const struct sc *c, const uint64_t *a,
+	int dfd_i, int path_i, char cls, bool last_nofollow, struct ev *e)
+{
+	char *path, *base = NULL, *abs, *res;
+	int dfd = dfd_i >= 0 ? (int)a[dfd_i] : AT_FDCWD;
+	uint64_t atflags = c->flags >= 0 ? a[(int)c->flags] : 0;
+	bool nofollow = last_nofollow;
+
+	if (path_i < 0 || !(path = read_str(pid, a[path_i])))
+		return 0;
+	if (!*path) {
+		free(path); /* AT_EMPTY_PATH: the fd, no name */
+		return 0;
+	}
+	if (cls == 'o') {
+		uint64_t fl = a[c->path + 1];
+		if (c->nr == __NR_openat2) {
+			struct open_how how;
+			struct iovec l = {&how, sizeof(how)}, rm = {(void *)(uintptr_t)a[2], sizeof(how)};
+			fl = process_vm_readv(pid, &l, 1, &rm, 1, 0) == (ssize_t)sizeof(how) ? how.flags : 0;
+		}
+		cls = is_write_open(fl) ? 'w' : 'r';
+		nofollow = (fl & O_NOFOLLOW) != 0;
+	} else if (c->flags >= 0 && c->nr != __NR_utimensat && c->nr != __NR_fchownat) {
+		nofollow = nofollow || (atflags & AT_SYMLINK_NOFOLLOW);
+	}
+	if (path[0] != '/') {
+		char what[32];
+		if (dfd == AT_FDCWD)
+			snprintf(what, sizeof(what), "cwd");
+		else
+			snprintf(what, sizeof(what), "fd/%d", dfd);
+		base = proc_link(pid, what);
+		if (!base) {
+			free(path);
+			return 0; /* a socket or pipe fd: not a directory, the call fails */
+		}
+	}
+	abs = base ? path_join(base, path) : path_normalize(path);
+	free(base);
+	if (cls == 'r' && !path_is_within(t->r->root, abs)) {
+		free(abs);
+		free(path);
+		return 0;
+	}
+	res = resolve(abs, !nofollow);
+	free(abs);
+	e->widened = false;
+	if (cls == 'r' ? (!path_is_within(t->r->root, res) ||
+			(read_granted(t->p, res) && !(e->widened = content_read(c) && widened(t, res))))
+		       : write_granted(t->p, res)) {
+		free(res);
+		free(path);
+		return 0;
+	}
+	e->op = c->name;
+	e->access = cls;
+	e->path = path;
+	e->resolved = res;
+	return 1;
+}
+
+static void on_seccomp(struct tracer *t, struct proc *pr)
+{
+	struct sc_info si;
+	const struct sc *c;
+	memset(&si, 0, sizeof(si));
+	if (ptrace(PTRACE_GET_SYSCALL_INFO, pr->pid, (void *)sizeof(si), &si) <= 0 ||
+		si.op != SC_OP_SECCOMP || si.seccomp.nr >= 1024 || !(c = t->bynr[si.seccomp.nr]))
+		return;
+	pr->nev = 0;
+	if (c->cls && judge(t, pr->pid, c, si.seccomp.args, c->dfd, c->path, c->cls,
+			c->nofollow, &pr->ev[pr->nev]))
+		pr->nev++;
+	if (c->cls2 && judge(t, pr->pid, c, si.seccomp.args, c->dfd2, c->path2, c->cls2,
+			c->nofollow, &pr->ev[pr->nev]))
+		pr->nev++;
+}
+
+static void on_exit_stop(struct tracer *t, struct proc *pr)
+{
+	struct sc_info si;
+	int err = 0;
+	memset(&si, 0, sizeof(si));
+	if (ptrace(PTRACE_GET_SYSCALL_INFO, pr->pid, (void *)sizeof(si), &si) <= 0 ||
+		si.op != SC_OP_EXIT)
+		return;
+	if (si.exit.is_error)
+		err = (int)-si.exit.rval;
+	/* ERESTART*: the call runs again after the signal and stops again */
+	if (err >= 512 && err <= 516) {
+		for (int k = 0; k < pr->nev; k++)
+			ev_clear(&pr->ev[k]);
+		pr->nev = 0;
+		return;
+	}
+	for (int k = 0; k < pr->nev; k++) {
+		struct ev *e = &pr->ev[k];
+		/* a refused access, or a widened read that went through */
+		if (e->widened ? !err : err != 0)
+			emit(t, pr->pid, e, err, false);
+		ev_clear(e);
+	}
+	pr->nev = 0;
+}
+
+static void snapshot(struct tracer *t)
+{
+	t->wnames = xcalloc(t->p->wfiles.n + 1, sizeof(*t->wnames));
+	for (size_t i = 0; i < t->p->wfiles.n; i++) {
+		const char *f = t->p->wfiles.v[i], *s = strrchr(f, '/');
+		char *d = s && s != f ? xstrndup(f, (size_t)(s - f)) : xstrdup("/");
+		DIR *dh;
+		struct dirent *de;
+		bool dup = false;
+		for (size_t k = 0; k < t->wdirs.n && !dup; k++)
+			dup = !strcmp(t->wdirs.v[k], d);
+		if (dup || !(dh = opendir(d))) {
+			free(d);
+			continue;
+		}
+		while ((de = readdir(dh)))
+			if (strcmp(de->d_name, ".") && strcmp(de->d_name, ".."))
+				strlist_push(&t->wnames[t->wdirs.n], de->d_name);
+		closedir(dh);
+		strlist_push(&t->wdirs, d);
+		free(d);
+	}
+}
+
+static void end_record(struct out *o, const char *state, const char *why)
+{
+	jsonw_reset(&o->w);
+	jsonw_open(&o->w, '{');
+	jsonw_key(&o->w, "trace");
+	jsonw_str(&o->w, state);
+	if (why) {
+		jsonw_key(&o->w, "reason");
+		jsonw_str(&o->w, why);
+	}
+	jsonw_key(&o->w, "events");
+	jsonw_num(&o->w, (double)o->events);
+	jsonw_close(&o->w, '}');
+	out_line(o);
+	out_flush(o);
+}
+
+/* What the report needs beside the accesses: the links withheld. */
+static void start_record(struct tracer *t)
+{
+	struct jsonw *w = &t->o->w;
+	jsonw_reset(w);
+	jsonw_open(w, '{');
+	jsonw_key(w, "trace");
+	jsonw_str(w, "start");
+	jsonw_key(w, "v");
+	jsonw_num(w, 1);
+	jsonw_key(w, "task");
+	jsonw_str(w, t->r->task_id);
+	put_path(w, "root", t->r->root);
+	put_path(w, "project", t->r->project);
+	jsonw_key(w, "withheld");
+	jsonw_open(w, '[');
+	for (size_t i = 0; i + 1 < t->p->withheld.n; i += 2) {
+		jsonw_open(w, '{');
+		put_path(w, "link", t->p->withheld.v[i]);
+		put_path(w, "dir", t->p->withheld.v[i + 1]);
+		jsonw_close(w, '}');
+	}
+	jsonw_close(w, ']');
+	jsonw_close(w, '}');
+	out_line(t->o);
+}
+
+void trace_placeholders(const struct sb_request *r, const struct plan *p)
+{
+	static struct out o;
+	o.fd = r->trace_fd;
+	for (size_t i = 0; i < p->nph; i++) {
+		const struct placeholder *ph = &p->ph[i];
+		struct stat st;
+		/* plan_sweep()'s test: still empty, mtime as made */
+		if (lstat(ph->path, &st) || !S_ISREG(st.st_mode) || st.st_size != 0 ||
+			st.st_mtim.tv_sec != ph->mtime.tv_sec || st.st_mtim.tv_nsec != ph->mtime.tv_nsec)
+			continue;
+		jsonw_reset(&o.w);
+		jsonw_open(&o.w, '{');
+		jsonw_key(&o.w, "trace");
+		jsonw_str(&o.w, "placeholder");
+		put_path(&o.w, "path", ph->path);
+		jsonw_key(&o.w, "grant");
+		jsonw_str(&o.w, ph->grant);
+		jsonw_close(&o.w, '}');
+		out_line(&o);
+	}
+	out_flush(&o);
+	jsonw_free(&o.w);
+}
+
+int trace_loop(const struct sb_request *r, const struct plan *p, pid_t task)
+{
+	static struct out o;
+	struct tracer t;
+	int task_status = 0;
+
+	memset(&t, 0, sizeof(t));
+	o.fd = r->trace_fd;
+	t.r = r;
+	t.p = p;
+	t.o = &o;
+	for (size_t i = 0; i < NCALLS; i++)
+		if (calls[i].nr >= 0 && calls[i].nr < 1024)
+			t.bynr[calls[i].nr] = &calls[i];
+	snapshot(&t);
+	start_record(&t);
+	proc_get(&t, task, true)->seen = true;
+	for (;;) {
+		int st, sig, event;
+		long req = PTRACE_CONT, data = 0;
+		struct proc *pr;
+		pid_t pid = waitpid(-1, &st, __WALL);
+		if (pid < 0) {
+			if (errno == EINTR)
+				continue;
+			break;
+		}
+		if (WIFEXITED(st) || WIFSIGNALED(st)) {
+			proc_drop(&t, pid);
+			if (pid == task) {
+				task_status = st;
+				break;
+			}
+			continue;
+		}
+		if (!WIFSTOPPED(st))
+			continue;
+		pr = proc_get(&t, pid, true);
+		sig = WSTOPSIG(st);
+		event = st >> 16;
+		if (sig == (SIGTRAP | 0x80)) {
+			on_exit_stop(&t, pr);
+		} else if (event == PTRACE_EVENT_SECCOMP) {
+			on_seccomp(&t, pr);
+		} else if (event == PTRACE_EVENT_STOP) {
+			if (pr->seen && (sig == SIGSTOP || sig == SIGTSTP || sig == SIGTTIN ||
+				sig == SIGTTOU)) {
+				pr->seen = true;
+				ptrace(PTRACE_LISTEN, pid, 0, 0);
+				continue;
+			}
+		} else if (event == PTRACE_EVENT_EXEC) {
+			unsigned long former = 0;
+			ptrace(PTRACE_GETEVENTMSG, pid, 0, &former);
+			if ((pid_t)former != pid) {
+				/* a thread's exec: its pending access moves to the leader */
+				struct proc *fp = proc_get(&t, (pid_t)former, false);
+				if (fp) {
+					struct proc moved = *fp;
+					fp->nev = 0;
+					proc_drop(&t, (pid_t)former);
+					pr = proc_get(&t, pid, true);
+					for (int k = 0; k < pr->nev; k++)
+						ev_clear(&pr->ev[k]);
+					memcpy(pr->ev, moved.ev, sizeof(pr->ev));
+					pr->nev = moved.nev;
+				}
+			}
+		} else if (event == 0) {
+			data = sig; /* a signal for the tracee: deliver it */
+		}
+		pr->seen = true;
+		if (pr->nev > 0)
+			req = PTRACE_SYSCALL;
+		ptrace(req, pid, 0, (void *)data);
+	}
+	for (size_t i = 0; i < t.nprocs; i++)
+		for (int k = 0; k < t.procs[i].nev; k++) {
+			emit(&t, t.procs[i].pid, &t.procs[i].ev[k], 0, true);
+			ev_clear(&t.procs[i].ev[k]);
+		}
+	end_record(&o, "end", o.failed ? "a write of the trace failed" : NULL);
+	if (o.failed)
+		fprintf(stderr, "%s: %s: unable to write the access trace: %s\n", err_prog(),
+			r->task_id, strerror(errno));
+	free(t.procs);
+	for (size_t i = 0; i < t.wdirs.n; i++)
+		strlist_free(&t.wnames[i]);
+	free(t.wnames);
+	strlist_free(&t.wdirs);
+	jsonw_free(&o.w);
+	return task_status;
+}
+
+void trace_off(const struct sb_request *r, const char *why)
+{
+	static struct out o;
+	fprintf(stderr, "%s: %s: the kernel refuses to trace the task (%s), so its "
+		"denied reads and writes go unreported; the sandbox still enforces them\n",
+		err_prog(), r->task_id, why);
+	o.fd = r->trace_fd;
+	end_record(&o, "off", why);
+	jsonw_free(&o.w);
+}

@@ -1,0 +1,41 @@
+/* trace.h: the access tracer (issue 5). The sandbox's pid 1 ptraces every
+ * process of the task behind the seccomp filter: the file system calls in
+ * trace_filter()'s table return SECCOMP_RET_TRACE, so the task stops only on
+ * those, and pid 1 judges each one against the mount plan. An access no grant
+ * covers (a read inside the workspace root, a write anywhere) gets the
+ * syscall-exit stop too, for its result; a granted one continues at once.
+ * The traced process waits while its access is judged and written, so no
+ * event can be lost however fast the task goes (R-20, R-23, R-26).
+ *
+ * Output: JSON lines on r->trace_fd (docs/protocol.md "vx-sandbox trace"):
+ * one access record per denied read inside the workspace root, per refused
+ * write, per read a widened file grant let through (R-26); a final
+ * {"trace":"end","events":N} record, or {"trace":"off"} when the kernel
+ * refused ptrace (the sandbox then still enforces, reporting nothing).
+ */
+#ifndef VX_SANDBOX_TRACE_H
+#define VX_SANDBOX_TRACE_H
+
+#include <seccomp.h>
+#include <sys/types.h>
+
+#include "plan.h"
+#include "request.h"
+
+/* Add the SECCOMP_RET_TRACE rules to f: 0, or -1 after one line. */
+int trace_filter(scmp_filter_ctx f);
+/* Seize the (stopped-on-a-pipe, dumpable) task with every option the loop
+ * needs: 0, or -1 with errno set. */
+int trace_seize(pid_t task);
+/* Follow the task and its descendants until the task itself exits; write
+ * the access records and the end record to r->trace_fd. Returns the task's
+ * wait status. */
+int trace_loop(const struct sb_request *r, const struct plan *p, pid_t task);
+/* Tracing was refused: write the off record and say once on stderr that
+ * reads go unreported. */
+void trace_off(const struct sb_request *r, const char *why);
+/* After the task, before plan_sweep(): one record per placeholder the task
+ * never wrote, for the report's dir/ hint (R-22). */
+void trace_placeholders(const struct sb_request *r, const struct plan *p);
+
+#endif

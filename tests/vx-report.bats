@@ -1,0 +1,149 @@
+#!/usr/bin/env bats
+# vx-report alone on recorded access records (tests/fixtures/report/): every
+# rule of R-34, replayed with no sandbox. The fixtures spell the workspace as
+# @WS@ and $HOME as @HOME@; fixture() makes them real, since the report asks
+# the host whether a hidden path exists.
+
+load helpers
+
+setup() {
+	new_ws
+	export HOME="$BATS_TEST_TMPDIR/home"
+	mkdir -p "$HOME/.cache/tool"
+	pkg packages/app @x/app
+	pkg packages/ui @x/ui
+	put packages/app/banner.txt "banner"
+	put packages/app/src/a.txt "a"
+	put packages/ui/src/index.js "ui"
+	put packages/secret/token.txt "t"
+	put tsconfig.base.json "{}"
+	F="$BATS_TEST_DIRNAME/fixtures/report"
+}
+
+fixture() { # fixture NAME: the file with the workspace and home filled in
+	local hex
+	hex=$(printf '%s' "$WS" | od -An -tx1 | tr -d ' \n')
+	sed -e "s|@WSHEX@|$hex|g" -e "s|@WS@|$WS|g" -e "s|@HOME@|$HOME|g" "$F/$1" > "$BATS_TEST_TMPDIR/$1"
+	printf '%s\n' "$BATS_TEST_TMPDIR/$1"
+}
+
+report() { # report TRACE [ARGS...]
+	local t=$1
+	shift
+	run vx-report --request "$(fixture request.jsonl)" --trace "$(fixture "$t")" "$@"
+}
+
+line_of() { # the text lines, as vx run prints them
+	printf '%s\n' "$output" | /usr/bin/python3 -c '
+import json, sys
+for l in sys.stdin:
+    r = json.loads(l)
+    print(r.get("line", r.get("type") + " " + json.dumps({k: r[k] for k in ("fail", "violations", "hints", "trace", "events") if k in r})))'
+}
+
+@test "--help agrees with the manual page's synopsis, options and exit status" {
+	assert_help_matches_man vx-report
+}
+
+@test "a denied read and an EROFS write inside the project are violations, even after exit 0" {
+	report denials.jsonl --exit 0
+	assert_equal "$status" 1
+	run -0 line_of
+	assert_output "deny file-read packages/app/banner.txt (openat: ENOENT)
+deny file-write packages/app/log.txt (openat: EROFS)
+verdict {\"fail\": true, \"violations\": 2, \"hints\": 0, \"trace\": \"end\", \"events\": 4}"
+}
+
+@test "a read that fails on the host too (a PATH probe) and a granted success are no findings" {
+	rm "$WS/packages/app/banner.txt"
+	report denials.jsonl
+	assert_equal "$status" 1
+	run -0 line_of
+	refute_output --partial "node_modules/.bin/cat"
+	refute_output --partial "banner.txt"
+	refute_output --partial "src/a.txt"
+	assert_output --partial "deny file-write packages/app/log.txt (openat: EROFS)"
+}
+
+@test "the wall is silent on a passing task" {
+	report wall.jsonl --exit 0
+	assert_equal "$status" 0
+	run -0 line_of
+	assert_output 'verdict {"fail": false, "violations": 0, "hints": 0, "trace": "end", "events": 5}'
+}
+
+@test "a failed task names past-wall writes with the directory to grant, hidden host reads from the project, and untouched placeholders" {
+	report wall.jsonl --exit 2
+	assert_equal "$status" 0
+	run -0 line_of
+	assert_output "vx: @x/app#test read '../../tsconfig.base.json', which the sandbox wall hides (openat: ENOENT); fix: allow.read: ['../../tsconfig.base.json']
+vx: @x/app#test wrote past the sandbox wall (mkdir $HOME/.cache/tool/x: EROFS); fix: allow.write: ['~/.cache/tool/']
+vx: @x/app#test wrote past the sandbox wall (openat $WS/packages/other/gen.txt: EROFS); fix: allow.write: ['../other/']
+vx: @x/app#test: write grant 'out.txt' was made an empty file the task never wrote, now removed; fix: if it names a directory, spell it 'out.txt/'
+verdict {\"fail\": false, \"violations\": 0, \"hints\": 4, \"trace\": \"end\", \"events\": 5}"
+}
+
+@test "ignore.read and ignore.write silence a denial without granting it, each for its own access" {
+	report ignored.jsonl
+	assert_equal "$status" 1
+	run -0 line_of
+	assert_output "deny file-write packages/app/probe-1.json (openat: EROFS)
+verdict {\"fail\": true, \"violations\": 1, \"hints\": 0, \"trace\": \"end\", \"events\": 3}"
+}
+
+@test "reads under a withheld linked package are violations with one hint naming the package, the link and the edge; an unlinked sibling stays the wall" {
+	report withheld.jsonl
+	assert_equal "$status" 1
+	run -0 line_of
+	assert_output "deny file-read packages/ui/src/index.js (openat: ENOENT)
+deny file-read packages/ui/package.json (openat: ENOENT)
+vx: @x/app#test read packages/ui through node_modules/@x/ui, and its key folds no cached task of @x/ui, so an edit there would not re-run it; fix: add a dependsOn edge that reaches one (^build where @x/ui#build keys its sources, or a source task), or grant and key the files yourself (allow.read plus cache.inputs.workspaceFiles)
+vx: @x/app#test read '../secret/token.txt', which the sandbox wall hides (openat: ENOENT); fix: allow.read: ['../secret/token.txt']
+verdict {\"fail\": true, \"violations\": 2, \"hints\": 2, \"trace\": \"end\", \"events\": 3}"
+}
+
+@test "R-26: a read a file grant's bound directory let through is a violation though it succeeded" {
+	report widened.jsonl
+	assert_equal "$status" 1
+	run -0 line_of
+	assert_line "deny file-read packages/app/banner.txt (openat: a file write grant bound its directory, and this was there before the task)"
+	assert_line "deny file-read packages/app (openat: a file write grant bound its directory, and this was there before the task)"
+}
+
+@test "a path with a newline, a space and a non-UTF-8 byte stays one escaped line, its bytes kept" {
+	report bytes.jsonl
+	assert_equal "$status" 1
+	run -0 line_of
+	assert_line 'deny file-write packages/app/caf\xe9.txt (openat: EROFS)'
+	assert_line 'deny file-write packages/app/a\nb c.txt (openat: EROFS)'
+	report bytes.jsonl
+	assert_line --partial '"resolved_hex":'
+}
+
+@test "a trace with no end record, or a count that differs, fails the verdict" {
+	report truncated.jsonl
+	assert_equal "$status" 1
+	assert_line --partial '"trace":"incomplete"'
+	assert_line --partial 'the access trace is incomplete (1 records, no end record)'
+	report miscount.jsonl
+	assert_equal "$status" 1
+	assert_line --partial 'a count that differs'
+}
+
+@test "a trace that is off judges nothing and passes" {
+	report off.jsonl
+	assert_equal "$status" 0
+	assert_line --partial '"trace":"off"'
+}
+
+@test "bad input: a malformed line names the file and line; a missing file; no --trace" {
+	report malformed.jsonl
+	assert_equal "$status" 2
+	assert_output --partial "malformed.jsonl:2:"
+	run -2 vx-report --request "$(fixture request.jsonl)" --trace "$BATS_TEST_TMPDIR/none.jsonl"
+	assert_output --partial "unable to open '$BATS_TEST_TMPDIR/none.jsonl'"
+	run -2 vx-report --request "$(fixture request.jsonl)"
+	assert_output --partial "--request and --trace are both needed"
+	run -2 vx-report --request "$F/off.jsonl" --trace "$(fixture off.jsonl)"
+	assert_output --partial "off.jsonl: expected a graph record then a task record; fix:"
+}

@@ -1,0 +1,309 @@
+#!/usr/bin/env bats
+# shellcheck disable=SC2016  # task commands inside JSON expand in the task
+# The tracer (vx-sandbox --trace) and the violation policy in vx run (issue 5:
+# R-20, R-23, R-26, R-28, R-34, R-42), as a user sees them: the records
+# written, the block printed, the exit status, what the cache kept. The
+# reference's probes P1, P3, P5 and rows R5, R7, R9 are vx run scenarios.
+# tests/vx-trace-rootless.bats runs this suite again as an unprivileged user.
+
+load helpers
+
+setup() {
+	new_ws
+	cd "$WS" || return 1
+	export VX_CACHE_DIR="$BATS_TEST_TMPDIR/cache"
+	pkg packages/ui @x/ui
+	put packages/ui/src/index.js "ui v1"
+	put packages/ui/README.md "ui readme v1"
+	pkg packages/app @x/app '{ "@x/ui": "*" }'
+	put packages/app/src/check.txt "check"
+	put packages/app/banner.txt "banner v1"
+	pkg packages/secret @x/secret
+	put packages/secret/token.txt "token"
+	TR="$BATS_TEST_TMPDIR/trace.jsonl"
+}
+
+# root_links: npm's layout, ui and app (the task's own) linked at the root;
+# secret is a sibling nothing links
+root_links() {
+	mkdir -p "$WS/node_modules/@x"
+	ln -s ../../packages/ui "$WS/node_modules/@x/ui"
+	ln -s ../../packages/app "$WS/node_modules/@x/app"
+}
+
+# sb ARGS... -- CMD: vx-sandbox in the app project, traced into $TR
+sb() {
+	(cd "$WS/packages/app" && vx-sandbox --root "$WS" --project "$WS/packages/app" --trace "$TR" "$@")
+}
+
+# records KEY=VALUE filter: the access records as "op access path errno"
+records() {
+	/usr/bin/python3 -c '
+import json, sys
+for l in open(sys.argv[1]):
+    r = json.loads(l)
+    if "trace" in r:
+        continue
+    print(r["op"], r["access"], r["resolved"], r["errno"] or "null", "widened" if r.get("widened") else "")
+' "$TR"
+}
+
+end_count() {
+	/usr/bin/python3 -c '
+import json, sys
+n = [json.loads(l) for l in open(sys.argv[1])]
+ends = [r for r in n if r.get("trace") == "end"]
+acc = [r for r in n if "trace" not in r]
+print(ends[0]["events"] if ends else "none", len(acc))
+' "$TR"
+}
+
+# --- the tracer alone --------------------------------------------------------
+
+@test "a denied read and a refused write in the project are recorded with the path as named, resolved, and the errno" {
+	run -2 sb -- sh -c 'cat banner.txt; echo x > out.txt'
+	run -0 records
+	assert_output "openat read $WS/packages/app/banner.txt ENOENT 
+openat write $WS/packages/app/out.txt EROFS "
+	run -0 grep -c '"path":"banner.txt"' "$TR"
+	run -0 end_count
+	assert_output "2 2"
+}
+
+@test "granted accesses and reads outside the workspace are not recorded" {
+	run -0 sb --read . --write out/ -- sh -c 'cat banner.txt src/check.txt /etc/hostname > /dev/null; echo y > out/x; ls /usr > /dev/null'
+	run -0 records
+	assert_output ""
+	run -0 end_count
+	assert_output "0 0"
+}
+
+@test "every write call is seen: mkdir, unlink, rename, link, symlink, chmod, truncate, utimens, creat by open flags" {
+	run -0 sb --read . -- sh -c 'mkdir d; rm banner.txt; mv banner.txt b2; ln banner.txt l; ln -s x s; chmod 600 banner.txt; perl -e "truncate q(banner.txt), 0"; touch banner.txt; echo > new; exit 0' 2> /dev/null
+	run -0 records
+	assert_line "mkdir write $WS/packages/app/d EROFS "
+	assert_line "unlinkat write $WS/packages/app/banner.txt EROFS "
+	assert_line --regexp "^rename(at2?)? write $WS/packages/app/b2 EROFS "
+	assert_line --regexp "^link(at)? write $WS/packages/app/l EROFS "
+	assert_line --regexp "^symlink(at)? write $WS/packages/app/s EROFS "
+	assert_line --regexp "^fchmodat2? write $WS/packages/app/banner.txt EROFS "
+	assert_line "truncate write $WS/packages/app/banner.txt EROFS "
+	assert_line "utimensat write $WS/packages/app/banner.txt EROFS "
+	assert_line "openat write $WS/packages/app/new EROFS "
+}
+
+@test "every read call is seen: open, stat, access, readlink, execve" {
+	chmod +x "$WS/packages/app/banner.txt"
+	run -0 sb -- sh -c 'cat banner.txt; stat banner.txt; test -r banner.txt; readlink banner.txt; ./banner.txt; exit 0' 2> /dev/null
+	run -0 records
+	assert_line "openat read $WS/packages/app/banner.txt ENOENT "
+	assert_line --regexp "^(newfstatat|statx) read $WS/packages/app/banner.txt ENOENT "
+	assert_line --regexp "^(faccessat2?|access) read $WS/packages/app/banner.txt ENOENT "
+	assert_line --regexp "^readlink(at)? read $WS/packages/app/banner.txt ENOENT "
+	assert_line "execve read $WS/packages/app/banner.txt ENOENT "
+}
+
+@test "a burst of 5,000 denied creates gives 5,000 records and an end record that counts them" {
+	run -0 sb -- sh -c 'i=0; while [ $i -lt 5000 ]; do echo > f$i; i=$((i+1)); done 2> /dev/null; exit 0'
+	run -0 end_count
+	assert_output "5000 5000"
+	run -0 grep -c '"errno":"EROFS"' "$TR"
+	assert_output 5000
+}
+
+@test "every process of the task is traced: make -j4 and xargs -P4" {
+	printf 'all: a b c d\na b c d:\n\t@cat ../secret/x-$@ 2>/dev/null; cat $@.txt 2>/dev/null; true\n' > "$WS/packages/app/Makefile"
+	run -0 sb --read Makefile -- make -j4 -s
+	run -0 records
+	for t in a b c d; do assert_line "openat read $WS/packages/app/$t.txt ENOENT "; done
+	run -0 sb -- sh -c 'seq 1 40 | xargs -P4 -n1 sh -c "echo > w\$0" 2> /dev/null; exit 0'
+	run -0 end_count
+	assert_output "40 40"
+}
+
+@test "an access by a process that exits right after it is recorded" {
+	run -0 sb -- sh -c '(exec cat banner.txt) 2> /dev/null & wait; exit 0'
+	run -0 records
+	assert_output "openat read $WS/packages/app/banner.txt ENOENT "
+}
+
+@test "paths with spaces, newlines and non-UTF-8 bytes are valid JSON, their bytes kept in hex" {
+	local odd
+	odd=$(printf 'a b\nc\351.txt')
+	printf 'x' > "$WS/packages/app/$odd"
+	run -0 sb -- sh -c 'for f in *; do :; done; cat "$(printf "a b\nc\351.txt")" 2> /dev/null; exit 0'
+	run -0 /usr/bin/python3 -c '
+import json, sys
+for l in open(sys.argv[1]):
+    r = json.loads(l)
+    if r.get("op") == "openat":
+        print(repr(bytes.fromhex(r["path_hex"])), r["path"].encode())
+' "$TR"
+	assert_output "b'a b\\nc\\xe9.txt' b'a b\\nc\\xef\\xbf\\xbd.txt'"
+}
+
+@test "R-26: a read of a pre-existing file in a directory a file grant widened is recorded though it succeeds; the declared file and the task's own are not" {
+	run -0 sb --write out.txt -- sh -c 'cat banner.txt > /dev/null; echo o > out.txt; cat out.txt > /dev/null; echo n > mine.txt; cat mine.txt > /dev/null'
+	run -0 records
+	assert_output "openat read $WS/packages/app/banner.txt null widened"
+	assert_file_exists "$WS/packages/app/out.txt"
+}
+
+@test "a symlink inside a grant that leads to a hidden file is recorded at its real path" {
+	ln -s ../secret/token.txt "$WS/packages/app/tok"
+	run -1 sb --read . -- cat tok
+	run -0 records
+	assert_output "openat read $WS/packages/secret/token.txt ENOENT "
+}
+
+@test "where the kernel refuses ptrace, the sandbox says so once and still enforces" {
+	if [ "$(id -u)" = 0 ]; then
+		skip 'a root task cannot nest a sandbox (vx-sandbox(1) LIMITS); the rootless run covers it'
+	fi
+	local inner="$BATS_TEST_TMPDIR/inner/trace.jsonl"
+	mkdir -p "$BATS_TEST_TMPDIR/inner"
+	# the outer filter refuses ptrace, so the inner sandbox cannot trace
+	run -2 sb --weaker-when-nested --read . --read "$VX_BIN_DIR" --write "$BATS_TEST_TMPDIR/inner/" -- \
+		"$VX_BIN_DIR/vx-sandbox" --root "$WS" --project "$WS/packages/app" --trace "$inner" -- sh -c 'echo x > out.txt'
+	assert_output --partial "refuses to trace the task"
+	assert_output --partial "Read-only file system"
+	assert_equal "$(grep -c 'refuses to trace' <<< "$output")" 1
+	run -0 grep -c '"trace":"off"' "$inner"
+	assert_file_not_exists "$WS/packages/app/out.txt"
+}
+
+@test "a task cannot escape the tracer with CLONE_UNTRACED" {
+	cat > "$BATS_TEST_TMPDIR/untraced.c" <<'C'
+#define _GNU_SOURCE
+#include <fcntl.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdio.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+int main(void)
+{
+	long pid = syscall(SYS_clone, CLONE_UNTRACED | SIGCHLD, 0, 0, 0, 0);
+	if (pid == 0) {
+		int fd = open("banner.txt", O_RDONLY);
+		printf("child open: %d\n", fd);
+		fflush(stdout);
+		_exit(0);
+	}
+	printf("clone: %s\n", pid < 0 ? "refused" : "made");
+	if (pid > 0)
+		waitpid((pid_t)pid, 0, 0);
+	return 0;
+}
+C
+	cc -o "$BATS_TEST_TMPDIR/untraced" "$BATS_TEST_TMPDIR/untraced.c"
+	run -0 sb --read "$BATS_TEST_TMPDIR" -- "$BATS_TEST_TMPDIR/untraced"
+	assert_output "clone: refused"
+}
+
+# --- vx run ------------------------------------------------------------------
+
+@test "P3/R7: read = inputs = src/** with the root self-link: cat banner.txt fails the task, exit 0 or not, and is never cached" {
+	root_links
+	put packages/app/vx.json '{ "tasks": { "test": { "exec": { "command": "cat banner.txt; exit 0",
+		"sandbox": { "allow": { "read": ["src/**"] } } }, "cache": { "inputs": { "files": ["src/**"] } } } } }'
+	run -1 vx run @x/app#test
+	assert_line --regexp '^fail @x/app#test .*\(exit 0\)$'
+	assert_line "SANDBOX VIOLATIONS @x/app#test"
+	assert_line "  deny file-read packages/app/banner.txt (openat: ENOENT)"
+	run -1 vx run @x/app#test
+	refute_line --regexp '^hit '
+}
+
+@test "R-23: a write refused with EROFS fails the task even when the command swallows it; --json carries the violations" {
+	put packages/app/vx.json '{ "tasks": { "gen": { "exec": { "command": "echo x > gen.txt 2> /dev/null; exit 0",
+		"sandbox": { "allow": { "read": ["."] } } } } } }'
+	run -1 vx run @x/app#gen --json
+	run -0 /usr/bin/python3 -c '
+import json, sys
+for l in sys.argv[1].splitlines():
+    r = json.loads(l)
+    if r.get("type") == "result":
+        print(r["status"], r["exit"], r["violations"])
+' "$output"
+	assert_output "fail 0 ['deny file-write packages/app/gen.txt (openat: EROFS)']"
+}
+
+@test "P1/R5: a cached task reading an unkeyed linked sibling fails with one violation under it and the hint (root links)" {
+	root_links
+	put packages/app/vx.json '{ "tasks": { "test": { "exec": { "command": "cat ../../node_modules/@x/ui/src/index.js",
+		"sandbox": { "allow": { "read": ["."] } } }, "cache": { "inputs": { "files": ["src/**"] } } } } }'
+	run -1 vx run @x/app#test
+	assert_line "  deny file-read packages/ui/src/index.js (openat: ENOENT)"
+	assert_line "  vx: @x/app#test read packages/ui through node_modules/@x/ui, and its key folds no cached task of @x/ui, so an edit there would not re-run it; fix: add a dependsOn edge that reaches one (^build where @x/ui#build keys its sources, or a source task), or grant and key the files yourself (allow.read plus cache.inputs.workspaceFiles)"
+	assert_equal "$(grep -c '^  deny ' <<< "$output")" 1
+}
+
+@test "P1/R5 in the pnpm/bun shape: the link in the project's own node_modules" {
+	mkdir -p "$WS/packages/app/node_modules/@x"
+	ln -s ../../../ui "$WS/packages/app/node_modules/@x/ui"
+	put packages/app/vx.json '{ "tasks": { "test": { "exec": { "command": "cat node_modules/@x/ui/src/index.js",
+		"sandbox": { "allow": { "read": ["."] } } }, "cache": { "inputs": { "files": ["src/**"] } } } } }'
+	run -1 vx run @x/app#test
+	assert_line "  deny file-read packages/ui/src/index.js (openat: ENOENT)"
+	assert_line --partial "  vx: @x/app#test read packages/ui through packages/app/node_modules/@x/ui"
+}
+
+@test "R9: a denial under a withheld package counts; one under an unrelated sibling is the wall, named only as a hint" {
+	root_links
+	put packages/app/vx.json '{ "tasks": { "test": { "exec": { "command": "cat ../secret/token.txt; cat ../../node_modules/@x/ui/README.md",
+		"sandbox": { "allow": { "read": ["."] } } }, "cache": { "inputs": { "files": ["src/**"] } } } } }'
+	run -1 vx run @x/app#test
+	assert_line "  deny file-read packages/ui/README.md (openat: ENOENT)"
+	refute_line --partial "deny file-read packages/secret"
+	assert_line "  vx: @x/app#test read '../secret/token.txt', which the sandbox wall hides (openat: ENOENT); fix: allow.read: ['../secret/token.txt']"
+}
+
+@test "P5: with an edge to a cached source task the link is granted and the task passes; the file-level residual is not reported" {
+	root_links
+	put packages/ui/vx.json '{ "tasks": { "source": { "exec": { "command": "true" }, "cache": { "inputs": { "files": ["src/**"] } } } } }'
+	put packages/app/vx.json '{ "tasks": { "readme": { "exec": { "command": "cat ../../node_modules/@x/ui/README.md",
+		"sandbox": { "allow": { "read": ["."] } } }, "dependsOn": ["^source"], "cache": { "inputs": { "files": ["src/**"] } } } } }'
+	run -0 vx run @x/app#readme
+	assert_line "@x/app#readme: ui readme v1"
+	refute_line --partial "SANDBOX VIOLATIONS"
+	put packages/ui/README.md "ui readme v2"
+	run -0 vx run @x/app#readme
+	assert_line --regexp '^hit  @x/app#readme '
+}
+
+@test "R-26 in vx run: a file grant's widened directory read fails the task" {
+	put packages/app/vx.json '{ "tasks": { "w": { "exec": { "command": "cat banner.txt > /dev/null; echo o > out.txt",
+		"sandbox": { "allow": { "write": ["out.txt"] } } } } } }'
+	run -1 vx run @x/app#w
+	assert_line "  deny file-read packages/app/banner.txt (openat: a file write grant bound its directory, and this was there before the task)"
+}
+
+@test "a clean sandboxed task passes and is cached; ignore.read silences a probe" {
+	put packages/app/vx.json '{ "tasks": { "ok": { "exec": { "command": "cat ../secret/token.txt 2> /dev/null; cat probe.json 2> /dev/null; mkdir -p out && cp src/check.txt out/",
+		"sandbox": { "allow": { "read": ["src/**"], "write": ["out/"] }, "ignore": { "read": ["probe.json"] } } },
+		"cache": { "inputs": { "files": ["src/**"] }, "outputs": { "files": ["out/**"] } } } } }'
+	put packages/app/probe.json "{}"
+	run -0 vx run @x/app#ok
+	refute_line --partial "SANDBOX VIOLATIONS"
+	run -0 vx run @x/app#ok
+	assert_line --regexp '^hit  @x/app#ok '
+}
+
+@test "a failed task names a write past the wall with the directory to grant" {
+	put packages/app/vx.json '{ "tasks": { "cache": { "exec": { "command": "mkdir -p ../../shared/gen",
+		"sandbox": { "allow": { "read": ["."] } } } } } }'
+	run -1 vx run @x/app#cache
+	assert_line "  vx: @x/app#cache wrote past the sandbox wall (mkdir $WS/shared: EROFS); fix: allow.write: ['../../']"
+}
+
+@test "a persistent sandboxed task is enforced with no report" {
+	put packages/app/vx.json '{ "tasks": {
+		"serve": { "exec": { "command": "cat banner.txt; echo x > out.txt; echo served", "persistent": true, "sandbox": { "allow": { "read": ["src/**"] } } } },
+		"after": { "exec": { "command": "sleep 0.3" }, "dependsOn": ["serve"] } } }'
+	run vx run @x/app#after
+	refute_line --partial "SANDBOX VIOLATIONS"
+	assert_output --partial "Read-only file system"
+	assert_file_not_exists "$WS/packages/app/out.txt"
+}
