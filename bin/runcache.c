@@ -14,6 +14,7 @@
 #include "fileio.h"
 #include "path.h"
 #include "cache.h"
+#include "remote.h"
 
 static char *runcache_dir(const char *root)
 {
@@ -36,11 +37,22 @@ void runcache_open(struct runcache *rc, const char *root)
 	free(state);
 }
 
+void runcache_remote(struct runcache *rc, const char *url)
+{
+	const char *ro = getenv("VX_REMOTE_CACHE_READONLY");
+	rc->remote = remote_open(url, getenv("VX_REMOTE_CACHE_TOKEN"), ro && strcmp(ro, "1") == 0);
+}
+
 int runcache_restore(struct runcache *rc, const char *key, const char *root, const char *dir,
 	struct ui_buf *log)
 {
 	struct cache_entry *e = NULL;
-	if (!rc->c || cache_lookup(rc->c, key, &e, NULL) != 1)
+	if (!rc->c)
+		return 0;
+	/* a remote hit lands in the local cache first, so it is restored with
+	 * every check a local hit gets */
+	if (cache_lookup(rc->c, key, &e, NULL) != 1 &&
+		(!remote_fetch(rc->remote, rc->c, key) || cache_lookup(rc->c, key, &e, NULL) != 1))
 		return 0;
 	size_t len = 0;
 	char *text = cache_entry_log(rc->c, e, &len);
@@ -75,6 +87,8 @@ int runcache_save(struct runcache *rc, const char *key, const char *root, const 
 	int r = cache_save(rc->c, &s);
 	free(proj);
 	free(globs);
+	if (r == 0)
+		remote_push(rc->remote, rc->c, key);
 	return r;
 }
 
@@ -82,6 +96,7 @@ void runcache_close(struct runcache *rc)
 {
 	if (rc->c)
 		cache_close(rc->c);
+	remote_close(rc->remote);
 	free(rc->dir);
 	memset(rc, 0, sizeof(*rc));
 }

@@ -13,18 +13,27 @@
 #include "ui.h"
 
 struct cache;
+struct remote;
 
 struct runcache {
 	char *dir;
 	struct cache *c; /* cache.h */
+	struct remote *remote; /* remote.h, or NULL */
 	bool why_dir_made;
 };
 
 void runcache_open(struct runcache *rc, const char *root);
-/* 1: a hit, restored into root/dir, its log in *log; 0: a miss. */
+/* Use the remote cache at url as well (local first, then remote; a save is
+ * uploaded): VX_REMOTE_CACHE_TOKEN is its bearer token,
+ * VX_REMOTE_CACHE_READONLY=1 downloads only. A bad url is one warning and
+ * no remote. */
+void runcache_remote(struct runcache *rc, const char *url);
+/* 1: a hit (local, else remote written through to the local cache),
+ * restored into root/dir, its log in *log; 0: a miss. */
 int runcache_restore(struct runcache *rc, const char *key, const char *root, const char *dir,
 	struct ui_buf *log);
-/* Save a success: the outputs its record declares, and its log. 0 or -1. */
+/* Save a success: the outputs its record declares, and its log, then
+ * upload it to the remote (which never fails the save). 0 or -1. */
 int runcache_save(struct runcache *rc, const char *key, const char *root, const char *dir,
 	const cJSON *rec, const char *log, size_t loglen, long ms);
 void runcache_close(struct runcache *rc);
