@@ -11,6 +11,8 @@ WARN     := -Wall -Wextra -Wshadow -Wmissing-prototypes -Wstrict-prototypes \
             -Wformat=2 -Wno-format-nonliteral -Werror
 CPPFLAGS += -D_GNU_SOURCE -Ilibcommon
 LDLIBS   := -lcjson -lxxhash -lpthread -lm
+# the cache module's remote half (cache/remote.c): HTTP and SHA-256
+CACHE_LDLIBS := -lcurl -lcrypto
 PREFIX   ?= /usr/local
 SANITIZE ?=
 
@@ -58,7 +60,7 @@ $(BUILD)/libcommon.a: $(COMMON_OBJ)
 
 $(BINDIR)/vx: $(DRIVER_OBJ) $(CACHE_LIB) $(BUILD)/libcommon.a
 	@mkdir -p $(dir $@)
-	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS) $(CACHE_LDLIBS)
 
 $(BINDIR)/vx-graph: $(GRAPH_OBJ) $(BUILD)/libcommon.a
 	@mkdir -p $(dir $@)
@@ -82,13 +84,13 @@ $(BINDIR)/vx-report: $(REPORT_OBJ) $(BUILD)/libcommon.a
 
 $(BINDIR)/vx-cache: $(BUILD)/cache/main.o $(CACHE_LIB) $(BUILD)/libcommon.a
 	@mkdir -p $(dir $@)
-	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS) $(CACHE_LDLIBS)
 
 UNIT_LINK := $(filter-out %/main.o,$(KEY_OBJ) $(SANDBOX_OBJ) $(PROXY_OBJ)) $(CACHE_LIB) $(BUILD)/libcommon.a
 
 $(BUILD)/unit/%: tests/unit/%.c tests/unit/unit.h $(UNIT_LINK)
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) -Itests/unit -Icache -Ikey -Isandbox -Iproxy $(CFLAGS) $(WARN) $(LDFLAGS) -o $@ $< $(UNIT_LINK) $(LDLIBS) -lseccomp
+	$(CC) $(CPPFLAGS) -Itests/unit -Icache -Ikey -Isandbox -Iproxy $(CFLAGS) $(WARN) $(LDFLAGS) -o $@ $< $(UNIT_LINK) $(LDLIBS) -lseccomp $(CACHE_LDLIBS)
 
 # Each runner appends "passed failed" to build/counts; check sums them.
 unit: $(UNIT_BIN)

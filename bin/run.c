@@ -766,7 +766,8 @@ static const char run_usage[] =
 	"  --dry             print each task's key and whether it is final; run nothing\n"
 	"  --json            machine-readable result records instead of the report\n"
 	"  --root DIR        the workspace root (default: VX_ROOT, else found from cwd)\n"
-	"  --remote-cache URL  a remote cache (VX_REMOTE_CACHE); not built yet\n"
+	"  --remote-cache URL  also a remote HTTP cache (VX_REMOTE_CACHE): local first, then\n"
+	"                    remote; successes uploaded (not with VX_REMOTE_CACHE_READONLY=1)\n"
 	"\n"
 	"Exit status: 0 every task passed or hit, 1 a task failed, 2 refused before\n"
 	"running (usage, config), 130/143 interrupted.\n";
@@ -864,18 +865,18 @@ int run_main(int argc, char **argv)
 	if (rc)
 		return rc;
 	r.root = graphin_str(r.g.graph, "root");
-	if (remote && *remote)
-		err_warn("the remote cache is not built yet; using the local cache only");
 	ui_init(&r.ui, r.json);
 	r.t0 = now_ms();
 	runcache_open(&r.cache, r.root);
+	if (remote && *remote && r.use_cache)
+		runcache_remote(&r.cache, remote);
 	build(&r);
 	setup_signals();
 	loop(&r);
 	if (r.keyer_up)
 		keyer_stop(&r.keyer);
 	netproxy_stop(&r.net);
-	runcache_close(&r.cache);
+	runcache_close(&r.cache); /* the remote's connections and libcurl too */
 
 	if (r.interrupted) {
 		ui_interrupted(&r.ui, r.signo);

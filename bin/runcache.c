@@ -14,6 +14,7 @@
 #include "fileio.h"
 #include "path.h"
 #include "cache.h"
+#include "remote.h"
 
 static char *runcache_dir(const char *root)
 {
@@ -36,11 +37,26 @@ void runcache_open(struct runcache *rc, const char *root)
 	free(state);
 }
 
+void runcache_remote(struct runcache *rc, const char *url)
+{
+	const char *ro = getenv("VX_REMOTE_CACHE_READONLY");
+	rc->remote = remote_open(url, getenv("VX_REMOTE_CACHE_TOKEN"), ro && strcmp(ro, "1") == 0);
+}
+
 int runcache_restore(struct runcache *rc, const char *key, const char *root, const char *dir,
 	struct ui_buf *log)
 {
 	struct cache_entry *e = NULL;
-	if (!rc->c || cache_lookup_manifest(rc->c, key, &e) != 1)
+	if (!rc->c)
+		return 0;
+	/* locally only the manifest is checked: the restore hashes every blob
+	 * it copies and a hit whose outputs are in place needs none; with a
+	 * remote, a local entry missing blobs is fetched again. A remote hit
+	 * lands in the local cache first, so it is restored with every check a
+	 * local hit gets. */
+	int local = rc->remote ? cache_lookup(rc->c, key, &e, NULL) : cache_lookup_manifest(rc->c, key, &e);
+	if (local != 1 &&
+		(!remote_fetch(rc->remote, rc->c, key) || cache_lookup(rc->c, key, &e, NULL) != 1))
 		return 0;
 	size_t len = 0;
 	char *text = cache_entry_log(rc->c, e, &len);
@@ -75,6 +91,8 @@ int runcache_save(struct runcache *rc, const char *key, const char *root, const 
 	int r = cache_save(rc->c, &s);
 	free(proj);
 	free(globs);
+	if (r == 0)
+		remote_push(rc->remote, rc->c, key);
 	return r;
 }
 
@@ -109,6 +127,7 @@ void runcache_close(struct runcache *rc)
 		strmap_free(&rc->keys);
 	}
 	free(rc->keys_path);
+	remote_close(rc->remote);
 	free(rc->dir);
 	memset(rc, 0, sizeof(*rc));
 }

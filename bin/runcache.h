@@ -14,10 +14,12 @@
 #include "ui.h"
 
 struct cache;
+struct remote;
 
 struct runcache {
 	char *dir;
 	struct cache *c; /* cache.h */
+	struct remote *remote; /* remote.h, or NULL */
 	bool why_dir_made;
 	/* <root>/.vx/why/keys: the key each task's record holds, so that a run
 	 * whose keys did not move reads no record: "<xxh3-64 of id> <key>" lines */
@@ -27,11 +29,18 @@ struct runcache {
 };
 
 void runcache_open(struct runcache *rc, const char *root);
-/* A hit, its log in *log: 1 with its outputs already in place, 2 when some
- * were restored into root/dir; 0: a miss. */
+/* Use the remote cache at url as well (local first, then remote; a save is
+ * uploaded): VX_REMOTE_CACHE_TOKEN is its bearer token,
+ * VX_REMOTE_CACHE_READONLY=1 downloads only. A bad url is one warning and
+ * no remote. */
+void runcache_remote(struct runcache *rc, const char *url);
+/* A hit (local, else remote written through to the local cache), its log in
+ * *log: 1 with its outputs already in place, 2 when some were restored into
+ * root/dir; 0: a miss. */
 int runcache_restore(struct runcache *rc, const char *key, const char *root, const char *dir,
 	struct ui_buf *log);
-/* Save a success: the outputs its record declares, and its log. 0 or -1. */
+/* Save a success: the outputs its record declares, and its log, then
+ * upload it to the remote (which never fails the save). 0 or -1. */
 int runcache_save(struct runcache *rc, const char *key, const char *root, const char *dir,
 	const cJSON *rec, const char *log, size_t loglen, long ms);
 void runcache_close(struct runcache *rc);

@@ -241,7 +241,7 @@ static char *blob_read(struct cache *c, const char *hash, size_t size, const cha
 /* The manifest's own checks, then that every blob is there with its size.
  * Paths must be unique and none may lie under another (a file "dist" and a
  * file "dist/a" cannot both be restored). */
-static const char *entry_check(struct cache *c, const char *key, const cJSON *m, bool blobs)
+const char *cache_entry_check(struct cache *c, const char *key, const cJSON *m, bool blobs)
 {
 	const cJSON *v = cJSON_GetObjectItemCaseSensitive(m, "v");
 	if (!cJSON_IsNumber(v) || v->valuedouble != CACHE_MANIFEST_VERSION)
@@ -318,7 +318,7 @@ static int entry_load(struct cache *c, const char *key, struct cache_entry **out
 		*why = "the manifest does not parse";
 		return 0;
 	}
-	if ((*why = entry_check(c, key, m, blobs))) {
+	if ((*why = cache_entry_check(c, key, m, blobs))) {
 		cJSON_Delete(m);
 		return 0;
 	}

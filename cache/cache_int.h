@@ -58,10 +58,19 @@ int cache_blob_open(struct cache *c, const char *hash);
  * moved them aside. */
 void cache_forget_dirs(struct cache *c);
 void cache_hex128(XXH128_hash_t h, char out[33]);
+/* NULL when m is a whole manifest of key (and, with blobs, every blob it
+ * names is present with its size: what makes a lookup a hit), else why not. */
+const char *cache_entry_check(struct cache *c, const char *key, const cJSON *m, bool blobs);
 /* A temporary file in <dir>/tmp, open for writing; *path gets its name. */
 int cache_tmp_open(struct cache *c, char **path);
 int cache_write_all(int fd, const void *buf, size_t n);
 int cache_mkdirs(const char *dir);
+
+/* save.c: make ac/, cas/ and tmp/. 0, or -1 after a message. */
+int cache_dirs_make(struct cache *c);
+/* save.c: write m as ac/<key>.json (under tmp/, fsynced, renamed, ac/
+ * fsynced); ac/, cas/ and tmp/ must exist. 0, or -1 after a message. */
+int cache_manifest_write(struct cache *c, const char *key, const cJSON *m);
 
 /* restore.c: the directory reldir ("" for the project itself) under projfd,
  * reached without following any symlink; created part by part when create

@@ -260,13 +260,15 @@ static int collect_one(const char *rel, const struct stat *lst, void *arg)
 	return r;
 }
 
-static int write_manifest(struct saver *sv, const char *key, const cJSON *m)
+int cache_manifest_write(struct cache *c, const char *key, const cJSON *m)
 {
 	char *text = cJSON_PrintUnformatted(m), *tmp;
 	size_t len = strlen(text);
 	text[len] = '\n'; /* one line, as every vx record; the NUL is not needed */
-	int fd = tmp_open(sv, &tmp), r = -1;
-	char *acdir = xasprintf("%s/ac", sv->c->dir);
+	int fd = cache_tmp_open(c, &tmp), r = -1;
+	if (fd < 0)
+		err_warn_errno("unable to create a temporary file in '%s/tmp'", c->dir);
+	char *acdir = xasprintf("%s/ac", c->dir);
 	char *path = xasprintf("%s/%s.json", acdir, key);
 	if (fd >= 0) {
 		r = cache_write_all(fd, text, len + 1) == 0 && fsync(fd) == 0 ? 0 : -1;
@@ -288,16 +290,8 @@ static int write_manifest(struct saver *sv, const char *key, const cJSON *m)
 	return r;
 }
 
-int cache_save(struct cache *c, const struct cache_save *s)
+int cache_dirs_make(struct cache *c)
 {
-	if (s->exit != 0) {
-		err_warn("refusing to save a failed run (exit %d)", s->exit);
-		return -1;
-	}
-	if (!hash_is_hex(s->key)) {
-		err_warn("refusing to save under '%s': not a key", s->key);
-		return -1;
-	}
 	const char *sub[] = {"ac", "cas", "tmp"};
 	for (size_t i = 0; i < 3; i++) {
 		char *d = xasprintf("%s/%s", c->dir, sub[i]);
@@ -308,7 +302,22 @@ int cache_save(struct cache *c, const struct cache_save *s)
 		if (r != 0)
 			return -1;
 	}
-	cache_forget_dirs(c); /* lookups see the directories this save made */
+	cache_forget_dirs(c); /* lookups see the directories just made */
+	return 0;
+}
+
+int cache_save(struct cache *c, const struct cache_save *s)
+{
+	if (s->exit != 0) {
+		err_warn("refusing to save a failed run (exit %d)", s->exit);
+		return -1;
+	}
+	if (!hash_is_hex(s->key)) {
+		err_warn("refusing to save under '%s': not a key", s->key);
+		return -1;
+	}
+	if (cache_dirs_make(c) != 0)
+		return -1;
 	sweep_stale(c);
 	struct saver sv = {.c = c, .projdir = s->projdir};
 	sv.projfd = open(s->projdir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
@@ -339,7 +348,7 @@ int cache_save(struct cache *c, const struct cache_save *s)
 		struct tm tm;
 		strftime(created, sizeof(created), "%Y-%m-%dT%H:%M:%SZ", gmtime_r(&now, &tm));
 		cJSON_AddStringToObject(m, "created", created);
-		r = write_manifest(&sv, s->key, m);
+		r = cache_manifest_write(c, s->key, m);
 	}
 	if (r == 0)
 		cache_stamp_save(sv.sp);

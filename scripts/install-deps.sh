@@ -5,7 +5,7 @@
 set -eu
 
 PKGS="build-essential pkg-config git ca-certificates
-libcjson-dev libxxhash-dev libseccomp-dev libcurl4-openssl-dev
+libcjson-dev libxxhash-dev libseccomp-dev libcurl4-openssl-dev libssl-dev nginx-light
 bats bats-assert bats-support bats-file shellcheck
 python3 iproute2 procps util-linux passwd"
 

@@ -1,0 +1,45 @@
+/* remote.h: a remote cache over HTTP (R-11), the protocol bazel-remote and
+ * an nginx WebDAV location serve, through libcurl:
+ *   GET/PUT <url>/ac/<key>        the manifest (the local one, each blob
+ *                                 with its "sha256" added)
+ *   GET/HEAD/PUT <url>/cas/<sha256 hex of the bytes>   each blob
+ * <url> may carry an instance prefix in its path.
+ *
+ * Downloads are written through to a local cache (cache.h): every blob is
+ * checked against its sha256, its local XXH3 name and its size before it is
+ * renamed into cas/, and the manifest is written to ac/ only once the local
+ * cache would take it as a hit; the caller then restores through the local
+ * cache as for any hit. A bad entry is a miss and one warning.
+ *
+ * The server is never a reason to fail: a transport error, a timeout or an
+ * unexpected status costs one warning, after which the handle asks nothing
+ * more for the rest of its life. Transfers of one entry run in parallel
+ * (libcurl multi); blobs are streamed through files, never held whole.
+ *
+ * Single-threaded. struct remote belongs to the caller (remote_close).
+ */
+#ifndef VX_CACHE_REMOTE_H
+#define VX_CACHE_REMOTE_H
+
+#include <stdbool.h>
+
+struct cache;
+struct remote;
+
+/* url: the base (a trailing '/' is dropped); token: sent as
+ * "Authorization: Bearer <token>" when not NULL; readonly: never uploads.
+ * NULL after a message when url is not http:// or https:// or libcurl will
+ * not start. */
+struct remote *remote_open(const char *url, const char *token, bool readonly);
+void remote_close(struct remote *r);
+
+/* Fetch key's entry into c: 1 when c now holds it whole (look it up and
+ * restore it), 0 a miss (absent, bad, or the server is off). */
+int remote_fetch(struct remote *r, struct cache *c, const char *key);
+
+/* Upload c's entry of key: blobs the server lacks (HEAD), then the
+ * manifest. Nothing in read-only mode or once the server is off. 0, or -1
+ * when the upload did not happen (already said). */
+int remote_push(struct remote *r, struct cache *c, const char *key);
+
+#endif

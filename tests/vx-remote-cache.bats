@@ -1,0 +1,324 @@
+#!/usr/bin/env bats
+# shellcheck disable=SC2016  # task commands inside JSON are meant to expand in the task, not here
+# vx run --remote-cache (R-11) against real servers on loopback: nginx with a
+# WebDAV location, and a few lines of python for the misbehaving ones. Two
+# copies of one workspace with separate local caches share the server.
+
+load helpers
+
+free_port() {
+	/usr/bin/python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
+}
+
+wait_port() { # PORT: until something listens there (5 s at most)
+	local _
+	for _ in $(seq 100); do
+		/usr/bin/python3 -c 'import socket, sys; socket.create_connection(("127.0.0.1", int(sys.argv[1])), 0.2)' "$1" 2>/dev/null && return 0
+		sleep 0.05
+	done
+	fail "nothing listens on port $1"
+}
+
+# nginx in the foreground with its own prefix, logging each request's method,
+# path, status and Authorization header; the cache lives under /inst (an
+# instance prefix)
+start_nginx() {
+	NG=$BATS_TEST_TMPDIR/nginx
+	mkdir -p "$NG/data" "$NG/tmp" "$NG/logs"
+	local port
+	port=$(free_port)
+	cat > "$NG/nginx.conf" <<EOF
+daemon off;
+master_process off;
+worker_processes 1;
+pid $NG/nginx.pid;
+error_log $NG/logs/error.log;
+events { worker_connections 256; }
+http {
+	log_format vx '\$request_method \$uri \$status "\$http_authorization"';
+	access_log $NG/logs/access.log vx;
+	client_body_temp_path $NG/tmp/body;
+	proxy_temp_path $NG/tmp/proxy;
+	fastcgi_temp_path $NG/tmp/fastcgi;
+	uwsgi_temp_path $NG/tmp/uwsgi;
+	scgi_temp_path $NG/tmp/scgi;
+	client_max_body_size 0;
+	server {
+		listen 127.0.0.1:$port;
+		root $NG/data;
+		location / {
+			dav_methods PUT;
+			create_full_put_path on;
+			dav_access user:rw group:r all:r;
+		}
+	}
+}
+EOF
+	nginx -p "$NG" -c "$NG/nginx.conf" -e "$NG/logs/error.log" 3>&- &
+	SERVER_PID=$!
+	wait_port "$port"
+	URL=http://127.0.0.1:$port/inst
+	STORE=$NG/data/inst
+}
+
+# a python server answering every request with STATUS (0: never answering),
+# logging "METHOD PATH" lines to $BATS_TEST_TMPDIR/requests
+start_python() {
+	local port
+	port=$(free_port)
+	/usr/bin/python3 -c '
+import http.server, sys, time
+class H(http.server.BaseHTTPRequestHandler):
+    def any(self):
+        with open(sys.argv[3], "a") as f:
+            f.write(self.command + " " + self.path + "\n")
+        if sys.argv[2] == "0":
+            time.sleep(3600)
+        self.send_response(int(sys.argv[2]))
+        self.send_header("Content-Length", "0")
+        self.end_headers()
+    do_GET = do_HEAD = do_PUT = any
+    def log_message(self, *a):
+        pass
+http.server.ThreadingHTTPServer(("127.0.0.1", int(sys.argv[1])), H).serve_forever()
+' "$port" "$1" "$BATS_TEST_TMPDIR/requests" 3>&- &
+	SERVER_PID=$!
+	wait_port "$port"
+	URL=http://127.0.0.1:$port
+}
+
+setup() {
+	new_ws "$BATS_TEST_TMPDIR/a"
+	# ui writes an executable, a private file and a symlink; app builds on ui
+	pkg packages/ui @x/ui '' '{ "tasks": {
+		"build": { "exec": { "command": "echo ui >> ../../ran.log && mkdir -p dist && cp src/* dist/ && chmod 750 dist/run.sh && chmod 600 dist/lib.txt && ln -sf lib.txt dist/link && echo built ui" },
+		           "cache": { "inputs": { "files": ["src/**"] }, "outputs": { "files": ["dist/**"] } } } } }'
+	put packages/ui/src/lib.txt "lib v1"
+	put packages/ui/src/run.sh "#!/bin/sh"
+	pkg packages/app @x/app '{ "@x/ui": "*" }' '{ "tasks": {
+		"build": { "exec": { "command": "echo app >> ../../ran.log && mkdir -p out && cat ../ui/dist/lib.txt src/main.txt > out/app.txt && echo built app" },
+		           "dependsOn": ["^build"],
+		           "cache": { "inputs": { "files": ["src/**"] }, "outputs": { "files": ["out/**"] } } } } }'
+	put packages/app/src/main.txt "app v1"
+	A=$WS
+	B=$BATS_TEST_TMPDIR/b
+	cp -a "$A" "$B"
+	SERVER_PID=
+}
+
+teardown() {
+	if [ -n "${SERVER_PID:-}" ]; then
+		kill "$SERVER_PID" 2>/dev/null || true
+		wait "$SERVER_PID" 2>/dev/null || true
+	fi
+}
+
+in_a() { (cd "$A" && VX_CACHE_DIR=$BATS_TEST_TMPDIR/cache-a "$@"); }
+in_b() { (cd "$B" && VX_CACHE_DIR=$BATS_TEST_TMPDIR/cache-b "$@"); }
+
+ran() { # what ran in workspace DIR since the last call
+	if [ -f "$1/ran.log" ]; then sort "$1/ran.log" | tr '\n' ' ' | sed 's/ $//'; rm -f "$1/ran.log"; fi
+}
+
+# the one manifest on the server whose files name PATH
+manifest_of() {
+	grep -l "\"path\":\"$1\"" "$STORE"/ac/*
+}
+
+# the server's blob of output PATH, by the sha256 its manifest gives
+blob_of() {
+	/usr/bin/python3 -c '
+import json, sys
+m = json.load(open(sys.argv[1]))
+print([f["sha256"] for f in m["files"] if f["path"] == sys.argv[2]][0])
+' "$(manifest_of "$1")" "$1" | sed "s|^|$STORE/cas/|"
+}
+
+@test "two checkouts share one nginx WebDAV cache: the second run is all hits, byte for byte, modes too" {
+	start_nginx
+	run -0 in_a vx run build --remote-cache "$URL"
+	assert_line --regexp '^miss @x/ui#build '
+	assert_line --regexp '^miss @x/app#build '
+	refute_output --partial 'remote cache'
+	assert_equal "$(ran "$A")" "app ui"
+	# the server's layout: ac/<key>, cas/<sha256 of the bytes>
+	assert_equal "$(find "$STORE/ac" -type f | wc -l)" 2
+	local sha
+	sha=$(sha256sum < "$A/packages/ui/dist/lib.txt" | cut -d' ' -f1)
+	assert_file_exists "$STORE/cas/$sha"
+	assert_equal "$(blob_of dist/lib.txt)" "$STORE/cas/$sha"
+	run -0 in_b vx run build --remote-cache "$URL"
+	assert_line --regexp '^hit  @x/ui#build '
+	assert_line --regexp '^hit  @x/app#build '
+	assert_line "@x/ui#build: built ui"
+	refute_output --partial 'remote cache'
+	assert_equal "$(ran "$B")" ""
+	for f in packages/ui/dist/lib.txt packages/ui/dist/run.sh packages/app/out/app.txt; do
+		cmp "$A/$f" "$B/$f"
+		assert_equal "$(stat -c %a "$B/$f")" "$(stat -c %a "$A/$f")"
+	done
+	assert_equal "$(stat -c %a "$B/packages/ui/dist/run.sh")" 750
+	assert_equal "$(stat -c %a "$B/packages/ui/dist/lib.txt")" 600
+	assert_equal "$(readlink "$B/packages/ui/dist/link")" lib.txt
+	# written through: B's local cache now answers alone
+	rm -rf "$B/packages/ui/dist"
+	run -0 in_b vx run build
+	assert_line --regexp '^hit  @x/ui#build '
+	cmp "$A/packages/ui/dist/lib.txt" "$B/packages/ui/dist/lib.txt"
+	# uploads skip blobs the server has: a forced rerun PUTs only manifests
+	: > "$NG/logs/access.log"
+	run -0 in_a vx run build --force --remote-cache "$URL"
+	run -1 grep -c '^PUT /inst/cas/' "$NG/logs/access.log"
+	assert_output 0
+	run -0 grep -c '^HEAD /inst/cas/' "$NG/logs/access.log"
+	run -0 grep -c '^PUT /inst/ac/' "$NG/logs/access.log"
+	assert_output 2
+}
+
+@test "VX_REMOTE_CACHE names the server; VX_REMOTE_CACHE_TOKEN is sent as a bearer token" {
+	start_nginx
+	export VX_REMOTE_CACHE=$URL VX_REMOTE_CACHE_TOKEN=s3cret-token
+	run -0 in_a vx run build
+	run -0 in_b vx run build
+	assert_line --regexp '^hit  @x/app#build '
+	run -0 grep -c '^PUT /inst/ac/[0-9a-f]* 20[14] "Bearer s3cret-token"$' "$NG/logs/access.log"
+	assert_output 2
+	run -0 grep -c '^GET /inst/ac/[0-9a-f]* 200 "Bearer s3cret-token"$' "$NG/logs/access.log"
+	assert_output 2
+	run -1 grep -v 'Bearer s3cret-token' "$NG/logs/access.log"
+}
+
+@test "--no-cache asks the remote nothing" {
+	start_nginx
+	run -0 in_a vx run build --no-cache --remote-cache "$URL"
+	run -0 cat "$NG/logs/access.log"
+	assert_output ''
+}
+
+@test "read-only mode downloads hits and uploads nothing" {
+	start_nginx
+	VX_REMOTE_CACHE_READONLY=1 run -0 in_a vx run build --remote-cache "$URL"
+	assert_line --regexp '^miss @x/ui#build '
+	refute_output --partial 'remote cache'
+	run -1 grep -E '^(PUT|HEAD) ' "$NG/logs/access.log"
+	assert_dir_not_exists "$STORE"
+	# a trusted run fills it; a read-only one then hits and still puts nothing
+	run -0 in_a vx run build --force --remote-cache "$URL"
+	: > "$NG/logs/access.log"
+	VX_REMOTE_CACHE_READONLY=1 run -0 in_b vx run build --remote-cache "$URL"
+	assert_line --regexp '^hit  @x/app#build '
+	run -1 grep -E '^(PUT|HEAD) ' "$NG/logs/access.log"
+}
+
+@test "an unreachable server is one warning and the run goes on locally" {
+	local port
+	port=$(free_port) # nothing listens there
+	run -0 in_a vx run build --remote-cache "http://127.0.0.1:$port/"
+	assert_line --regexp '^miss @x/ui#build '
+	assert_line --regexp '^miss @x/app#build '
+	run -0 grep -c 'remote cache' <<< "$output"
+	assert_output 1
+	assert_equal "$(ran "$A")" "app ui"
+	# the local cache still saved them
+	run -0 in_a vx run build --remote-cache "http://127.0.0.1:$port/"
+	assert_line --regexp '^hit  @x/app#build '
+}
+
+@test "a server answering 500 is one warning, asked once, never a failed run" {
+	start_python 500
+	run -0 in_a vx run build --remote-cache "$URL"
+	assert_line --regexp '^miss @x/app#build '
+	run -0 grep -c "remote cache '$URL': GET $URL/ac/[0-9a-f]*: HTTP 500; going on without it" <<< "$output"
+	assert_output 1
+	run -0 wc -l < "$BATS_TEST_TMPDIR/requests"
+	assert_output 1
+}
+
+@test "a server that accepts and never answers costs one bounded wait and one warning" {
+	start_python 0
+	run -0 in_a vx run build --remote-cache "$URL"
+	assert_line --regexp '^miss @x/app#build '
+	assert_line --regexp "remote cache '$URL': GET $URL/ac/[0-9a-f]*: Timeout was reached; going on without it"
+	run -0 grep -c 'remote cache' <<< "$output"
+	assert_output 1
+}
+
+@test "a tampered blob on the server is a miss and a warning, never a bad restore" {
+	start_nginx
+	run -0 in_a vx run build --remote-cache "$URL"
+	local blob
+	blob=$(blob_of dist/lib.txt)
+	printf 'lib v2\n' > "$blob" # same size, other bytes
+	run -0 in_b vx run build --remote-cache "$URL"
+	assert_line --regexp "^vx: remote cache: entry [0-9a-f]{32}: a blob does not match its sha256; a miss$"
+	assert_line --regexp '^miss @x/ui#build '
+	assert_equal "$(cat "$B/packages/ui/dist/lib.txt")" "lib v1"
+	# ui ran; app's key folds ui's outputs, the same again, so app still hit
+	assert_equal "$(ran "$B")" "ui"
+	assert_line --regexp '^hit  @x/app#build '
+}
+
+@test "a truncated blob on the server is a miss and a warning" {
+	start_nginx
+	run -0 in_a vx run build --remote-cache "$URL"
+	local blob
+	blob=$(blob_of dist/lib.txt)
+	truncate -s 3 "$blob"
+	run -0 in_b vx run build --remote-cache "$URL"
+	assert_line --regexp "^vx: remote cache: entry [0-9a-f]{32}: a blob is truncated; a miss$"
+	assert_line --regexp '^miss @x/ui#build '
+	assert_equal "$(cat "$B/packages/ui/dist/lib.txt")" "lib v1"
+	# nothing of the bad download stayed in B's local cache
+	run -0 env VX_CACHE_DIR="$BATS_TEST_TMPDIR/cache-b" vx-cache verify
+	run -0 find "$BATS_TEST_TMPDIR/cache-b/tmp" -type f
+	assert_output ''
+}
+
+@test "a tampered manifest is a miss and a warning: another key, a path out of the project, garbage" {
+	start_nginx
+	run -0 in_a vx run build --remote-cache "$URL"
+	local m
+	m=$(manifest_of dist/lib.txt)
+	sed -i 's/"key":"[0-9a-f]*"/"key":"00000000000000000000000000000000"/' "$m"
+	run -0 in_b vx run build --remote-cache "$URL"
+	assert_line --regexp "^vx: remote cache: entry [0-9a-f]{32}: the manifest names another key; a miss$"
+	assert_line --regexp '^miss @x/ui#build '
+	rm -rf "$B/packages/ui/dist" "$BATS_TEST_TMPDIR/cache-b"
+	run -0 in_a vx run build --force --remote-cache "$URL"
+	sed -i 's|"path":"dist/lib.txt"|"path":"../../../escaped.txt"|' "$m"
+	run -0 in_b vx run build --remote-cache "$URL"
+	assert_line --regexp "^vx: remote cache: entry [0-9a-f]{32}: a path outside the project; a miss$"
+	assert_file_not_exists "$BATS_TEST_TMPDIR/escaped.txt"
+	rm -rf "$B/packages/ui/dist" "$BATS_TEST_TMPDIR/cache-b"
+	printf '{"v":1,"key":' > "$m"
+	run -0 in_b vx run build --remote-cache "$URL"
+	assert_line --regexp "^vx: remote cache: entry [0-9a-f]{32}: the manifest does not parse; a miss$"
+	assert_line --regexp '^miss @x/ui#build '
+	assert_equal "$(cat "$B/packages/ui/dist/lib.txt")" "lib v1"
+}
+
+@test "a 50 MiB output round-trips through the server" {
+	start_nginx
+	pkg packages/big @x/big '' '{ "tasks": {
+		"build": { "exec": { "command": "mkdir -p out && head -c 52428800 /dev/urandom > out/big.bin && echo made" },
+		           "cache": { "inputs": { "files": ["src/**"] }, "outputs": { "files": ["out/**"] } } } } }'
+	put packages/big/src/x "x"
+	cp -a "$A/packages/big" "$B/packages/big"
+	run -0 in_a vx run @x/big#build --remote-cache "$URL"
+	assert_line --regexp '^miss @x/big#build '
+	run -0 in_b vx run @x/big#build --remote-cache "$URL"
+	assert_line --regexp '^hit  @x/big#build '
+	cmp "$A/packages/big/out/big.bin" "$B/packages/big/out/big.bin"
+}
+
+@test "a URL that is not http is one warning, and the run goes on" {
+	run -0 in_a vx run build --remote-cache "ftp://example.invalid/cache"
+	assert_line "vx: remote cache 'ftp://example.invalid/cache': not an http:// or https:// URL"
+	assert_line --regexp '^miss @x/app#build '
+}
+
+@test "vx run --help names the remote cache" {
+	run -0 vx run --help
+	assert_output --partial '--remote-cache URL'
+	assert_output --partial 'VX_REMOTE_CACHE_READONLY=1'
+}
