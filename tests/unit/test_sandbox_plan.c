@@ -123,7 +123,7 @@ int main(void)
 	plan_free(&p);
 
 	/* R-25: a project-wide write grant holds the absent configs (one
-	 * mode-0000 guard each, the missing parent for .git/hooks), dist/ gets
+	 * guard each, the missing parent for .git/hooks), dist/ gets
 	 * none, and plan_sweep takes the guards back */
 	strlist_free(&r->read);
 	strlist_free(&r->write);
@@ -136,7 +136,7 @@ int main(void)
 	{
 		struct stat st;
 		char *g = path_join(base, "ws/packages/app/.vscode");
-		CHECK(lstat(g, &st) == 0 && S_ISDIR(st.st_mode) && (st.st_mode & 07777) == 0);
+		CHECK(lstat(g, &st) == 0 && S_ISDIR(st.st_mode) && (st.st_mode & 07777) == 0555);
 		plan_sweep(&p, false);
 		CHECK(lstat(g, &st) == -1);
 		free(g);
