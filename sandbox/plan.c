@@ -387,7 +387,7 @@ static int guard_missing(struct ctx *c, const char *dir, const char *name)
 	char *p = path_join(dir, first), *leaf = NULL;
 	struct stat st;
 	bool isdir = true;
-	int rc = 0;
+	int rc = 0, fd = -1;
 
 	if (lstat(p, &st) == 0) {
 		/* the parent exists: hold the leaf inside it (a real directory
@@ -406,25 +406,26 @@ static int guard_missing(struct ctx *c, const char *dir, const char *name)
 	}
 	if (errno != ENOENT)
 		goto out;
-	if (isdir ? mkdir(p, 0) : (rc = open(p, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW |
-		O_CLOEXEC, 0)) < 0) {
-		rc = 0;
+	if (isdir)
+		fd = mkdir(p, 0700) ? -1 : open(p, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	else
+		fd = open(p, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (fd < 0) {
 		/* where the caller may not create it, neither may the task */
-		if (errno != EACCES && errno != EPERM && errno != EROFS) {
-			err_warn_errno("%s: unable to hold the protected name '%s'", c->r->task_id, p);
-			rc = -1;
-		}
+		if (errno == EACCES || errno == EPERM || errno == EROFS)
+			goto out;
+		err_warn_errno("%s: unable to hold the protected name '%s'", c->r->task_id, p);
+		rc = -1;
 		goto out;
 	}
-	if (!isdir)
-		close(rc);
-	rc = 0;
-	/* mkdir and open apply the umask: the mode must be the guard's exactly */
-	if (chmod(p, isdir ? GUARD_DIR_MODE : GUARD_FILE_MODE)) {
+	add_guard(c->p, p, isdir);
+	/* mkdir and open apply the umask: the mode is set after, through the
+	 * fd, never by a path another task could swap meanwhile */
+	if (fchmod(fd, isdir ? GUARD_DIR_MODE : GUARD_FILE_MODE)) {
 		err_warn_errno("%s: unable to hold the protected name '%s'", c->r->task_id, p);
 		rc = -1;
 	}
-	add_guard(c->p, p, isdir);
+	close(fd);
 	add_op(c->p, OP_RO, p)->protect = true;
 out:
 	free(leaf);
