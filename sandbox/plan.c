@@ -341,16 +341,22 @@ static bool protected_is_dir(const char *name)
 	return false;
 }
 
-/* A guard vx-sandbox made (or left behind when killed): empty, mode 0000. */
+/* The modes that mark a guard: a file nobody may open, a directory anyone
+ * may list (git status walks it without a warning), both unusual enough
+ * for a user's own. */
+#define GUARD_FILE_MODE 0000
+#define GUARD_DIR_MODE 0555
+
+/* A guard vx-sandbox made (or left behind when killed): empty, its mode. */
 static bool is_guard(const char *path, const struct stat *st)
 {
 	DIR *d;
 	struct dirent *e;
 	bool empty = true;
-	if ((st->st_mode & 07777) != 0)
-		return false;
 	if (S_ISREG(st->st_mode))
-		return st->st_size == 0;
+		return (st->st_mode & 07777) == GUARD_FILE_MODE && st->st_size == 0;
+	if ((st->st_mode & 07777) != GUARD_DIR_MODE)
+		return false;
 	if (!S_ISDIR(st->st_mode) || !(d = opendir(path)))
 		return false;
 	while (empty && (e = readdir(d)))
@@ -370,8 +376,8 @@ static void add_guard(struct plan *p, const char *path, bool isdir)
 	p->ng++;
 }
 
-/* R-25 for a config absent at start: hold its name with an empty mode-0000
- * file or directory, bound read-only (so creating, writing, renaming onto or
+/* R-25 for a config absent at start: hold its name with an empty file (mode
+ * 0000) or directory (0555), bound read-only (so creating, writing, renaming onto or
  * removing it all fail), and sweep it afterwards. Where the name's parent is
  * missing too (.git/hooks without .git, .claude/agents without .claude) the
  * parent is the one held. 0, or -1 after one line. */
@@ -382,13 +388,13 @@ static int guard_missing(struct ctx *c, const char *dir, const char *name)
 	char *p = path_join(dir, first), *leaf = NULL;
 	struct stat st;
 	bool isdir = true;
-	int rc = 0;
+	int rc = 0, fd = -1;
 
 	if (lstat(p, &st) == 0) {
 		/* the parent exists: hold the leaf inside it (a real directory
 		 * only; a symlinked one leads elsewhere) */
-		if (!slash || !S_ISDIR(st.st_mode) || (st.st_mode & 07777) == 0)
-			goto out; /* (a mode-0000 parent is a guard already) */
+		if (!slash || !S_ISDIR(st.st_mode) || (st.st_mode & 07777) == GUARD_DIR_MODE)
+			goto out; /* (a parent with the guard's mode is one already) */
 		leaf = path_join(dir, name);
 		free(p);
 		p = leaf;
@@ -401,25 +407,26 @@ static int guard_missing(struct ctx *c, const char *dir, const char *name)
 	}
 	if (errno != ENOENT)
 		goto out;
-	if (isdir ? mkdir(p, 0) : (rc = open(p, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW |
-		O_CLOEXEC, 0)) < 0) {
-		rc = 0;
+	if (isdir)
+		fd = mkdir(p, 0700) ? -1 : open(p, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	else
+		fd = open(p, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (fd < 0) {
 		/* where the caller may not create it, neither may the task */
-		if (errno != EACCES && errno != EPERM && errno != EROFS) {
-			err_warn_errno("%s: unable to hold the protected name '%s'", c->r->task_id, p);
-			rc = -1;
-		}
+		if (errno == EACCES || errno == EPERM || errno == EROFS)
+			goto out;
+		err_warn_errno("%s: unable to hold the protected name '%s'", c->r->task_id, p);
+		rc = -1;
 		goto out;
 	}
-	if (!isdir)
-		close(rc);
-	rc = 0;
-	/* mkdir and open apply the umask: the mode must be 0000 exactly */
-	if (chmod(p, 0)) {
+	add_guard(c->p, p, isdir);
+	/* mkdir and open apply the umask: the mode is set after, through the
+	 * fd, never by a path another task could swap meanwhile */
+	if (fchmod(fd, isdir ? GUARD_DIR_MODE : GUARD_FILE_MODE)) {
 		err_warn_errno("%s: unable to hold the protected name '%s'", c->r->task_id, p);
 		rc = -1;
 	}
-	add_guard(c->p, p, isdir);
+	close(fd);
 	add_op(c->p, OP_RO, p)->protect = true;
 out:
 	free(leaf);

@@ -46,8 +46,8 @@ struct placeholder {
 	struct timespec mtime;
 };
 
-/* An empty mode-0000 file or directory made to hold a protected config's
- * name that was absent at start (R-25); removed by plan_sweep. */
+/* An empty file (mode 0000) or directory (0555) made to hold the name of a
+ * protected config absent at start (R-25); removed by plan_sweep. */
 struct guard {
 	char *path;
 	bool isdir;

@@ -122,6 +122,49 @@ int main(void)
 	CHECK(!(o = find(&p, ".npmrc")) || o->kind == OP_RO);
 	plan_free(&p);
 
+	/* R-25: a project-wide write grant holds the absent configs (one
+	 * guard each, the missing parent for .git/hooks), dist/ gets
+	 * none, and plan_sweep takes the guards back */
+	strlist_free(&r->read);
+	strlist_free(&r->write);
+	strlist_push(&r->write, "./");
+	CHECK(plan_build(r, &p) == 0);
+	CHECK((o = find(&p, "ws/packages/app/.bashrc")) && o->kind == OP_RO && o->protect);
+	CHECK((o = find(&p, "ws/packages/app/.git")) && o->kind == OP_RO && o->isdir);
+	CHECK(find(&p, "ws/packages/app/.git/hooks") == NULL);
+	CHECK(find(&p, "ws/packages/app/src/.bashrc") == NULL);
+	{
+		struct stat st;
+		char *g = path_join(base, "ws/packages/app/.vscode");
+		CHECK(lstat(g, &st) == 0 && S_ISDIR(st.st_mode) && (st.st_mode & 07777) == 0555);
+		plan_sweep(&p, false);
+		CHECK(lstat(g, &st) == -1);
+		free(g);
+	}
+	plan_free(&p);
+	strlist_free(&r->write);
+	strlist_push(&r->write, "dist/");
+	CHECK(plan_build(r, &p) == 0);
+	CHECK(find(&p, "ws/packages/app/dist/.bashrc") == NULL);
+	CHECK(p.ng == 0);
+	plan_free(&p);
+
+	/* a submodule's gitfile inside a write grant is refused */
+	mk("ws/packages/app/lib/.git", false);
+	strlist_free(&r->write);
+	strlist_push(&r->write, "./");
+	CHECK(plan_build(r, &p) == -1);
+	plan_sweep(&p, false);
+	plan_free(&p);
+	{
+		char *g = path_join(base, "ws/packages/app/lib/.git"), *b = path_join(base, "ws/packages/app/.bashrc");
+		struct stat st;
+		CHECK(unlink(g) == 0);
+		CHECK(lstat(b, &st) == -1); /* the refused plan's guards went too */
+		free(g);
+		free(b);
+	}
+
 	/* refused: a symlink out of the project, a write over the root */
 	mk("outside", true);
 	{
