@@ -77,9 +77,11 @@ int bridge_prepare(const struct sb_request *r, struct bridge *b)
 	for (size_t i = 0; i < b->nports; i++) {
 		struct sockaddr_in sa = {.sin_family = AF_INET, .sin_port = htons((uint16_t)b->ports[i]),
 			.sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
-		int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+		int one = 1, fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
 		b->host_fd[i] = fd;
-		if (fd < 0 || bind(fd, (struct sockaddr *)&sa, sizeof(sa)) || listen(fd, 128)) {
+		/* a port left in TIME_WAIT by the last run is free; a listener is not */
+		if (fd < 0 || setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one)) ||
+			bind(fd, (struct sockaddr *)&sa, sizeof(sa)) || listen(fd, 128)) {
 			int e = errno;
 			if (e == EADDRINUSE)
 				err_warn("allow.localBinding: port %u is already in use on the host's "

@@ -7,7 +7,7 @@ set -eu
 PKGS="build-essential pkg-config git ca-certificates
 libcjson-dev libxxhash-dev libseccomp-dev libcurl4-openssl-dev libssl-dev nginx-light
 bats bats-assert bats-support bats-file shellcheck
-python3 iproute2 procps util-linux passwd"
+python3 iproute2 procps util-linux passwd curl"
 
 missing=""
 for p in $PKGS; do

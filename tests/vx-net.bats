@@ -31,7 +31,7 @@ setup_file() {
 	ip -n "$NS" addr add "$ORIGIN/30" dev "vxnn$$"
 	ip -n "$NS" link set "vxnn$$" up
 	ip -n "$NS" link set lo up
-	NETDIR=$(mktemp -d /tmp/vx-net-suite.XXXXXX)
+	NETDIR=$(mktemp -d /tmp/vxnet-suite.XXXXXX)
 	chmod 755 "$NETDIR"
 	export NETDIR
 	ip netns exec "$NS" /usr/bin/python3 "$BATS_TEST_DIRNAME/fixtures/vx-proxy/origin.py" \
@@ -66,7 +66,7 @@ setup() {
 	if [ "$(id -u)" != 0 ]; then
 		skip 'needs root for the network namespace of the origin (ip netns)'
 	fi
-	BASE=$(mktemp -d /tmp/vx-net-ws.XXXXXX)
+	BASE=$(mktemp -d /tmp/vxnet-ws.XXXXXX)
 	chmod 755 "$BASE"
 	new_ws "$BASE/ws"
 	cd "$WS" || return 1
@@ -231,9 +231,11 @@ GET='get() { curl -sS --max-time 10 "$@" 2>&1 || true; echo; }
 	pkg packages/probe probe '' '{ "tasks": { "get": { "exec": { "command": "for i in $(seq 100); do curl -sf http://127.0.0.1:'"$port"'/ && exit 0; sleep 0.05; done; exit 1" }, "dependsOn": ["a#serve"] } } }'
 	run -0 vxr run probe#get
 	assert_output --partial 'probe#get: <title>Directory listing'
-	# the host's port is free again once the run is over
-	run /usr/bin/python3 -c 'import socket,sys; s=socket.socket(); s.bind(("127.0.0.1", int(sys.argv[1])))' "$port"
-	assert_success
+	# nothing listens on the host's port once the run is over (a second run
+	# binds it again, TIME_WAIT or not)
+	run -7 curl -s http://127.0.0.1:"$port"/
+	run -0 vxr run probe#get
+	assert_output --partial 'probe#get: <title>Directory listing'
 }
 
 @test "localBinding: a port already taken on the host fails the task with a line naming it; the task never runs" {
@@ -248,4 +250,28 @@ GET='get() { curl -sS --max-time 10 "$@" 2>&1 || true; echo; }
 	assert_line --partial "vx-sandbox: allow.localBinding: port $port is already in use on the host's loopback"
 	assert_line --regexp '^fail a#serve .*\(exit 125\)$'
 	refute_output --partial 'TASK RAN'
+}
+
+@test "attack: the task can neither use the bridge's own sockets nor open a unix socket of its own" {
+	task a probe '{ "allow": { "network": ["origin.test"] } }' '
+		relay=$(for p in /proc/[0-9]*; do n=${p#/proc/}; [ "$n" != 1 ] && [ "$(cat "$p/comm")" = vx-sandbox ] && echo "$n"; done | head -n 1)
+		echo "relay pid ${relay:-none}"
+		for fd in "/proc/$relay"/fd/*; do readlink "$fd" && echo "RELAY FD LINK READ"; cat "$fd" </dev/null >/dev/null 2>&1 && echo "RELAY FD OPENED"; done
+		echo "relay fds tried"
+		ls "/proc/$relay/root/" >/dev/null 2>&1 && echo "RELAY ROOT OPEN" || echo "relay root refused"
+		head -c1 "/proc/$relay/mem" >/dev/null 2>&1 && echo "RELAY MEM OPEN" || echo "relay mem refused"
+		ls -d /tmp/vx-net-* 2>/dev/null || echo "no proxy socket dir in /tmp"
+		/usr/bin/python3 -c "import socket; socket.socket(socket.AF_UNIX)" 2>&1 | tail -n 1
+		/usr/bin/python3 -c "import socket; socket.socket(socket.AF_INET); print(\"inet socket ok\")"
+		curl -sS --max-time 10 http://origin.test:8080/still'
+	run -0 vxr run a#probe
+	assert_line --regexp '^a#probe: relay pid [0-9]+$'
+	assert_line 'a#probe: relay fds tried'
+	refute_output --partial 'RELAY'
+	assert_line 'a#probe: relay root refused'
+	assert_line 'a#probe: relay mem refused'
+	assert_line 'a#probe: no proxy socket dir in /tmp'
+	assert_line 'a#probe: PermissionError: [Errno 1] Operation not permitted'
+	assert_line 'a#probe: inet socket ok'
+	assert_line --partial 'a#probe: origin 8080 GET /still'
 }

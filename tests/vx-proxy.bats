@@ -161,6 +161,28 @@ GET() {
 	assert_output --partial 'only version 1'
 }
 
+@test "vx-proxy: a done record is answered once the task's requests are judged, and its socket goes" {
+	local q=$BATS_TEST_TMPDIR/q.sock
+	# a request already in the socket when done arrives is judged first
+	{
+		printf '%s\n' '{"type":"proxy","v":1}' '{"type":"task","task":"t","socket":"'"$q"'","network":["origin.test"]}'
+		for _ in $(seq 100); do [ -S "$q" ] && break; sleep 0.02; done
+		printf 'CONNECT other.test:8080 HTTP/1.1\r\nHost: other.test:8080\r\n\r\n' |
+			/usr/bin/python3 -c 'import socket,sys; s=socket.socket(socket.AF_UNIX); s.connect(sys.argv[1]); s.sendall(sys.stdin.buffer.read()); s.close()' "$q"
+		printf '%s\n' '{"type":"done","task":"t"}'
+		sleep 0.3
+	} | vx-proxy --hosts "$HOSTS" --request - > "$OUT" 2>"$ERR" 3>&-
+	run cat "$OUT"
+	assert_line --index 0 --partial '"type":"listening"'
+	assert_line --index 1 '{"type":"deny","task":"t","host":"other.test","port":8080,"reason":"not in allow.network","via":"connect"}'
+	assert_line --index 2 '{"type":"done","task":"t"}'
+	assert_file_not_exists "$q"
+	# a done naming no task being served is a bad record
+	printf '%s\n' '{"type":"proxy","v":1}' '{"type":"done","task":"nobody"}' > "$BATS_TEST_TMPDIR/r.json"
+	run -2 vx-proxy --request "$BATS_TEST_TMPDIR/r.json"
+	assert_output --partial 'r.json:2: task: names no task being served'
+}
+
 @test "vx-proxy: an allowed host over absolute-URI HTTP, CONNECT and SOCKS5" {
 	hand origin.test
 	run -0 c "$(GET origin.test:8080 /plain)"
