@@ -71,6 +71,15 @@ rm -rf "$WS/.vx" "$WS"/packages/*/dist
 VX_CACHE_DIR="$tmp/warm" "$BIN/vx" run build --root "$WS" --remote-cache "$URL" >/dev/null
 log "server: $(find "$tmp/ng/data" -type f | wc -l) files, $(du -sh "$tmp/ng/data" | cut -f1)"
 
+# the remote run must really be all hits from the server, or the timing means nothing
+rm -rf "$WS"/packages/*/dist
+summary=$(VX_CACHE_DIR="$tmp/check" "$BIN/vx" run build --root "$WS" --remote-cache "$URL" 2>&1 | tail -n 1)
+case $summary in
+"vx: $N tasks: $N hit, 0 miss"*) ;;
+*) log "the remote run is not all hits: $summary"; exit 1 ;;
+esac
+rm -rf "$tmp/check"
+
 log "all hits, outputs deleted: warm local cache vs empty local cache + nginx"
 hyperfine --warmup 1 --min-runs "$RUNS" --export-json "$tmp/r.json" \
 	-n local --prepare "rm -rf $WS/packages/*/dist" \
