@@ -68,9 +68,12 @@ int cache_mkdirs(const char *dir);
 
 /* save.c: make ac/, cas/ and tmp/. 0, or -1 after a message. */
 int cache_dirs_make(struct cache *c);
-/* save.c: write m as ac/<key>.json (under tmp/, fsynced, renamed, ac/
- * fsynced); ac/, cas/ and tmp/ must exist. 0, or -1 after a message. */
-int cache_manifest_write(struct cache *c, const char *key, const cJSON *m);
+/* save.c: write m as ac/<key>.json (under tmp/, renamed; fsynced with ac/
+ * when durable); ac/, cas/ and tmp/ must exist. 0, or -1 after a message.
+ * Not durable: a copy of an entry held elsewhere (the remote), which a
+ * crash may only turn into a miss (an empty or torn manifest does not
+ * parse). */
+int cache_manifest_write(struct cache *c, const char *key, const cJSON *m, bool durable);
 
 /* restore.c: the directory reldir ("" for the project itself) under projfd,
  * reached without following any symlink; created part by part when create

@@ -456,7 +456,7 @@ int remote_fetch(struct remote *r, struct cache *c, const char *key)
 	/* the local cache's own checks, now that the blobs are there */
 	if (!why)
 		why = cache_entry_check(c, key, m, true);
-	int hit = !why && cache_manifest_write(c, key, m) == 0;
+	int hit = !why && cache_manifest_write(c, key, m, false) == 0;
 	if (why && strcmp(why, "the server failed") != 0)
 		bad_entry(key, why);
 	cJSON_Delete(m);

@@ -260,7 +260,7 @@ static int collect_one(const char *rel, const struct stat *lst, void *arg)
 	return r;
 }
 
-int cache_manifest_write(struct cache *c, const char *key, const cJSON *m)
+int cache_manifest_write(struct cache *c, const char *key, const cJSON *m, bool durable)
 {
 	char *text = cJSON_PrintUnformatted(m), *tmp;
 	size_t len = strlen(text);
@@ -271,12 +271,12 @@ int cache_manifest_write(struct cache *c, const char *key, const cJSON *m)
 	char *acdir = xasprintf("%s/ac", c->dir);
 	char *path = xasprintf("%s/%s.json", acdir, key);
 	if (fd >= 0) {
-		r = cache_write_all(fd, text, len + 1) == 0 && fsync(fd) == 0 ? 0 : -1;
+		r = cache_write_all(fd, text, len + 1) == 0 && (!durable || fsync(fd) == 0) ? 0 : -1;
 		if (close(fd) != 0)
 			r = -1;
 		if (r == 0)
 			r = rename(tmp, path);
-		if (r == 0)
+		if (r == 0 && durable)
 			r = fsync_dir(acdir);
 		if (r != 0) {
 			err_warn_errno("unable to write the cache manifest '%s'", path);
@@ -348,7 +348,7 @@ int cache_save(struct cache *c, const struct cache_save *s)
 		struct tm tm;
 		strftime(created, sizeof(created), "%Y-%m-%dT%H:%M:%SZ", gmtime_r(&now, &tm));
 		cJSON_AddStringToObject(m, "created", created);
-		r = cache_manifest_write(c, s->key, m);
+		r = cache_manifest_write(c, s->key, m, true);
 	}
 	if (r == 0)
 		cache_stamp_save(sv.sp);

@@ -311,6 +311,23 @@ print([f["sha256"] for f in m["files"] if f["path"] == sys.argv[2]][0])
 	cmp "$A/packages/big/out/big.bin" "$B/packages/big/out/big.bin"
 }
 
+@test "a task that prints nothing and writes an empty file round-trips (empty blobs)" {
+	start_nginx
+	pkg packages/quiet @x/quiet '' '{ "tasks": {
+		"build": { "exec": { "command": "mkdir -p out && : > out/empty" },
+		           "cache": { "inputs": { "files": ["src/**"] }, "outputs": { "files": ["out/**"] } } } } }'
+	put packages/quiet/src/x "x"
+	cp -a "$A/packages/quiet" "$B/packages/quiet"
+	run -0 in_a vx run @x/quiet#build --remote-cache "$URL"
+	assert_line --regexp '^miss @x/quiet#build '
+	assert_file_exists "$STORE/cas/e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"
+	run -0 in_b vx run @x/quiet#build --remote-cache "$URL"
+	assert_line --regexp '^hit  @x/quiet#build '
+	refute_output --partial 'remote cache'
+	assert_file_exists "$B/packages/quiet/out/empty"
+	assert_file_empty "$B/packages/quiet/out/empty"
+}
+
 @test "a URL that is not http is one warning, and the run goes on" {
 	run -0 in_a vx run build --remote-cache "ftp://example.invalid/cache"
 	assert_line "vx: remote cache 'ftp://example.invalid/cache': not an http:// or https:// URL"
