@@ -90,3 +90,45 @@ for p in tinyproxy vx-proxy; do
 	r50=$(rate 50 -X "127.0.0.1:$port")
 	echo "| $p | $abs MB/s | $con MB/s | $r1 | $r50 | $(rss "$pid") MB |"
 done
+
+# Through the bridge (R-31's real path): curl inside vx-sandbox reaches its
+# in-sandbox HTTP port, the bridge relays to a vx-proxy unix socket (the
+# task socket vx run would make), vx-proxy to the origin. The same vx-proxy
+# program on --listen-tcp is the "vx-proxy direct" row above.
+VXS=${VX_SANDBOX:-$(dirname "$VXP")/vx-sandbox}
+"$VXP" --listen-unix "$D/task.sock" --allow 127.0.0.1 >/dev/null &
+PIDS+=($!)
+sleep 0.3
+mkdir -p "$D/proj"
+# inbox CMD: run CMD under sh -c inside vx-sandbox with the bridge
+inbox() {
+	(cd "$D/proj" && "$VXS" --proxy-socket "$D/task.sock" -- /bin/sh -c "$1")
+}
+# lat N PROXY: per-request latency (a new connection each) over N requests,
+# "p50 p99" in microseconds
+# (PROXY "-" is no proxy)
+lat_cmd() {
+	local n=$1 proxy=$2 url="http://127.0.0.1:$ORIGIN/tiny.txt" popt
+	if [ "$proxy" = - ]; then popt='--noproxy "*"'; else popt="--noproxy '' -x $proxy"; fi
+	# -o applies to one URL each: one per URL, or the bodies join the times
+	printf 'curl -s %s -H "Connection: close" -w "%%{time_total}\\n" %s' \
+		"$popt" "$(yes -- "-o /dev/null $url" | head -n "$n" | tr '\n' ' ')"
+}
+pct() { sort -n | awk '{a[NR]=$1} END {printf "%.0f %.0f\n", a[int(NR*0.5)]*1e6, a[int(NR*0.99)]*1e6}'; }
+bdl() {
+	for _ in $(seq "$ROUNDS"); do
+		inbox "curl -sS --noproxy '' -o /dev/null -w '%{speed_download}\n' $1 -x \"\$HTTP_PROXY\" http://127.0.0.1:$ORIGIN/big.bin"
+	done | median | awk '{printf "%.0f", $1/1e6}'
+}
+echo
+echo "| path | 100 MB absolute URI | 100 MB CONNECT | latency p50 | latency p99 |"
+echo "|---|---|---|---|---|"
+read -r d50 d99 < <(sh -c "$(lat_cmd 1000 -)" | pct)
+read -r v50 v99 < <(sh -c "$(lat_cmd 1000 "http://127.0.0.1:$VX")" | pct)
+read -r t50 t99 < <(sh -c "$(lat_cmd 1000 "http://127.0.0.1:$TINY")" | pct)
+# shellcheck disable=SC2016  # $HTTP_PROXY is the sandbox's, expanded there
+read -r b50 b99 < <(inbox "$(lat_cmd 1000 '"$HTTP_PROXY"')" | pct)
+echo "| direct | $(dl) MB/s | | $d50 us | $d99 us |"
+echo "| tinyproxy | $(dl -x "http://127.0.0.1:$TINY") MB/s | $(dl -p -x "http://127.0.0.1:$TINY") MB/s | $t50 us | $t99 us |"
+echo "| vx-proxy direct (TCP) | $(dl -x "http://127.0.0.1:$VX") MB/s | $(dl -p -x "http://127.0.0.1:$VX") MB/s | $v50 us | $v99 us |"
+echo "| vx-sandbox bridge + vx-proxy (unix) | $(bdl "") MB/s | $(bdl -p) MB/s | $b50 us | $b99 us |"
