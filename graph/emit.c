@@ -104,10 +104,9 @@ static cJSON *run_facts(struct task **order, size_t n)
 		const cJSON *d = path2(s, "deny", "network");
 		if (cJSON_IsArray(d))
 			cJSON_ArrayForEach(e, d) add_unique(deny, e->valuestring);
+		/* a localBinding list needs no AF_UNIX: vx-sandbox relays its ports */
 		const cJSON *u = path2(s, "allow", "unixSockets");
-		const cJSON *lb = path2(s, "allow", "localBinding");
-		if (cJSON_IsTrue(u) || (cJSON_IsArray(u) && cJSON_GetArraySize(u) > 0) ||
-			(cJSON_IsArray(lb) && cJSON_GetArraySize(lb) > 0))
+		if (cJSON_IsTrue(u) || (cJSON_IsArray(u) && cJSON_GetArraySize(u) > 0))
 			unix_sockets = true;
 		if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(s, "weakerWhenNested")))
 			weaker++;

@@ -231,10 +231,10 @@ two_pkgs() {
 	assert_line --index 0 --partial '"sandbox":{"tasks":0,"network":{"allow":[],"deny":[]},"unixSockets":false,"weakerWhenNested":false}'
 }
 
-@test "localBinding ports lift unix sockets for the run (the bridge is a unix socket)" {
+@test "localBinding ports do not lift unix sockets for the run (vx-sandbox relays them)" {
 	pkg packages/a @x/a '' '{ "tasks": { "x": { "exec": { "command": "true", "sandbox": { "allow": { "localBinding": [3000] } } } } } }'
 	run -0 vx-graph
-	assert_line --index 0 --partial '"unixSockets":true'
+	assert_line --index 0 --partial '"unixSockets":false'
 }
 
 @test "the full sandbox schema is accepted, macOS-only keys included" {
