@@ -912,6 +912,13 @@ out:
 	return rc;
 }
 
+bool plan_placeholder_untouched(const struct placeholder *ph)
+{
+	struct stat st;
+	return !lstat(ph->path, &st) && S_ISREG(st.st_mode) && st.st_size == 0 &&
+	       st.st_mtim.tv_sec == ph->mtime.tv_sec && st.st_mtim.tv_nsec == ph->mtime.tv_nsec;
+}
+
 void plan_sweep(const struct plan *p, bool failed)
 {
 	/* the guards, deepest first (a held .git before its parent's turn) */
@@ -926,9 +933,7 @@ void plan_sweep(const struct plan *p, bool failed)
 	}
 	for (size_t i = 0; i < p->nph; i++) {
 		const struct placeholder *ph = &p->ph[i];
-		struct stat st;
-		if (lstat(ph->path, &st) || !S_ISREG(st.st_mode) || st.st_size != 0 ||
-			st.st_mtim.tv_sec != ph->mtime.tv_sec || st.st_mtim.tv_nsec != ph->mtime.tv_nsec)
+		if (!plan_placeholder_untouched(ph))
 			continue;
 		unlink(ph->path);
 		if (failed)

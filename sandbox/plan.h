@@ -74,6 +74,8 @@ int plan_build(const struct sb_request *r, struct plan *p);
 /* Remove the placeholders the task never wrote (when it failed, say for each
  * that a directory is spelled dir/, R-22) and the guards of absent configs. */
 void plan_sweep(const struct plan *p, bool failed);
+/* Is the placeholder still as made: an empty file, its mtime unchanged? */
+bool plan_placeholder_untouched(const struct placeholder *ph);
 void plan_free(struct plan *p);
 
 /* Exposed for the unit tests. */

@@ -730,10 +730,7 @@ void trace_placeholders(const struct sb_request *r, const struct plan *p)
 	o.fd = r->trace_fd;
 	for (size_t i = 0; i < p->nph; i++) {
 		const struct placeholder *ph = &p->ph[i];
-		struct stat st;
-		/* plan_sweep()'s test: still empty, mtime as made */
-		if (lstat(ph->path, &st) || !S_ISREG(st.st_mode) || st.st_size != 0 ||
-			st.st_mtim.tv_sec != ph->mtime.tv_sec || st.st_mtim.tv_nsec != ph->mtime.tv_nsec)
+		if (!plan_placeholder_untouched(ph))
 			continue;
 		jsonw_reset(&o.w);
 		jsonw_open(&o.w, '{');
