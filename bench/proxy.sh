@@ -27,7 +27,11 @@ cleanup() {
 }
 trap cleanup EXIT
 
-mkdir -p "$D/www"
+# nginx hands its temp directories to its worker user (nobody): they get a
+# directory of their own, or $D, which holds the task's vx-proxy socket, would
+# be closed to the bridge's relay (it keeps no capability to pass a 0700
+# directory it does not own)
+mkdir -p "$D/www" "$D/ngx"
 head -c 100000000 /dev/zero > "$D/www/big.bin"
 echo tiny > "$D/www/tiny.txt"
 cat > "$D/nginx.conf" <<EOF
@@ -39,7 +43,7 @@ http {
 	access_log off;
 	sendfile on;
 	keepalive_requests 100000;
-	client_body_temp_path $D; proxy_temp_path $D; fastcgi_temp_path $D; uwsgi_temp_path $D; scgi_temp_path $D;
+	client_body_temp_path $D/ngx; proxy_temp_path $D/ngx; fastcgi_temp_path $D/ngx; uwsgi_temp_path $D/ngx; scgi_temp_path $D/ngx;
 	server { listen 127.0.0.1:$ORIGIN; root $D/www; }
 }
 EOF
