@@ -16,8 +16,10 @@ setup_file() {
 	if [ "$(id -u)" != 0 ]; then
 		skip 'needs root to make the origin network namespace and to become vxtest'
 	fi
-	run -0 env VX_NET_USER=vxtest VX_BIN_DIR="$VX_BIN_DIR" bats --tap "$BATS_TEST_DIRNAME/vx-net.bats"
+	# every line shows, so a failing inner test is named in the log
+	run env VX_NET_USER=vxtest VX_BIN_DIR="$VX_BIN_DIR" bats --tap "$BATS_TEST_DIRNAME/vx-net.bats"
 	printf "# rootless: %s\n" "${lines[@]}" >&3
+	assert_success
 	refute_line --partial 'not ok'
 	refute_line --partial '# skip'
 	assert_line --regexp '^1\.\.[0-9]+$'

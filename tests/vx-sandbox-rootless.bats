@@ -39,11 +39,13 @@ teardown_file() {
 	if [ "$(id -u)" != 0 ]; then
 		skip 'not root: tests/vx-sandbox.bats already ran unprivileged'
 	fi
-	run -0 runuser -u vxtest -- env -i PATH=/usr/local/bin:/usr/bin:/bin \
+	# every line shows, so a failing inner test is named in the log
+	run runuser -u vxtest -- env -i PATH=/usr/local/bin:/usr/bin:/bin \
 		HOME="$ROOTLESS/home" VX_BIN_DIR="$ROOTLESS/bin" VX_SANDBOX_HELP="$ROOTLESS/help" \
 		ASAN_OPTIONS="${ASAN_OPTIONS:-}" UBSAN_OPTIONS="${UBSAN_OPTIONS:-}" \
 		bats --tap "$ROOTLESS/tests/vx-sandbox.bats"
 	printf "# rootless: %s\n" "${lines[@]}" >&3
+	assert_success
 	refute_line --partial 'not ok'
 	assert_line --regexp '^1\.\.[0-9]+$'
 }
