@@ -32,6 +32,7 @@ trap cleanup EXIT
 # be closed to the bridge's relay (it keeps no capability to pass a 0700
 # directory it does not own)
 mkdir -p "$D/www" "$D/ngx"
+chmod 755 "$D" # nginx's workers (nobody) read www/ through it
 head -c 100000000 /dev/zero > "$D/www/big.bin"
 echo tiny > "$D/www/tiny.txt"
 cat > "$D/nginx.conf" <<EOF
