@@ -11,8 +11,9 @@ WARN     := -Wall -Wextra -Wshadow -Wmissing-prototypes -Wstrict-prototypes \
             -Wformat=2 -Wno-format-nonliteral -Werror
 CPPFLAGS += -D_GNU_SOURCE -Ilibcommon
 LDLIBS   := -lcjson -lxxhash -lpthread -lm
-# the cache module's remote half (cache/remote.c): HTTP and SHA-256
-CACHE_LDLIBS := -lcurl -lcrypto
+# the cache module's remote half (cache/remote.c): libcurl and libcrypto,
+# dlopen'ed when a remote cache is first used (cache/remote_lib.h says why)
+CACHE_LDLIBS := -ldl
 PREFIX   ?= /usr/local
 SANITIZE ?=
 

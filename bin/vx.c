@@ -8,6 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "heap.h"
 #include "err.h"
 #include "jsonl.h"
 #include "run.h"
@@ -48,6 +49,7 @@ static char *self_dir(const char *argv0)
 int main(int argc, char **argv)
 {
 	err_init(argv[0]);
+	heap_reserve(16);
 	if (argc < 2) {
 		fputs(usage, stderr);
 		return VX_EXIT_USAGE;

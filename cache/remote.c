@@ -12,13 +12,11 @@
 #include <string.h>
 #include <unistd.h>
 
-#include <curl/curl.h>
-#include <openssl/evp.h>
-
 #include "cache.h"
 #include "cache_int.h"
 #include "err.h"
 #include "hash.h"
+#include "remote_lib.h"
 #include "strmap.h"
 
 #define REMOTE_PARALLEL 16
@@ -84,6 +82,8 @@ struct remote *remote_open(const char *url, const char *token, bool readonly)
 		err_warn("remote cache '%s': not an http:// or https:// URL", url);
 		return NULL;
 	}
+	if (remote_lib_load() != 0)
+		return NULL;
 	if (curl_global_init(CURL_GLOBAL_DEFAULT) != 0) {
 		err_warn("remote cache '%s': libcurl will not start", url);
 		return NULL;

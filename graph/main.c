@@ -10,6 +10,7 @@
 #include "arena.h"
 #include "config.h"
 #include "emit.h"
+#include "heap.h"
 #include "err.h"
 #include "graph.h"
 #include "jsonl.h"
@@ -44,6 +45,7 @@ void diag_config(struct workspace *ws, const char *file, const char *key, const 
 
 int main(int argc, char **argv)
 {
+	heap_reserve(16);
 	static const struct option opts[] = {
 		{"root", required_argument, NULL, 'r'},
 		{"help", no_argument, NULL, 'h'},

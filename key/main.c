@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 #include <time.h>
 
+#include "heap.h"
 #include "err.h"
 #include "jsonl.h"
 #include "key.h"
@@ -64,6 +65,7 @@ static void save(struct keyer *k)
 
 int main(int argc, char **argv)
 {
+	heap_reserve(16);
 	static const struct option opts[] = {
 		{"root", required_argument, NULL, 'r'},
 		{"explain", no_argument, NULL, 'e'},
