@@ -12,6 +12,7 @@
 #include "emit.h"
 #include "heap.h"
 #include "err.h"
+#include "gcache.h"
 #include "graph.h"
 #include "jsonl.h"
 #include "workspace.h"
@@ -76,6 +77,9 @@ int main(int argc, char **argv)
 	static struct workspace ws;
 	if (workspace_find_root(".", root && *root ? root : NULL, &ws.root) != 0)
 		return VX_EXIT_USAGE;
+	if (gcache_replay(ws.root, argv + optind, argc - optind))
+		return jsonl_out_finish();
+	gcache_begin();
 	workspace_load(&ws);
 	for (size_t i = 0; i < ws.nprojects; i++)
 		config_load(&ws, ws.projects[i]);
@@ -91,5 +95,6 @@ int main(int argc, char **argv)
 		return VX_EXIT_USAGE;
 	graph_keyed(order, n);
 	emit_graph(&ws, order, n);
+	gcache_save(ws.root, argv + optind, argc - optind);
 	return jsonl_out_finish();
 }

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "err.h"
+#include "gcache.h"
 #include "fileio.h"
 #include "glob.h"
 #include "jsonl.h"
@@ -42,7 +43,7 @@ static cJSON *parse_json(struct workspace *ws, const char *text, int err, const 
 
 static cJSON *read_json(struct workspace *ws, int dirfd, const char *name, const char *shown)
 {
-	char *text = fileio_read_at(dirfd, name, NULL);
+	char *text = gcache_read(dirfd, name);
 	cJSON *j = parse_json(ws, text, text ? 0 : errno, shown);
 	free(text);
 	return j;
@@ -72,10 +73,10 @@ static void *read_files(void *arg)
 		const char *pre = strcmp(p->dir, ".") ? p->dir : "";
 		const char *sep = *pre ? "/" : "";
 		snprintf(path, sizeof(path), "%s%spackage.json", pre, sep);
-		p->pkg_text = fileio_read_at(rd->rootfd, path, NULL);
+		p->pkg_text = gcache_read(rd->rootfd, path);
 		p->pkg_errno = p->pkg_text ? 0 : errno;
 		snprintf(path, sizeof(path), "%s%svx.json", pre, sep);
-		p->vx_text = fileio_read_at(rd->rootfd, path, NULL);
+		p->vx_text = gcache_read(rd->rootfd, path);
 		p->vx_errno = p->vx_text ? 0 : errno;
 	}
 }
@@ -167,7 +168,7 @@ static void add_pattern_array(struct workspace *ws, struct patterns *ps, const c
 /* pnpm-workspace.yaml: only the "packages:" list matters, block or flow style. */
 static void read_pnpm(struct workspace *ws, struct patterns *ps, int rootfd)
 {
-	char *text = fileio_read_at(rootfd, "pnpm-workspace.yaml", NULL);
+	char *text = gcache_read(rootfd, "pnpm-workspace.yaml");
 	if (!text)
 		return;
 	bool in = false;
@@ -270,6 +271,12 @@ static struct project *add_project(struct workspace *ws, const char *rel)
 static void walk(struct workspace *ws, const struct patterns *ps, int dirfd, const char *rel,
 	size_t depth)
 {
+	struct stat dst;
+	if (fstat(dirfd, &dst) != 0) {
+		close(dirfd);
+		return;
+	}
+	gcache_note_dir(rel, &dst);
 	DIR *d = fdopendir(dirfd);
 	if (!d) {
 		close(dirfd);

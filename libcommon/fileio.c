@@ -11,17 +11,26 @@
 
 char *fileio_read_at(int dirfd, const char *name, size_t *len)
 {
-	/* read into a stack buffer and copy out exactly: most config files are
-	 * small, and touching fresh heap pages costs more than the copy */
-	char stackbuf[16384];
 	int fd = openat(dirfd, name, O_RDONLY | O_CLOEXEC | O_NOCTTY);
 	if (fd < 0)
 		return NULL;
+	char *text = fileio_read_fd(fd, len);
+	int e = errno;
+	close(fd);
+	errno = e;
+	return text;
+}
+
+char *fileio_read_fd(int fd, size_t *len)
+{
+	/* read into a stack buffer and copy out exactly: most config files are
+	 * small, and touching fresh heap pages costs more than the copy */
+	char stackbuf[16384];
 	ssize_t r;
 	while ((r = read(fd, stackbuf, sizeof(stackbuf))) < 0 && errno == EINTR)
 		;
 	if (r < 0)
-		goto fail;
+		return NULL;
 	size_t n = (size_t)r;
 	char *heap;
 	if (n < sizeof(stackbuf)) {
@@ -41,21 +50,15 @@ char *fileio_read_at(int dirfd, const char *name, size_t *len)
 				continue;
 			if (r < 0) {
 				free(heap);
-				goto fail;
+				return NULL;
 			}
 			if (r == 0)
 				break;
 			n += (size_t)r;
 		}
 	}
-	close(fd);
 	heap[n] = '\0';
 	if (len)
 		*len = n;
 	return heap;
-fail:;
-	int e = errno;
-	close(fd);
-	errno = e;
-	return NULL;
 }

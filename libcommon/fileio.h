@@ -10,5 +10,7 @@
  * close): a first read shorter than the buffer is taken as the end of the
  * file, which holds for regular files, not for pipes or /proc. */
 char *fileio_read_at(int dirfd, const char *name, size_t *len);
+/* The same from an open fd, which stays open. */
+char *fileio_read_fd(int fd, size_t *len);
 
 #endif

@@ -119,8 +119,40 @@ static _Noreturn void write_failed(void)
 	_exit(VX_EXIT_FAIL);
 }
 
+static struct {
+	bool on;
+	char *buf;
+	size_t len, cap;
+} kept;
+
+void jsonl_out_keep(void)
+{
+	kept.on = true;
+}
+
+char *jsonl_out_kept(size_t *len)
+{
+	char *b = kept.buf;
+	*len = kept.len;
+	memset(&kept, 0, sizeof(kept));
+	return b;
+}
+
+static void keep(const char *line, size_t len)
+{
+	if (kept.len + len + 1 > kept.cap) {
+		kept.cap = (kept.len + len + 1) * 2;
+		kept.buf = xrealloc(kept.buf, kept.cap);
+	}
+	memcpy(kept.buf + kept.len, line, len);
+	kept.buf[kept.len + len] = '\n';
+	kept.len += len + 1;
+}
+
 void jsonl_write_raw(const char *line, size_t len)
 {
+	if (kept.on)
+		keep(line, len);
 	errno = 0;
 	if (fwrite(line, 1, len, stdout) != len || putc_unlocked('\n', stdout) == EOF)
 		write_failed();

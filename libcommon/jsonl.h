@@ -44,6 +44,10 @@ void jsonl_out_init(void);
 void jsonl_write(const cJSON *rec);
 /* Write an already-serialised record (no newline inside); exits 1 on failure. */
 void jsonl_write_raw(const char *line, size_t len);
+/* From now on also keep a copy of every line written (vx-graph's cache);
+ * jsonl_out_kept hands the copy over (malloc'd, *len bytes) and stops. */
+void jsonl_out_keep(void);
+char *jsonl_out_kept(size_t *len);
 /* Flush and close stdout: VX_EXIT_OK, or VX_EXIT_FAIL after reporting. */
 int jsonl_out_finish(void);
 

@@ -428,3 +428,89 @@ refuse() { # refuse VXJSON EXPECTED-SUBSTRING...
 @test "--help agrees with the manual page's synopsis and options" {
 	assert_help_matches_man vx-graph
 }
+
+# --- the saved graph (.vx/graph) ---------------------------------------------
+
+# The cache keeps only notes of files last changed over a second before the
+# run: the fixtures must age first. A replay is told apart from a fold by
+# planting a marker in the saved output (same length): only a replay prints it.
+# .vx is made first: creating it changes the root directory, which is noted.
+saved_then_marked() {
+	mkdir -p .vx
+	sleep 2
+	run -0 vx-graph "$@"
+	[ -f .vx/graph ] || fail "no .vx/graph was saved"
+	sed -i 's/echo app/echo APP/' .vx/graph
+	run -0 vx-graph "$@"
+	assert_output --partial '"echo APP"'
+}
+
+@test "a rerun with nothing changed replays the saved graph; an edited vx.json is folded afresh" {
+	two_pkgs
+	saved_then_marked build
+	put packages/app/vx.json '{ "tasks": { "build": { "exec": { "command": "echo app2" }, "dependsOn": ["^build"], "cache": {} } } }'
+	run -0 vx-graph build
+	assert_output --partial '"echo app2"'
+	refute_output --partial 'APP'
+}
+
+@test "the saved graph is not replayed after a project appears, a vx.json appears or goes, or the root config changes" {
+	two_pkgs
+	saved_then_marked build
+	pkg packages/new @x/new '' '{ "tasks": { "build": { "exec": { "command": "echo new" } } } }'
+	run -0 vx-graph build
+	assert_output --partial '@x/new#build'
+	refute_output --partial 'APP'
+
+	pkg packages/lib @x/lib
+	saved_then_marked build
+	put packages/lib/vx.json '{ "tasks": { "build": { "exec": { "command": "echo lib" } } } }'
+	run -0 vx-graph build
+	assert_output --partial '@x/lib#build'
+	refute_output --partial 'APP'
+
+	saved_then_marked build
+	rm packages/new/vx.json
+	run -0 vx-graph build
+	refute_output --partial '@x/new#build'
+	refute_output --partial 'APP'
+
+	saved_then_marked build
+	put package.json '{ "name": "root", "private": true, "workspaces": ["packages/app"] }'
+	run -0 vx-graph build
+	refute_output --partial '@x/ui'
+	refute_output --partial 'APP'
+}
+
+@test "other arguments or another binary are not served the saved graph; a file changed just now saves none" {
+	two_pkgs
+	saved_then_marked build
+	run -0 vx-graph @x/app#build
+	refute_output --partial 'APP'
+	# the key holds the binary's stat: a rebuilt vx-graph folds afresh
+	cp "$(command -v vx-graph)" "$BATS_TEST_TMPDIR/vx-graph"
+	run -0 "$BATS_TEST_TMPDIR/vx-graph" build
+	refute_output --partial 'APP'
+
+	rm .vx/graph
+	put packages/ui/vx.json '{ "tasks": { "build": { "exec": { "command": "echo ui2" }, "cache": {} } } }'
+	run -0 vx-graph build
+	[ ! -e .vx/graph ] || fail "a graph was saved from a file changed within the last second"
+}
+
+@test "a corrupt or truncated saved graph is a fold, and a replay's failed write still exits 1" {
+	two_pkgs
+	mkdir .vx
+	sleep 2
+	run -0 vx-graph build
+	expected=$output
+	head -c 200 .vx/graph > g && mv g .vx/graph
+	run -0 vx-graph build
+	assert_equal "$output" "$expected"
+	printf 'garbage\n' > .vx/graph
+	run -0 vx-graph build
+	assert_equal "$output" "$expected"
+	run -0 vx-graph build
+	run -1 bash -c 'vx-graph build > /dev/full'
+	assert_output "vx-graph: write error: No space left on device"
+}

@@ -1,0 +1,319 @@
+/* gcache.c: see gcache.h. The file, <root>/.vx/graph:
+ *
+ *   vx-graph-cache 1 <key: xxh3-128 of the binary's stat, root, arguments>
+ *   <count of notes> <bytes of output>
+ *   F <ino> <size> <mtime s> <ns> <ctime s> <ns> <mode octal> <path>   (a file)
+ *   D ...same fields...                                                (a directory)
+ *   A 0 0 0 0 0 0 0 <path>                                             (absent)
+ *   <the output bytes>
+ */
+#include "gcache.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <xxhash.h>
+
+#include "err.h"
+#include "fileio.h"
+#include "jsonl.h"
+
+#define GCACHE_HEADER "vx-graph-cache 1 "
+
+struct note {
+	char kind; /* 'F', 'D', 'A' */
+	unsigned long long ino;
+	long long size, msec, csec;
+	long mnsec, cnsec;
+	unsigned mode;
+	char *path;
+};
+
+static struct {
+	pthread_mutex_t lock;
+	struct note *v;
+	size_t n, cap;
+	bool unsafe;     /* a note that cannot be trusted: save nothing */
+	time_t trusted;  /* a change at or after this second may be racy */
+} g = {.lock = PTHREAD_MUTEX_INITIALIZER};
+
+void gcache_begin(void)
+{
+	struct timespec now;
+	clock_gettime(CLOCK_REALTIME, &now);
+	g.trusted = now.tv_sec - 1;
+	jsonl_out_keep();
+}
+
+static void set_unsafe(void)
+{
+	pthread_mutex_lock(&g.lock);
+	g.unsafe = true;
+	pthread_mutex_unlock(&g.lock);
+}
+
+static void note(char kind, const char *rel, const struct stat *st)
+{
+	pthread_mutex_lock(&g.lock);
+	if (strchr(rel, '\n') ||
+		(st && (st->st_mtim.tv_sec >= g.trusted || st->st_ctim.tv_sec >= g.trusted)))
+		g.unsafe = true;
+	if (g.n == g.cap) {
+		g.cap = g.cap ? 2 * g.cap : 256;
+		g.v = xrealloc(g.v, g.cap * sizeof(*g.v));
+	}
+	struct note *n = &g.v[g.n++];
+	memset(n, 0, sizeof(*n));
+	n->kind = kind;
+	n->path = xstrdup(rel);
+	if (st) {
+		n->ino = (unsigned long long)st->st_ino;
+		n->size = st->st_size;
+		n->msec = st->st_mtim.tv_sec;
+		n->mnsec = st->st_mtim.tv_nsec;
+		n->csec = st->st_ctim.tv_sec;
+		n->cnsec = st->st_ctim.tv_nsec;
+		n->mode = st->st_mode;
+	}
+	pthread_mutex_unlock(&g.lock);
+}
+
+char *gcache_read(int rootfd, const char *rel)
+{
+	int fd = openat(rootfd, rel, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+	if (fd < 0) {
+		int e = errno;
+		if (e == ENOENT || e == ENOTDIR)
+			note('A', rel, NULL);
+		else
+			set_unsafe();
+		errno = e;
+		return NULL;
+	}
+	struct stat st;
+	char *text = fstat(fd, &st) == 0 ? fileio_read_fd(fd, NULL) : NULL;
+	int e = errno;
+	close(fd);
+	if (text)
+		note('F', rel, &st);
+	else
+		set_unsafe();
+	errno = e;
+	return text;
+}
+
+void gcache_note_dir(const char *rel, const struct stat *st)
+{
+	note('D', rel, st);
+}
+
+/* What the output depends on besides the notes: this binary, the root, the
+ * arguments. */
+static void cache_key(const char *root, char *const *args, int nargs, char hex[33])
+{
+	XXH3_state_t *s = XXH3_createState();
+	XXH3_128bits_reset(s);
+	struct stat st;
+	if (stat("/proc/self/exe", &st) == 0) {
+		long long f[5] = {(long long)st.st_ino, st.st_size, st.st_mtim.tv_sec,
+			st.st_mtim.tv_nsec, st.st_ctim.tv_nsec};
+		XXH3_128bits_update(s, f, sizeof(f));
+	}
+	XXH3_128bits_update(s, root, strlen(root) + 1);
+	for (int i = 0; i < nargs; i++)
+		XXH3_128bits_update(s, args[i], strlen(args[i]) + 1);
+	XXH128_hash_t h = XXH3_128bits_digest(s);
+	XXH3_freeState(s);
+	snprintf(hex, 33, "%016llx%016llx", (unsigned long long)h.high64,
+		(unsigned long long)h.low64);
+}
+
+static char *cache_path(const char *root)
+{
+	return xasprintf("%s/.vx/graph", root);
+}
+
+/* Does the note still hold? */
+static bool holds(int rootfd, const struct note *n)
+{
+	struct stat st;
+	if (fstatat(rootfd, n->path, &st, 0) != 0)
+		return n->kind == 'A' && (errno == ENOENT || errno == ENOTDIR);
+	return n->kind != 'A' && (unsigned long long)st.st_ino == n->ino &&
+	       st.st_size == n->size && st.st_mtim.tv_sec == n->msec &&
+	       st.st_mtim.tv_nsec == n->mnsec && st.st_ctim.tv_sec == n->csec &&
+	       st.st_ctim.tv_nsec == n->cnsec && st.st_mode == n->mode;
+}
+
+struct checker {
+	int rootfd;
+	const struct note *v;
+	size_t n;
+	size_t next; /* atomic: the next batch to check */
+	bool failed; /* atomic */
+};
+
+#define CHECK_BATCH 64
+
+static void *check(void *arg)
+{
+	struct checker *c = arg;
+	for (;;) {
+		size_t i = __atomic_fetch_add(&c->next, CHECK_BATCH, __ATOMIC_RELAXED);
+		for (size_t e = i + CHECK_BATCH; i < c->n && i < e; i++) {
+			if (__atomic_load_n(&c->failed, __ATOMIC_RELAXED))
+				return NULL;
+			if (!holds(c->rootfd, &c->v[i])) {
+				__atomic_store_n(&c->failed, true, __ATOMIC_RELAXED);
+				return NULL;
+			}
+		}
+		if (i >= c->n)
+			return NULL;
+	}
+}
+
+/* Every note checked, on as many threads as there are CPUs (up to 4): the
+ * stats are the whole cost of a replay. */
+static bool all_hold(int rootfd, const struct note *v, size_t n)
+{
+	struct checker c = {.rootfd = rootfd, .v = v, .n = n};
+	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+	size_t nt = n / 256 + 1;
+	if (nt > (size_t)(cpus > 0 ? cpus : 1))
+		nt = (size_t)(cpus > 0 ? cpus : 1);
+	if (nt > 4)
+		nt = 4;
+	pthread_t th[4];
+	size_t started = 0;
+	for (size_t i = 1; i < nt; i++)
+		if (pthread_create(&th[started], NULL, check, &c) == 0)
+			started++;
+	check(&c);
+	for (size_t i = 0; i < started; i++)
+		pthread_join(th[i], NULL);
+	return !c.failed;
+}
+
+static bool parse_note(char *line, struct note *n)
+{
+	long long v[7];
+	if (!strchr("FDA", line[0]) || line[1] != ' ')
+		return false;
+	n->kind = line[0];
+	char *s = line + 2;
+	for (int i = 0; i < 7; i++) {
+		char *end;
+		errno = 0;
+		v[i] = i == 6 ? (long long)strtoul(s, &end, 8) : strtoll(s, &end, 10);
+		if (errno || end == s || *end != ' ')
+			return false;
+		s = end + 1;
+	}
+	n->ino = (unsigned long long)v[0];
+	n->size = v[1];
+	n->msec = v[2];
+	n->mnsec = (long)v[3];
+	n->csec = v[4];
+	n->cnsec = (long)v[5];
+	n->mode = (unsigned)v[6];
+	n->path = s;
+	return *s != '\0';
+}
+
+bool gcache_replay(const char *root, char *const *args, int nargs)
+{
+	char *file = cache_path(root);
+	size_t len;
+	char *text = fileio_read_at(AT_FDCWD, file, &len);
+	free(file);
+	if (!text)
+		return false;
+	bool ok = false;
+	int rootfd = -1;
+	struct note *notes = NULL;
+	char key[33];
+	cache_key(root, args, nargs, key);
+	char *p = text, *nl = strchr(p, '\n');
+	size_t hl = strlen(GCACHE_HEADER);
+	if (!nl || strncmp(p, GCACHE_HEADER, hl) != 0 || (size_t)(nl - p) != hl + 32 ||
+		memcmp(p + hl, key, 32) != 0)
+		goto out;
+	p = nl + 1;
+	unsigned long long count, outlen;
+	char *end;
+	count = strtoull(p, &end, 10);
+	if (*end != ' ')
+		goto out;
+	outlen = strtoull(end + 1, &end, 10);
+	if (*end != '\n')
+		goto out;
+	p = end + 1;
+	if (count > len)
+		goto out;
+	notes = xcalloc(count + 1, sizeof(*notes));
+	for (unsigned long long i = 0; i < count; i++) {
+		if (!(nl = strchr(p, '\n')))
+			goto out;
+		*nl = '\0';
+		if (!parse_note(p, &notes[i]))
+			goto out;
+		p = nl + 1;
+	}
+	rootfd = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (rootfd < 0 || !all_hold(rootfd, notes, (size_t)count))
+		goto out;
+	if ((size_t)(text + len - p) != outlen)
+		goto out;
+	/* the very bytes a fold would write, in one go; a failed write is
+	 * jsonl_out_finish's to report */
+	fwrite(p, 1, outlen, stdout);
+	ok = true;
+out:
+	if (rootfd >= 0)
+		close(rootfd);
+	free(notes);
+	free(text);
+	return ok;
+}
+
+void gcache_save(const char *root, char *const *args, int nargs)
+{
+	size_t outlen;
+	char *out = jsonl_out_kept(&outlen);
+	char *dir = xasprintf("%s/.vx", root), *file = cache_path(root);
+	char *tmp = xasprintf("%s.%d", file, (int)getpid());
+	FILE *f = NULL;
+	if (g.unsafe || !out)
+		goto out;
+	if (mkdir(dir, 0777) != 0 && errno != EEXIST)
+		goto out;
+	if (!(f = fopen(tmp, "we")))
+		goto out;
+	char key[33];
+	cache_key(root, args, nargs, key);
+	fprintf(f, "%s%s\n%zu %zu\n", GCACHE_HEADER, key, g.n, outlen);
+	for (size_t i = 0; i < g.n; i++) {
+		const struct note *n = &g.v[i];
+		fprintf(f, "%c %llu %lld %lld %ld %lld %ld %o %s\n", n->kind, n->ino, n->size,
+			n->msec, n->mnsec, n->csec, n->cnsec, n->mode, n->path);
+	}
+	fwrite(out, 1, outlen, f);
+	if (fclose(f) != 0 || rename(tmp, file) != 0)
+		unlink(tmp);
+out:
+	for (size_t i = 0; i < g.n; i++)
+		free(g.v[i].path);
+	free(g.v);
+	g.v = NULL;
+	g.n = g.cap = 0;
+	free(out);
+	free(dir);
+	free(file);
+	free(tmp);
+}
