@@ -36,6 +36,7 @@ void cache_close(struct cache *c)
 {
 	if (!c)
 		return;
+	cache_stamp_close(c);
 	cache_forget_dirs(c);
 	free(c->dir);
 	free(c->statedir);

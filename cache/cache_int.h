@@ -34,6 +34,7 @@ struct cache {
 	bool swept;       /* stale temporaries removed once per process */
 	bool openat2_off; /* the kernel (or a seccomp filter) refused openat2 */
 	int acfd, casfd;  /* ac/ and cas/ for lookups, -1 until needed */
+	struct cache_stamp *stamp; /* stamp.c's, loaded on first use */
 };
 
 /* One element of a manifest's "files", checked by cache_file_parse. */
@@ -82,17 +83,15 @@ int cache_manifest_write(struct cache *c, const char *key, const cJSON *m, bool 
 int cache_open_beneath(struct cache *c, int projfd, const char *reldir, bool create);
 
 /* stamp.c: what the checkout last wrote or saw of each output: a stat and
- * the hash of the bytes it had then. */
-struct cache_stamp;
-struct cache_stamp *cache_stamp_load(const struct cache *c, const char *projdir);
-/* Does the stamp vouch that rel, as st says it is now, holds hash? Not when
- * its mtime is as late as the stamp's own (git's racy rule). */
-bool cache_stamp_vouches(const struct cache_stamp *sp, const char *rel, const struct stat *st,
-	const char *hash);
-void cache_stamp_set(struct cache_stamp *sp, const char *rel, const struct stat *st,
-	const char *hash);
-/* Write it back when something was set; failures only cost speed. */
-void cache_stamp_save(struct cache_stamp *sp);
-void cache_stamp_free(struct cache_stamp *sp);
+ * the hash of the bytes it had then, by absolute path (projdir/rel). Does
+ * the stamp vouch that rel, as st says it is now, holds hash? Not when its
+ * mtime is as late as the stamp's own (git's racy rule). No state directory:
+ * nothing is vouched for. */
+bool cache_stamp_vouches(struct cache *c, const char *projdir, const char *rel,
+	const struct stat *st, const char *hash);
+void cache_stamp_set(struct cache *c, const char *projdir, const char *rel,
+	const struct stat *st, const char *hash);
+/* Write it back when something was set (failures only cost speed); free. */
+void cache_stamp_close(struct cache *c);
 
 #endif

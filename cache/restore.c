@@ -121,7 +121,7 @@ static int copy_hash(int fd, int out, size_t *n, char hex[33])
 }
 
 /* Is the output as st shows it already what cf records? */
-static bool output_same(struct cache_stamp *sp, int dfd, const char *base,
+static bool output_same(struct cache *c, const char *projdir, int dfd, const char *base,
 	const struct cache_file *cf, const struct stat *st)
 {
 	if (cf->link) {
@@ -132,7 +132,7 @@ static bool output_same(struct cache_stamp *sp, int dfd, const char *base,
 	if (!S_ISREG(st->st_mode) || (st->st_mode & 07777) != cf->mode ||
 		(size_t)st->st_size != cf->size)
 		return false;
-	if (cache_stamp_vouches(sp, cf->path, st, cf->hash))
+	if (cache_stamp_vouches(c, projdir, cf->path, st, cf->hash))
 		return true;
 	int fd = openat(dfd, base, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
 	if (fd < 0)
@@ -143,7 +143,7 @@ static bool output_same(struct cache_stamp *sp, int dfd, const char *base,
 	close(fd);
 	if (r != 0 || n != cf->size || strcmp(got, cf->hash) != 0)
 		return false;
-	cache_stamp_set(sp, cf->path, st, cf->hash);
+	cache_stamp_set(c, projdir, cf->path, st, cf->hash);
 	return true;
 }
 
@@ -206,19 +206,30 @@ fail:
 	return -1;
 }
 
+/* projdir/rel in *buf (grown as needed). */
+static const char *abs_path(char **buf, size_t *cap, const char *projdir, const char *rel)
+{
+	size_t a = strlen(projdir), b = strlen(rel);
+	if (a + b + 2 > *cap) {
+		*cap = (a + b + 2) * 2;
+		*buf = xrealloc(*buf, *cap);
+	}
+	memcpy(*buf, projdir, a);
+	(*buf)[a] = '/';
+	memcpy(*buf + a + 1, rel, b + 1);
+	return *buf;
+}
+
 int cache_restore(struct cache *c, const struct cache_entry *e, const char *projdir)
 {
-	int projfd = open(projdir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (projfd < 0) {
-		err_warn_errno("unable to open '%s'", projdir);
-		return -1;
-	}
+	int projfd = -1;
 	const cJSON *files = cJSON_GetObjectItemCaseSensitive(e->manifest, "files"), *f;
 	size_t nfiles = (size_t)cJSON_GetArraySize(files), n = 0;
 	struct todo *todo = xcalloc(nfiles + 1, sizeof(*todo));
-	struct cache_stamp *sp = cache_stamp_load(c, projdir);
 	struct parent pc = {NULL, -1};
 	const char *base;
+	char *abs = NULL;
+	size_t abscap = 0;
 	int r = 0;
 	cJSON_ArrayForEach(f, files) {
 		struct cache_file cf;
@@ -227,18 +238,26 @@ int cache_restore(struct cache *c, const struct cache_entry *e, const char *proj
 			r = -1;
 			break;
 		}
-		/* the all-hit rerun's path: one stat (or readlink) from the project.
-		 * A symlinked parent on the way is harmless here, as nothing is
-		 * written: it can only lead to the very inode the stamp recorded */
+		/* the all-hit rerun's path: one stat (or readlink) by absolute path,
+		 * no directory opened. A symlinked parent on the way is harmless
+		 * here, as nothing is written: it can only lead to the very inode
+		 * the stamp recorded */
 		struct stat st;
-		if (cf.hash && fstatat(projfd, cf.path, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+		const char *ap = abs_path(&abs, &abscap, projdir, cf.path);
+		if (cf.hash && fstatat(AT_FDCWD, ap, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
 			S_ISREG(st.st_mode) && (st.st_mode & 07777) == cf.mode &&
-			(size_t)st.st_size == cf.size && cache_stamp_vouches(sp, cf.path, &st, cf.hash))
+			(size_t)st.st_size == cf.size &&
+			cache_stamp_vouches(c, projdir, cf.path, &st, cf.hash))
 			continue;
 		char target[4096];
-		ssize_t tn = cf.link ? readlinkat(projfd, cf.path, target, sizeof(target)) : -1;
+		ssize_t tn = cf.link ? readlink(ap, target, sizeof(target)) : -1;
 		if (tn >= 0 && (size_t)tn == strlen(cf.link) && memcmp(target, cf.link, (size_t)tn) == 0)
 			continue;
+		if (projfd < 0 && (projfd = open(projdir, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0) {
+			err_warn_errno("unable to open '%s'", projdir);
+			r = -1;
+			break;
+		}
 		int dfd = parent_get(c, &pc, projfd, cf.path, false, &base);
 		if (dfd < 0 && errno != ENOENT) {
 			err_warn("refusing to restore '%s': a part of its directory is a symlink or "
@@ -252,7 +271,7 @@ int cache_restore(struct cache *c, const struct cache_entry *e, const char *proj
 				r = -1;
 				break;
 			}
-			if (output_same(sp, dfd, base, &cf, &st))
+			if (output_same(c, projdir, dfd, base, &cf, &st))
 				continue;
 		}
 		todo[n++].cf = cf;
@@ -279,7 +298,7 @@ int cache_restore(struct cache *c, const struct cache_entry *e, const char *proj
 		if (r == 0 && dfd >= 0 && renameat(dfd, t->tmp, dfd, base) == 0) {
 			/* the rename moved the ctime the stamp keeps */
 			if (t->cf.hash && fstatat(dfd, base, &t->st, AT_SYMLINK_NOFOLLOW) == 0)
-				cache_stamp_set(sp, t->cf.path, &t->st, t->cf.hash);
+				cache_stamp_set(c, projdir, t->cf.path, &t->st, t->cf.hash);
 		} else {
 			if (r == 0)
 				err_warn_errno("unable to restore '%s'", t->cf.path);
@@ -291,9 +310,8 @@ int cache_restore(struct cache *c, const struct cache_entry *e, const char *proj
 	}
 	parent_done(&pc);
 	free(todo);
-	close(projfd);
-	if (r == 0)
-		cache_stamp_save(sp);
-	cache_stamp_free(sp);
+	free(abs);
+	if (projfd >= 0)
+		close(projfd);
 	return r == 0 && staged ? 1 : r;
 }

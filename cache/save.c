@@ -34,7 +34,6 @@ struct saver {
 	const char *projdir;
 	int projfd;
 	cJSON *files;
-	struct cache_stamp *sp;
 };
 
 /* Remove the temporaries of saves killed long ago (a live one keeps its
@@ -250,7 +249,7 @@ static int collect_one(const char *rel, const struct stat *lst, void *arg)
 			if (fstat(fd, &after) == 0 && after.st_size == (off_t)n &&
 				after.st_mtim.tv_sec == before.st_mtim.tv_sec &&
 				after.st_mtim.tv_nsec == before.st_mtim.tv_nsec)
-				cache_stamp_set(sv->sp, rel, &after, hash);
+				cache_stamp_set(sv->c, sv->projdir, rel, &after, hash);
 		}
 		if (fd >= 0)
 			close(fd);
@@ -325,7 +324,6 @@ int cache_save(struct cache *c, const struct cache_save *s)
 		err_warn_errno("unable to open '%s'", s->projdir);
 		return -1;
 	}
-	sv.sp = cache_stamp_load(c, s->projdir);
 	cJSON *m = cJSON_CreateObject();
 	cJSON_AddNumberToObject(m, "v", CACHE_MANIFEST_VERSION);
 	cJSON_AddStringToObject(m, "key", s->key);
@@ -350,9 +348,6 @@ int cache_save(struct cache *c, const struct cache_save *s)
 		cJSON_AddStringToObject(m, "created", created);
 		r = cache_manifest_write(c, s->key, m, true);
 	}
-	if (r == 0)
-		cache_stamp_save(sv.sp);
-	cache_stamp_free(sv.sp);
 	cJSON_Delete(m);
 	close(sv.projfd);
 	return r ? -1 : 0;

@@ -1,14 +1,20 @@
-/* stamp.c: a project's stamp, <statedir>/stamps/<xxh3-64 of the project
- * directory>, per checkout and never in the shared cache. Its lines:
+/* stamp.c: the checkout's stamp, <statedir>/stamp, one file for every
+ * project (never in the shared cache). Its lines:
  *
- *   vx-stamp 2
+ *   vx-stamp 3
  *   <hash> <size> <mtime s> <mtime ns> <ctime s> <ctime ns> <inode> <mode, octal> <path>
  *
- * A line says: when the output had this stat, its bytes had this hash. The
- * ctime is kept so that `touch -d` back to the old mtime does not fool it.
- * Like git's index, a line is trusted only when the file's mtime is older
- * than the stamp file's own: a write in the same clock tick could hide
- * behind an unchanged stat. A missing or malformed stamp only costs a rehash.
+ * with the output's absolute path. A line says: when the output had this
+ * stat, its bytes had this hash. The ctime is kept so that `touch -d` back to
+ * the old mtime does not fool it. Like git's index, a line is trusted only
+ * when the file's mtime is older than the stamp file's own: a write in the
+ * same clock tick could hide behind an unchanged stat; and a line loaded
+ * untrusted is dropped when the file is written again, or the newer file
+ * would whitewash it. Loaded on first use and written once, by cache_close,
+ * when something changed: one read per run instead of one per project (an
+ * all-hit rerun of 1,000 projects opened 1,000 stamp files). A missing or
+ * malformed stamp only costs a rehash; two processes saving at once lose
+ * each other's lines, which also only costs a rehash.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -19,9 +25,10 @@
 
 #include "cache_int.h"
 #include "err.h"
+#include "fileio.h"
 #include "strmap.h"
 
-#define STAMP_HEADER "vx-stamp 2\n"
+#define STAMP_HEADER "vx-stamp 3\n"
 
 struct rec {
 	char hash[33];
@@ -30,46 +37,52 @@ struct rec {
 	unsigned long long ino;
 	unsigned mode;
 	char *path;
-	bool owned; /* path malloc'd, else inside text */
+	bool owned;  /* path malloc'd, else inside text */
+	bool loaded; /* from the file, not set by this process */
 };
 
 struct cache_stamp {
-	char *file; /* NULL: no state directory */
-	unsigned nonce; /* for the temporary name */
+	char *file;
 	char *text;
 	struct timespec at; /* the stamp file's mtime when loaded */
 	struct rec *recs;
 	size_t n, cap;
-	struct strmap map; /* path -> index + 1 */
+	struct strmap map; /* absolute path -> index + 1 */
+	char *key;         /* scratch for projdir/rel */
+	size_t keycap;
 	bool dirty;
 };
 
-static struct rec *rec_add(struct cache_stamp *sp, const char *path)
+static struct rec *rec_add(struct cache_stamp *sp, char *path, bool owned)
 {
 	size_t i = (size_t)(uintptr_t)strmap_get(&sp->map, path);
-	if (i)
+	if (i) {
+		if (owned)
+			free(path);
 		return &sp->recs[i - 1];
+	}
 	if (sp->n == sp->cap) {
-		sp->cap = sp->cap ? 2 * sp->cap : 16;
+		sp->cap = sp->cap ? 2 * sp->cap : 256;
 		sp->recs = xrealloc(sp->recs, sp->cap * sizeof(*sp->recs));
 	}
 	struct rec *r = &sp->recs[sp->n++];
 	memset(r, 0, sizeof(*r));
-	r->path = (char *)path;
+	r->path = path;
+	r->owned = owned;
 	strmap_put(&sp->map, r->path, (void *)(uintptr_t)sp->n);
 	return r;
 }
 
 /* One line's fields into t; its path, or NULL when malformed. By hand, as
  * sscanf showed in the profile of an all-hit rerun. */
-static const char *parse_line(const char *line, struct rec *t)
+static char *parse_line(char *line, struct rec *t)
 {
 	if (strlen(line) < 34 || line[32] != ' ')
 		return NULL;
 	memcpy(t->hash, line, 32);
 	t->hash[32] = '\0';
 	long long v[7];
-	const char *s = line + 33;
+	char *s = line + 33;
 	for (int i = 0; i < 7; i++) {
 		char *end;
 		errno = 0;
@@ -85,7 +98,7 @@ static const char *parse_line(const char *line, struct rec *t)
 	t->cnsec = (long)v[4];
 	t->ino = (unsigned long long)v[5];
 	t->mode = (unsigned)v[6];
-	return *s ? s : NULL;
+	return *s == '/' ? s : NULL;
 }
 
 static void parse(struct cache_stamp *sp)
@@ -98,48 +111,65 @@ static void parse(struct cache_stamp *sp)
 			return;
 		*nl = '\0';
 		struct rec t;
-		const char *path = parse_line(line, &t);
+		char *path = parse_line(line, &t);
 		if (path) {
-			struct rec *r = rec_add(sp, path);
+			struct rec *r = rec_add(sp, path, false);
 			t.path = r->path;
-			t.owned = false;
+			t.owned = r->owned;
+			t.loaded = true;
 			*r = t;
 		}
 		line = nl + 1;
 	}
 }
 
-struct cache_stamp *cache_stamp_load(const struct cache *c, const char *projdir)
+/* The checkout's stamp, loaded on first use; NULL without a state directory. */
+static struct cache_stamp *stamp(struct cache *c)
 {
-	struct cache_stamp *sp = xcalloc(1, sizeof(*sp));
-	strmap_init(&sp->map);
 	if (!c->statedir)
-		return sp;
-	char name[17];
-	snprintf(name, sizeof(name), "%016llx",
-		(unsigned long long)XXH3_64bits(projdir, strlen(projdir)));
-	sp->file = xasprintf("%s/stamps/%s", c->statedir, name);
-	sp->nonce = c->nonce;
+		return NULL;
+	if (c->stamp)
+		return c->stamp;
+	struct cache_stamp *sp = c->stamp = xcalloc(1, sizeof(*sp));
+	strmap_init(&sp->map);
+	sp->file = xasprintf("%s/stamp", c->statedir);
 	int fd = open(sp->file, O_RDONLY | O_CLOEXEC);
 	struct stat st;
-	if (fd < 0 || fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-		if (fd >= 0)
-			close(fd);
-		return sp;
+	if (fd >= 0 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode) &&
+		(sp->text = fileio_read_fd(fd, NULL))) {
+		sp->at = st.st_mtim;
+		parse(sp);
 	}
-	sp->text = xmalloc((size_t)st.st_size + 1);
-	ssize_t got = read(fd, sp->text, (size_t)st.st_size);
-	close(fd);
-	sp->text[got > 0 ? got : 0] = '\0';
-	sp->at = st.st_mtim;
-	parse(sp);
+	if (fd >= 0)
+		close(fd);
 	return sp;
 }
 
-bool cache_stamp_vouches(const struct cache_stamp *sp, const char *rel, const struct stat *st,
-	const char *hash)
+static const char *key(struct cache_stamp *sp, const char *projdir, const char *rel)
 {
-	size_t i = (size_t)(uintptr_t)strmap_get(&sp->map, rel);
+	size_t a = strlen(projdir), b = strlen(rel);
+	if (a + b + 2 > sp->keycap) {
+		sp->keycap = (a + b + 2) * 2;
+		sp->key = xrealloc(sp->key, sp->keycap);
+	}
+	memcpy(sp->key, projdir, a);
+	sp->key[a] = '/';
+	memcpy(sp->key + a + 1, rel, b + 1);
+	return sp->key;
+}
+
+static bool before(const struct timespec *t, long long sec, long nsec)
+{
+	return sec < t->tv_sec || (sec == t->tv_sec && nsec < t->tv_nsec);
+}
+
+bool cache_stamp_vouches(struct cache *c, const char *projdir, const char *rel,
+	const struct stat *st, const char *hash)
+{
+	struct cache_stamp *sp = stamp(c);
+	if (!sp)
+		return false;
+	size_t i = (size_t)(uintptr_t)strmap_get(&sp->map, key(sp, projdir, rel));
 	if (!i)
 		return false;
 	const struct rec *r = &sp->recs[i - 1];
@@ -148,24 +178,17 @@ bool cache_stamp_vouches(const struct cache_stamp *sp, const char *rel, const st
 		r->cnsec != st->st_ctim.tv_nsec || r->ino != st->st_ino || r->mode != st->st_mode ||
 		strcmp(r->hash, hash) != 0)
 		return false;
-	return st->st_mtim.tv_sec < sp->at.tv_sec ||
-	       (st->st_mtim.tv_sec == sp->at.tv_sec && st->st_mtim.tv_nsec < sp->at.tv_nsec);
+	return before(&sp->at, st->st_mtim.tv_sec, st->st_mtim.tv_nsec);
 }
 
-void cache_stamp_set(struct cache_stamp *sp, const char *rel, const struct stat *st,
-	const char *hash)
+void cache_stamp_set(struct cache *c, const char *projdir, const char *rel,
+	const struct stat *st, const char *hash)
 {
+	struct cache_stamp *sp = stamp(c);
 	/* a newline would end the line early; such a path is just never stamped */
-	if (!sp->file || strchr(rel, '\n'))
+	if (!sp || strchr(projdir, '\n') || strchr(rel, '\n') || projdir[0] != '/')
 		return;
-	size_t i = (size_t)(uintptr_t)strmap_get(&sp->map, rel);
-	struct rec *r;
-	if (i) {
-		r = &sp->recs[i - 1];
-	} else {
-		r = rec_add(sp, xstrdup(rel));
-		r->owned = true;
-	}
+	struct rec *r = rec_add(sp, xstrdup(key(sp, projdir, rel)), true);
 	snprintf(r->hash, sizeof(r->hash), "%s", hash);
 	r->size = st->st_size;
 	r->sec = st->st_mtim.tv_sec;
@@ -174,37 +197,31 @@ void cache_stamp_set(struct cache_stamp *sp, const char *rel, const struct stat 
 	r->cnsec = st->st_ctim.tv_nsec;
 	r->ino = st->st_ino;
 	r->mode = st->st_mode;
+	r->loaded = false;
 	sp->dirty = true;
 }
 
-void cache_stamp_save(struct cache_stamp *sp)
+void cache_stamp_close(struct cache *c)
 {
-	if (!sp->file || !sp->dirty)
-		return;
-	char *dir = xstrndup(sp->file, (size_t)(strrchr(sp->file, '/') - sp->file));
-	char *tmp = xasprintf("%s.%d.%x", sp->file, (int)getpid(), sp->nonce);
-	FILE *f = cache_mkdirs(dir) == 0 ? fopen(tmp, "we") : NULL;
-	free(dir);
-	if (!f) {
-		free(tmp);
-		return;
-	}
-	fputs(STAMP_HEADER, f);
-	for (size_t i = 0; i < sp->n; i++) {
-		const struct rec *r = &sp->recs[i];
-		fprintf(f, "%s %lld %lld %ld %lld %ld %llu %o %s\n", r->hash, r->size, r->sec, r->nsec,
-			r->csec, r->cnsec, r->ino, r->mode, r->path);
-	}
-	if (fclose(f) != 0 || rename(tmp, sp->file) != 0)
-		unlink(tmp);
-	free(tmp);
-	sp->dirty = false;
-}
-
-void cache_stamp_free(struct cache_stamp *sp)
-{
+	struct cache_stamp *sp = c->stamp;
 	if (!sp)
 		return;
+	c->stamp = NULL;
+	char *tmp = xasprintf("%s.%d.%x", sp->file, (int)getpid(), c->nonce);
+	FILE *f = NULL;
+	if (sp->dirty && cache_mkdirs(c->statedir) == 0 && (f = fopen(tmp, "we"))) {
+		fputs(STAMP_HEADER, f);
+		for (size_t i = 0; i < sp->n; i++) {
+			const struct rec *r = &sp->recs[i];
+			if (r->loaded && !before(&sp->at, r->sec, r->nsec))
+				continue; /* untrusted when loaded: a newer file must not vouch */
+			fprintf(f, "%s %lld %lld %ld %lld %ld %llu %o %s\n", r->hash, r->size, r->sec,
+				r->nsec, r->csec, r->cnsec, r->ino, r->mode, r->path);
+		}
+		if (fclose(f) != 0 || rename(tmp, sp->file) != 0)
+			unlink(tmp);
+	}
+	free(tmp);
 	for (size_t i = 0; i < sp->n; i++)
 		if (sp->recs[i].owned)
 			free(sp->recs[i].path);
@@ -212,5 +229,6 @@ void cache_stamp_free(struct cache_stamp *sp)
 	strmap_free(&sp->map);
 	free(sp->text);
 	free(sp->file);
+	free(sp->key);
 	free(sp);
 }
