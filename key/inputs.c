@@ -26,6 +26,8 @@ struct walkarg {
 	struct inputs *out;
 	char *buf; /* scratch for root-relative paths */
 	size_t cap;
+	char *kbuf; /* scratch for the stat cache's directory keys */
+	size_t kcap;
 };
 
 /* The root-relative spelling of a base-relative path, in w->buf. */
@@ -69,6 +71,36 @@ static void entered(const char *rel, const char *names, size_t len, void *arg)
 			return;
 	ignore_dir_without_file(w->c->ig, *rel ? rootrel(w, rel) : w->base);
 }
+
+/* The stat cache's key for directory rel: "<root-relative path>/". */
+static const char *dir_key(struct walkarg *w, const char *rel)
+{
+	const char *p = *rel ? rootrel(w, rel) : w->base;
+	size_t n = strlen(p);
+	if (n + 2 > w->kcap) {
+		w->kcap = (n + 2) * 2;
+		w->kbuf = xrealloc(w->kbuf, w->kcap);
+	}
+	memcpy(w->kbuf, p, n);
+	w->kbuf[n] = '/';
+	w->kbuf[n + 1] = '\0';
+	return w->kbuf;
+}
+
+static const char *listing_get(void *arg, const char *rel, const struct stat *st, size_t *len)
+{
+	struct walkarg *w = arg;
+	return statcache_dir_get(w->c->sc, dir_key(w, rel), st, len);
+}
+
+static void listing_put(void *arg, const char *rel, const struct stat *st, const char *list,
+	size_t len, int64_t listed_at)
+{
+	struct walkarg *w = arg;
+	statcache_dir_put(w->c->sc, dir_key(w, rel), st, list, len, listed_at);
+}
+
+static const struct walk_cache listings = {listing_get, listing_put};
 
 static size_t add_name(struct inputs *o, const char *s, size_t n)
 {
@@ -117,10 +149,10 @@ int inputs_collect(struct inputs_ctx *c, const char *base, const char *const *gl
 	if (!nglobs)
 		return 0;
 	const char *b = strcmp(base, ".") == 0 ? "" : base;
-	struct walkarg w = {c, b, strlen(b), exclude, nexclude, out, NULL, 0};
+	struct walkarg w = {c, b, strlen(b), exclude, nexclude, out, NULL, 0, NULL, 0};
 	char *dir = *b ? path_join(c->root, b) : xstrdup(c->root);
 	struct walk_opts o = {.globs = globs, .nglobs = nglobs, .skip = skip_dir, .enter = entered,
-		.arg = &w};
+		.cache = c->sc ? &listings : NULL, .arg = &w};
 	int r = walk_tree(dir, &o, add_file);
 	if (r < 0 && (errno == ENOENT || errno == ENOTDIR)) {
 		r = 0; /* a project directory that vanished has no inputs */
@@ -129,6 +161,7 @@ int inputs_collect(struct inputs_ctx *c, const char *base, const char *const *gl
 	}
 	free(dir);
 	free(w.buf);
+	free(w.kbuf);
 	/* the walk goes directory by directory: "a/b" comes before "a.js" */
 	bool sorted = true;
 	for (size_t i = 1; i < out->n && sorted; i++)

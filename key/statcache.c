@@ -13,8 +13,9 @@
 
 /* The file: MAGIC, then per entry a u16 path length (with its NUL), the
  * path and its NUL, then struct disk as is (native byte order: the file is
- * per checkout, never shared). */
-#define MAGIC "vx-key-stat 2\n"
+ * per checkout, never shared); a directory's entry (its path ends in '/')
+ * then has a u32 length and its listing. */
+#define MAGIC "vx-key-stat 3\n"
 
 struct disk {
 	uint64_t size, ino, dev;
@@ -99,32 +100,61 @@ struct statcache *statcache_load(const char *root)
 		uint16_t n;
 		memcpy(&n, data + off, 2);
 		off += 2;
-		if (n == 0 || off + n + sizeof(struct disk) > len || data[off + n - 1] != '\0')
+		if (n < 2 || off + n + sizeof(struct disk) > len || data[off + n - 1] != '\0')
 			break;
 		const char *p = data + off;
 		off += n;
 		struct disk d;
 		memcpy(&d, data + off, sizeof(d));
 		off += sizeof(d);
+		const char *list = NULL;
+		uint32_t listlen = 0;
+		if (p[n - 2] == '/') {
+			if (off + 4 > len)
+				break;
+			memcpy(&listlen, data + off, 4);
+			off += 4;
+			if (listlen > len - off)
+				break;
+			list = data + off;
+			off += listlen;
+		}
 		struct sc_entry *e = &sc->loaded[sc->nloaded++];
 		*e = (struct sc_entry){.size = d.size, .ino = d.ino, .dev = d.dev, .mtime = d.mtime,
-			.ctime = d.ctime, .limit = limit};
+			.ctime = d.ctime, .limit = limit, .list = list, .listlen = listlen};
 		memcpy(e->hash, d.hash, 16);
 		strmap_put(&sc->map, p, e);
 	}
 	return sc;
 }
 
-const uint8_t *statcache_lookup(struct statcache *sc, const char *path, const struct stat *st)
+/* The entry for path when st matches it and it is not racy. */
+static const struct sc_entry *trusted(struct statcache *sc, const char *path, const struct stat *st)
 {
-	struct sc_entry *e = strmap_get(&sc->map, path);
+	const struct sc_entry *e = strmap_get(&sc->map, path);
 	if (!e || e->size != (uint64_t)st->st_size || e->ino != (uint64_t)st->st_ino ||
 		e->dev != (uint64_t)st->st_dev || e->mtime != ns(st->st_mtim) ||
 		e->ctime != ns(st->st_ctim))
 		return NULL;
 	if (e->mtime >= e->limit)
 		return NULL; /* racily clean: the same tick may hide a rewrite */
-	return e->hash;
+	return e;
+}
+
+const uint8_t *statcache_lookup(struct statcache *sc, const char *path, const struct stat *st)
+{
+	const struct sc_entry *e = trusted(sc, path, st);
+	return e && !e->list ? e->hash : NULL;
+}
+
+const char *statcache_dir_get(struct statcache *sc, const char *key, const struct stat *st,
+	size_t *len)
+{
+	const struct sc_entry *e = trusted(sc, key, st);
+	if (!e || !e->list)
+		return NULL;
+	*len = e->listlen;
+	return e->list;
 }
 
 static bool owned_key(const struct statcache *sc, const char *k)
@@ -137,19 +167,44 @@ static bool owned_val(const struct statcache *sc, const struct sc_entry *e)
 	return !(sc->loaded && e >= sc->loaded && e < sc->loaded + sc->nloaded);
 }
 
-void statcache_store(struct statcache *sc, const char *path, const struct stat *st,
-	const uint8_t hash[16], int64_t hashed_at)
+static bool owned_list(const struct statcache *sc, const char *l)
+{
+	return l && !(sc->buf && l >= sc->buf && l < sc->buf + sc->buflen);
+}
+
+static struct sc_entry *entry(struct statcache *sc, const char *path, const struct stat *st,
+	int64_t limit)
 {
 	struct sc_entry *e = strmap_get(&sc->map, path);
 	if (!e) {
 		e = xmalloc(sizeof(*e));
 		strmap_put(&sc->map, xstrdup(path), e);
+	} else if (owned_list(sc, e->list)) {
+		free((char *)e->list);
 	}
 	*e = (struct sc_entry){.size = (uint64_t)st->st_size, .ino = (uint64_t)st->st_ino,
 		.dev = (uint64_t)st->st_dev, .mtime = ns(st->st_mtim), .ctime = ns(st->st_ctim),
-		.limit = hashed_at};
-	memcpy(e->hash, hash, 16);
+		.limit = limit};
 	sc->dirty = true;
+	return e;
+}
+
+void statcache_store(struct statcache *sc, const char *path, const struct stat *st,
+	const uint8_t hash[16], int64_t hashed_at)
+{
+	memcpy(entry(sc, path, st, hashed_at)->hash, hash, 16);
+}
+
+void statcache_dir_put(struct statcache *sc, const char *key, const struct stat *st,
+	const char *list, size_t len, int64_t listed_at)
+{
+	if (len > UINT32_MAX)
+		return;
+	struct sc_entry *e = entry(sc, key, st, listed_at);
+	char *l = xmalloc(len ? len : 1);
+	memcpy(l, list, len);
+	e->list = l;
+	e->listlen = (uint32_t)len;
 }
 
 bool statcache_dirty(const struct statcache *sc)
@@ -187,7 +242,10 @@ int statcache_save(struct statcache *sc)
 		size_t n = strlen(k) + 1;
 		if (n > 65535)
 			continue;
-		size_t need = 2 + n + sizeof(struct disk);
+		bool dir = n >= 2 && k[n - 2] == '/';
+		if (dir != (e->list != NULL))
+			continue;
+		size_t need = 2 + n + sizeof(struct disk) + (dir ? 4 + e->listlen : 0);
 		if (len + need > cap) {
 			cap = (len + need) * 2;
 			buf = xrealloc(buf, cap);
@@ -199,6 +257,10 @@ int statcache_save(struct statcache *sc)
 		memcpy(buf + len, &n16, 2);
 		memcpy(buf + len + 2, k, n);
 		memcpy(buf + len + 2 + n, &d, sizeof(d));
+		if (dir) {
+			memcpy(buf + len + 2 + n + sizeof(d), &e->listlen, 4);
+			memcpy(buf + len + 2 + n + sizeof(d) + 4, e->list, e->listlen);
+		}
 		len += need;
 	}
 	char *dir = xstrdup(sc->path);
@@ -236,8 +298,11 @@ void statcache_free(struct statcache *sc)
 		const char *k = sc->map.keys[i];
 		if (!k)
 			continue;
-		if (owned_val(sc, sc->map.vals[i]))
-			free(sc->map.vals[i]);
+		struct sc_entry *e = sc->map.vals[i];
+		if (owned_list(sc, e->list))
+			free((char *)e->list);
+		if (owned_val(sc, e))
+			free(e);
 		if (owned_key(sc, k))
 			free((char *)k);
 	}

@@ -1,5 +1,6 @@
 /* statcache.h: content hashes of files by their stat, so re-keying an
- * unchanged tree reads no file contents (<root>/.vx/key-stat, per checkout).
+ * unchanged tree reads no file contents, and listings of directories by
+ * theirs, so it lists no directory (<root>/.vx/key-stat, per checkout).
  *
  * An entry maps a root-relative path to the size, mtime, ctime (ns), inode
  * and device it had when hashed, and the hash. It is trusted while all five
@@ -19,6 +20,7 @@
 #define VX_KEY_STATCACHE_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <sys/stat.h>
 
@@ -27,6 +29,8 @@ struct sc_entry {
 	int64_t mtime, ctime; /* ns */
 	int64_t limit;        /* ns: trusted only when mtime < limit */
 	uint8_t hash[16];
+	const char *list;     /* a directory's: its listing (walk.h's blob) */
+	uint32_t listlen;
 };
 
 struct statcache;
@@ -39,6 +43,14 @@ const uint8_t *statcache_lookup(struct statcache *sc, const char *path, const st
  * (statcache_now() taken before the read). */
 void statcache_store(struct statcache *sc, const char *path, const struct stat *st,
 	const uint8_t hash[16], int64_t hashed_at);
+/* Directories, under the key "<root-relative path>/" ("/" for the root):
+ * the listing (walk.h's blob) of the directory st describes, trusted by the
+ * same rules as a file's hash, or NULL; and remembering one, listed after
+ * listed_at (statcache_now()). */
+const char *statcache_dir_get(struct statcache *sc, const char *key, const struct stat *st,
+	size_t *len);
+void statcache_dir_put(struct statcache *sc, const char *key, const struct stat *st,
+	const char *list, size_t len, int64_t listed_at);
 /* Write it back (temp + rename) when anything changed: 0, or -1 with errno. */
 int statcache_save(struct statcache *sc);
 bool statcache_dirty(const struct statcache *sc);

@@ -6,6 +6,7 @@
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "err.h"
@@ -143,8 +144,179 @@ static int walk_dir(int dirfd, const char *rel, const struct walk_opts *o, walk_
 	return rc;
 }
 
+/* --- with a listing cache: everything by path from base ------------------ */
+
+static int64_t coarse_now(void)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_REALTIME_COARSE, &t);
+	return (int64_t)t.tv_sec * 1000000000 + t.tv_nsec;
+}
+
+static void entries_from_blob(struct entries *e, const char *blob, size_t len)
+{
+	e->len = e->n = 0;
+	for (size_t off = 0; off < len;) {
+		unsigned char type = (unsigned char)blob[off++];
+		const char *nm = blob + off;
+		size_t l = strnlen(nm, len - off);
+		if (off + l >= len)
+			break; /* no NUL: the blob ends early */
+		off += l + 1;
+		if (e->len + l + 1 > e->cap) {
+			e->cap = (e->len + l + 1) * 2;
+			e->names = xrealloc(e->names, e->cap);
+		}
+		if (e->n == e->vcap) {
+			e->vcap = e->vcap ? e->vcap * 2 : 32;
+			e->v = xrealloc(e->v, e->vcap * sizeof(*e->v));
+		}
+		memcpy(e->names + e->len, nm, l + 1);
+		e->v[e->n++] = (struct ent){e->len, type};
+		e->len += l + 1;
+	}
+}
+
+static char *entries_to_blob(const struct entries *e, size_t *len)
+{
+	char *b = xmalloc(e->len + e->n + 1);
+	size_t off = 0;
+	for (size_t i = 0; i < e->n; i++) {
+		const char *nm = e->names + e->v[i].off;
+		size_t l = strlen(nm) + 1;
+		b[off++] = (char)e->v[i].type;
+		memcpy(b + off, nm, l);
+		off += l;
+	}
+	*len = off;
+	return b;
+}
+
+struct pathbuf {
+	char *s;
+	size_t len, cap; /* s holds base, then "/rel" while a directory is walked */
+};
+
+static void pb_set(struct pathbuf *pb, size_t at, const char *rel)
+{
+	size_t l = strlen(rel);
+	if (at + l + 2 > pb->cap) {
+		pb->cap = (at + l + 2) * 2;
+		pb->s = xrealloc(pb->s, pb->cap);
+	}
+	pb->len = at;
+	if (*rel) {
+		pb->s[pb->len++] = '/';
+		memcpy(pb->s + pb->len, rel, l);
+		pb->len += l;
+	}
+	pb->s[pb->len] = '\0';
+}
+
+/* The entries of directory rel at path (st: its lstat, for base its stat). */
+static bool list_cached(const struct walk_opts *o, const char *path, const char *rel,
+	const struct stat *st, struct entries *e)
+{
+	size_t len;
+	const char *blob = o->cache->get(o->arg, rel, st, &len);
+	if (blob) {
+		entries_from_blob(e, blob, len);
+		return true;
+	}
+	int64_t at = coarse_now();
+	/* base itself may be a symlink, as open(base) follows it without a cache */
+	int fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC | (*rel ? O_NOFOLLOW : 0));
+	if (fd < 0)
+		return false;
+	list_dir(fd, e);
+	close(fd);
+	char *b = entries_to_blob(e, &len);
+	o->cache->put(o->arg, rel, st, b, len, at);
+	free(b);
+	return true;
+}
+
+static int walk_cached(struct pathbuf *pb, size_t baselen, const char *rel,
+	const struct walk_opts *o, walk_fn fn)
+{
+	struct stat st;
+	pb_set(pb, baselen, rel);
+	if (fstatat(AT_FDCWD, pb->s, &st, *rel ? AT_SYMLINK_NOFOLLOW : 0) != 0)
+		return *rel ? 0 : -1;
+	if (!S_ISDIR(st.st_mode)) {
+		errno = ENOTDIR;
+		return *rel ? 0 : -1;
+	}
+	struct entries e = {0};
+	if (!list_cached(o, pb->s, rel, &st, &e)) {
+		int saved = errno;
+		free(e.names);
+		free(e.v);
+		errno = saved;
+		return *rel ? 0 : -1;
+	}
+	if (o->enter)
+		o->enter(rel, e.names, e.n ? e.len : 0, o->arg);
+	int rc = 0;
+	char *child = NULL;
+	size_t ccap = 0, rlen = strlen(rel);
+	for (size_t i = 0; i < e.n && rc == 0; i++) {
+		const char *nm = e.names + e.v[i].off;
+		size_t nlen = strlen(nm);
+		if (rlen + nlen + 2 > ccap) {
+			ccap = (rlen + nlen + 2) * 2;
+			child = xrealloc(child, ccap);
+		}
+		if (rlen) {
+			memcpy(child, rel, rlen);
+			child[rlen] = '/';
+			memcpy(child + rlen + 1, nm, nlen + 1);
+		} else {
+			memcpy(child, nm, nlen + 1);
+		}
+		unsigned char type = e.v[i].type;
+		bool have_st = false;
+		if (type == DT_UNKNOWN) {
+			pb_set(pb, baselen, child);
+			if (fstatat(AT_FDCWD, pb->s, &st, AT_SYMLINK_NOFOLLOW) != 0)
+				continue;
+			have_st = true;
+			type = S_ISDIR(st.st_mode) ? DT_DIR : S_ISREG(st.st_mode) ? DT_REG
+				: S_ISLNK(st.st_mode)                         ? DT_LNK
+									      : DT_UNKNOWN;
+		}
+		if (type == DT_DIR) {
+			if (!walled(nm) && (!o->skip || !o->skip(child, o->arg)) && may_descend(o, child))
+				rc = walk_cached(pb, baselen, child, o, fn);
+		} else if ((type == DT_REG || type == DT_LNK) &&
+			   walk_globs_match(o->globs, o->nglobs, child)) {
+			pb_set(pb, baselen, child);
+			/* the type can change between the listing and the stat */
+			if (!have_st && fstatat(AT_FDCWD, pb->s, &st, AT_SYMLINK_NOFOLLOW) != 0)
+				continue;
+			if (S_ISREG(st.st_mode) || S_ISLNK(st.st_mode))
+				rc = fn(child, &st, o->arg);
+		}
+	}
+	free(child);
+	free(e.names);
+	free(e.v);
+	return rc;
+}
+
 int walk_tree(const char *base, const struct walk_opts *o, walk_fn fn)
 {
+	if (o->cache) {
+		size_t baselen = strlen(base);
+		struct pathbuf pb = {.cap = baselen + 64};
+		pb.s = xmalloc(pb.cap);
+		memcpy(pb.s, base, baselen + 1);
+		int rc = walk_cached(&pb, baselen, "", o, fn);
+		int saved = errno;
+		free(pb.s);
+		errno = saved;
+		return rc;
+	}
 	int fd = open(base, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (fd < 0)
 		return -1;

@@ -15,9 +15,24 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <sys/stat.h>
 
 typedef int (*walk_fn)(const char *rel, const struct stat *st, void *arg);
+
+/* A cache of directory listings (vx-key's stat cache). A listing is a blob:
+ * per entry, sorted by name, its d_type byte, its name and a NUL. get returns
+ * the listing of directory rel (base-relative, "" for base) when st, the
+ * directory's lstat now, still describes the one it was taken from, else
+ * NULL; put remembers a fresh listing, read after st was taken and after
+ * the coarse clock read listed_at (ns). With a cache the walk reaches
+ * everything by path from base: a directory whose listing is cached costs
+ * one lstat instead of an open, two getdents and a close. */
+struct walk_cache {
+	const char *(*get)(void *arg, const char *rel, const struct stat *st, size_t *len);
+	void (*put)(void *arg, const char *rel, const struct stat *st, const char *list,
+		size_t len, int64_t listed_at);
+};
 /* Should the directory rel (relative to base) be left out entirely? */
 typedef bool (*walk_skip_fn)(const char *rel, void *arg);
 
@@ -28,7 +43,8 @@ struct walk_opts {
 	/* may be NULL: called for every directory entered (rel "" for base)
 	 * with its entry names, NUL-separated in directory order, len bytes */
 	void (*enter)(const char *rel, const char *names, size_t len, void *arg);
-	void *arg;         /* passed to skip and fn */
+	const struct walk_cache *cache; /* may be NULL */
+	void *arg;         /* passed to skip, enter, the cache and fn */
 };
 
 /* 0, the callback's non-zero value, or -1 with errno set when base cannot be

@@ -6,7 +6,7 @@ set -eu
 
 PKGS="build-essential pkg-config git ca-certificates
 libcjson-dev libxxhash-dev libseccomp-dev libcurl4-openssl-dev libssl-dev nginx-light
-bats bats-assert bats-support bats-file shellcheck
+bats bats-assert bats-support bats-file shellcheck strace
 python3 iproute2 procps util-linux passwd curl"
 
 missing=""

@@ -237,6 +237,36 @@ for line in open(sys.argv[1]):
 	[ "$(key_of @x/ui#build)" != "$k0" ]
 }
 
+@test "the stat cache: a listed directory is not listed again, and a file added or removed in it still moves the key" {
+	local d=packages/ui/src k0 k1
+	# the directories must be older than the keying for their listings to
+	# be trusted (the racy rule); their ctime cannot be put back, so wait
+	sleep 2
+	k0=$(key_of @x/ui#build)
+	run -0 strace -f -e trace=getdents64 -o "$BATS_TEST_TMPDIR/trace" vx-key < "$GRAPH"
+	run grep -c getdents64 "$BATS_TEST_TMPDIR/trace"
+	assert_output 0
+	put "$d/new.js" 'n'
+	touch -d '2001-01-01' "$d" # the mtime put back: the ctime still moved
+	k1=$(key_of @x/ui#build)
+	[ "$k0" != "$k1" ]
+	sleep 2
+	keyed
+	rm "$d/new.js"
+	[ "$(key_of @x/ui#build)" = "$k0" ]
+}
+
+@test "the stat cache: a directory listed in the same tick as a change is listed again (racy listings)" {
+	local d=packages/ui/src k0
+	# the directory's mtime is not older than the listing: never trusted
+	touch -d "@$(($(date +%s) + 30))" "$d"
+	k0=$(key_of @x/ui#build)
+	run -0 strace -f -e trace=getdents64 -o "$BATS_TEST_TMPDIR/trace" vx-key < "$GRAPH"
+	run -0 grep -c getdents64 "$BATS_TEST_TMPDIR/trace"
+	refute_output 0
+	[ "$(key_of @x/ui#build)" = "$k0" ]
+}
+
 @test "--explain lists every input the key folded" {
 	MODE=x keyed --explain
 	run -0 member @x/ui#build explain
