@@ -27,7 +27,10 @@ struct cache *cache_open(const char *dir, const char *statedir)
 	c->statedir = statedir ? path_normalize(statedir) : NULL;
 	struct timespec ts;
 	clock_gettime(CLOCK_REALTIME, &ts);
-	c->nonce = (unsigned)ts.tv_nsec ^ ((unsigned)getpid() << 12);
+	c->pid = (int)getpid();
+	c->nonce = (unsigned)ts.tv_nsec ^ ((unsigned)c->pid << 12);
+	c->umask = umask(0);
+	umask(c->umask);
 	c->acfd = c->casfd = -1;
 	return c;
 }
@@ -182,7 +185,7 @@ int cache_mkdirs(const char *dir)
 int cache_tmp_open(struct cache *c, char **path)
 {
 	for (int tries = 0; tries < 100; tries++) {
-		char *p = xasprintf("%s/tmp/%d.%x.%u", c->dir, (int)getpid(), c->nonce, c->seq++);
+		char *p = xasprintf("%s/tmp/%d.%x.%u", c->dir, c->pid, c->nonce, c->seq++);
 		int fd = open(p, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
 		if (fd >= 0) {
 			*path = p;

@@ -35,6 +35,8 @@ struct cache {
 	bool openat2_off; /* the kernel (or a seccomp filter) refused openat2 */
 	int acfd, casfd;  /* ac/ and cas/ for lookups, -1 until needed */
 	struct cache_stamp *stamp; /* stamp.c's, loaded on first use */
+	int pid;          /* for temporary names (glibc's getpid is a system call) */
+	mode_t umask;     /* the process's, read once */
 };
 
 /* One element of a manifest's "files", checked by cache_file_parse. */

@@ -63,6 +63,7 @@ int cache_open_beneath(struct cache *c, int projfd, const char *reldir, bool cre
 struct parent {
 	char *dir;
 	int fd;
+	int err; /* fd < 0: why the directory could not be opened */
 };
 
 static int parent_get(struct cache *c, struct parent *pc, int projfd, const char *rel,
@@ -71,13 +72,17 @@ static int parent_get(struct cache *c, struct parent *pc, int projfd, const char
 	const char *slash = strrchr(rel, '/');
 	size_t n = slash ? (size_t)(slash - rel) : 0;
 	*base = slash ? slash + 1 : rel;
-	if (pc->fd >= 0 && strlen(pc->dir) == n && strncmp(pc->dir, rel, n) == 0)
+	if (pc->dir && strlen(pc->dir) == n && strncmp(pc->dir, rel, n) == 0 &&
+		(pc->fd >= 0 || (!create && pc->err == ENOENT))) {
+		errno = pc->err; /* a directory known missing stays so while nothing is written */
 		return pc->fd;
+	}
 	if (pc->fd >= 0)
 		close(pc->fd);
 	free(pc->dir);
 	pc->dir = xstrndup(rel, n);
 	pc->fd = cache_open_beneath(c, projfd, pc->dir, create);
+	pc->err = pc->fd < 0 ? errno : 0;
 	if (pc->fd < 0 && create) {
 		int saved = errno;
 		free(pc->dir);
@@ -85,6 +90,15 @@ static int parent_get(struct cache *c, struct parent *pc, int projfd, const char
 		errno = saved;
 	}
 	return pc->fd;
+}
+
+/* Is rel's directory the one last found missing? Then rel is missing too. */
+static bool parent_missing(const struct parent *pc, const char *rel)
+{
+	const char *slash = strrchr(rel, '/');
+	size_t n = slash ? (size_t)(slash - rel) : 0;
+	return pc->dir && pc->fd < 0 && pc->err == ENOENT && strlen(pc->dir) == n &&
+	       strncmp(pc->dir, rel, n) == 0;
 }
 
 static void parent_done(struct parent *pc)
@@ -157,7 +171,7 @@ struct todo {
  * name is removed from the cache, so the next save writes it afresh. */
 static int stage(struct cache *c, int dfd, struct todo *t)
 {
-	t->tmp = xasprintf(CACHE_RESTORE_TMP "%d.%x.%u", (int)getpid(), c->nonce, c->seq++);
+	t->tmp = xasprintf(CACHE_RESTORE_TMP "%d.%x.%u", c->pid, c->nonce, c->seq++);
 	if (t->cf.link) {
 		if (symlinkat(t->cf.link, dfd, t->tmp) == 0)
 			return 0;
@@ -171,7 +185,10 @@ static int stage(struct cache *c, int dfd, struct todo *t)
 		free(bp);
 		goto fail;
 	}
-	int fd = openat(dfd, t->tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+	/* created with its mode when the umask keeps it whole: no fchmod */
+	bool direct = !(t->cf.mode & ~0777u) && !(t->cf.mode & c->umask);
+	int fd = openat(dfd, t->tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+		direct ? t->cf.mode : 0600);
 	if (fd < 0) {
 		err_warn_errno("unable to restore '%s'", t->cf.path);
 		close(bfd);
@@ -188,7 +205,7 @@ static int stage(struct cache *c, int dfd, struct todo *t)
 		err_warn("cache blob %s of '%s' is corrupt: removed", t->cf.hash, t->cf.path);
 		unlink(bp);
 		r = -1;
-	} else if (fchmod(fd, t->cf.mode) != 0) {
+	} else if (!direct && fchmod(fd, t->cf.mode) != 0) {
 		err_warn_errno("unable to restore '%s'", t->cf.path);
 		r = -1;
 	}
@@ -226,7 +243,7 @@ int cache_restore(struct cache *c, const struct cache_entry *e, const char *proj
 	const cJSON *files = cJSON_GetObjectItemCaseSensitive(e->manifest, "files"), *f;
 	size_t nfiles = (size_t)cJSON_GetArraySize(files), n = 0;
 	struct todo *todo = xcalloc(nfiles + 1, sizeof(*todo));
-	struct parent pc = {NULL, -1};
+	struct parent pc = {NULL, -1, 0};
 	const char *base;
 	char *abs = NULL;
 	size_t abscap = 0;
@@ -243,6 +260,10 @@ int cache_restore(struct cache *c, const struct cache_entry *e, const char *proj
 		 * here, as nothing is written: it can only lead to the very inode
 		 * the stamp recorded */
 		struct stat st;
+		if (parent_missing(&pc, cf.path)) {
+			todo[n++].cf = cf;
+			continue;
+		}
 		const char *ap = abs_path(&abs, &abscap, projdir, cf.path);
 		if (cf.hash && fstatat(AT_FDCWD, ap, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
 			S_ISREG(st.st_mode) && (st.st_mode & 07777) == cf.mode &&
