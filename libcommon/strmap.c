@@ -24,13 +24,15 @@ void strmap_free(struct strmap *m)
 {
 	free(m->keys);
 	free(m->vals);
+	free(m->tags);
 	strmap_init(m);
 }
 
-static size_t slot(const struct strmap *m, const char *key)
+static size_t slot(const struct strmap *m, const char *key, uint64_t h)
 {
-	size_t i = hash(key) & (m->cap - 1);
-	while (m->keys[i] && strcmp(m->keys[i], key) != 0)
+	size_t i = h & (m->cap - 1);
+	unsigned tag = (unsigned)(h >> 32);
+	while (m->keys[i] && (m->tags[i] != tag || strcmp(m->keys[i], key) != 0))
 		i = (i + 1) & (m->cap - 1);
 	return i;
 }
@@ -39,7 +41,7 @@ void *strmap_get(const struct strmap *m, const char *key)
 {
 	if (!m->cap)
 		return NULL;
-	size_t i = slot(m, key);
+	size_t i = slot(m, key, hash(key));
 	return m->keys[i] ? m->vals[i] : NULL;
 }
 
@@ -49,22 +51,26 @@ static void grow(struct strmap *m)
 	m->cap = old.cap ? old.cap * 2 : 64;
 	m->keys = xcalloc(m->cap, sizeof(*m->keys));
 	m->vals = xcalloc(m->cap, sizeof(*m->vals));
+	m->tags = xcalloc(m->cap, sizeof(*m->tags));
 	m->len = 0;
 	for (size_t i = 0; i < old.cap; i++)
 		if (old.keys[i])
 			strmap_put(m, old.keys[i], old.vals[i]);
 	free(old.keys);
 	free(old.vals);
+	free(old.tags);
 }
 
 void *strmap_put(struct strmap *m, const char *key, void *val)
 {
 	if ((m->len + 1) * 2 > m->cap)
 		grow(m);
-	size_t i = slot(m, key);
+	uint64_t h = hash(key);
+	size_t i = slot(m, key, h);
 	void *prev = m->keys[i] ? m->vals[i] : NULL;
 	if (!m->keys[i]) {
 		m->keys[i] = key;
+		m->tags[i] = (unsigned)(h >> 32);
 		m->len++;
 	}
 	m->vals[i] = val;

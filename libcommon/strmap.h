@@ -8,6 +8,7 @@
 struct strmap {
 	const char **keys;
 	void **vals;
+	unsigned *tags; /* 32 bits of each key's hash: most probes skip strcmp */
 	size_t cap, len;
 };
 
