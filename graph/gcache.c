@@ -22,6 +22,7 @@
 #include "err.h"
 #include "fileio.h"
 #include "jsonl.h"
+#include "par.h"
 
 #define GCACHE_HEADER "vx-graph-cache 1 "
 
@@ -178,25 +179,13 @@ static void *check(void *arg)
 	}
 }
 
-/* Every note checked, on as many threads as there are CPUs (up to 4): the
- * stats are the whole cost of a replay. */
+/* Every note checked, on up to 4 threads: the stats are the whole cost of
+ * a replay. */
 static bool all_hold(int rootfd, const struct note *v, size_t n)
 {
 	struct checker c = {.rootfd = rootfd, .v = v, .n = n};
-	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
 	size_t nt = n / 256 + 1;
-	if (nt > (size_t)(cpus > 0 ? cpus : 1))
-		nt = (size_t)(cpus > 0 ? cpus : 1);
-	if (nt > 4)
-		nt = 4;
-	pthread_t th[4];
-	size_t started = 0;
-	for (size_t i = 1; i < nt; i++)
-		if (pthread_create(&th[started], NULL, check, &c) == 0)
-			started++;
-	check(&c);
-	for (size_t i = 0; i < started; i++)
-		pthread_join(th[i], NULL);
+	par_run(check, &c, nt < 4 ? nt : 4);
 	return !c.failed;
 }
 

@@ -14,6 +14,7 @@
 #include "gcache.h"
 #include "fileio.h"
 #include "glob.h"
+#include "par.h"
 #include "jsonl.h"
 #include "path.h"
 
@@ -84,20 +85,7 @@ static void *read_files(void *arg)
 static void read_all(struct workspace *ws, int rootfd)
 {
 	struct reader rd = {.ws = ws, .rootfd = rootfd, .lock = PTHREAD_MUTEX_INITIALIZER};
-	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-	size_t nt = ws->nprojects / 64 + 1;
-	if (nt > (size_t)(cpus > 0 ? cpus : 1))
-		nt = (size_t)(cpus > 0 ? cpus : 1);
-	if (nt > 8)
-		nt = 8;
-	pthread_t th[8];
-	size_t started = 0;
-	for (size_t i = 1; i < nt; i++)
-		if (pthread_create(&th[started], NULL, read_files, &rd) == 0)
-			started++;
-	read_files(&rd);
-	for (size_t i = 0; i < started; i++)
-		pthread_join(th[i], NULL);
+	par_run(read_files, &rd, ws->nprojects / 64 + 1);
 }
 
 struct patterns {

@@ -12,6 +12,7 @@
 
 #include "err.h"
 #include "glob.h"
+#include "par.h"
 #include "path.h"
 #include "walk.h"
 
@@ -282,20 +283,8 @@ int inputs_hash(struct inputs_ctx *c, struct inputs *in)
 	/* taken before reading: a write after this moment has an mtime no
 	 * older than it, so its entry is not trusted (the racy rule) */
 	int64_t now = statcache_now();
-	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-	size_t nt = p.n / 32 + 1, max = cpus > 0 ? (size_t)cpus : 1;
-	if (max > MAX_THREADS)
-		max = MAX_THREADS;
-	if (nt > max)
-		nt = max;
-	pthread_t th[MAX_THREADS];
-	size_t started = 0;
-	for (size_t i = 1; i < nt; i++)
-		if (pthread_create(&th[started], NULL, worker, &p) == 0)
-			started++;
-	worker(&p);
-	for (size_t i = 0; i < started; i++)
-		pthread_join(th[i], NULL);
+	size_t nt = p.n / 32 + 1;
+	par_run(worker, &p, nt < MAX_THREADS ? nt : MAX_THREADS);
 	if (p.err) {
 		errno = p.err;
 		err_warn_errno("unable to read input '%s'", input_path(in, p.errat));

@@ -88,62 +88,6 @@ static bool walled(const char *nm)
 	return strcmp(nm, "node_modules") == 0 || strcmp(nm, ".git") == 0 || strcmp(nm, ".vx") == 0;
 }
 
-static int walk_dir(int dirfd, const char *rel, const struct walk_opts *o, walk_fn fn)
-{
-	struct entries e = {0};
-	list_dir(dirfd, &e);
-	if (o->enter)
-		o->enter(rel, e.names, e.n ? e.len : 0, o->arg);
-	int rc = 0;
-	char *child = NULL;
-	size_t ccap = 0, rlen = strlen(rel);
-	for (size_t i = 0; i < e.n && rc == 0; i++) {
-		const char *nm = e.names + e.v[i].off;
-		size_t nlen = strlen(nm);
-		if (rlen + nlen + 2 > ccap) {
-			ccap = (rlen + nlen + 2) * 2;
-			child = xrealloc(child, ccap);
-		}
-		if (rlen) {
-			memcpy(child, rel, rlen);
-			child[rlen] = '/';
-			memcpy(child + rlen + 1, nm, nlen + 1);
-		} else {
-			memcpy(child, nm, nlen + 1);
-		}
-		unsigned char type = e.v[i].type;
-		struct stat st;
-		bool have_st = false;
-		if (type == DT_UNKNOWN) {
-			if (fstatat(dirfd, nm, &st, AT_SYMLINK_NOFOLLOW) != 0)
-				continue;
-			have_st = true;
-			type = S_ISDIR(st.st_mode) ? DT_DIR : S_ISREG(st.st_mode) ? DT_REG
-				: S_ISLNK(st.st_mode)                         ? DT_LNK
-									      : DT_UNKNOWN;
-		}
-		if (type == DT_DIR) {
-			if (!walled(nm) && (!o->skip || !o->skip(child, o->arg)) && may_descend(o, child)) {
-				int fd = openat(dirfd, nm, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
-				if (fd >= 0)
-					rc = walk_dir(fd, child, o, fn);
-			}
-		} else if ((type == DT_REG || type == DT_LNK) &&
-			   walk_globs_match(o->globs, o->nglobs, child)) {
-			/* the type can change between the listing and the stat */
-			if (!have_st && fstatat(dirfd, nm, &st, AT_SYMLINK_NOFOLLOW) != 0)
-				continue;
-			if (S_ISREG(st.st_mode) || S_ISLNK(st.st_mode))
-				rc = fn(child, &st, o->arg);
-		}
-	}
-	free(child);
-	free(e.names);
-	free(e.v);
-	close(dirfd);
-	return rc;
-}
-
 /* --- with a listing cache: everything by path from base ------------------ */
 
 static int64_t coarse_now(void)
@@ -236,6 +180,96 @@ static bool list_cached(const struct walk_opts *o, const char *path, const char 
 	return true;
 }
 
+/* Where a directory's entries are reached: below an open fd by name, or
+ * (with a listing cache) by path from base. */
+struct at {
+	int dirfd;          /* >= 0: by name below it */
+	struct pathbuf *pb; /* else: pb->s starts with base */
+	size_t baselen;
+};
+
+static int walk_fd(int dirfd, const char *rel, const struct walk_opts *o, walk_fn fn);
+static int walk_cached(struct pathbuf *pb, size_t baselen, const char *rel,
+	const struct walk_opts *o, walk_fn fn);
+
+static int lstat_at(const struct at *at, const char *nm, const char *child, struct stat *st)
+{
+	if (at->dirfd >= 0)
+		return fstatat(at->dirfd, nm, st, AT_SYMLINK_NOFOLLOW);
+	pb_set(at->pb, at->baselen, child);
+	return fstatat(AT_FDCWD, at->pb->s, st, AT_SYMLINK_NOFOLLOW);
+}
+
+/* Visit a directory's listed entries: files by the globs, directories by
+ * recursion. Frees e. */
+static int visit(const struct at *at, const char *rel, struct entries *e,
+	const struct walk_opts *o, walk_fn fn)
+{
+	if (o->enter)
+		o->enter(rel, e->names, e->n ? e->len : 0, o->arg);
+	int rc = 0;
+	char *child = NULL;
+	size_t ccap = 0, rlen = strlen(rel);
+	for (size_t i = 0; i < e->n && rc == 0; i++) {
+		const char *nm = e->names + e->v[i].off;
+		size_t nlen = strlen(nm);
+		if (rlen + nlen + 2 > ccap) {
+			ccap = (rlen + nlen + 2) * 2;
+			child = xrealloc(child, ccap);
+		}
+		if (rlen) {
+			memcpy(child, rel, rlen);
+			child[rlen] = '/';
+			memcpy(child + rlen + 1, nm, nlen + 1);
+		} else {
+			memcpy(child, nm, nlen + 1);
+		}
+		unsigned char type = e->v[i].type;
+		struct stat st;
+		bool have_st = false;
+		if (type == DT_UNKNOWN) {
+			if (lstat_at(at, nm, child, &st) != 0)
+				continue;
+			have_st = true;
+			type = S_ISDIR(st.st_mode) ? DT_DIR : S_ISREG(st.st_mode) ? DT_REG
+				: S_ISLNK(st.st_mode)                         ? DT_LNK
+									      : DT_UNKNOWN;
+		}
+		if (type == DT_DIR) {
+			if (walled(nm) || (o->skip && o->skip(child, o->arg)) || !may_descend(o, child))
+				continue;
+			if (at->dirfd < 0) {
+				rc = walk_cached(at->pb, at->baselen, child, o, fn);
+				continue;
+			}
+			int fd = openat(at->dirfd, nm, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
+			if (fd >= 0)
+				rc = walk_fd(fd, child, o, fn);
+		} else if ((type == DT_REG || type == DT_LNK) &&
+			   walk_globs_match(o->globs, o->nglobs, child)) {
+			/* the type can change between the listing and the stat */
+			if (!have_st && lstat_at(at, nm, child, &st) != 0)
+				continue;
+			if (S_ISREG(st.st_mode) || S_ISLNK(st.st_mode))
+				rc = fn(child, &st, o->arg);
+		}
+	}
+	free(child);
+	free(e->names);
+	free(e->v);
+	return rc;
+}
+
+static int walk_fd(int dirfd, const char *rel, const struct walk_opts *o, walk_fn fn)
+{
+	struct entries e = {0};
+	list_dir(dirfd, &e);
+	struct at at = {.dirfd = dirfd};
+	int rc = visit(&at, rel, &e, o, fn);
+	close(dirfd);
+	return rc;
+}
+
 static int walk_cached(struct pathbuf *pb, size_t baselen, const char *rel,
 	const struct walk_opts *o, walk_fn fn)
 {
@@ -255,53 +289,8 @@ static int walk_cached(struct pathbuf *pb, size_t baselen, const char *rel,
 		errno = saved;
 		return *rel ? 0 : -1;
 	}
-	if (o->enter)
-		o->enter(rel, e.names, e.n ? e.len : 0, o->arg);
-	int rc = 0;
-	char *child = NULL;
-	size_t ccap = 0, rlen = strlen(rel);
-	for (size_t i = 0; i < e.n && rc == 0; i++) {
-		const char *nm = e.names + e.v[i].off;
-		size_t nlen = strlen(nm);
-		if (rlen + nlen + 2 > ccap) {
-			ccap = (rlen + nlen + 2) * 2;
-			child = xrealloc(child, ccap);
-		}
-		if (rlen) {
-			memcpy(child, rel, rlen);
-			child[rlen] = '/';
-			memcpy(child + rlen + 1, nm, nlen + 1);
-		} else {
-			memcpy(child, nm, nlen + 1);
-		}
-		unsigned char type = e.v[i].type;
-		bool have_st = false;
-		if (type == DT_UNKNOWN) {
-			pb_set(pb, baselen, child);
-			if (fstatat(AT_FDCWD, pb->s, &st, AT_SYMLINK_NOFOLLOW) != 0)
-				continue;
-			have_st = true;
-			type = S_ISDIR(st.st_mode) ? DT_DIR : S_ISREG(st.st_mode) ? DT_REG
-				: S_ISLNK(st.st_mode)                         ? DT_LNK
-									      : DT_UNKNOWN;
-		}
-		if (type == DT_DIR) {
-			if (!walled(nm) && (!o->skip || !o->skip(child, o->arg)) && may_descend(o, child))
-				rc = walk_cached(pb, baselen, child, o, fn);
-		} else if ((type == DT_REG || type == DT_LNK) &&
-			   walk_globs_match(o->globs, o->nglobs, child)) {
-			pb_set(pb, baselen, child);
-			/* the type can change between the listing and the stat */
-			if (!have_st && fstatat(AT_FDCWD, pb->s, &st, AT_SYMLINK_NOFOLLOW) != 0)
-				continue;
-			if (S_ISREG(st.st_mode) || S_ISLNK(st.st_mode))
-				rc = fn(child, &st, o->arg);
-		}
-	}
-	free(child);
-	free(e.names);
-	free(e.v);
-	return rc;
+	struct at at = {.dirfd = -1, .pb = pb, .baselen = baselen};
+	return visit(&at, rel, &e, o, fn);
 }
 
 int walk_tree(const char *base, const struct walk_opts *o, walk_fn fn)
@@ -320,5 +309,5 @@ int walk_tree(const char *base, const struct walk_opts *o, walk_fn fn)
 	int fd = open(base, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (fd < 0)
 		return -1;
-	return walk_dir(fd, "", o, fn);
+	return walk_fd(fd, "", o, fn);
 }
