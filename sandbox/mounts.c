@@ -123,7 +123,23 @@ static int attach(int mfd, int root, const char *path)
 	return rc ? fail("unable to mount over", path) : 0;
 }
 
-static int lay_mask(const struct plan *p, size_t i, int root)
+/* Attach b at o's path. Inside a sealed mask (a read-only tmpfs made here,
+ * holding nothing but the mount points made for it: no symlink can be on
+ * the way) by the path below the mask's own fd, held[] (one call); else by
+ * an fd opened on the new root refusing every symlink (three). */
+static int attach_op(int b, int root, const struct plan *p, const struct op *o, const int *held)
+{
+	if (o->parent >= 0 && p->ops[o->parent].kind == OP_MASK && held[o->parent] >= 0) {
+		char *r = path_under(p->ops[o->parent].path, o->path);
+		int rc = r ? move_mount(b, "", held[o->parent], r, MOVE_MOUNT_F_EMPTY_PATH) : -1;
+		free(r);
+		return rc ? fail("unable to mount over", o->path) : 0;
+	}
+	return attach(b, root, o->path);
+}
+
+/* The mask's mount stays open in held[i] for the mounts laid inside it. */
+static int lay_mask(const struct plan *p, size_t i, int root, int *held)
 {
 	const struct op *o = &p->ops[i];
 	int m = new_tmpfs(o->kind == OP_SCRATCH ? "1777" : "0755"), rc;
@@ -141,8 +157,8 @@ static int lay_mask(const struct plan *p, size_t i, int root)
 		close(m);
 		return fail("unable to seal the mask", o->path);
 	}
-	rc = attach(m, root, o->path);
-	close(m);
+	rc = attach_op(m, root, p, o, held);
+	held[i] = m;
 	return rc;
 }
 
@@ -165,7 +181,7 @@ static bool bound_here(int b, int root, const struct op *o)
 /* src: a read grant's source on the new root (read-only, nosuid, nodev,
  * recursively: a clone keeps those flags, so none is set here), a write
  * grant's on the host's own mounts (nosuid and nodev set on the clone). */
-static int lay_bind(const struct op *o, int src, int root)
+static int lay_bind(const struct plan *p, const struct op *o, int src, int root, const int *held)
 {
 	int b = open_tree(src, "", OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_EMPTY_PATH | AT_RECURSIVE);
 	int rc;
@@ -175,7 +191,7 @@ static int lay_bind(const struct op *o, int src, int root)
 		close(b);
 		return fail("unable to set the mount flags of", o->path);
 	}
-	rc = attach(b, root, o->path);
+	rc = attach_op(b, root, p, o, held);
 	if (!rc && !bound_here(b, root, o)) {
 		errno = ESTALE;
 		rc = fail("the path changed while it was bound", o->path);
@@ -184,7 +200,7 @@ static int lay_bind(const struct op *o, int src, int root)
 	return rc;
 }
 
-static int lay_mask_file(const struct op *o, int root)
+static int lay_mask_file(const struct plan *p, const struct op *o, int root, const int *held)
 {
 	int b = open_tree(AT_FDCWD, BASE "/empty", OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC);
 	int rc;
@@ -193,7 +209,7 @@ static int lay_mask_file(const struct op *o, int root)
 			close(b);
 		return fail("unable to mask", o->path);
 	}
-	rc = attach(b, root, o->path);
+	rc = attach_op(b, root, p, o, held);
 	close(b);
 	return rc;
 }
@@ -327,6 +343,7 @@ static int open_sources(const struct plan *p, enum op_kind kind, int dirfd, int 
 
 int mounts_build(const struct plan *p)
 {
+	/* per op: a bind's source, a mask's own mount */
 	int *src = xcalloc(p->nops + 1, sizeof(int)), devfd[NDEV];
 
 	for (size_t i = 0; i < NDEV; i++)
@@ -385,14 +402,14 @@ int mounts_build(const struct plan *p)
 			break;
 		case OP_MASK:
 		case OP_SCRATCH:
-			r = lay_mask(p, i, root);
+			r = lay_mask(p, i, root, src);
 			break;
 		case OP_MASK_FILE:
-			r = lay_mask_file(o, root);
+			r = lay_mask_file(p, o, root, src);
 			break;
 		case OP_RO:
 		case OP_RW:
-			r = lay_bind(o, src[i], root);
+			r = lay_bind(p, o, src[i], root, src);
 			break;
 		}
 		if (r)
