@@ -22,11 +22,14 @@
 
 #include "bridge.h"
 #include "err.h"
+#include "filter.h"
 #include "mounts.h"
 #include "trace.h"
 
 static const int forwarded[] = {SIGTERM, SIGINT, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2};
 static volatile pid_t forward_to;
+/* the untraced task's filter, compiled before the clone (filter.h) */
+static struct sock_fprog compiled;
 
 /* To pid 1 from vx-sandbox; to the task's process group (negative) from
  * pid 1. */
@@ -278,7 +281,7 @@ static void __attribute__((noreturn)) sandbox_init(const struct sb_request *r,
 	drop_privileges();
 	if (r->trace_fd >= 0)
 		_exit(traced(r, p, filter));
-	rc = seccomp_load(filter);
+	rc = filter_load(&compiled);
 	if (rc) {
 		errno = -rc;
 		setup_die("the kernel refuses the seccomp filter; fix: run on a kernel "
@@ -325,8 +328,13 @@ int run_task(const struct sb_request *r, const struct plan *p, scmp_filter_ctx f
 
 	if (bridge_prepare(r, &b))
 		return RUN_EXIT_SETUP;
+	if (r->trace_fd < 0 && filter_export(filter, &compiled)) {
+		bridge_release(&b);
+		return RUN_EXIT_SETUP;
+	}
 	if (pipe2(sync, O_CLOEXEC)) {
 		bridge_release(&b);
+		filter_prog_free(&compiled);
 		err_warn_errno("unable to make a pipe");
 		return RUN_EXIT_SETUP;
 	}
@@ -339,6 +347,7 @@ int run_task(const struct sb_request *r, const struct plan *p, scmp_filter_ctx f
 		close(sync[0]);
 		close(sync[1]);
 		bridge_release(&b);
+		filter_prog_free(&compiled);
 		if (e == EPERM || e == ENOSPC || e == EUSERS || e == EINVAL)
 			err_warn("the kernel refuses to make a user namespace (%s), so the task "
 				"cannot be sandboxed and is not run; fix: allow unprivileged user "
@@ -355,6 +364,7 @@ int run_task(const struct sb_request *r, const struct plan *p, scmp_filter_ctx f
 	}
 	close(sync[0]);
 	bridge_release(&b);
+	filter_prog_free(&compiled);
 	forward_to = pid;
 	on_signals(forward);
 	if (write(sync[1], "x", 1) != 1) {
