@@ -784,10 +784,12 @@ static void add_node_modules(struct ctx *c)
 	const char *dirs[2] = {c->r->project, c->r->root};
 	for (int i = 0; i < 2; i++) {
 		char *nm, *cn;
+		struct stat st;
 		if (i == 1 && !strcmp(dirs[0], dirs[1]))
 			break;
 		nm = path_join(dirs[i], "node_modules");
-		cn = path_canonical(nm);
+		/* mostly absent: one lstat, not realpath's readlink a component */
+		cn = lstat(nm, &st) == 0 ? path_canonical(nm) : NULL;
 		if (cn && path_is_within(c->r->root, cn)) {
 			add_op(c->p, OP_RO, cn);
 			strlist_push(&c->p->readable, cn);
@@ -822,9 +824,21 @@ static void add_walls(struct ctx *c)
 	if (!c->home)
 		return;
 	for (size_t i = 0; i < sizeof(cred_stores) / sizeof(*cred_stores); i++) {
-		char *p = path_join(c->home, cred_stores[i]), *cp;
+		char *p = path_join(c->home, cred_stores[i]), *cp, *dir;
 		struct stat st;
-		if (lstat(p, &st) != 0 || !(cp = path_canonical(p))) {
+		bool real;
+		if (lstat(p, &st) != 0) {
+			free(p);
+			continue;
+		}
+		/* no symlink on the way: canonical as it stands, st its own */
+		dir = dirname_of(p);
+		real = !S_ISLNK(st.st_mode) && real_dir(c, dir);
+		free(dir);
+		if (real) {
+			cp = xstrdup(p);
+		} else if (!(cp = path_canonical(p)) || stat(cp, &st) != 0) {
+			free(cp);
 			free(p);
 			continue;
 		}
@@ -833,8 +847,8 @@ static void add_walls(struct ctx *c)
 		for (size_t k = 0; k < c->named.n; k++)
 			if (!strcmp(c->named.v[k], cp))
 				exact = true;
-		if (!exact && stat(cp, &st) == 0)
-			add_op(c->p, S_ISDIR(st.st_mode) ? OP_MASK : OP_MASK_FILE, cp);
+		if (!exact)
+			add_op_st(c->p, S_ISDIR(st.st_mode) ? OP_MASK : OP_MASK_FILE, cp, &st);
 		free(cp);
 		free(p);
 	}
