@@ -3,10 +3,16 @@
 
 #include <errno.h>
 #include <linux/sched.h>
+#include <linux/seccomp.h>
 #include <stdbool.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/mman.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 #include "err.h"
 
@@ -70,4 +76,45 @@ scmp_filter_ctx filter_build(const struct sb_request *r)
 		return NULL;
 	}
 	return f;
+}
+
+int filter_export(scmp_filter_ctx f, struct sock_fprog *prog)
+{
+	int fd = memfd_create("vx-sandbox-filter", MFD_CLOEXEC), rc;
+	struct stat st;
+	memset(prog, 0, sizeof(*prog));
+	if (fd < 0) {
+		err_warn_errno("seccomp: unable to make a memfd for the filter");
+		return -1;
+	}
+	rc = seccomp_export_bpf(f, fd);
+	if (rc || fstat(fd, &st) || st.st_size <= 0 ||
+		st.st_size % (off_t)sizeof(struct sock_filter) ||
+		st.st_size / (off_t)sizeof(struct sock_filter) > BPF_MAXINSNS) {
+		err_warn("seccomp: unable to compile the filter%s%s", rc ? ": " : "",
+			rc ? strerror(-rc) : "");
+		close(fd);
+		return -1;
+	}
+	prog->len = (unsigned short)(st.st_size / (off_t)sizeof(struct sock_filter));
+	prog->filter = xmalloc((size_t)st.st_size);
+	if (pread(fd, prog->filter, (size_t)st.st_size, 0) != st.st_size) {
+		err_warn_errno("seccomp: unable to read the compiled filter");
+		close(fd);
+		filter_prog_free(prog);
+		return -1;
+	}
+	close(fd);
+	return 0;
+}
+
+int filter_load(const struct sock_fprog *prog)
+{
+	return syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, prog) ? -errno : 0;
+}
+
+void filter_prog_free(struct sock_fprog *prog)
+{
+	free(prog->filter);
+	memset(prog, 0, sizeof(*prog));
 }

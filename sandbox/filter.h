@@ -13,11 +13,22 @@
 #ifndef VX_SANDBOX_FILTER_H
 #define VX_SANDBOX_FILTER_H
 
+#include <linux/filter.h>
 #include <seccomp.h>
 
 #include "request.h"
 
 /* The filter, or NULL after one line naming the failure. */
 scmp_filter_ctx filter_build(const struct sb_request *r);
+
+/* The filter compiled to BPF by libseccomp (seccomp_export_bpf), before the
+ * sandbox forks: the sandbox then loads it with one seccomp(2) call, with
+ * the flags seccomp_load would pass (none; no_new_privs is set already),
+ * instead of compiling it in a fresh copy-on-write copy of this process.
+ * 0, or -1 after one line; filter_prog_free releases it. */
+int filter_export(scmp_filter_ctx f, struct sock_fprog *prog);
+/* 0, or -errno (as seccomp_load returns). */
+int filter_load(const struct sock_fprog *prog);
+void filter_prog_free(struct sock_fprog *prog);
 
 #endif

@@ -9,6 +9,7 @@
 #include <string.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -66,8 +67,11 @@ static const char *rel(const char *path)
 	return path[1] ? path + 1 : ".";
 }
 
-/* Make the mount point for child under the mask at mfd (mask path mpath). */
-static int skeleton(int mfd, const char *mpath, const struct op *child)
+/* Make the mount point for child under the mask at mfd (mask path mpath).
+ * *made is the deepest directory made so far in this mask: the children
+ * come in path order, so siblings share it and their parents are not
+ * made again (a mkdirat each, failing with EEXIST, was one call a grant). */
+static int skeleton(int mfd, const char *mpath, const struct op *child, char **made)
 {
 	char *r = path_under(mpath, child->path), *s;
 	int rc = 0;
@@ -75,21 +79,30 @@ static int skeleton(int mfd, const char *mpath, const struct op *child)
 		return -1;
 	for (s = strchr(r, '/'); s; s = strchr(s + 1, '/')) {
 		*s = '\0';
-		if (mkdirat(mfd, r, 0755) && errno != EEXIST)
+		if (!(*made && path_is_within(r, *made)) && mkdirat(mfd, r, 0755) && errno != EEXIST)
 			rc = -1;
 		*s = '/';
 	}
+	free(*made);
+	*made = NULL;
 	if (child->isdir) {
 		if (mkdirat(mfd, r, 0755) && errno != EEXIST)
 			rc = -1;
-	} else {
-		int fd = openat(mfd, r, O_WRONLY | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0444);
-		if (fd < 0)
-			rc = -1;
-		else
-			close(fd);
+		*made = r;
+		return rc;
 	}
-	free(r);
+	int fd = openat(mfd, r, O_WRONLY | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0444);
+	if (fd < 0)
+		rc = -1;
+	else
+		close(fd);
+	s = strrchr(r, '/');
+	if (s) {
+		*s = '\0';
+		*made = r;
+	} else {
+		free(r);
+	}
 	return rc;
 }
 
@@ -110,54 +123,84 @@ static int attach(int mfd, int root, const char *path)
 	return rc ? fail("unable to mount over", path) : 0;
 }
 
-static int lay_mask(const struct plan *p, size_t i, int root)
+/* Attach b at o's path. Inside a sealed mask (a read-only tmpfs made here,
+ * holding nothing but the mount points made for it: no symlink can be on
+ * the way) by the path below the mask's own fd, held[] (one call); else by
+ * an fd opened on the new root refusing every symlink (three). */
+static int attach_op(int b, int root, const struct plan *p, const struct op *o, const int *held)
+{
+	if (o->parent >= 0 && p->ops[o->parent].kind == OP_MASK && held[o->parent] >= 0) {
+		char *r = path_under(p->ops[o->parent].path, o->path);
+		int rc = r ? move_mount(b, "", held[o->parent], r, MOVE_MOUNT_F_EMPTY_PATH) : -1;
+		free(r);
+		return rc ? fail("unable to mount over", o->path) : 0;
+	}
+	return attach(b, root, o->path);
+}
+
+/* The mask's mount stays open in held[i] for the mounts laid inside it. */
+static int lay_mask(const struct plan *p, size_t i, int root, int *held)
 {
 	const struct op *o = &p->ops[i];
 	int m = new_tmpfs(o->kind == OP_SCRATCH ? "1777" : "0755"), rc;
+	char *made = NULL;
 	if (m < 0)
 		return fail("unable to make a tmpfs for", o->path);
 	for (size_t j = i + 1; j < p->nops; j++)
-		if (p->ops[j].parent == (int)i && skeleton(m, o->path, &p->ops[j])) {
+		if (p->ops[j].parent == (int)i && skeleton(m, o->path, &p->ops[j], &made)) {
+			free(made);
 			close(m);
 			return fail("unable to make a mount point for", p->ops[j].path);
 		}
+	free(made);
 	if (o->kind == OP_MASK && set_attr(m, MOUNT_ATTR_RDONLY, false)) {
 		close(m);
 		return fail("unable to seal the mask", o->path);
 	}
-	rc = attach(m, root, o->path);
-	close(m);
+	rc = attach_op(m, root, p, o, held);
+	held[i] = m;
 	return rc;
 }
 
-static int lay_bind(const struct op *o, int src, int root)
+/* Does path show the mount b (attached there just now), whose root is the
+ * inode the plan checked? The mount's identity, not only the inode: a
+ * hardlink of a file grant put at its path by a host process meanwhile has
+ * the inode but not the mount. An intermediate symlink is followed, which
+ * passes only where it leads to b itself, so the task sees the grant there
+ * too. */
+static bool bound_here(int b, int root, const struct op *o)
+{
+	struct statx m, at;
+	return statx(b, "", AT_EMPTY_PATH, STATX_MNT_ID, &m) == 0 &&
+	       statx(root, rel(o->path), AT_SYMLINK_NOFOLLOW | AT_NO_AUTOMOUNT,
+		       STATX_INO | STATX_MNT_ID, &at) == 0 &&
+	       (m.stx_mask & at.stx_mask & STATX_MNT_ID) && m.stx_mnt_id == at.stx_mnt_id &&
+	       at.stx_ino == o->ino && makedev(at.stx_dev_major, at.stx_dev_minor) == o->dev;
+}
+
+/* src: a read grant's source on the new root (read-only, nosuid, nodev,
+ * recursively: a clone keeps those flags, so none is set here), a write
+ * grant's on the host's own mounts (nosuid and nodev set on the clone). */
+static int lay_bind(const struct plan *p, const struct op *o, int src, int root, const int *held)
 {
 	int b = open_tree(src, "", OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_EMPTY_PATH | AT_RECURSIVE);
-	int t, rc;
+	int rc;
 	if (b < 0)
 		return fail("unable to clone the mount of", o->path);
-	if (set_attr(b, MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV |
-		(o->kind == OP_RO ? MOUNT_ATTR_RDONLY : 0), true)) {
+	if (o->kind == OP_RW && set_attr(b, MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV, true)) {
 		close(b);
 		return fail("unable to set the mount flags of", o->path);
 	}
-	rc = attach(b, root, o->path);
-	close(b);
-	if (rc)
-		return rc;
-	/* the bound inode must still be the one the plan checked */
-	t = open_strict(root, rel(o->path), O_PATH);
-	if (t < 0 || !same_inode(t, o)) {
-		if (t >= 0)
-			close(t);
+	rc = attach_op(b, root, p, o, held);
+	if (!rc && !bound_here(b, root, o)) {
 		errno = ESTALE;
-		return fail("the path changed while it was bound", o->path);
+		rc = fail("the path changed while it was bound", o->path);
 	}
-	close(t);
-	return 0;
+	close(b);
+	return rc;
 }
 
-static int lay_mask_file(const struct op *o, int root)
+static int lay_mask_file(const struct plan *p, const struct op *o, int root, const int *held)
 {
 	int b = open_tree(AT_FDCWD, BASE "/empty", OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC);
 	int rc;
@@ -166,7 +209,7 @@ static int lay_mask_file(const struct op *o, int root)
 			close(b);
 		return fail("unable to mask", o->path);
 	}
-	rc = attach(b, root, o->path);
+	rc = attach_op(b, root, p, o, held);
 	close(b);
 	return rc;
 }
@@ -279,8 +322,28 @@ static int build_sys(int root)
 	return rc;
 }
 
+/* Open the source of every op of kind, by its path from dirfd refusing
+ * every symlink, and check it is the inode the plan saw. */
+static int open_sources(const struct plan *p, enum op_kind kind, int dirfd, int *src)
+{
+	for (size_t i = 0; i < p->nops; i++) {
+		const struct op *o = &p->ops[i];
+		if (o->kind != kind)
+			continue;
+		src[i] = open_strict(dirfd, dirfd == AT_FDCWD ? o->path : rel(o->path), O_PATH);
+		if (src[i] < 0)
+			return fail("unable to open the grant without following a symlink", o->path);
+		if (!same_inode(src[i], o)) {
+			errno = ESTALE;
+			return fail("the grant changed between the check and the mount", o->path);
+		}
+	}
+	return 0;
+}
+
 int mounts_build(const struct plan *p)
 {
+	/* per op: a bind's source, a mask's own mount */
 	int *src = xcalloc(p->nops + 1, sizeof(int)), devfd[NDEV];
 
 	for (size_t i = 0; i < NDEV; i++)
@@ -294,22 +357,9 @@ int mounts_build(const struct plan *p)
 		fail("unable to make private", "/");
 		goto out;
 	}
-	/* every source first, while the host's tree is whole and unshadowed */
-	for (size_t i = 0; i < p->nops; i++) {
-		const struct op *o = &p->ops[i];
-		if (o->kind != OP_RO && o->kind != OP_RW)
-			continue;
-		src[i] = open_strict(AT_FDCWD, o->path, O_PATH);
-		if (src[i] < 0) {
-			fail("unable to open the grant without following a symlink", o->path);
-			goto out;
-		}
-		if (!same_inode(src[i], o)) {
-			errno = ESTALE;
-			fail("the grant changed between the check and the mount", o->path);
-			goto out;
-		}
-	}
+	/* every write source first, while the host's tree is whole */
+	if (open_sources(p, OP_RW, AT_FDCWD, src))
+		goto out;
 	for (size_t i = 0; i < NDEV; i++) {
 		char path[32];
 		snprintf(path, sizeof(path), "/dev/%s", dev_nodes[i]);
@@ -341,6 +391,9 @@ int mounts_build(const struct plan *p)
 		fail("unable to attach the new root at", NEWROOT);
 		goto out;
 	}
+	/* the read sources on the read-only copy, before any mask covers them */
+	if (open_sources(p, OP_RO, root, src))
+		goto out;
 	for (size_t i = 0; i < p->nops; i++) {
 		const struct op *o = &p->ops[i];
 		int r = 0;
@@ -349,14 +402,14 @@ int mounts_build(const struct plan *p)
 			break;
 		case OP_MASK:
 		case OP_SCRATCH:
-			r = lay_mask(p, i, root);
+			r = lay_mask(p, i, root, src);
 			break;
 		case OP_MASK_FILE:
-			r = lay_mask_file(o, root);
+			r = lay_mask_file(p, o, root, src);
 			break;
 		case OP_RO:
 		case OP_RW:
-			r = lay_bind(o, src[i], root);
+			r = lay_bind(p, o, src[i], root, src);
 			break;
 		}
 		if (r)

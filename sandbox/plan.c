@@ -48,6 +48,7 @@ struct ctx {
 	struct plan *p;
 	char *home; /* canonical $HOME, or NULL */
 	struct strlist named; /* canonical paths the grants name */
+	struct strlist real_dirs; /* directories whose realpath is themselves */
 };
 
 int plan_path_cmp(const char *a, const char *b)
@@ -60,10 +61,11 @@ int plan_path_cmp(const char *a, const char *b)
 	}
 }
 
-static struct op *add_op(struct plan *p, enum op_kind kind, const char *path)
+/* An op for path, its inode from st (lstat of path), or none when st is NULL. */
+static struct op *add_op_st(struct plan *p, enum op_kind kind, const char *path,
+	const struct stat *st)
 {
 	struct op *o;
-	struct stat st;
 	if (p->nops == p->cap) {
 		p->cap = p->cap ? 2 * p->cap : 32;
 		p->ops = xrealloc(p->ops, p->cap * sizeof(*p->ops));
@@ -74,12 +76,18 @@ static struct op *add_op(struct plan *p, enum op_kind kind, const char *path)
 	o->path = xstrdup(path);
 	o->parent = -1;
 	o->isdir = kind != OP_MASK_FILE;
-	if (lstat(path, &st) == 0) {
-		o->isdir = S_ISDIR(st.st_mode);
-		o->dev = st.st_dev;
-		o->ino = st.st_ino;
+	if (st) {
+		o->isdir = S_ISDIR(st->st_mode);
+		o->dev = st->st_dev;
+		o->ino = st->st_ino;
 	}
 	return o;
+}
+
+static struct op *add_op(struct plan *p, enum op_kind kind, const char *path)
+{
+	struct stat st;
+	return add_op_st(p, kind, path, lstat(path, &st) == 0 ? &st : NULL);
 }
 
 static char *dirname_of(const char *path)
@@ -219,29 +227,81 @@ static bool names_git(const char *g)
 
 /* ---- read grants ---- */
 
+/* Is dir (absolute, normalized) its own canonical form? Known answers are
+ * kept for the plan: read grants are mostly siblings (../lib1 .. ../lib50),
+ * so their parent is resolved once, not once per grant. */
+static bool real_dir(struct ctx *c, const char *dir)
+{
+	char *cd;
+	bool same;
+	for (size_t i = 0; i < c->real_dirs.n; i++)
+		if (!strcmp(c->real_dirs.v[i], dir))
+			return true;
+	cd = path_canonical(dir);
+	same = cd && !strcmp(cd, dir);
+	if (same)
+		strlist_push(&c->real_dirs, dir);
+	free(cd);
+	return same;
+}
+
+/* One existing path a read grant names (lexical, absolute, normalized; st
+ * its lstat). Where its parent is canonical and the path itself no symlink,
+ * it is canonical as it stands and st is the op's inode: no more calls.
+ * Else realpath as before. (The sandbox re-opens every source refusing
+ * symlinks and compares the inode: what is decided here is checked again at
+ * the mount.) */
+static int read_path(struct ctx *c, const char *g, const char *lex, const struct stat *st)
+{
+	const char *leaf = strrchr(lex, '/');
+	char *canon;
+	if (lex[0] == '/' && !S_ISLNK(st->st_mode) && leaf && leaf[1] &&
+		strcmp(leaf, "/.") != 0 && strcmp(leaf, "/..") != 0) {
+		char *dir = dirname_of(lex);
+		bool fast = real_dir(c, dir);
+		free(dir);
+		if (fast) {
+			add_op_st(c->p, OP_RO, lex, st);
+			strlist_push(&c->named, lex);
+			strlist_push(&c->p->readable, lex);
+			return 0;
+		}
+	}
+	if (check_escape(c, g, lex, &canon))
+		return -1;
+	if (access(canon, F_OK) == 0) {
+		add_op(c->p, OP_RO, canon);
+		strlist_push(&c->named, canon);
+		strlist_push(&c->p->readable, canon);
+	}
+	free(canon);
+	return 0;
+}
+
 static int add_reads(struct ctx *c)
 {
 	for (size_t i = 0; i < c->r->read.n; i++) {
 		const char *g = c->r->read.v[i];
 		char *pat = grant_pattern(c, g);
 		struct strlist m = {0};
-		plan_expand(pat, &m);
-		for (size_t j = 0; j < m.n; j++) {
-			char *canon;
-			if (check_escape(c, g, m.v[j], &canon)) {
-				strlist_free(&m);
-				free(pat);
-				return -1;
-			}
-			if (access(canon, F_OK) == 0) {
-				add_op(c->p, OP_RO, canon);
-				strlist_push(&c->named, canon);
-				strlist_push(&c->p->readable, canon);
-			}
-			free(canon);
+		struct stat st;
+		int rc = 0;
+		if (!glob_has_magic(pat)) {
+			/* plan_expand's own test of a literal, its lstat kept */
+			char *lit = glob_unescape(pat);
+			if (lstat(lit, &st) == 0)
+				rc = read_path(c, g, lit, &st);
+			free(lit);
+		} else {
+			plan_expand(pat, &m);
 		}
+		for (size_t j = 0; !rc && j < m.n; j++)
+			if (lstat(m.v[j], &st) == 0)
+				rc = read_path(c, g, m.v[j], &st);
 		strlist_free(&m);
 		free(pat);
+		if (rc)
+			return -1;
 	}
 	return 0;
 }
@@ -724,10 +784,12 @@ static void add_node_modules(struct ctx *c)
 	const char *dirs[2] = {c->r->project, c->r->root};
 	for (int i = 0; i < 2; i++) {
 		char *nm, *cn;
+		struct stat st;
 		if (i == 1 && !strcmp(dirs[0], dirs[1]))
 			break;
 		nm = path_join(dirs[i], "node_modules");
-		cn = path_canonical(nm);
+		/* mostly absent: one lstat, not realpath's readlink a component */
+		cn = lstat(nm, &st) == 0 ? path_canonical(nm) : NULL;
 		if (cn && path_is_within(c->r->root, cn)) {
 			add_op(c->p, OP_RO, cn);
 			strlist_push(&c->p->readable, cn);
@@ -762,9 +824,21 @@ static void add_walls(struct ctx *c)
 	if (!c->home)
 		return;
 	for (size_t i = 0; i < sizeof(cred_stores) / sizeof(*cred_stores); i++) {
-		char *p = path_join(c->home, cred_stores[i]), *cp;
+		char *p = path_join(c->home, cred_stores[i]), *cp, *dir;
 		struct stat st;
-		if (lstat(p, &st) != 0 || !(cp = path_canonical(p))) {
+		bool real;
+		if (lstat(p, &st) != 0) {
+			free(p);
+			continue;
+		}
+		/* no symlink on the way: canonical as it stands, st its own */
+		dir = dirname_of(p);
+		real = !S_ISLNK(st.st_mode) && real_dir(c, dir);
+		free(dir);
+		if (real) {
+			cp = xstrdup(p);
+		} else if (!(cp = path_canonical(p)) || stat(cp, &st) != 0) {
+			free(cp);
 			free(p);
 			continue;
 		}
@@ -773,8 +847,8 @@ static void add_walls(struct ctx *c)
 		for (size_t k = 0; k < c->named.n; k++)
 			if (!strcmp(c->named.v[k], cp))
 				exact = true;
-		if (!exact && stat(cp, &st) == 0)
-			add_op(c->p, S_ISDIR(st.st_mode) ? OP_MASK : OP_MASK_FILE, cp);
+		if (!exact)
+			add_op_st(c->p, S_ISDIR(st.st_mode) ? OP_MASK : OP_MASK_FILE, cp, &st);
 		free(cp);
 		free(p);
 	}
@@ -909,6 +983,7 @@ int plan_build(const struct sb_request *r, struct plan *p)
 out:
 	free(c.home);
 	strlist_free(&c.named);
+	strlist_free(&c.real_dirs);
 	return rc;
 }
 

@@ -7,8 +7,10 @@
  * denied), builds the mount tree (mounts.h), brings loopback up, joins a new
  * session keyring, drops every capability (bounding set, ambient,
  * effective/permitted/inheritable; securebits locked), sets no_new_privs,
- * makes itself undumpable and loads the filter (filter.h). It then forks the
- * task, which starts a new session, keeps only fds 0-2 and execs. When the
+ * makes itself undumpable and loads the filter (filter.h, compiled before
+ * the clone). It then vforks the task, which starts a new session, keeps
+ * only fds 0-2 and execs; pid 1 passes the signals vx-sandbox forwards on
+ * to the task's process group. When the
  * task exits, pid 1 exits with its status, and the kernel kills whatever the
  * task left behind in the namespace.
  *

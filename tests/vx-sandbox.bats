@@ -111,6 +111,29 @@ linked() {
 	run -127 sb -- no-such-command-here
 }
 
+@test "a SIGTERM to vx-sandbox reaches the task's process group" {
+	local out=$BATS_TEST_TMPDIR/out rc=0
+	# vx-sandbox itself in the background (not the sb function's subshell)
+	vx-sandbox --root "$WS" --project "$WS/$P" -- \
+		sh -c 'trap "echo got-term; exit 3" TERM; echo up; while :; do sleep 0.05; done' > "$out" 2>&1 &
+	BG=$!
+	for _ in $(seq 1 500); do
+		grep -q up "$out" && break
+		sleep 0.02
+	done
+	kill -TERM "$BG"
+	for _ in $(seq 1 500); do
+		kill -0 "$BG" 2> /dev/null || break
+		sleep 0.02
+	done
+	kill -0 "$BG" 2> /dev/null && kill -KILL "$BG" # not forwarded: fail, not hang
+	wait "$BG" || rc=$?
+	BG=
+	run -0 cat "$out"
+	assert_line 'got-term'
+	[ "$rc" = 3 ]
+}
+
 @test "a request that is not two records is refused with 125, nothing run" {
 	printf '{"type":"graph","root":"/"}\n' > "$BATS_TEST_TMPDIR/r"
 	run -125 vx-sandbox --request "$BATS_TEST_TMPDIR/r"
@@ -209,6 +232,25 @@ linked() {
 	run -1 sb --read src/** -- cat banner.txt
 	run -2 sb --read src/** -- sh -c 'echo x > src/new.js'
 	assert_output --partial 'Read-only file system'
+}
+
+@test "R-21 sibling read grants: each binds its own directory, also through a symlinked parent" {
+	for i in 1 2 3; do put "packages/lib$i/f.txt" "lib$i"; done
+	put packages/other/f.txt 'other'
+	ln -s packages "$WS/pk"
+	run -0 sb --read ../lib1 --read ../lib2/ --read "$WS/pk/lib3" -- \
+		sh -c 'cat ../lib1/f.txt ../lib2/f.txt ../lib3/f.txt; cat ../other/f.txt || echo walled; ls ../../pk || echo no-link'
+	assert_output --partial $'lib1\nlib2\nlib3\n'
+	assert_line 'walled'
+	assert_line 'no-link'
+	run -2 sb --read ../lib1 -- sh -c 'echo x > ../lib1/f.txt'
+	assert_output --partial 'Read-only file system'
+}
+
+@test "grants are mounted nosuid and nodev: read grants read-only, write grants writable" {
+	run -0 sb --read src --write dist/ -- cat /proc/self/mountinfo
+	assert_line --regexp " $WS/$P/src ro,nosuid,nodev[, ]"
+	assert_line --regexp " $WS/$P/dist rw,nosuid,nodev[, ]"
 }
 
 @test "R-21 globs expand at start: *.txt matches files, [id] is a class, \\[id\\] a literal" {
