@@ -173,6 +173,12 @@ openat read $WS/packages/secret/token.txt ENOENT
 openat read $WS/packages/secret/token.txt ENOENT "
 }
 
+@test "the tracer (the sandbox's pid 1) runs under a seccomp filter of its own" {
+	# what that filter refuses is tried in tests/unit/test_sandbox_filter.c
+	run -0 sb --read . -- sh -c 'grep "^Seccomp:" /proc/1/status'
+	assert_output "$(printf 'Seccomp:\t2')"
+}
+
 @test "where the kernel refuses ptrace, the sandbox says so once and still enforces" {
 	local inner="$BATS_TEST_TMPDIR/inner/trace.jsonl"
 	mkdir -p "$BATS_TEST_TMPDIR/inner"
