@@ -68,7 +68,10 @@ denied=${work[denied]}
 sb="$here/bin/vx-sandbox --root $ws --project $proj --read . --write out/"
 st="strace -f --seccomp-bpf -e trace=%file -o /dev/null"
 
-# srt (npm @anthropic-ai/sandbox-runtime), the same boundary in its settings
+# srt (npm @anthropic-ai/sandbox-runtime): write out/ only. Its reads are
+# left open: with the workspace root in denyRead (as bench/sandbox.sh has it)
+# srt 0.0.78 mounted out/ read-only under it (mkdir: Read-only file system),
+# and its monitor reports writes only anyway
 srt=${SRT:-$(command -v srt || true)}
 srt_pkg=""
 if [ -n "$srt" ] && command -v node > /dev/null; then
@@ -76,8 +79,8 @@ if [ -n "$srt" ] && command -v node > /dev/null; then
 	[ -f "$srt_pkg/dist/index.js" ] || srt_pkg=""
 fi
 if [ -n "$srt_pkg" ]; then
-	printf '{"network":{"allowedDomains":[],"deniedDomains":[]},"filesystem":{"denyRead":["%s"],"allowRead":["%s"],"allowWrite":["%s/out"],"denyWrite":[]}}\n' \
-		"$ws" "$proj" "$proj" > "$dir/srt.json"
+	printf '{"network":{"allowedDomains":[],"deniedDomains":[]},"filesystem":{"denyRead":[],"allowWrite":["%s/out"],"denyWrite":[]}}\n' \
+		"$proj" > "$dir/srt.json"
 	mon="node $here/bench/srt-monitor.mjs $srt_pkg $dir/srt.json"
 else
 	echo "bench/trace.sh: no srt (npm i @anthropic-ai/sandbox-runtime; SRT=path to its cli): its rows are left out" >&2
