@@ -10,7 +10,8 @@
 # and write 'out/':
 #   reads    cat of 10,000 small files (find | xargs cat)
 #   creates  5,000 files created in the write grant (one shell loop)
-#   compile  make -j2 of a generated C project of 300 files
+#   compile  make -j2 of a generated C project of 300 files (cc -pipe: no
+#            temporary files; under srt cc found no writable directory for them)
 #   denied   5,000 creates refused with EROFS (every one an event)
 # What a run leaves behind (out/c, out/o, the bare run's d* files) is removed
 # by hyperfine's --prepare, untimed, so every timed command starts from the
@@ -20,7 +21,9 @@
 # traffic of other jobs on the machine stays out of the figures.
 # Then the events are counted: the tracer's records for `denied` must be
 # 5,000 with an end record saying 5,000; the prototype's, strace's and srt's
-# are counted the same way. Last, the ratios to bare, from hyperfine's means.
+# are counted the same way. Last, the ratios to bare, from hyperfine's means
+# (srt's CPU ratio is not comparable: its sandboxed processes are not
+# reaped through the command hyperfine times, so their CPU is not counted).
 #   bench/trace.sh [RUNS]   needs hyperfine, strace and python3 (benchmark
 #                           only); srt from SRT=path-to-its-cli or PATH
 set -eu
@@ -55,7 +58,7 @@ SRC := $(wildcard src/*.c)
 OBJ := $(patsubst src/%.c,$(O)/%.o,$(SRC))
 all: $(OBJ)
 $(O)/%.o: src/%.c src/common.h
-	@cc -O1 -c -o $@ $<
+	@cc -pipe -O1 -c -o $@ $<
 MK
 
 declare -A work=(
