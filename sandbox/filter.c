@@ -9,6 +9,7 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/ptrace.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -31,7 +32,7 @@ static int rule(scmp_filter_ctx f, int err, const char *name, unsigned n,
 	return 0;
 }
 
-scmp_filter_ctx filter_build(const struct sb_request *r)
+static scmp_filter_ctx build(const struct sb_request *r, bool tracer)
 {
 	static const char *const refused[] = {
 		"ptrace", "process_vm_readv", "process_vm_writev", "keyctl", "add_key",
@@ -41,6 +42,7 @@ scmp_filter_ctx filter_build(const struct sb_request *r)
 		"mount", "umount2", "pivot_root", "move_mount", "open_tree", "fsopen",
 		"fsconfig", "fsmount", "fspick", "mount_setattr",
 	};
+	static const long new_trace[] = {PTRACE_TRACEME, PTRACE_ATTACH, PTRACE_SEIZE};
 	static const char *const uring[] = {
 		"io_uring_setup", "io_uring_enter", "io_uring_register", "clone3",
 	};
@@ -58,7 +60,13 @@ scmp_filter_ctx filter_build(const struct sb_request *r)
 	/* a foreign architecture's call numbers mean other calls: kill */
 	ok = ok && seccomp_attr_set(f, SCMP_FLTATR_ACT_BADARCH, SCMP_ACT_KILL_PROCESS) == 0;
 	for (size_t i = 0; ok && i < sizeof(refused) / sizeof(*refused); i++)
-		ok = rule(f, EPERM, refused[i], 0, NULL) == 0;
+		if (!tracer || (strcmp(refused[i], "ptrace") && strcmp(refused[i], "process_vm_readv")))
+			ok = rule(f, EPERM, refused[i], 0, NULL) == 0;
+	/* the tracer keeps the tracees it has: no new tracing of anything */
+	for (size_t i = 0; tracer && ok && i < sizeof(new_trace) / sizeof(*new_trace); i++) {
+		struct scmp_arg_cmp req = SCMP_A0(SCMP_CMP_EQ, (scmp_datum_t)new_trace[i]);
+		ok = rule(f, EPERM, "ptrace", 1, &req) == 0;
+	}
 	for (size_t i = 0; ok && i < sizeof(uring) / sizeof(*uring); i++)
 		ok = rule(f, ENOSYS, uring[i], 0, NULL) == 0;
 	if (ok && !r->unix_sockets)
@@ -76,6 +84,16 @@ scmp_filter_ctx filter_build(const struct sb_request *r)
 		return NULL;
 	}
 	return f;
+}
+
+scmp_filter_ctx filter_build(const struct sb_request *r)
+{
+	return build(r, false);
+}
+
+scmp_filter_ctx filter_build_tracer(const struct sb_request *r)
+{
+	return build(r, true);
 }
 
 int filter_export(scmp_filter_ctx f, struct sock_fprog *prog)

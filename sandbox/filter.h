@@ -20,6 +20,11 @@
 
 /* The filter, or NULL after one line naming the failure. */
 scmp_filter_ctx filter_build(const struct sb_request *r);
+/* The same for the tracer (pid 1 under --trace, trace.h), which needs ptrace
+ * and process_vm_readv of its tracees: those two stay allowed except a new
+ * tracing relationship (PTRACE_TRACEME, PTRACE_ATTACH, PTRACE_SEIZE); every
+ * other refusal is the task's. */
+scmp_filter_ctx filter_build_tracer(const struct sb_request *r);
 
 /* The filter compiled to BPF by libseccomp (seccomp_export_bpf), before the
  * sandbox forks: the sandbox then loads it with one seccomp(2) call, with

@@ -188,8 +188,9 @@ static void __attribute__((noreturn)) exec_task(const struct sb_request *r)
 	_exit(errno == ENOENT ? 127 : 126);
 }
 
-/* The task under the tracer (trace.h): pid 1 stays out of the filter (it
- * needs ptrace), the task loads it once pid 1 has seized it. The task is
+/* The task under the tracer (trace.h): pid 1 loads a filter of its own that
+ * leaves it ptrace of its tracees (trace_confine), the task loads the task's
+ * once pid 1 has seized it. The task is
  * made dumpable (pid 1's undumpable flag would refuse the seize); its exec
  * resets that for itself anyway. Returns pid 1's exit code. */
 static int traced(const struct sb_request *r, const struct plan *p, scmp_filter_ctx filter)
@@ -211,6 +212,12 @@ static int traced(const struct sb_request *r, const struct plan *p, scmp_filter_
 			_exit(RUN_EXIT_SETUP);
 		if (c == 't' && trace_filter(filter))
 			_exit(RUN_EXIT_SETUP);
+		if (c == 'u') {
+			/* the notification prototype (bench only, trace.h) */
+			if (trace_notify_child(filter, ready[1], go[0]))
+				setup_die("unable to hand the seccomp listener over");
+			exec_task(r);
+		}
 		rc = seccomp_load(filter);
 		if (rc) {
 			errno = -rc;
@@ -225,7 +232,15 @@ static int traced(const struct sb_request *r, const struct plan *p, scmp_filter_
 		setup_die("the task died before it could be traced");
 	forward_to = -task;
 	on_signals(forward);
-	if (trace_seize(task)) {
+	if (trace_notify_wanted()) {
+		int listener;
+		if (write(go[1], "u", 1) != 1 || (listener = trace_notify_parent(task, ready[0], go[1])) < 0)
+			setup_die("unable to take the task's seccomp listener");
+		close(go[1]);
+		if (trace_confine(r))
+			setup_die("the kernel refuses the tracer's seccomp filter");
+		st = trace_notify_loop(r, p, task, listener);
+	} else if (trace_seize(task)) {
 		trace_off(r, strerror(errno));
 		if (write(go[1], "n", 1) != 1)
 			setup_die("unable to start the task");
@@ -238,6 +253,8 @@ static int traced(const struct sb_request *r, const struct plan *p, scmp_filter_
 				_exit(RUN_EXIT_SETUP);
 		(void)rc;
 	} else {
+		if (trace_confine(r))
+			setup_die("the kernel refuses the tracer's seccomp filter");
 		if (write(go[1], "t", 1) != 1)
 			setup_die("unable to start the task");
 		close(go[1]);
@@ -279,8 +296,11 @@ static void __attribute__((noreturn)) sandbox_init(const struct sb_request *r,
 		(p->git_discovery && setenv("GIT_DISCOVERY_ACROSS_FILESYSTEM", "1", 0)))
 		setup_die("unable to set the environment");
 	drop_privileges();
-	if (r->trace_fd >= 0)
-		_exit(traced(r, p, filter));
+	if (r->trace_fd >= 0) {
+		int code = traced(r, p, filter);
+		bridge_finish(); /* the relay drains, as after an untraced task */
+		_exit(code);
+	}
 	rc = filter_load(&compiled);
 	if (rc) {
 		errno = -rc;

@@ -7,12 +7,15 @@
 #include <limits.h>
 #include <linux/sched.h>
 #include <linux/openat2.h>
+#include <linux/seccomp.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/ptrace.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -21,8 +24,10 @@
 #include <unistd.h>
 
 #include "err.h"
+#include "filter.h"
 #include "jsonw.h"
 #include "path.h"
+#include "strmap.h"
 
 /* <linux/ptrace.h> clashes with <sys/ptrace.h>; this is its ABI struct. */
 struct sc_info {
@@ -96,6 +101,9 @@ static const struct sc calls[] = {
 	CALL(truncate, -1, 0, -1, -1, -1, 'w', 0, false),
 	CALL(utimensat, 0, 1, -1, -1, 3, 'w', 0, false),
 	CALL(mknodat, 0, 1, -1, -1, -1, 'w', 0, true),
+	/* judged not, followed only for the cwd cache (changes()) */
+	CALL(chdir, -1, -1, -1, -1, -1, 0, 0, false),
+	CALL(fchdir, -1, -1, -1, -1, -1, 0, 0, false),
 };
 #define NCALLS (sizeof(calls) / sizeof(*calls))
 
@@ -126,6 +134,19 @@ int trace_filter(scmp_filter_ctx f)
 		}
 	}
 	return 0;
+}
+
+int trace_confine(const struct sb_request *r)
+{
+	scmp_filter_ctx f = filter_build_tracer(r);
+	int rc;
+	if (!f)
+		return -1;
+	rc = seccomp_load(f);
+	seccomp_release(f);
+	if (rc)
+		errno = -rc;
+	return rc ? -1 : 0;
 }
 
 int trace_seize(pid_t task)
@@ -273,6 +294,23 @@ static const char *errno_name(int e)
 
 /* ---- the judgement ---- */
 
+struct dlink {
+	char *name, *target; /* target NULL until first followed */
+};
+
+struct dent {
+	char *path;
+	unsigned gen;     /* valid while equal to the tracer's generation */
+	bool opaque;      /* unreadable: lstat each name */
+	struct strmap links;
+};
+
+struct dcache {
+	struct strmap dirs;
+	unsigned gen;
+};
+
+
 struct ev {
 	const char *op;
 	char access;   /* 'r' or 'w' */
@@ -283,8 +321,11 @@ struct ev {
 struct proc {
 	pid_t pid;
 	bool seen;
+	bool inval;    /* its call changes names: invalidate again at its exit */
+	char *inval_dir; /* only this directory's entry (an unlinked symlink) */
 	int nev;
 	struct ev ev[2];
+	char *cwd;     /* /proc/<pid>/cwd as last read; NULL: read it again */
 };
 
 struct tracer {
@@ -297,6 +338,7 @@ struct tracer {
 	struct strlist wdirs;
 	struct strlist *wnames;
 	const struct sc *bynr[1024];
+	struct dcache dc;
 };
 
 static void ev_clear(struct ev *e)
@@ -366,39 +408,43 @@ static void proc_drop(struct tracer *t, pid_t pid)
 			emit(t, pid, &t->procs[i].ev[k], 0, true);
 			ev_clear(&t->procs[i].ev[k]);
 		}
+		free(t->procs[i].cwd);
+		free(t->procs[i].inval_dir);
 		t->procs[i] = t->procs[--t->nprocs];
 		return;
 	}
 }
 
-/* A NUL-terminated string from the tracee, page by page. */
+/* A NUL-terminated string from the tracee: the rest of its page and the
+ * next one in one call (a later page that is not mapped just ends the
+ * transfer there), then on page by page for a longer one. */
 static char *read_str(pid_t pid, uint64_t addr)
 {
-	size_t cap = 256, len = 0;
-	char *s = xmalloc(cap);
-	if (!addr) {
-		free(s);
+	size_t cap = 8192 + 1, len = 0;
+	char *s;
+	if (!addr)
 		return NULL;
-	}
+	s = xmalloc(cap);
 	while (len < PATH_MAX) {
 		size_t chunk = 4096 - ((addr + len) & 4095);
-		struct iovec l, rm;
+		struct iovec l, rm[2];
 		ssize_t n;
-		char *nul;
-		if (len + chunk + 1 > cap) {
-			cap = len + chunk + 1;
+		if (len + chunk + 4096 + 1 > cap) {
+			cap = len + chunk + 4096 + 1;
 			s = xrealloc(s, cap);
 		}
 		l.iov_base = s + len;
-		l.iov_len = chunk;
-		rm.iov_base = (void *)(uintptr_t)(addr + len);
-		rm.iov_len = chunk;
-		n = process_vm_readv(pid, &l, 1, &rm, 1, 0);
+		l.iov_len = chunk + 4096;
+		rm[0].iov_base = (void *)(uintptr_t)(addr + len);
+		rm[0].iov_len = chunk;
+		rm[1].iov_base = (void *)(uintptr_t)(addr + len + chunk);
+		rm[1].iov_len = 4096;
+		n = process_vm_readv(pid, &l, 1, rm, 2, 0);
 		if (n <= 0) {
 			free(s);
 			return NULL;
 		}
-		if ((nul = memchr(s + len, 0, (size_t)n)))
+		if (memchr(s + len, 0, (size_t)n))
 			return s;
 		len += (size_t)n;
 	}
@@ -418,16 +464,147 @@ static char *proc_link(pid_t pid, const char *what)
 	return buf[0] == '/' ? xstrdup(buf) : NULL;
 }
 
+/* ---- resolution, with a cache of each directory's symlinks ----
+ *
+ * resolve() walks a path the way the kernel would, following each symlink
+ * as far as the path exists. Instead of an lstat per component it looks the
+ * component up in its directory's entry of the cache: the directory's
+ * symlinks (names, targets read on first use), listed once with getdents.
+ * Within the task only symlink, link and rename make a name a symlink (an
+ * open creates regular files, io_uring is refused, mounts are refused) and
+ * only unlink or rename take one away: each of those invalidates the cache
+ * when its stop is judged and again at its exit stop, so an entry listed
+ * while the call was in flight goes too. A directory that cannot be listed
+ * falls back to an lstat per component; one that does not exist is not
+ * cached (the rest of the path is lexical, as the kernel would find it). */
+
+static void dent_clear(struct dent *d)
+{
+	for (size_t i = 0; i < d->links.cap; i++) {
+		struct dlink *l = d->links.keys[i] ? d->links.vals[i] : NULL;
+		if (l) {
+			free(l->name);
+			free(l->target);
+			free(l);
+		}
+	}
+	strmap_free(&d->links);
+}
+
+static void dcache_free(struct dcache *c)
+{
+	for (size_t i = 0; i < c->dirs.cap; i++) {
+		struct dent *d = c->dirs.keys[i] ? c->dirs.vals[i] : NULL;
+		if (d) {
+			dent_clear(d);
+			free(d->path);
+			free(d);
+		}
+	}
+	strmap_free(&c->dirs);
+}
+
+static void link_add(struct dent *d, const char *name)
+{
+	struct dlink *l = xcalloc(1, sizeof(*l));
+	l->name = xstrdup(name);
+	strmap_put(&d->links, l->name, l);
+}
+
+/* The directory's entry, listed now if stale; NULL when dir does not exist
+ * as a directory (nothing below it can be a symlink). */
+static struct dent *dir_get(struct dcache *c, const char *dir)
+{
+	struct dent *d = strmap_get(&c->dirs, dir);
+	DIR *dh;
+	struct dirent *de;
+	int fd;
+	if (d && d->gen == c->gen)
+		return d;
+	fd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0 && (errno == ENOENT || errno == ENOTDIR))
+		return NULL;
+	if (!d) {
+		d = xcalloc(1, sizeof(*d));
+		d->path = xstrdup(dir);
+		strmap_put(&c->dirs, d->path, d);
+	}
+	dent_clear(d);
+	d->gen = c->gen;
+	d->opaque = true;
+	if (fd < 0 || !(dh = fdopendir(fd))) {
+		if (fd >= 0)
+			close(fd);
+		return d;
+	}
+	errno = 0;
+	while ((de = readdir(dh))) {
+		struct stat st;
+		if (de->d_type == DT_LNK || (de->d_type == DT_UNKNOWN &&
+			!fstatat(fd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) && S_ISLNK(st.st_mode)))
+			link_add(d, de->d_name);
+		errno = 0;
+	}
+	d->opaque = errno != 0;
+	closedir(dh);
+	return d;
+}
+
+/* Is dir/name a symlink? 1 with *target (borrowed), 0 not (or absent), -1
+ * when dir itself is absent. */
+static int is_link(struct dcache *c, const char *dir, const char *name, const char **target)
+{
+	struct dent *d = dir_get(c, *dir ? dir : "/");
+	struct dlink *l;
+	char buf[PATH_MAX], *full;
+	ssize_t n;
+	struct stat st;
+	if (!d)
+		return -1;
+	full = xasprintf("%s/%s", dir, name);
+	if (d->opaque) {
+		int rc = !lstat(full, &st) && S_ISLNK(st.st_mode) &&
+			(n = readlink(full, buf, sizeof(buf) - 1)) > 0;
+		free(full);
+		if (!rc)
+			return 0;
+		buf[n] = 0;
+		/* not cached: kept in the entry only until the next listing */
+		if (!(l = strmap_get(&d->links, name)))
+			link_add(d, name), l = strmap_get(&d->links, name);
+		free(l->target);
+		l->target = xstrdup(buf);
+		*target = l->target;
+		return 1;
+	}
+	if (!(l = strmap_get(&d->links, name))) {
+		free(full);
+		return 0;
+	}
+	if (!l->target) {
+		n = readlink(full, buf, sizeof(buf) - 1);
+		if (n <= 0) {
+			free(full);
+			return 0;
+		}
+		buf[n] = 0;
+		l->target = xstrdup(buf);
+	}
+	free(full);
+	*target = l->target;
+	return 1;
+}
+
 /* abs with every symlink followed as far as the path exists (in the
  * sandbox's own view, which pid 1 shares), the rest appended as written. */
-static char *resolve(const char *abs, bool follow_last)
+static char *resolve(struct dcache *dc, const char *abs, bool follow_last)
 {
 	char *rest = xstrdup(abs), *cur = xstrdup("");
 	int links = 0;
 	for (;;) {
-		char *s = rest, *slash, *cand, buf[PATH_MAX];
-		struct stat st;
-		ssize_t n;
+		char *s = rest, *slash, *cand;
+		const char *target;
+		int k;
 		while (*s == '/')
 			s++;
 		if (!*s)
@@ -446,8 +623,9 @@ static char *resolve(const char *abs, bool follow_last)
 			memmove(rest, slash ? slash + 1 : s + strlen(s), strlen(slash ? slash + 1 : "") + 1);
 			continue;
 		}
+		k = is_link(dc, cur, s, &target);
 		cand = xasprintf("%s/%s", cur, s);
-		if (lstat(cand, &st)) {
+		if (k < 0) {
 			/* from here on nothing exists: the rest is lexical */
 			char *tail = slash ? xasprintf("%s/%s", cand, slash + 1) : xstrdup(cand);
 			char *out = path_normalize(tail);
@@ -457,12 +635,9 @@ static char *resolve(const char *abs, bool follow_last)
 			free(rest);
 			return out;
 		}
-		if (S_ISLNK(st.st_mode) && (slash || follow_last) && links++ < 40 &&
-			(n = readlink(cand, buf, sizeof(buf) - 1)) > 0) {
-			char *nr;
-			buf[n] = 0;
-			nr = slash ? xasprintf("%s/%s", buf, slash + 1) : xstrdup(buf);
-			if (buf[0] == '/')
+		if (k > 0 && (slash || follow_last) && links++ < 40) {
+			char *nr = slash ? xasprintf("%s/%s", target, slash + 1) : xstrdup(target);
+			if (target[0] == '/')
 				cur[0] = 0;
 			free(rest);
 			rest = nr;
@@ -549,14 +724,47 @@ static bool is_write_open(uint64_t flags)
 	return (flags & (O_WRONLY | O_RDWR | O_CREAT | O_TRUNC)) != 0;
 }
 
+/* How a call changes what the caches hold: 'n' it makes or moves a name
+ * that may be a symlink or a directory (rename, link, symlink), 'u' it may
+ * remove a symlink (unlink), 'c' it changes the cwd; 0 none. */
+static char changes(int nr)
+{
+	switch (nr) {
+#ifdef __NR_rename
+	case __NR_rename: case __NR_link: case __NR_symlink:
+		return 'n';
+	case __NR_unlink:
+		return 'u';
+#endif
+	case __NR_renameat: case __NR_renameat2: case __NR_linkat: case __NR_symlinkat:
+		return 'n';
+	case __NR_unlinkat:
+		return 'u';
+	case __NR_chdir: case __NR_fchdir:
+		return 'c';
+	default:
+		return 0;
+	}
+}
+
+static void cwds_forget(struct tracer *t)
+{
+	for (size_t i = 0; i < t->nprocs; i++) {
+		free(t->procs[i].cwd);
+		t->procs[i].cwd = NULL;
+	}
+}
+
 /* One path argument of a stopped call: 1 when it is an event, 0 when not. */
-static int judge(struct tracer *t, pid_t pid, const struct sc *c, const uint64_t *a,
+static int judge(struct tracer *t, struct proc *pr, const struct sc *c, const uint64_t *a,
 	int dfd_i, int path_i, char cls, bool last_nofollow, struct ev *e)
 {
 	char *path, *base = NULL, *abs, *res;
 	int dfd = dfd_i >= 0 ? (int)a[dfd_i] : AT_FDCWD;
 	uint64_t atflags = c->flags >= 0 ? a[(int)c->flags] : 0;
 	bool nofollow = last_nofollow;
+
+	pid_t pid = pr->pid;
 
 	if (path_i < 0 || !(path = read_str(pid, a[path_i])))
 		return 0;
@@ -578,11 +786,15 @@ static int judge(struct tracer *t, pid_t pid, const struct sc *c, const uint64_t
 	}
 	if (path[0] != '/') {
 		char what[32];
-		if (dfd == AT_FDCWD)
-			snprintf(what, sizeof(what), "cwd");
-		else
+		if (dfd == AT_FDCWD) {
+			/* the cwd changes only by chdir/fchdir (traced) or a rename */
+			if (!pr->cwd)
+				pr->cwd = proc_link(pid, "cwd");
+			base = pr->cwd ? xstrdup(pr->cwd) : NULL;
+		} else {
 			snprintf(what, sizeof(what), "fd/%d", dfd);
-		base = proc_link(pid, what);
+			base = proc_link(pid, what);
+		}
 		if (!base) {
 			free(path);
 			return 0; /* a socket or pipe fd: not a directory, the call fails */
@@ -595,8 +807,22 @@ static int judge(struct tracer *t, pid_t pid, const struct sc *c, const uint64_t
 		free(path);
 		return 0;
 	}
-	res = resolve(abs, !nofollow);
+	res = resolve(&t->dc, abs, !nofollow);
 	free(abs);
+	if (changes(c->nr) == 'u') {
+		/* unlinking a symlink: its directory is listed again */
+		char *slash = strrchr(res, '/');
+		struct dent *d;
+		*slash = 0;
+		d = strmap_get(&t->dc.dirs, *res ? res : "/");
+		if (d && strmap_get(&d->links, slash + 1)) {
+			d->gen = t->dc.gen - 1;
+			pr->inval = true;
+			free(pr->inval_dir);
+			pr->inval_dir = xstrdup(d->path);
+		}
+		*slash = '/';
+	}
 	e->widened = false;
 	if (cls == 'r' ? (!path_is_within(t->r->root, res) ||
 			(read_granted(t->p, res) && !(e->widened = content_read(c) && widened(t, res))))
@@ -621,10 +847,21 @@ static void on_seccomp(struct tracer *t, struct proc *pr)
 		si.op != SC_OP_SECCOMP || si.seccomp.nr >= 1024 || !(c = t->bynr[si.seccomp.nr]))
 		return;
 	pr->nev = 0;
-	if (c->cls && judge(t, pr->pid, c, si.seccomp.args, c->dfd, c->path, c->cls,
+	switch (changes(c->nr)) {
+	case 'n':
+		t->dc.gen++;
+		cwds_forget(t);
+		pr->inval = true;
+		break;
+	case 'c':
+		cwds_forget(t);
+		pr->inval = true;
+		break;
+	}
+	if (c->cls && judge(t, pr, c, si.seccomp.args, c->dfd, c->path, c->cls,
 			c->nofollow, &pr->ev[pr->nev]))
 		pr->nev++;
-	if (c->cls2 && judge(t, pr->pid, c, si.seccomp.args, c->dfd2, c->path2, c->cls2,
+	if (c->cls2 && judge(t, pr, c, si.seccomp.args, c->dfd2, c->path2, c->cls2,
 			c->nofollow, &pr->ev[pr->nev]))
 		pr->nev++;
 }
@@ -633,6 +870,20 @@ static void on_exit_stop(struct tracer *t, struct proc *pr)
 {
 	struct sc_info si;
 	int err = 0;
+	if (pr->inval) {
+		/* again now the call is done: a listing made while it ran goes */
+		struct dent *d = pr->inval_dir ? strmap_get(&t->dc.dirs, pr->inval_dir) : NULL;
+		if (d)
+			d->gen = t->dc.gen - 1;
+		else
+			t->dc.gen++;
+		cwds_forget(t);
+		free(pr->inval_dir);
+		pr->inval_dir = NULL;
+		pr->inval = false;
+	}
+	if (!pr->nev)
+		return;
 	memset(&si, 0, sizeof(si));
 	if (ptrace(PTRACE_GET_SYSCALL_INFO, pr->pid, (void *)sizeof(si), &si) <= 0 ||
 		si.op != SC_OP_EXIT)
@@ -818,7 +1069,7 @@ int trace_loop(const struct sb_request *r, const struct plan *p, pid_t task)
 			data = sig; /* a signal for the tracee: deliver it */
 		}
 		pr->seen = true;
-		if (pr->nev > 0)
+		if (pr->nev > 0 || pr->inval)
 			req = PTRACE_SYSCALL;
 		ptrace(req, pid, 0, (void *)data);
 	}
@@ -831,7 +1082,12 @@ int trace_loop(const struct sb_request *r, const struct plan *p, pid_t task)
 	if (o.failed)
 		fprintf(stderr, "%s: %s: unable to write the access trace: %s\n", err_prog(),
 			r->task_id, strerror(errno));
+	for (size_t i = 0; i < t.nprocs; i++) {
+		free(t.procs[i].cwd);
+		free(t.procs[i].inval_dir);
+	}
 	free(t.procs);
+	dcache_free(&t.dc);
 	for (size_t i = 0; i < t.wdirs.n; i++)
 		strlist_free(&t.wnames[i]);
 	free(t.wnames);
@@ -849,4 +1105,163 @@ void trace_off(const struct sb_request *r, const char *why)
 	o.fd = r->trace_fd;
 	end_record(&o, "off", why);
 	jsonw_free(&o.w);
+}
+
+/* ---- the seccomp user-notification prototype (bench only) ----
+ *
+ * The same calls sent to pid 1 as notifications instead of ptrace stops;
+ * each is judged as above and answered SECCOMP_USER_NOTIF_FLAG_CONTINUE, so
+ * the kernel then runs it. Built to measure against ptrace (issue 5,
+ * docs/benchmarks.md), not complete: the supervisor never learns a call's
+ * result, so an event's errno is the judgement's guess (a hidden read
+ * ENOENT, a write past the grants EROFS), a refused mkdir of an existing
+ * directory is a false event, a widened read (R-26) cannot be told from one
+ * that failed, the cwd is read again for each relative path (a pid may be
+ * reused unseen), and a listing made while a rename runs is not forgotten
+ * after it. vx-sandbox uses it only with VX_TRACE_NOTIFY=1 in its
+ * environment. */
+
+#ifndef SECCOMP_IOCTL_NOTIF_SET_FLAGS
+#define SECCOMP_IOCTL_NOTIF_SET_FLAGS SECCOMP_IOW(4, __u64)
+#endif
+#ifndef SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP
+#define SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP (1UL << 0)
+#endif
+
+bool trace_notify_wanted(void)
+{
+	const char *e = getenv("VX_TRACE_NOTIFY");
+	return e && *e == '1';
+}
+
+static int notify_filter(scmp_filter_ctx f)
+{
+	for (size_t i = 0; i < NCALLS; i++) {
+		int rc;
+		if (!calls[i].cls)
+			continue;
+		if (calls[i].nr == __NR_newfstatat || calls[i].nr == __NR_statx) {
+			struct scmp_arg_cmp c = calls[i].nr == __NR_statx
+				? SCMP_A2(SCMP_CMP_MASKED_EQ, AT_EMPTY_PATH, 0)
+				: SCMP_A3(SCMP_CMP_MASKED_EQ, AT_EMPTY_PATH, 0);
+			rc = seccomp_rule_add_array(f, SCMP_ACT_NOTIFY, calls[i].nr, 1, &c);
+		} else {
+			rc = seccomp_rule_add_array(f, SCMP_ACT_NOTIFY, calls[i].nr, 0, NULL);
+		}
+		if (rc && rc != -EOPNOTSUPP && rc != -EDOM) {
+			err_warn("seccomp: unable to notify %s: %s", calls[i].name, strerror(-rc));
+			return -1;
+		}
+	}
+	return 0;
+}
+
+int trace_notify_child(scmp_filter_ctx f, int ready_w, int go_r)
+{
+	int fd;
+	char c;
+	if (notify_filter(f) || seccomp_load(f) || (fd = seccomp_notify_fd(f)) < 0)
+		return -1;
+	/* pid 1 takes the listener with pidfd_getfd, then lets the task go */
+	if (write(ready_w, &fd, sizeof(fd)) != (ssize_t)sizeof(fd) || read(go_r, &c, 1) != 1)
+		return -1;
+	return 0;
+}
+
+int trace_notify_parent(pid_t task, int ready_r, int go_w)
+{
+	int fd, pidfd, listener;
+	__u64 flags = SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP;
+	if (read(ready_r, &fd, sizeof(fd)) != (ssize_t)sizeof(fd))
+		return -1;
+	pidfd = (int)syscall(SYS_pidfd_open, task, 0);
+	if (pidfd < 0)
+		return -1;
+	listener = (int)syscall(SYS_pidfd_getfd, pidfd, fd, 0);
+	close(pidfd);
+	if (listener < 0)
+		return -1;
+	/* the task and pid 1 hand the CPU to each other (Linux 6.6) */
+	if (!getenv("VX_TRACE_NOTIFY_ASYNC"))
+		(void)ioctl(listener, SECCOMP_IOCTL_NOTIF_SET_FLAGS, &flags);
+	if (write(go_w, "u", 1) != 1) {
+		close(listener);
+		return -1;
+	}
+	return listener;
+}
+
+int trace_notify_loop(const struct sb_request *r, const struct plan *p, pid_t task, int listener)
+{
+	static struct out o;
+	struct tracer t;
+	int task_status = 0, pidfd = (int)syscall(SYS_pidfd_open, task, 0);
+	struct seccomp_notif req;
+	struct seccomp_notif_resp resp;
+
+	memset(&t, 0, sizeof(t));
+	o.fd = r->trace_fd;
+	t.r = r;
+	t.p = p;
+	t.o = &o;
+	for (size_t i = 0; i < NCALLS; i++)
+		if (calls[i].nr >= 0 && calls[i].nr < 1024)
+			t.bynr[calls[i].nr] = &calls[i];
+	snapshot(&t);
+	start_record(&t);
+	for (;;) {
+		struct pollfd pf[2] = {{listener, POLLIN, 0}, {pidfd, POLLIN, 0}};
+		struct proc pr;
+		const struct sc *c;
+		if (poll(pf, 2, -1) < 0) {
+			if (errno == EINTR)
+				continue;
+			break;
+		}
+		if (pf[0].revents & POLLIN) {
+			memset(&req, 0, sizeof(req));
+			if (ioctl(listener, SECCOMP_IOCTL_NOTIF_RECV, &req) == 0) {
+				memset(&pr, 0, sizeof(pr));
+				pr.pid = (pid_t)req.pid;
+				c = req.data.nr < 1024 ? t.bynr[req.data.nr] : NULL;
+				if (c && c->cls && judge(&t, &pr, c, (const uint64_t *)req.data.args, c->dfd, c->path,
+						c->cls, c->nofollow, &pr.ev[pr.nev]))
+					pr.nev++;
+				if (c && c->cls2 && judge(&t, &pr, c, (const uint64_t *)req.data.args, c->dfd2, c->path2,
+						c->cls2, c->nofollow, &pr.ev[pr.nev]))
+					pr.nev++;
+				if (changes(req.data.nr) == 'n' || pr.inval)
+					t.dc.gen++;
+				/* what was read belongs to the call still waiting */
+				if (ioctl(listener, SECCOMP_IOCTL_NOTIF_ID_VALID, &req.id) == 0)
+					for (int k = 0; k < pr.nev; k++)
+						emit(&t, pr.pid, &pr.ev[k], pr.ev[k].access == 'w'
+							? EROFS : ENOENT, false);
+				for (int k = 0; k < pr.nev; k++)
+					ev_clear(&pr.ev[k]);
+				free(pr.cwd);
+				free(pr.inval_dir);
+				memset(&resp, 0, sizeof(resp));
+				resp.id = req.id;
+				resp.flags = SECCOMP_USER_NOTIF_FLAG_CONTINUE;
+				(void)ioctl(listener, SECCOMP_IOCTL_NOTIF_SEND, &resp);
+			}
+		}
+		if (pf[1].revents & POLLIN || pidfd < 0) {
+			pid_t w = waitpid(task, &task_status, pidfd < 0 ? 0 : WNOHANG);
+			if (w == task || (w < 0 && errno != EINTR))
+				break;
+		}
+	}
+	end_record(&o, "end", o.failed ? "a write of the trace failed" : NULL);
+	if (pidfd >= 0)
+		close(pidfd);
+	close(listener);
+	dcache_free(&t.dc);
+	for (size_t i = 0; i < t.wdirs.n; i++)
+		strlist_free(&t.wnames[i]);
+	free(t.wnames);
+	strlist_free(&t.wdirs);
+	jsonw_free(&o.w);
+	return task_status;
 }

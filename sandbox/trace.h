@@ -17,6 +17,7 @@
 #define VX_SANDBOX_TRACE_H
 
 #include <seccomp.h>
+#include <stdbool.h>
 #include <sys/types.h>
 
 #include "plan.h"
@@ -24,6 +25,10 @@
 
 /* Add the SECCOMP_RET_TRACE rules to f: 0, or -1 after one line. */
 int trace_filter(scmp_filter_ctx f);
+/* Put pid 1 itself, once it has its tracee, under the task's refusals but
+ * for ptrace and process_vm_readv of its tracees (filter_build_tracer): 0,
+ * or -1 with errno set. */
+int trace_confine(const struct sb_request *r);
 /* Seize the (stopped-on-a-pipe, dumpable) task with every option the loop
  * needs: 0, or -1 with errno set. */
 int trace_seize(pid_t task);
@@ -37,5 +42,15 @@ void trace_off(const struct sb_request *r, const char *why);
 /* After the task, before plan_sweep(): one record per placeholder the task
  * never wrote, for the report's dir/ hint (R-22). */
 void trace_placeholders(const struct sb_request *r, const struct plan *p);
+
+/* The seccomp user-notification prototype, for the benchmark only (see
+ * trace.c): chosen by VX_TRACE_NOTIFY=1; the task loads the filter with the
+ * notify rules and hands its listener over; pid 1 takes it (the listener,
+ * or -1) and follows the notifications until the task exits. */
+bool trace_notify_wanted(void);
+int trace_notify_child(scmp_filter_ctx f, int ready_w, int go_r);
+int trace_notify_parent(pid_t task, int ready_r, int go_w);
+int trace_notify_loop(const struct sb_request *r, const struct plan *p, pid_t task,
+	int listener);
 
 #endif

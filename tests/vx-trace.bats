@@ -156,6 +156,29 @@ for l in open(sys.argv[1]):
 	assert_output "openat read $WS/packages/secret/token.txt ENOENT "
 }
 
+@test "the tracer's cache of directories follows the task's own symlink, unlink, rename and cd" {
+	# each step first has the tracer list a directory, then changes it: a
+	# stale listing would resolve the next read inside the write grant, where
+	# it is granted and not recorded
+	run -1 sb --read . --write out/ -- sh -c '
+		mkdir out/d; cat out/d/f
+		ln -s ../../../secret/token.txt out/d/f; cat out/d/f
+		rm out/d/f; mkdir out/d/f; cat out/d/f/none
+		mkdir out/e out/g; ln -s ../../../secret out/e/s; cat out/g/s/token.txt
+		rmdir out/g; mv out/e out/g; cat out/g/s/token.txt
+		cd out/g && cat s/token.txt'
+	run -0 records
+	assert_output "openat read $WS/packages/secret/token.txt ENOENT 
+openat read $WS/packages/secret/token.txt ENOENT 
+openat read $WS/packages/secret/token.txt ENOENT "
+}
+
+@test "the tracer (the sandbox's pid 1) runs under a seccomp filter of its own" {
+	# what that filter refuses is tried in tests/unit/test_sandbox_filter.c
+	run -0 sb --read . -- sh -c 'grep "^Seccomp:" /proc/1/status'
+	assert_output "$(printf 'Seccomp:\t2')"
+}
+
 @test "where the kernel refuses ptrace, the sandbox says so once and still enforces" {
 	local inner="$BATS_TEST_TMPDIR/inner/trace.jsonl"
 	mkdir -p "$BATS_TEST_TMPDIR/inner"

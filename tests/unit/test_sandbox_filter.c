@@ -1,0 +1,104 @@
+/* The tracer's own seccomp filter (filter_build_tracer, loaded by the
+ * sandbox's pid 1 under --trace): in a child that loaded it, what a hostile
+ * pid 1 would try is refused, and only what the tracer needs goes through.
+ * The task's filter refuses ptrace outright, for comparison. */
+#include <errno.h>
+#include <linux/keyctl.h>
+#include <sched.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/prctl.h>
+#include <sys/ptrace.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
+#include <sys/uio.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "filter.h"
+#include "request.h"
+#include "unit.h"
+
+/* errno of a call that failed, 0 when it succeeded */
+#define ERR(call) ((call) < 0 ? errno : 0)
+
+enum { N_UNSHARE, N_CLONE, N_MOUNT, N_ATTACH, N_SEIZE, N_TRACEME, N_WRITEV, N_KEYCTL,
+	N_UNIX, N_URING, N_CONT, N_READV, N_MAX };
+
+/* Load the filter in a child, try each call there, send back their errnos. */
+static void probe(scmp_filter_ctx f, int *got)
+{
+	int pfd[2];
+	pid_t pid;
+	CHECK(pipe(pfd) == 0);
+	pid = fork();
+	if (pid == 0) {
+		int e[N_MAX];
+		char buf[8] = "x", dst[8];
+		struct iovec l = {dst, 1}, rm = {buf, 1};
+		pid_t parent = getppid(), kid;
+		if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) || seccomp_load(f))
+			_exit(3);
+		e[N_UNSHARE] = ERR(unshare(CLONE_NEWUSER));
+		kid = (pid_t)syscall(SYS_clone, CLONE_NEWUSER | SIGCHLD, NULL, NULL, NULL, 0);
+		if (kid == 0)
+			_exit(0);
+		if (kid > 0)
+			waitpid(kid, NULL, 0);
+		e[N_CLONE] = kid < 0 ? errno : 0;
+		e[N_MOUNT] = ERR(mount("none", "/tmp", "tmpfs", 0, NULL));
+		e[N_ATTACH] = ERR(ptrace(PTRACE_ATTACH, parent, 0, 0));
+		e[N_SEIZE] = ERR(ptrace(PTRACE_SEIZE, parent, 0, 0));
+		e[N_TRACEME] = ERR(ptrace(PTRACE_TRACEME, 0, 0, 0));
+		e[N_WRITEV] = ERR(process_vm_writev(getpid(), &rm, 1, &l, 1, 0));
+		e[N_KEYCTL] = ERR(syscall(SYS_keyctl, KEYCTL_JOIN_SESSION_KEYRING, NULL));
+		e[N_UNIX] = ERR(socket(AF_UNIX, SOCK_STREAM, 0));
+		e[N_URING] = ERR(syscall(SYS_io_uring_setup, 1, buf));
+		/* a request on a process it does not trace: the kernel's ESRCH */
+		e[N_CONT] = ERR(ptrace(PTRACE_CONT, parent, 0, 0));
+		e[N_READV] = ERR(process_vm_readv(getpid(), &l, 1, &rm, 1, 0));
+		_exit(write(pfd[1], e, sizeof(e)) == (ssize_t)sizeof(e) ? 0 : 4);
+	}
+	close(pfd[1]);
+	CHECK(read(pfd[0], got, N_MAX * sizeof(int)) == (ssize_t)(N_MAX * sizeof(int)));
+	close(pfd[0]);
+	waitpid(pid, NULL, 0);
+}
+
+int main(void)
+{
+	struct sb_request r;
+	scmp_filter_ctx f;
+	int got[N_MAX];
+
+	memset(&r, 0, sizeof(r));
+	f = filter_build_tracer(&r);
+	CHECK(f != NULL);
+	memset(got, -1, sizeof(got));
+	probe(f, got);
+	seccomp_release(f);
+	CHECK(got[N_UNSHARE] == EPERM);
+	CHECK(got[N_CLONE] == EPERM);
+	CHECK(got[N_MOUNT] == EPERM);
+	CHECK(got[N_ATTACH] == EPERM);
+	CHECK(got[N_SEIZE] == EPERM);
+	CHECK(got[N_TRACEME] == EPERM);
+	CHECK(got[N_WRITEV] == EPERM);
+	CHECK(got[N_KEYCTL] == EPERM);
+	CHECK(got[N_UNIX] == EPERM);
+	CHECK(got[N_URING] == ENOSYS);
+	CHECK(got[N_CONT] == ESRCH);
+	CHECK(got[N_READV] == 0);
+
+	/* the task's own filter: no ptrace at all */
+	f = filter_build(&r);
+	CHECK(f != NULL);
+	memset(got, -1, sizeof(got));
+	probe(f, got);
+	seccomp_release(f);
+	CHECK(got[N_CONT] == EPERM);
+	CHECK(got[N_READV] == EPERM);
+	CHECK(got[N_UNSHARE] == EPERM);
+	return UNIT_END("sandbox_filter");
+}
