@@ -32,6 +32,10 @@
 #define SWEEP_MS 200
 #define ROUNDS 64             /* splices a pump makes before others get a turn */
 #define POOL_MAX 64           /* connections, head buffers and pipes kept */
+/* Grown pipes at once: a user's pipes share a budget (fs.pipe-user-pages-soft,
+ * 64 MiB), past which its new pipes get one page; the task's own builds
+ * spend from the same budget when vx runs unprivileged. */
+#define BULK_MAX 16
 
 enum hkind { H_LISTEN, H_CLIENT, H_UPSTREAM, H_RESOLVER, H_SIGNAL, H_LINES };
 
@@ -113,6 +117,7 @@ static char *pool_buf[POOL_MAX];
 static int npool_buf;
 static int pool_pipe[POOL_MAX][2];
 static int npool_pipe;
+static int nbulk; /* pipes grown to PIPE_BULK now open */
 static double now;
 static int exit_code = -1;
 static struct jsonw rec;
@@ -229,6 +234,8 @@ static void pump_free(struct pump *p)
 		} else {
 			close(p->pipe[0]);
 			close(p->pipe[1]);
+			if (p->cap > PIPE_CAP)
+				nbulk--;
 		}
 	}
 	free(p->pre);
@@ -380,10 +387,12 @@ static int pump_run(struct conn *c, struct pump *p, int from, int to, bool *rd, 
 				/* a pump that keeps filling its pipe carries bulk:
 				 * fewer, larger splices (best effort: a user past
 				 * its pipe quota keeps the default) */
-				if (p->inpipe >= p->cap && ++p->fills == 4 && p->cap == PIPE_CAP) {
+				if (p->inpipe >= p->cap && ++p->fills == 4 && p->cap == PIPE_CAP && nbulk < BULK_MAX) {
 					int sz = fcntl(p->pipe[1], F_SETPIPE_SZ, PIPE_BULK);
-					if (sz > 0)
+					if (sz > PIPE_CAP) {
 						p->cap = (size_t)sz;
+						nbulk++;
+					}
 				}
 			} else if (n == 0) {
 				p->eof = true;

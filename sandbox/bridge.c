@@ -24,6 +24,9 @@
 
 #define PIPE_CAP 65536      /* a pipe's default size */
 #define PIPE_BULK (1 << 20) /* a direction that keeps filling it grows it */
+/* Grown pipes at once: a user's pipes share a budget (fs.pipe-user-pages-soft)
+ * with the task's own */
+#define BULK_MAX 4
 
 struct end;
 
@@ -64,6 +67,7 @@ struct lst {
 };
 
 static int ep = -1;
+static int nbulk; /* pipes grown to PIPE_BULK now open */
 static struct pair *dead; /* closed in this batch of events, freed after it */
 static struct pair *pairs; /* every open pair */
 static volatile sig_atomic_t draining;
@@ -179,10 +183,13 @@ static int dir_pump(struct dir *d)
 				d->inpipe += (size_t)n;
 				moved = true;
 				/* bulk: fewer, larger splices (best effort) */
-				if (d->inpipe >= d->cap && ++d->fills == 4 && d->cap == PIPE_CAP) {
+				if (d->inpipe >= d->cap && ++d->fills == 4 && d->cap == PIPE_CAP &&
+					nbulk < BULK_MAX) {
 					int sz = fcntl(d->pipe[1], F_SETPIPE_SZ, PIPE_BULK);
-					if (sz > 0)
+					if (sz > PIPE_CAP) {
 						d->cap = (size_t)sz;
+						nbulk++;
+					}
 				}
 			} else if (n == 0) {
 				d->eof = true;
@@ -227,6 +234,8 @@ static void pair_close(struct pair *p)
 		if (ds[i]->pipe[0] >= 0) {
 			close(ds[i]->pipe[0]);
 			close(ds[i]->pipe[1]);
+			if (ds[i]->cap > PIPE_CAP)
+				nbulk--;
 		}
 	close(p->a.fd); /* close() also leaves the epoll set */
 	close(p->b.fd);
