@@ -93,7 +93,7 @@ struct conn {
 	struct sockaddr_storage addr[RESOLVE_MAX_ADDR];
 	int naddr, next;
 	char *upre; /* what goes upstream first once connected */
-	size_t upre_len;
+	size_t upre_len, upre_sent;
 	long long body; /* body bytes still to come from the client; -1: a tunnel */
 	struct pump up, down;
 	double deadline;
@@ -466,6 +466,7 @@ static void relay_start(struct conn *c)
 	c->deadline = now + opts.idle_timeout;
 	c->up.pre = c->upre;
 	c->up.prelen = c->upre_len;
+	c->up.preoff = c->upre_sent;
 	c->upre = NULL;
 	c->up.limit = c->body;
 	c->up.shut = c->body < 0;
@@ -508,7 +509,21 @@ static void connect_next(struct conn *c)
 			c->urd = c->uwr = c->uhup = false;
 			c->state = C_CONNECT;
 			ep_add(fd, &c->hu); /* the connect's end is an edge */
-			return;
+			if (!c->upre_len)
+				return;
+			/* on loopback the handshake is over by now, as a rule: the
+			 * bytes owed upstream go at once, and their send tells
+			 * (EAGAIN: still connecting, wait for the edge) */
+			ssize_t n = send(fd, c->upre, c->upre_len, MSG_NOSIGNAL | MSG_DONTWAIT);
+			if (n > 0) {
+				c->upre_sent = (size_t)n;
+				c->uwr = true;
+				relay_start(c);
+				return;
+			}
+			if (errno == EAGAIN)
+				return;
+			c->ufd = -1; /* refused at once: the next address */
 		}
 		close(fd);
 	}
@@ -815,6 +830,10 @@ static void on_accept(struct listener *l)
 			conns->prev = c;
 		conns = c;
 		ep_add(fd, &c->hc); /* bytes already there are an edge */
+		/* a client writes its request as soon as it is connected: it is
+		 * often there already, which saves a trip through epoll_wait */
+		c->crd = true;
+		on_head_readable(c);
 	}
 }
 
