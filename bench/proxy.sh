@@ -16,8 +16,10 @@
 # download over an absolute URI, over CONNECT and over SOCKS5 (curl);
 # small-request rate at concurrency 1 and 50 (ab -n 3000, absolute URI, a
 # new connection per request); latency of 300 requests, a new connection
-# each (curl's time_total, pooled over the rounds for p50/p99). Then each
-# proxy's RSS after all that. Prints medians, the ratios the issue's
+# each (curl's time_total, pooled over the rounds for p50/p99); and each
+# proxy's CPU time (user+system from /proc, workers included) over the c=50
+# run, per request: on a shared machine the figure that load moves least.
+# Then each proxy's RSS after all that. Prints medians, the ratios the issue's
 # targets name, and the load average before and after.
 #
 # vx-proxy listens on 127.0.0.1 (--listen-tcp) because curl and ab speak to
@@ -120,6 +122,17 @@ sleep 0.5
 O=http://127.0.0.1:$ORIGIN
 median() { sort -n | awk '{a[NR]=$1} END {if (NR) print a[int((NR+1)/2)]; else print "-"}'; }
 rss() { awk '/VmRSS/ {printf "%.1f", $2/1024}' "/proc/$1/status"; }
+# ticks PID: CPU time (user+system, clock ticks) of PID and its child
+# processes (tinyproxy's workers), threads included
+HZ=$(getconf CLK_TCK)
+ticks() {
+	local t=0 c
+	[ -n "$1" ] || { echo 0; return; }
+	for c in "$1" $(pgrep -P "$1"); do
+		t=$((t + $(awk '{print $14 + $15}' "/proc/$c/stat" 2>/dev/null || echo 0)))
+	done
+	echo "$t"
+}
 # note KEY VALUE: one sample of KEY (a path.metric)
 note() { echo "${2:-0}" >> "$D/res/$1"; }
 get() { [ -f "$D/res/$1" ] && median < "$D/res/$1" || echo -; }
@@ -200,7 +213,11 @@ for r in $(seq "$ROUNDS"); do
 			note "$p.socks" "$(on "$p" "$(dl_cmd "${SP[$p]}")" | speed)"
 		fi
 		note "$p.r1" "$(on "$p" "$(rate_cmd 1 "${AX[$p]}" "${AP[$p]}")")"
+		t0=$(ticks "${PID[$p]:-}")
 		note "$p.r50" "$(on "$p" "$(rate_cmd 50 "${AX[$p]}" "${AP[$p]}")")"
+		if [ -n "${PID[$p]:-}" ]; then
+			note "$p.cpu" "$(( ($(ticks "${PID[$p]}") - t0) * 1000000 / HZ / 3000 ))"
+		fi
 		on "$p" "$(lat_cmd 300 "${HP[$p]}")" >> "$D/res/$p.lat"
 	done
 done
@@ -212,21 +229,21 @@ ratio() { awk -v a="$1" -v b="$2" 'BEGIN {if (a+0 > 0 && b+0 > 0) printf "%.2fx"
 pctof() { awk -v a="$1" -v b="$2" 'BEGIN {if (a+0 > 0 && b+0 > 0) printf "%.0f%%", 100*a/b; else print "-"}'; }
 echo "bench/proxy.sh $ROUNDS: $START-$(date -u +%H:%M) UTC, load average $LOAD0 before, $LOAD1 after; medians of $ROUNDS rounds (latency: $((ROUNDS * 300)) requests pooled)"
 echo
-echo "| path | 100 MB absolute URI | 100 MB CONNECT | 100 MB SOCKS5 | req/s c=1 | req/s c=50 | latency p50 | latency p99 | RSS after |"
-echo "|---|---|---|---|---|---|---|---|---|"
+echo "| path | 100 MB absolute URI | 100 MB CONNECT | 100 MB SOCKS5 | req/s c=1 | req/s c=50 | proxy CPU per request, c=50 | latency p50 | latency p99 | RSS after |"
+echo "|---|---|---|---|---|---|---|---|---|---|"
 for p in "${PATHS[@]}"; do
 	m=""
 	[ -n "${PID[$p]:-}" ] && m="$(rss "${PID[$p]}") MB"
-	echo "| $p | $(unit "$(get "$p.abs")" MB/s) | $(unit "$(get "$p.con")" MB/s) | $(unit "$(get "$p.socks")" MB/s) | $(get "$p.r1") | $(get "$p.r50") | $(unit "$(pct "$p" 0.5)" us) | $(unit "$(pct "$p" 0.99)" us) | $m |"
+	echo "| $p | $(unit "$(get "$p.abs")" MB/s) | $(unit "$(get "$p.con")" MB/s) | $(unit "$(get "$p.socks")" MB/s) | $(get "$p.r1") | $(get "$p.r50") | $(unit "$(get "$p.cpu")" us) | $(unit "$(pct "$p" 0.5)" us) | $(unit "$(pct "$p" 0.99)" us) | $m |"
 done
 dabs=$(get direct.abs)
 echo
 echo "Targets (issue 6):"
 echo "- tunnel throughput >= 70% of direct: vx-proxy absolute URI $(pctof "$(get vx-proxy.abs)" "$dabs"), CONNECT $(pctof "$(get vx-proxy.con)" "$dabs"), SOCKS5 $(pctof "$(get vx-proxy.socks)" "$dabs")"
-echo "- request rate >= 2x tinyproxy: c=1 $(ratio "$(get vx-proxy.r1)" "$(get tinyproxy.r1)"), c=50 $(ratio "$(get vx-proxy.r50)" "$(get tinyproxy.r50)")"
+echo "- request rate >= 2x tinyproxy: c=1 $(ratio "$(get vx-proxy.r1)" "$(get tinyproxy.r1)"), c=50 $(ratio "$(get vx-proxy.r50)" "$(get tinyproxy.r50)"); CPU per request at c=50 (user+system, the load-proof figure): tinyproxy/vx-proxy $(ratio "$(get tinyproxy.cpu)" "$(get vx-proxy.cpu)")"
 echo "- RSS < 5 MB: vx-proxy $(rss "$VX_PID") MB (tinyproxy $(rss "$TINY_PID") MB, srt $(rss "$SRT_PID") MB)"
 echo "- through the bridge >= 50% of direct: absolute URI $(pctof "$(get bridge.abs)" "$dabs"), CONNECT $(pctof "$(get bridge.con)" "$dabs"), SOCKS5 $(pctof "$(get bridge.socks)" "$dabs")"
 echo "- against srt: download $(ratio "$(get vx-proxy.abs)" "$(get srt.abs)") / $(ratio "$(get vx-proxy.con)" "$(get srt.con)") / $(ratio "$(get vx-proxy.socks)" "$(get srt.socks)") (absolute URI / CONNECT / SOCKS5), requests $(ratio "$(get vx-proxy.r1)" "$(get srt.r1)") at c=1 and $(ratio "$(get vx-proxy.r50)" "$(get srt.r50)") at c=50"
 if [ -n "$VXP0" ]; then
-	echo "- after / before: requests $(ratio "$(get vx-proxy.r1)" "$(get vx-proxy-before.r1)") at c=1, $(ratio "$(get vx-proxy.r50)" "$(get vx-proxy-before.r50)") at c=50; CONNECT $(ratio "$(get vx-proxy.con)" "$(get vx-proxy-before.con)")${VXS0:+; bridge CONNECT $(ratio "$(get bridge.con)" "$(get bridge-before.con)")}"
+	echo "- after / before: requests $(ratio "$(get vx-proxy.r1)" "$(get vx-proxy-before.r1)") at c=1, $(ratio "$(get vx-proxy.r50)" "$(get vx-proxy-before.r50)") at c=50; CPU per request at c=50 before/after $(ratio "$(get vx-proxy-before.cpu)" "$(get vx-proxy.cpu)"); CONNECT $(ratio "$(get vx-proxy.con)" "$(get vx-proxy-before.con)")${VXS0:+; bridge CONNECT $(ratio "$(get bridge.con)" "$(get bridge-before.con)")}"
 fi
