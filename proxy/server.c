@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
+#include <sys/ioctl.h>
 #include <sys/resource.h>
 #include <sys/signalfd.h>
 #include <sys/socket.h>
@@ -223,11 +224,14 @@ static int pipe_get(struct pump *p)
 }
 
 /* An empty pipe of the default size goes back to the pool; one holding
- * bytes (or grown) is closed. */
+ * bytes (or grown) is closed. The next connection may be another task's:
+ * the kernel's count must agree that it is empty, not only ours. */
 static void pump_free(struct pump *p)
 {
 	if (p->pipe[0] >= 0) {
-		if (p->inpipe == 0 && p->cap == PIPE_CAP && npool_pipe < POOL_MAX) {
+		int left = -1;
+		if (p->inpipe == 0 && p->cap == PIPE_CAP && npool_pipe < POOL_MAX &&
+		    ioctl(p->pipe[0], FIONREAD, &left) == 0 && left == 0) {
 			pool_pipe[npool_pipe][0] = p->pipe[0];
 			pool_pipe[npool_pipe][1] = p->pipe[1];
 			npool_pipe++;
