@@ -2,6 +2,7 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -56,7 +57,9 @@ static int listen_tcp(const char *port)
 	struct sockaddr_in sa = { .sin_family = AF_INET, .sin_port = htons((uint16_t)p),
 		.sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
 	int one = 1, fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	/* TCP_NODELAY here is inherited by every accepted socket (Linux) */
 	if (fd < 0 || setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one)) < 0 ||
+	    setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one)) < 0 ||
 	    bind(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0 || listen(fd, 512) < 0)
 		err_die_errno(VX_EXIT_FAIL, "unable to listen on 127.0.0.1:%ld", p);
 	return fd;

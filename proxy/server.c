@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
+#include <sys/ioctl.h>
 #include <sys/resource.h>
 #include <sys/signalfd.h>
 #include <sys/socket.h>
@@ -27,8 +28,15 @@
 #include "resolve.h"
 #include "socks.h"
 
-#define PIPE_CAP 65536
+#define PIPE_CAP 65536        /* a pipe's default size: the first bytes */
+#define PIPE_BULK (1 << 20)   /* a pump that keeps filling its pipe grows it */
 #define SWEEP_MS 200
+#define ROUNDS 64             /* splices a pump makes before others get a turn */
+#define POOL_MAX 64           /* connections, head buffers and pipes kept */
+/* Grown pipes at once: a user's pipes share a budget (fs.pipe-user-pages-soft,
+ * 64 MiB), past which its new pipes get one page; the task's own builds
+ * spend from the same budget when vx runs unprivileged. */
+#define BULK_MAX 16
 
 enum hkind { H_LISTEN, H_CLIENT, H_UPSTREAM, H_RESOLVER, H_SIGNAL, H_LINES };
 
@@ -50,7 +58,8 @@ struct listener {
  * the other through a pipe. */
 struct pump {
 	int pipe[2];
-	size_t inpipe;
+	size_t inpipe, cap; /* bytes in the pipe, and its size */
+	unsigned fills;     /* times it came back full: bulk, grow it */
 	char *pre;
 	size_t prelen, preoff;
 	long long limit; /* bytes still to take from the source; -1: no limit */
@@ -63,11 +72,14 @@ struct pump {
 enum cstate { C_HEAD, C_RESOLVE, C_CONNECT, C_RELAY };
 enum via { VIA_NONE, VIA_HTTP, VIA_CONNECT, VIA_SOCKS5, VIA_SOCKS4 };
 
+/* Sockets are in the epoll set once, edge-triggered for both directions;
+ * what an edge said is kept here until a call returns EAGAIN. */
 struct conn {
 	struct handle hc, hu;
 	int cfd, ufd;
-	uint32_t cev, uev; /* registered epoll masks; ~0u: not registered */
+	bool crd, cwr, urd, uwr; /* readable/writable as far as we know */
 	bool chup, uhup;
+	bool again; /* on the list of relays to run again (ran out of rounds) */
 	struct ptask *task;
 	enum cstate state;
 	enum via via;
@@ -82,11 +94,12 @@ struct conn {
 	struct sockaddr_storage addr[RESOLVE_MAX_ADDR];
 	int naddr, next;
 	char *upre; /* what goes upstream first once connected */
-	size_t upre_len;
+	size_t upre_len, upre_sent;
 	long long body; /* body bytes still to come from the client; -1: a tunnel */
 	struct pump up, down;
 	double deadline;
 	struct conn *prev, *nextc;
+	struct conn *next_again;
 };
 
 static struct server_opts opts;
@@ -96,6 +109,16 @@ static struct handle h_resolver = { H_RESOLVER }, h_signal = { H_SIGNAL }, h_lin
 static struct listener *listeners;
 static struct conn *conns;
 static struct conn *dead; /* closed in this batch of events, freed after it */
+static struct conn *again_list; /* relays that stopped with work left */
+/* Pools, so that a connection costs no allocation and no pipe2(2) once
+ * the proxy has warmed up: freed connections, head buffers, empty pipes. */
+static struct conn *pool_conn;
+static int npool_conn;
+static char *pool_buf[POOL_MAX];
+static int npool_buf;
+static int pool_pipe[POOL_MAX][2];
+static int npool_pipe;
+static int nbulk; /* pipes grown to PIPE_BULK now open */
 static double now;
 static int exit_code = -1;
 static struct jsonw rec;
@@ -113,25 +136,26 @@ static double clock_now(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
-static void ep_set(int fd, struct handle *h, uint32_t *cur, uint32_t want, bool hup)
+/* A socket joins the set once, for both directions, edge-triggered: no
+ * epoll_ctl per change of direction; it leaves the set when closed. */
+static void ep_add(int fd, struct handle *h)
 {
-	/* After a hangup the socket reports EPOLLHUP for as long as it is
-	 * registered; while nothing is to be read from it, leave the set. */
-	if (hup && !(want & EPOLLIN))
-		want = ~0u;
-	if (want == *cur)
-		return;
-	struct epoll_event ev = { .events = want, .data.ptr = h };
-	int r;
-	if (want == ~0u)
-		r = epoll_ctl(ep, EPOLL_CTL_DEL, fd, NULL);
-	else if (*cur == ~0u)
-		r = epoll_ctl(ep, EPOLL_CTL_ADD, fd, &ev);
-	else
-		r = epoll_ctl(ep, EPOLL_CTL_MOD, fd, &ev);
-	if (r < 0)
+	struct epoll_event ev = { .events = EPOLLIN | EPOLLOUT | EPOLLRDHUP | EPOLLET, .data.ptr = h };
+	if (epoll_ctl(ep, EPOLL_CTL_ADD, fd, &ev) < 0)
 		err_die_errno(1, "epoll_ctl");
-	*cur = want;
+}
+
+static char *buf_get(void)
+{
+	return npool_buf ? pool_buf[--npool_buf] : xmalloc(HTTP_HEAD_MAX);
+}
+
+static void buf_put(char *b)
+{
+	if (b && npool_buf < POOL_MAX)
+		pool_buf[npool_buf++] = b;
+	else
+		free(b);
 }
 
 /* A host as the record shows it: the canonical form when there is one,
@@ -184,11 +208,39 @@ static void record_deny(const struct conn *c, const char *host, unsigned port, c
 		err_die_errno(1, "write error");
 }
 
+/* A pipe for a pump: an empty one from the pool, else a new one. */
+static int pipe_get(struct pump *p)
+{
+	if (npool_pipe) {
+		npool_pipe--;
+		p->pipe[0] = pool_pipe[npool_pipe][0];
+		p->pipe[1] = pool_pipe[npool_pipe][1];
+	} else if (pipe2(p->pipe, O_NONBLOCK | O_CLOEXEC) < 0) {
+		return -1;
+	}
+	p->cap = PIPE_CAP;
+	p->fills = 0;
+	return 0;
+}
+
+/* An empty pipe of the default size goes back to the pool; one holding
+ * bytes (or grown) is closed. The next connection may be another task's:
+ * the kernel's count must agree that it is empty, not only ours. */
 static void pump_free(struct pump *p)
 {
 	if (p->pipe[0] >= 0) {
-		close(p->pipe[0]);
-		close(p->pipe[1]);
+		int left = -1;
+		if (p->inpipe == 0 && p->cap == PIPE_CAP && npool_pipe < POOL_MAX &&
+		    ioctl(p->pipe[0], FIONREAD, &left) == 0 && left == 0) {
+			pool_pipe[npool_pipe][0] = p->pipe[0];
+			pool_pipe[npool_pipe][1] = p->pipe[1];
+			npool_pipe++;
+		} else {
+			close(p->pipe[0]);
+			close(p->pipe[1]);
+			if (p->cap > PIPE_CAP)
+				nbulk--;
+		}
 	}
 	free(p->pre);
 }
@@ -220,7 +272,7 @@ static void conn_close(struct conn *c)
 	conn_unlink(c);
 	pump_free(&c->up);
 	pump_free(&c->down);
-	free(c->buf);
+	buf_put(c->buf);
 	free(c->upre);
 	c->buf = c->upre = NULL;
 	c->up.pre = c->down.pre = NULL;
@@ -283,15 +335,25 @@ static void deny(struct conn *c, const char *host, unsigned port, const char *re
 
 /* ---- the relay ---- */
 
-static int pump_run(struct conn *c, struct pump *p, int from, int to)
+/* Move what can move now from `from` to `to`: first the bytes owed, then
+ * spliced ones. *rd and *wr are what the last edges said of the source and
+ * the destination; each is cleared by the EAGAIN that ends it (a full pipe
+ * also answers EAGAIN, so the source's is cleared only with the pipe
+ * empty). 1: stopped after ROUNDS with work left; -1: broken. */
+static int pump_run(struct conn *c, struct pump *p, int from, int to, bool *rd, bool *wr)
 {
 	while (p->pre && p->preoff < p->prelen) {
+		if (!*wr) {
+			p->blocked = true;
+			return 0;
+		}
 		ssize_t n = send(to, p->pre + p->preoff, p->prelen - p->preoff,
 			MSG_NOSIGNAL | MSG_DONTWAIT);
 		if (n < 0) {
 			if (errno == EINTR)
 				continue;
 			if (errno == EAGAIN) {
+				*wr = false;
 				p->blocked = true;
 				return 0;
 			}
@@ -304,15 +366,19 @@ static int pump_run(struct conn *c, struct pump *p, int from, int to)
 		free(p->pre);
 		p->pre = NULL;
 	}
-	p->blocked = false;
 	if (p->limit == 0)
 		p->eof = true;
-	for (int round = 0; round < 64; round++) {
+	int more = 0;
+	for (int round = 0;; round++) {
+		if (round == ROUNDS) {
+			more = 1;
+			break;
+		}
 		bool progress = false;
-		if (!p->eof && p->inpipe < PIPE_CAP) {
-			if (p->pipe[0] < 0 && pipe2(p->pipe, O_NONBLOCK | O_CLOEXEC) < 0)
+		if (!p->eof && *rd && (p->pipe[0] < 0 || p->inpipe < p->cap)) {
+			if (p->pipe[0] < 0 && pipe_get(p) < 0)
 				return -1;
-			size_t want = PIPE_CAP - p->inpipe;
+			size_t want = p->cap - p->inpipe;
 			if (p->limit >= 0 && (long long)want > p->limit)
 				want = (size_t)p->limit;
 			ssize_t n = splice(from, NULL, p->pipe[1], NULL, want,
@@ -322,23 +388,35 @@ static int pump_run(struct conn *c, struct pump *p, int from, int to)
 				if (p->limit >= 0 && (p->limit -= n) == 0)
 					p->eof = true;
 				progress = true;
+				/* a pump that keeps filling its pipe carries bulk:
+				 * fewer, larger splices (best effort: a user past
+				 * its pipe quota keeps the default) */
+				if (p->inpipe >= p->cap && ++p->fills == 4 && p->cap == PIPE_CAP && nbulk < BULK_MAX) {
+					int sz = fcntl(p->pipe[1], F_SETPIPE_SZ, PIPE_BULK);
+					if (sz > PIPE_CAP) {
+						p->cap = (size_t)sz;
+						nbulk++;
+					}
+				}
 			} else if (n == 0) {
 				p->eof = true;
-			} else if (errno != EAGAIN && errno != EINTR) {
+			} else if (errno == EAGAIN) {
+				if (p->inpipe == 0)
+					*rd = false;
+			} else if (errno != EINTR) {
 				if (errno != ECONNRESET)
 					return -1;
 				p->eof = true;
 			}
 		}
-		if (p->inpipe > 0) {
+		if (p->inpipe > 0 && *wr) {
 			ssize_t m = splice(p->pipe[0], NULL, to, NULL, p->inpipe,
 				SPLICE_F_NONBLOCK | SPLICE_F_MOVE);
 			if (m > 0) {
 				p->inpipe -= (size_t)m;
 				progress = true;
 			} else if (m < 0 && errno == EAGAIN) {
-				p->blocked = true;
-				break;
+				*wr = false;
 			} else if (m < 0 && errno != EINTR) {
 				return -1;
 			}
@@ -348,34 +426,20 @@ static int pump_run(struct conn *c, struct pump *p, int from, int to)
 		c->deadline = now + opts.idle_timeout;
 	}
 	/* bytes left in the pipe: wait until the destination takes more */
-	if (p->inpipe > 0)
-		p->blocked = true;
+	p->blocked = p->inpipe > 0 && !*wr;
 	if (p->eof && p->inpipe == 0 && !p->done) {
 		p->done = true;
 		if (p->shut)
 			shutdown(to, SHUT_WR);
 	}
-	return 0;
-}
-
-static void relay_interest(struct conn *c)
-{
-	uint32_t cw = 0, uw = 0;
-	if (!c->up.eof && !c->up.blocked)
-		cw |= EPOLLIN;
-	if (c->up.blocked)
-		uw |= EPOLLOUT;
-	if (!c->down.eof && !c->down.blocked)
-		uw |= EPOLLIN;
-	if (c->down.blocked)
-		cw |= EPOLLOUT;
-	ep_set(c->cfd, &c->hc, &c->cev, cw, c->chup);
-	ep_set(c->ufd, &c->hu, &c->uev, uw, c->uhup);
+	return more;
 }
 
 static void relay(struct conn *c)
 {
-	if (pump_run(c, &c->up, c->cfd, c->ufd) < 0 || pump_run(c, &c->down, c->ufd, c->cfd) < 0) {
+	int up = pump_run(c, &c->up, c->cfd, c->ufd, &c->crd, &c->uwr);
+	int down = up < 0 ? 0 : pump_run(c, &c->down, c->ufd, c->cfd, &c->urd, &c->cwr);
+	if (up < 0 || down < 0) {
 		conn_close(c);
 		return;
 	}
@@ -390,23 +454,31 @@ static void relay(struct conn *c)
 		conn_close(c);
 		return;
 	}
-	relay_interest(c);
+	/* out of rounds with bytes still moving: no edge will come for what
+	 * is already there, so run again after this batch of events */
+	if ((up > 0 || down > 0) && !c->again) {
+		c->again = true;
+		c->next_again = again_list;
+		again_list = c;
+	}
 }
 
 /* Connected: queue what each side is owed and start relaying. */
 static void relay_start(struct conn *c)
 {
-	int one = 1;
-	setsockopt(c->ufd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
 	c->state = C_RELAY;
 	c->deadline = now + opts.idle_timeout;
 	c->up.pre = c->upre;
 	c->up.prelen = c->upre_len;
+	c->up.preoff = c->upre_sent;
 	c->upre = NULL;
 	c->up.limit = c->body;
 	c->up.shut = c->body < 0;
 	c->down.limit = -1;
-	c->down.shut = true;
+	/* a tunnel's client may still send after the origin is done; a
+	 * forwarded request's connection closes once the answer is out, and
+	 * close() sends the FIN itself */
+	c->down.shut = c->body < 0;
 	if (c->via == VIA_CONNECT) {
 		static const char ok[] = "HTTP/1.1 200 Connection established\r\n\r\n";
 		c->down.pre = xstrdup(ok);
@@ -416,8 +488,9 @@ static void relay_start(struct conn *c)
 		socks_reply((unsigned char *)c->down.pre, SOCKS_REP_OK);
 		c->down.prelen = 10;
 	}
-	free(c->buf);
+	buf_put(c->buf);
 	c->buf = NULL;
+	c->cwr = true; /* nothing written to the client yet */
 	relay(c);
 }
 
@@ -428,35 +501,56 @@ static void connect_next(struct conn *c)
 	while (c->next < c->naddr) {
 		struct sockaddr_storage *a = &c->addr[c->next++];
 		socklen_t alen = a->ss_family == AF_INET ? sizeof(struct sockaddr_in) : sizeof(struct sockaddr_in6);
-		int fd = socket(a->ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+		int one = 1, fd = socket(a->ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
 		if (fd < 0)
 			continue;
+		/* a forwarded head without a body goes in one send; what is
+		 * relayed piecemeal (a tunnel, a body) should not wait for ACKs */
+		if (c->body != 0)
+			setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
 		if (connect(fd, (struct sockaddr *)a, alen) == 0 || errno == EINPROGRESS) {
 			c->ufd = fd;
-			c->uev = ~0u;
-			c->uhup = false;
+			c->urd = c->uwr = c->uhup = false;
 			c->state = C_CONNECT;
-			ep_set(fd, &c->hu, &c->uev, EPOLLOUT, false);
-			return;
+			ep_add(fd, &c->hu); /* the connect's end is an edge */
+			if (!c->upre_len)
+				return;
+			/* on loopback the handshake is over by now, as a rule: the
+			 * bytes owed upstream go at once, and their send tells
+			 * (EAGAIN: still connecting, wait for the edge) */
+			ssize_t n = send(fd, c->upre, c->upre_len, MSG_NOSIGNAL | MSG_DONTWAIT);
+			if (n > 0) {
+				c->upre_sent = (size_t)n;
+				c->uwr = true;
+				relay_start(c);
+				return;
+			}
+			if (errno == EAGAIN)
+				return;
+			c->ufd = -1; /* refused at once: the next address */
 		}
 		close(fd);
 	}
 	refuse(c, 502, SOCKS_REP_REFUSED, "cannot connect to the origin");
 }
 
-static void on_connected(struct conn *c)
+static void on_connected(struct conn *c, uint32_t ev)
 {
+	if (!(ev & (EPOLLOUT | EPOLLERR | EPOLLHUP)))
+		return;
+	/* writable without an error or a hangup: connected */
 	int e = 0;
 	socklen_t el = sizeof(e);
-	if (getsockopt(c->ufd, SOL_SOCKET, SO_ERROR, &e, &el) < 0)
+	if ((ev & (EPOLLERR | EPOLLHUP)) && getsockopt(c->ufd, SOL_SOCKET, SO_ERROR, &e, &el) < 0)
 		e = errno;
+	if ((ev & (EPOLLERR | EPOLLHUP)) && !e)
+		e = ECONNREFUSED;
 	if (e) {
 		close(c->ufd);
 		c->ufd = -1;
 		connect_next(c);
 		return;
 	}
-	ep_set(c->ufd, &c->hu, &c->uev, 0, false);
 	relay_start(c);
 }
 
@@ -526,7 +620,6 @@ static void judge(struct conn *c, const char *host, enum netpat_host kind, unsig
 		deny(c, host, port, why);
 		return;
 	}
-	ep_set(c->cfd, &c->hc, &c->cev, 0, c->chup);
 	c->deadline = now + opts.connect_timeout;
 	if (kind == NETPAT_HOST_NAME) {
 		/* only now, allowed, is the name looked up */
@@ -672,30 +765,40 @@ static void on_socks(struct conn *c)
 	judge(c, r.host, r.host_kind, r.port);
 }
 
+/* Read the head until it is complete (the state moves on), refused, or
+ * the socket has nothing more (edge-triggered: read until then). */
 static void on_head_readable(struct conn *c)
 {
 	if (!c->buf)
-		c->buf = xmalloc(HTTP_HEAD_MAX);
-	ssize_t n = recv(c->cfd, c->buf + c->len, HTTP_HEAD_MAX - c->len, 0);
-	if (n < 0) {
-		if (errno != EAGAIN && errno != EINTR)
-			conn_close(c);
-		return;
+		c->buf = buf_get();
+	while (!c->closed && c->state == C_HEAD && c->crd) {
+		size_t want = HTTP_HEAD_MAX - c->len;
+		ssize_t n = recv(c->cfd, c->buf + c->len, want, 0);
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			if (errno == EAGAIN)
+				c->crd = false;
+			else
+				conn_close(c);
+			return;
+		}
+		if (n == 0) {
+			conn_close(c); /* gone before asking for anything */
+			return;
+		}
+		if ((size_t)n < want)
+			c->crd = false; /* a short read took all there was */
+		c->len += (size_t)n;
+		if (c->via == VIA_NONE)
+			c->via = (c->buf[0] == 5 || c->buf[0] == 4) ? VIA_SOCKS5 : VIA_HTTP;
+		/* a SOCKS head is a few hundred bytes at most; HTTP's bound is
+		 * the parser's (431) */
+		if (c->via == VIA_SOCKS5)
+			on_socks(c);
+		else
+			on_http_head(c);
 	}
-	if (n == 0) {
-		conn_close(c); /* gone before asking for anything */
-		return;
-	}
-	c->len += (size_t)n;
-	if (c->via == VIA_NONE)
-		c->via = (c->buf[0] == 5 || c->buf[0] == 4) ? VIA_SOCKS5 : VIA_HTTP;
-	if (c->via == VIA_SOCKS5) {
-		on_socks(c);
-		return;
-	}
-	on_http_head(c);
-	/* a SOCKS head is a few hundred bytes at most; HTTP's bound is the
-	 * parser's (431) */
 }
 
 /* ---- accepting, timeouts, the loop ---- */
@@ -711,12 +814,18 @@ static void on_accept(struct listener *l)
 				err_warn_errno("accept on the socket of %s", l->task->id);
 			return;
 		}
-		struct conn *c = xcalloc(1, sizeof(*c));
+		struct conn *c = pool_conn;
+		if (c) {
+			pool_conn = c->nextc;
+			npool_conn--;
+			memset(c, 0, sizeof(*c));
+		} else {
+			c = xcalloc(1, sizeof(*c));
+		}
 		c->hc.kind = H_CLIENT;
 		c->hu.kind = H_UPSTREAM;
 		c->cfd = fd;
 		c->ufd = -1;
-		c->cev = c->uev = ~0u;
 		c->up.pipe[0] = c->down.pipe[0] = -1;
 		c->task = l->task;
 		c->deadline = now + opts.header_timeout;
@@ -724,7 +833,11 @@ static void on_accept(struct listener *l)
 		if (conns)
 			conns->prev = c;
 		conns = c;
-		ep_set(fd, &c->hc, &c->cev, EPOLLIN, false);
+		ep_add(fd, &c->hc); /* bytes already there are an edge */
+		/* a client writes its request as soon as it is connected: it is
+		 * often there already, which saves a trip through epoll_wait */
+		c->crd = true;
+		on_head_readable(c);
 	}
 }
 
@@ -761,6 +874,11 @@ static void on_conn_event(struct conn *c, bool upstream, uint32_t ev)
 {
 	if (c->closed)
 		return;
+	bool *rd = upstream ? &c->urd : &c->crd, *wr = upstream ? &c->uwr : &c->cwr;
+	if (ev & (EPOLLIN | EPOLLRDHUP | EPOLLHUP | EPOLLERR))
+		*rd = true;
+	if (ev & (EPOLLOUT | EPOLLHUP | EPOLLERR))
+		*wr = true;
 	if (ev & (EPOLLHUP | EPOLLERR)) {
 		if (upstream)
 			c->uhup = true;
@@ -769,7 +887,8 @@ static void on_conn_event(struct conn *c, bool upstream, uint32_t ev)
 	}
 	switch (c->state) {
 	case C_HEAD:
-		on_head_readable(c);
+		if (!upstream)
+			on_head_readable(c);
 		break;
 	case C_RESOLVE:
 		/* the client hung up during the lookup */
@@ -778,7 +897,7 @@ static void on_conn_event(struct conn *c, bool upstream, uint32_t ev)
 		break;
 	case C_CONNECT:
 		if (upstream)
-			on_connected(c);
+			on_connected(c, ev);
 		else if (ev & (EPOLLHUP | EPOLLERR))
 			conn_close(c);
 		break;
@@ -964,7 +1083,7 @@ int server_run(void)
 	struct epoll_event evs[128];
 	double next_sweep = 0;
 	while (exit_code < 0) {
-		int n = epoll_wait(ep, evs, 128, conns ? SWEEP_MS : -1);
+		int n = epoll_wait(ep, evs, 128, again_list ? 0 : conns ? SWEEP_MS : -1);
 		if (n < 0 && errno != EINTR)
 			err_die_errno(1, "epoll_wait");
 		now = clock_now();
@@ -991,10 +1110,25 @@ int server_run(void)
 				break;
 			}
 		}
+		/* relays that ran out of rounds go on where they stopped */
+		for (struct conn *c = again_list, *nx; c; c = nx) {
+			if (c == again_list)
+				again_list = NULL; /* a relay may queue itself anew */
+			nx = c->next_again;
+			c->again = false;
+			if (!c->closed)
+				relay(c);
+		}
 		while (dead) {
 			struct conn *c = dead;
 			dead = c->nextc;
-			free(c);
+			if (npool_conn < POOL_MAX) {
+				c->nextc = pool_conn;
+				pool_conn = c;
+				npool_conn++;
+			} else {
+				free(c);
+			}
 		}
 		check_done();
 		if (now >= next_sweep) {

@@ -1,14 +1,16 @@
 /* server.h: vx-proxy's event loop: the task sockets, the client
  * connections, the judgement and the relay.
  *
- * One thread and one level-triggered epoll set; name lookups go to
- * resolve.h's workers. A connection is attributed to the task whose socket
- * accepted it, and to nothing the client says. Its first byte picks the
- * protocol (0x05 SOCKS5, 0x04 SOCKS4 (refused), else HTTP); its request is
- * judged (policy.h) before any lookup, the addresses a name resolves to are
- * judged again, and the address dialled is one of those. Tunnel bytes move
- * with splice(2) through a pipe per direction. Every refusal is one "deny"
- * record on stdout (docs/protocol.md).
+ * One thread and one edge-triggered epoll set (each socket joins it once,
+ * for both directions); name lookups go to resolve.h's workers. A
+ * connection is attributed to the task whose socket accepted it, and to
+ * nothing the client says. Its first byte picks the protocol (0x05 SOCKS5,
+ * 0x04 SOCKS4 (refused), else HTTP); its request is judged (policy.h)
+ * before any lookup, the addresses a name resolves to are judged again,
+ * and the address dialled is one of those. Tunnel bytes move with
+ * splice(2) through a pipe per direction (64 KiB, grown to 1 MiB for a
+ * direction that keeps filling it). Every refusal is one "deny" record on
+ * stdout (docs/protocol.md).
  */
 #ifndef VX_PROXY_SERVER_H
 #define VX_PROXY_SERVER_H

@@ -22,22 +22,31 @@
 
 #include "err.h"
 
-#define PIPE_CAP 65536
+#define PIPE_CAP 65536      /* a pipe's default size */
+#define PIPE_BULK (1 << 20) /* a direction that keeps filling it grows it */
+/* Grown pipes at once: a user's pipes share a budget (fs.pipe-user-pages-soft)
+ * with the task's own */
+#define BULK_MAX 4
+
+struct end;
 
 /* One direction: from one socket through a pipe into the other. */
 struct dir {
-	int from, to;
+	struct end *from, *to;
 	int pipe[2];
-	size_t inpipe;
+	size_t inpipe, cap;
+	unsigned fills;
 	bool eof, shut;
 };
 
 struct pair;
 
+/* A socket is in the epoll set once, edge-triggered for both directions;
+ * rd/wr keep what its last edge said until a call returns EAGAIN. */
 struct end {
 	struct pair *p;
 	int fd;
-	uint32_t ev; /* registered epoll mask; ~0u: not registered */
+	bool rd, wr;
 };
 
 /* Two sockets relayed both ways. */
@@ -58,6 +67,7 @@ struct lst {
 };
 
 static int ep = -1;
+static int nbulk; /* pipes grown to PIPE_BULK now open */
 static struct pair *dead; /* closed in this batch of events, freed after it */
 static struct pair *pairs; /* every open pair */
 static volatile sig_atomic_t draining;
@@ -147,46 +157,63 @@ static int set_env(unsigned http, unsigned socks)
 
 /* ---- the relay ---- */
 
-static void dir_init(struct dir *d, int from, int to)
+static void dir_init(struct dir *d, struct end *from, struct end *to)
 {
 	d->from = from;
 	d->to = to;
 	d->pipe[0] = d->pipe[1] = -1;
 	d->inpipe = 0;
+	d->cap = PIPE_CAP;
+	d->fills = 0;
 	d->eof = d->shut = false;
 }
 
-/* Move what can move now. -1: the pair is broken. */
+/* Move what can move now. -1: the pair is broken. A full pipe answers
+ * EAGAIN too, so the source's EAGAIN counts only with the pipe empty. */
 static int dir_pump(struct dir *d)
 {
 	for (;;) {
 		bool moved = false;
-		if (!d->eof && d->inpipe < PIPE_CAP) {
+		if (!d->eof && d->from->rd && d->inpipe < d->cap) {
 			if (d->pipe[0] < 0 && pipe2(d->pipe, O_CLOEXEC | O_NONBLOCK))
 				return -1;
-			ssize_t n = splice(d->from, NULL, d->pipe[1], NULL, PIPE_CAP - d->inpipe,
+			ssize_t n = splice(d->from->fd, NULL, d->pipe[1], NULL, d->cap - d->inpipe,
 				SPLICE_F_MOVE | SPLICE_F_NONBLOCK);
 			if (n > 0) {
 				d->inpipe += (size_t)n;
 				moved = true;
+				/* bulk: fewer, larger splices (best effort) */
+				if (d->inpipe >= d->cap && ++d->fills == 4 && d->cap == PIPE_CAP &&
+					nbulk < BULK_MAX) {
+					int sz = fcntl(d->pipe[1], F_SETPIPE_SZ, PIPE_BULK);
+					if (sz > PIPE_CAP) {
+						d->cap = (size_t)sz;
+						nbulk++;
+					}
+				}
 			} else if (n == 0) {
 				d->eof = true;
-			} else if (errno != EAGAIN && errno != EINTR) {
+			} else if (errno == EAGAIN) {
+				if (!d->inpipe)
+					d->from->rd = false;
+			} else if (errno != EINTR) {
 				return -1;
 			}
 		}
-		if (d->inpipe) {
-			ssize_t n = splice(d->pipe[0], NULL, d->to, NULL, d->inpipe,
+		if (d->inpipe && d->to->wr) {
+			ssize_t n = splice(d->pipe[0], NULL, d->to->fd, NULL, d->inpipe,
 				SPLICE_F_MOVE | SPLICE_F_NONBLOCK);
 			if (n > 0) {
 				d->inpipe -= (size_t)n;
 				moved = true;
-			} else if (n < 0 && errno != EAGAIN && errno != EINTR) {
+			} else if (n < 0 && errno == EAGAIN) {
+				d->to->wr = false;
+			} else if (n < 0 && errno != EINTR) {
 				return -1;
 			}
 		}
 		if (d->eof && !d->inpipe && !d->shut) {
-			shutdown(d->to, SHUT_WR);
+			shutdown(d->to->fd, SHUT_WR);
 			d->shut = true;
 		}
 		if (!moved)
@@ -194,20 +221,10 @@ static int dir_pump(struct dir *d)
 	}
 }
 
-static void end_set(struct end *e, uint32_t want)
+static int end_add(struct end *e)
 {
-	if (want == e->ev)
-		return;
-	struct epoll_event ev = {.events = want, .data.ptr = e};
-	int r;
-	if (want == 0)
-		r = epoll_ctl(ep, EPOLL_CTL_DEL, e->fd, NULL), want = ~0u;
-	else if (e->ev == ~0u)
-		r = epoll_ctl(ep, EPOLL_CTL_ADD, e->fd, &ev);
-	else
-		r = epoll_ctl(ep, EPOLL_CTL_MOD, e->fd, &ev);
-	if (r == 0 || want == ~0u)
-		e->ev = want;
+	struct epoll_event ev = {.events = EPOLLIN | EPOLLOUT | EPOLLRDHUP | EPOLLET, .data.ptr = e};
+	return epoll_ctl(ep, EPOLL_CTL_ADD, e->fd, &ev);
 }
 
 static void pair_close(struct pair *p)
@@ -217,6 +234,8 @@ static void pair_close(struct pair *p)
 		if (ds[i]->pipe[0] >= 0) {
 			close(ds[i]->pipe[0]);
 			close(ds[i]->pipe[1]);
+			if (ds[i]->cap > PIPE_CAP)
+				nbulk--;
 		}
 	close(p->a.fd); /* close() also leaves the epoll set */
 	close(p->b.fd);
@@ -231,25 +250,12 @@ static void pair_close(struct pair *p)
 	dead = p;
 }
 
-/* Pump both ways, then ask for what would let more move. */
+/* Pump both ways as far as the last edges allow. */
 static void pair_run(struct pair *p)
 {
 	if (dir_pump(&p->ab) || dir_pump(&p->ba) ||
-		(p->ab.shut && p->ba.shut)) {
+		(p->ab.shut && p->ba.shut))
 		pair_close(p);
-		return;
-	}
-	uint32_t wa = 0, wb = 0;
-	if (!p->ab.eof && p->ab.inpipe < PIPE_CAP)
-		wa |= EPOLLIN;
-	if (p->ba.inpipe)
-		wa |= EPOLLOUT;
-	if (!p->ba.eof && p->ba.inpipe < PIPE_CAP)
-		wb |= EPOLLIN;
-	if (p->ab.inpipe)
-		wb |= EPOLLOUT;
-	end_set(&p->a, wa);
-	end_set(&p->b, wb);
 }
 
 /* A new stream to where a connection accepted on l goes, or -1. */
@@ -288,15 +294,21 @@ static void on_accept(const struct lst *l)
 		}
 		fcntl(u, F_SETFL, fcntl(u, F_GETFL) | O_NONBLOCK);
 		struct pair *p = xcalloc(1, sizeof(*p));
-		p->a = (struct end){.p = p, .fd = c, .ev = ~0u};
-		p->b = (struct end){.p = p, .fd = u, .ev = ~0u};
-		dir_init(&p->ab, c, u);
-		dir_init(&p->ba, u, c);
+		/* both new: nothing to read yet, room to write */
+		p->a = (struct end){.p = p, .fd = c, .wr = true};
+		p->b = (struct end){.p = p, .fd = u, .wr = true};
+		dir_init(&p->ab, &p->a, &p->b);
+		dir_init(&p->ba, &p->b, &p->a);
+		if (end_add(&p->a) || end_add(&p->b)) {
+			close(c);
+			close(u);
+			free(p);
+			continue;
+		}
 		p->next = pairs;
 		if (pairs)
 			pairs->prev = p;
 		pairs = p;
-		pair_run(p);
 	}
 }
 
@@ -358,8 +370,13 @@ static void __attribute__((noreturn)) relay_loop(struct lst *ls, size_t n)
 				continue;
 			}
 			struct end *e = ptr;
-			if (!e->p->dead)
-				pair_run(e->p);
+			if (e->p->dead)
+				continue;
+			if (evs[i].events & (EPOLLIN | EPOLLRDHUP | EPOLLHUP | EPOLLERR))
+				e->rd = true;
+			if (evs[i].events & (EPOLLOUT | EPOLLHUP | EPOLLERR))
+				e->wr = true;
+			pair_run(e->p);
 		}
 		while (dead) {
 			struct pair *p = dead;

@@ -17,7 +17,8 @@
  * open its fds through /proc), and dies with pid 1, so with the task; pid 1
  * first gives it a moment to deliver what the task sent before exiting. The
  * task's own AF_UNIX block stays as its grant says. Bytes move with splice(2)
- * through a pipe per direction (at most 64 KiB in flight each way).
+ * through a pipe per direction (64 KiB in flight each way; 1 MiB for a
+ * direction that keeps its pipe full), sockets in an edge-triggered epoll set.
  */
 #ifndef VX_SANDBOX_BRIDGE_H
 #define VX_SANDBOX_BRIDGE_H

@@ -238,6 +238,30 @@ GET='get() { curl -sS --max-time 10 "$@" 2>&1 || true; echo; }
 	assert_output --partial 'probe#get: <title>Directory listing'
 }
 
+@test "bulk bytes through the bridge: downloads over HTTP, CONNECT and SOCKS5 and an upload arrive whole; a localBinding download byte for byte" {
+	# the bridge's relay grows its pipes and keeps readiness per socket
+	# (edge-triggered): nothing may be lost or reordered on the way
+	task a fetch '{ "allow": { "network": ["origin.test"] } }' '
+		u=http://origin.test:8080/big20000000
+		echo "abs $(curl -sS -o /dev/null -w "%{size_download}" $u)"
+		echo "con $(curl -sS -p -o /dev/null -w "%{size_download}" $u)"
+		echo "socks $(curl -sS --proxy "$ALL_PROXY" -o /dev/null -w "%{size_download}" $u)"
+		head -c 20000000 /dev/zero | curl -sS --data-binary @- http://origin.test:8080/up'
+	run -0 vxr run a#fetch
+	assert_line 'a#fetch: abs 20000000'
+	assert_line 'a#fetch: con 20000000'
+	assert_line 'a#fetch: socks 20000000'
+	assert_line 'a#fetch: origin 8080 POST /up host=origin.test:8080 body=20000000'
+	local port=$((20000 + RANDOM % 20000))
+	mkdir -p packages/b
+	head -c 20000000 /dev/urandom > packages/b/big.bin
+	pkg packages/b b '' '{ "tasks": { "serve": { "exec": { "command": "exec /usr/bin/python3 -m http.server '"$port"' --bind 127.0.0.1",
+		"persistent": true, "sandbox": { "allow": { "localBinding": ['"$port"'], "read": ["."] } } } } } }'
+	pkg packages/probe probe '' '{ "tasks": { "get": { "exec": { "command": "for i in $(seq 100); do curl -sf -o '"$BASE"'/got.bin http://127.0.0.1:'"$port"'/big.bin && exit 0; sleep 0.05; done; exit 1" }, "dependsOn": ["b#serve"] } } }'
+	run -0 vxr run probe#get
+	cmp packages/b/big.bin "$BASE/got.bin"
+}
+
 @test "localBinding: a port already taken on the host fails the task with a line naming it; the task never runs" {
 	local port=$((20000 + RANDOM % 20000))
 	/usr/bin/python3 -c 'import socket,sys,time; s=socket.socket(); s.bind(("127.0.0.1", int(sys.argv[1]))); s.listen(); open(sys.argv[2],"w").close(); time.sleep(60)' \
