@@ -36,7 +36,8 @@ done
 # a workspace outside /tmp (the sandbox gives the task a private /tmp)
 dir=$(mktemp -d /var/tmp/vx-bench-trace.XXXXXX)
 cleanup() {
-	if [ "${BENCH_TMPFS:-0}" = 1 ]; then umount "$dir/ws" 2> /dev/null || true; fi
+	# lazily when a straggler of srt's still holds it (the rm failed, exit 1)
+	if [ "${BENCH_TMPFS:-0}" = 1 ]; then umount "$dir/ws" 2> /dev/null || umount -l "$dir/ws" 2> /dev/null || true; fi
 	rm -rf "$dir"
 }
 trap cleanup EXIT
