@@ -997,22 +997,30 @@ void trace_placeholders(const struct sb_request *r, const struct plan *p)
 	jsonw_free(&o.w);
 }
 
+/* The tracer's state for one task, and the trace's start record: shared by
+ * the ptrace loop and the notification prototype. */
+static void tracer_init(struct tracer *t, struct out *o, const struct sb_request *r,
+	const struct plan *p)
+{
+	memset(t, 0, sizeof(*t));
+	o->fd = r->trace_fd;
+	t->r = r;
+	t->p = p;
+	t->o = o;
+	for (size_t i = 0; i < NCALLS; i++)
+		if (calls[i].nr >= 0 && calls[i].nr < 1024)
+			t->bynr[calls[i].nr] = &calls[i];
+	snapshot(t);
+	start_record(t);
+}
+
 int trace_loop(const struct sb_request *r, const struct plan *p, pid_t task)
 {
 	static struct out o;
 	struct tracer t;
 	int task_status = 0;
 
-	memset(&t, 0, sizeof(t));
-	o.fd = r->trace_fd;
-	t.r = r;
-	t.p = p;
-	t.o = &o;
-	for (size_t i = 0; i < NCALLS; i++)
-		if (calls[i].nr >= 0 && calls[i].nr < 1024)
-			t.bynr[calls[i].nr] = &calls[i];
-	snapshot(&t);
-	start_record(&t);
+	tracer_init(&t, &o, r, p);
 	proc_get(&t, task, true)->seen = true;
 	for (;;) {
 		int st, sig, event;
@@ -1199,16 +1207,7 @@ int trace_notify_loop(const struct sb_request *r, const struct plan *p, pid_t ta
 	struct seccomp_notif req;
 	struct seccomp_notif_resp resp;
 
-	memset(&t, 0, sizeof(t));
-	o.fd = r->trace_fd;
-	t.r = r;
-	t.p = p;
-	t.o = &o;
-	for (size_t i = 0; i < NCALLS; i++)
-		if (calls[i].nr >= 0 && calls[i].nr < 1024)
-			t.bynr[calls[i].nr] = &calls[i];
-	snapshot(&t);
-	start_record(&t);
+	tracer_init(&t, &o, r, p);
 	for (;;) {
 		struct pollfd pf[2] = {{listener, POLLIN, 0}, {pidfd, POLLIN, 0}};
 		struct proc pr;
