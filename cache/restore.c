@@ -66,14 +66,21 @@ struct parent {
 	int err; /* fd < 0: why the directory could not be opened */
 };
 
+/* Is pc's directory the one rel is in? */
+static bool parent_holds(const struct parent *pc, const char *rel)
+{
+	const char *slash = strrchr(rel, '/');
+	size_t n = slash ? (size_t)(slash - rel) : 0;
+	return pc->dir && strlen(pc->dir) == n && strncmp(pc->dir, rel, n) == 0;
+}
+
 static int parent_get(struct cache *c, struct parent *pc, int projfd, const char *rel,
 	bool create, const char **base)
 {
 	const char *slash = strrchr(rel, '/');
 	size_t n = slash ? (size_t)(slash - rel) : 0;
 	*base = slash ? slash + 1 : rel;
-	if (pc->dir && strlen(pc->dir) == n && strncmp(pc->dir, rel, n) == 0 &&
-		(pc->fd >= 0 || (!create && pc->err == ENOENT))) {
+	if (parent_holds(pc, rel) && (pc->fd >= 0 || (!create && pc->err == ENOENT))) {
 		errno = pc->err; /* a directory known missing stays so while nothing is written */
 		return pc->fd;
 	}
@@ -95,10 +102,7 @@ static int parent_get(struct cache *c, struct parent *pc, int projfd, const char
 /* Is rel's directory the one last found missing? Then rel is missing too. */
 static bool parent_missing(const struct parent *pc, const char *rel)
 {
-	const char *slash = strrchr(rel, '/');
-	size_t n = slash ? (size_t)(slash - rel) : 0;
-	return pc->dir && pc->fd < 0 && pc->err == ENOENT && strlen(pc->dir) == n &&
-	       strncmp(pc->dir, rel, n) == 0;
+	return pc->fd < 0 && pc->err == ENOENT && parent_holds(pc, rel);
 }
 
 static void parent_done(struct parent *pc)

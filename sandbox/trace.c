@@ -1014,6 +1014,17 @@ static void tracer_init(struct tracer *t, struct out *o, const struct sb_request
 	start_record(t);
 }
 
+/* Frees what tracer_init and the loops share; each loop frees its own processes. */
+static void tracer_free(struct tracer *t, struct out *o)
+{
+	dcache_free(&t->dc);
+	for (size_t i = 0; i < t->wdirs.n; i++)
+		strlist_free(&t->wnames[i]);
+	free(t->wnames);
+	strlist_free(&t->wdirs);
+	jsonw_free(&o->w);
+}
+
 int trace_loop(const struct sb_request *r, const struct plan *p, pid_t task)
 {
 	static struct out o;
@@ -1095,12 +1106,7 @@ int trace_loop(const struct sb_request *r, const struct plan *p, pid_t task)
 		free(t.procs[i].inval_dir);
 	}
 	free(t.procs);
-	dcache_free(&t.dc);
-	for (size_t i = 0; i < t.wdirs.n; i++)
-		strlist_free(&t.wnames[i]);
-	free(t.wnames);
-	strlist_free(&t.wdirs);
-	jsonw_free(&o.w);
+	tracer_free(&t, &o);
 	return task_status;
 }
 
@@ -1256,11 +1262,6 @@ int trace_notify_loop(const struct sb_request *r, const struct plan *p, pid_t ta
 	if (pidfd >= 0)
 		close(pidfd);
 	close(listener);
-	dcache_free(&t.dc);
-	for (size_t i = 0; i < t.wdirs.n; i++)
-		strlist_free(&t.wnames[i]);
-	free(t.wnames);
-	strlist_free(&t.wdirs);
-	jsonw_free(&o.w);
+	tracer_free(&t, &o);
 	return task_status;
 }
