@@ -47,7 +47,7 @@ UNIT_BIN   := $(patsubst tests/unit/%.c,$(BUILD)/unit/%,$(UNIT_SRC))
 
 SHELL_FILES := $(shell git ls-files '*.sh' '*.bash' '*.bats' 2>/dev/null) .ci/run
 
-all: $(addprefix $(BINDIR)/,$(PROGS))
+all: $(addprefix $(BINDIR)/,$(PROGS)) $(if $(wildcard sandbox/main.c),$(BINDIR)/vx-trace.so)
 
 $(BUILD)/%.o: %.c
 	@mkdir -p $(dir $@)
@@ -74,6 +74,13 @@ $(BINDIR)/vx-key: $(KEY_OBJ) $(BUILD)/libcommon.a
 $(BINDIR)/vx-sandbox: $(SANDBOX_OBJ) $(BUILD)/libcommon.a
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS) -lseccomp
+
+# the tracer's fast path, preloaded into traced tasks (sandbox/fastpath.h):
+# never sanitized (it runs inside the task's programs, not ours)
+SHIM_CFLAGS := -O2 -g -fPIC -fvisibility=hidden -fno-stack-protector
+$(BINDIR)/vx-trace.so: sandbox/shim/vx-trace.c sandbox/fastpath.h
+	@mkdir -p $(dir $@)
+	$(CC) -D_GNU_SOURCE $(SHIM_CFLAGS) $(WARN) -shared -Wl,-z,now -Wl,-z,noexecstack -o $@ $< -ldl
 
 $(BINDIR)/vx-proxy: $(PROXY_OBJ) $(BUILD)/libcommon.a
 	@mkdir -p $(dir $@)
@@ -115,9 +122,11 @@ check:
 install: all
 	install -d $(DESTDIR)$(PREFIX)/bin
 	install -m 0755 $(addprefix $(BINDIR)/,$(PROGS)) $(DESTDIR)$(PREFIX)/bin/
+	install -d $(DESTDIR)$(PREFIX)/lib/vx
+	install -m 0644 $(BINDIR)/vx-trace.so $(DESTDIR)$(PREFIX)/lib/vx/
 
 clean:
-	rm -rf build $(addprefix bin/,$(PROGS))
+	rm -rf build $(addprefix bin/,$(PROGS)) bin/vx-trace.so
 
 .PHONY: all unit bats shellcheck check install clean
 -include $(shell find build -name '*.d' 2>/dev/null)

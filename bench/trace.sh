@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # bench/trace.sh: the access tracer (issue 5) in ONE hyperfine run: each
 # workload bare, under vx-sandbox with --trace (ptrace behind the seccomp
-# filter, the shipped tracer), under vx-sandbox --trace with the seccomp
+# filter with the fast path of sandbox/fastpath.h, the shipped tracer), the
+# same with VX_TRACE_FAST=0 (every traced call stops), under vx-sandbox
+# --trace with the seccomp
 # user-notification prototype (VX_TRACE_NOTIFY=1, see sandbox/trace.c),
 # under vx-sandbox without tracing (the sandbox's own cost), under `strace -f
 # --seccomp-bpf -e trace=%file -o /dev/null` (the reference's way; benchmark
@@ -95,6 +97,7 @@ for w in reads creates compile denied; do
 	c=${work[$w]}
 	cmds+=(-n "$w: bare" "sh -c '$c'")
 	cmds+=(-n "$w: vx-sandbox --trace" "$sb --trace $dir/trace-$w.jsonl -- sh -c '$c'")
+	cmds+=(-n "$w: vx-sandbox --trace, no fast path" "env VX_TRACE_FAST=0 $sb --trace $dir/slow-$w.jsonl -- sh -c '$c'")
 	cmds+=(-n "$w: vx-sandbox --trace, notify prototype" "env VX_TRACE_NOTIFY=1 $sb --trace $dir/notify-$w.jsonl -- sh -c '$c'")
 	cmds+=(-n "$w: vx-sandbox, no trace" "$sb -- sh -c '$c'")
 	cmds+=(-n "$w: strace" "$st sh -c '$c'")
@@ -128,6 +131,10 @@ $sb --trace "$dir/count.jsonl" -- sh -c "$denied"
 printf 'vx-sandbox --trace: %s records, end record says %s\n' \
 	"$(grep -c '"errno":"EROFS"' "$dir/count.jsonl")" \
 	"$(sed -n 's/.*"trace":"end","events":\([0-9]*\).*/\1/p' "$dir/count.jsonl")"
+VX_TRACE_FAST=0 $sb --trace "$dir/count-slow.jsonl" -- sh -c "$denied"
+printf 'vx-sandbox --trace, no fast path: %s records, end record says %s\n' \
+	"$(grep -c '"errno":"EROFS"' "$dir/count-slow.jsonl")" \
+	"$(sed -n 's/.*"trace":"end","events":\([0-9]*\).*/\1/p' "$dir/count-slow.jsonl")"
 VX_TRACE_NOTIFY=1 $sb --trace "$dir/count-notify.jsonl" -- sh -c "$denied"
 printf 'notify prototype: %s records, end record says %s\n' \
 	"$(grep -c '"errno":"EROFS"' "$dir/count-notify.jsonl")" \

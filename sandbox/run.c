@@ -224,6 +224,8 @@ static int traced(const struct sb_request *r, const struct plan *p, scmp_filter_
 			setup_die("the kernel refuses the seccomp filter; fix: run on a kernel "
 				"with CONFIG_SECCOMP_FILTER");
 		}
+		if (c == 't' && trace_arm(r, p))
+			setup_die("the kernel refuses the trace filter");
 		exec_task(r);
 	}
 	close(ready[1]);

@@ -16,6 +16,7 @@
 #ifndef VX_SANDBOX_TRACE_H
 #define VX_SANDBOX_TRACE_H
 
+#include <linux/filter.h>
 #include <seccomp.h>
 #include <stdbool.h>
 #include <sys/types.h>
@@ -23,8 +24,18 @@
 #include "plan.h"
 #include "request.h"
 
-/* Add the SECCOMP_RET_TRACE rules to f: 0, or -1 after one line. */
+/* Add the traced task's refusal to f (clone with CLONE_UNTRACED): 0, or -1
+ * after one line. */
 int trace_filter(scmp_filter_ctx f);
+/* The trace filter (trace.c): SECCOMP_RET_TRACE for the calls of the table,
+ * allowing fstat, and with fast the fast path's page (fastpath.h); p's file
+ * grants keep reads by open stopping (R-26). 0 with prog->filter malloc'ed,
+ * or -1 after one line. */
+int trace_bpf(const struct plan *p, bool fast, struct sock_fprog *prog);
+/* In the task, after its own filter and before exec: preload the fast
+ * path's shim when the task can read it (and VX_TRACE_FAST is not 0), then
+ * load the trace filter. 0, or -1 with errno set. */
+int trace_arm(const struct sb_request *r, const struct plan *p);
 /* Put pid 1 itself, once it has its tracee, under the task's refusals but
  * for ptrace and process_vm_readv of its tracees (filter_build_tracer): 0,
  * or -1 with errno set. */

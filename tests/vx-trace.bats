@@ -224,6 +224,104 @@ C
 	assert_output "clone: refused"
 }
 
+# --- the fast path (sandbox/fastpath.h) ---------------------------------------
+
+# a mix of every outcome: denied and granted reads by each call, relative,
+# absolute and through .., refused and granted writes, in several processes
+mixed='cat banner.txt; cat src/check.txt; cat "$PWD/banner.txt" ../secret/token.txt /etc/hostname
+	stat banner.txt; test -r ../secret/token.txt; readlink banner.txt; ls ../secret
+	echo x > out/ok; mkdir out/d; echo y > refused.txt; mkdir nope; echo z > out.txt
+	sh -c "cat ../ui/README.md; cat /usr/include/no-such.h"; exit 0'
+
+@test "the fast path loses nothing: a mixed task's records equal those of every call stopping" {
+	run -0 sb --read src --write out/ -- sh -c "$mixed" 2> /dev/null
+	run -0 records
+	local fast="$output"
+	rm -rf "$WS/packages/app/out"/*
+	VX_TRACE_FAST=0 run -0 sb --read src --write out/ -- sh -c "$mixed" 2> /dev/null
+	run -0 records
+	assert_equal "$(sort <<< "$fast")" "$(sort <<< "$output")"
+	assert_line "openat read $WS/packages/app/banner.txt ENOENT "
+	assert_line "openat write $WS/packages/app/refused.txt EROFS "
+	assert_line "mkdir write $WS/packages/app/nope EROFS "
+	assert_line "openat read $WS/packages/ui/README.md ENOENT "
+	assert_equal "$(grep -c banner.txt <<< "$fast")" 4
+}
+
+@test "the fast path with a widened directory: a succeeding read is recorded once, a failing one once" {
+	run -0 sb --write out.txt -- sh -c 'cat banner.txt > /dev/null; cat ../secret/token.txt; echo o > out.txt; exit 0' 2> /dev/null
+	run -0 records
+	assert_output "openat read $WS/packages/app/banner.txt null widened
+openat read $WS/packages/secret/token.txt ENOENT "
+}
+
+@test "the fast path is in the task: its page is mapped, the shim preloaded after the task's own" {
+	local own
+	own=$(ls /lib/x86_64-linux-gnu/libdl.so.2 /usr/lib/x86_64-linux-gnu/libdl.so.2 2> /dev/null | head -1)
+	LD_PRELOAD="$own" run -0 sb --read . -- sh -c 'grep -c "^5a5a00000000-" /proc/self/maps; echo "$LD_PRELOAD"'
+	assert_line --index 0 1
+	assert_line --index 1 "$own:$(cd "$VX_BIN_DIR" && pwd)/vx-trace.so"
+	VX_TRACE_FAST=0 run -1 sb --read . -- sh -c 'grep -c "^5a5a00000000-" /proc/self/maps'
+	assert_output 0
+}
+
+@test "without the shim (LD_PRELOAD dropped, a static program) every denial is still recorded" {
+	printf '#include <fcntl.h>\n#include <stdio.h>\nint main(void) { printf("%%d\\n", open("banner.txt", O_RDONLY)); return 0; }\n' \
+		> "$BATS_TEST_TMPDIR/st.c"
+	cc -static -o "$BATS_TEST_TMPDIR/st" "$BATS_TEST_TMPDIR/st.c"
+	run -0 sb --read "$BATS_TEST_TMPDIR" -- sh -c 'env -u LD_PRELOAD cat banner.txt 2> /dev/null; env -u LD_PRELOAD sh -c "echo > w1" 2> /dev/null; "$0"; exit 0' "$BATS_TEST_TMPDIR/st" 2> /dev/null
+	assert_output "-1"
+	run -0 records
+	assert_output "openat read $WS/packages/app/banner.txt ENOENT 
+openat write $WS/packages/app/w1 EROFS 
+openat read $WS/packages/app/banner.txt ENOENT "
+}
+
+@test "hostile: a call made from the fast path's page on purpose is still refused by the kernel" {
+	cat > "$BATS_TEST_TMPDIR/page.c" <<'C'
+#define _GNU_SOURCE
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+/* the shim's own trampoline: mov rdi->rax ... syscall; ret */
+static const unsigned char code[] = {0x48, 0x89, 0xf8, 0x48, 0x89, 0xf7, 0x48, 0x89, 0xd6,
+	0x48, 0x89, 0xca, 0x4d, 0x89, 0xc2, 0x4d, 0x89, 0xc8, 0x0f, 0x05, 0xc3};
+int main(void)
+{
+	void *p = mmap((void *)0x5a5a00000000UL, 4096, PROT_READ | PROT_WRITE | PROT_EXEC,
+		MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0);
+	long (*t)(long, long, long, long, long, long) = (long (*)(long, long, long, long, long, long))p;
+	char buf[64] = "";
+	long r;
+	memcpy(p, code, sizeof(code));
+	r = t(SYS_openat, AT_FDCWD, (long)"../secret/token.txt", O_RDONLY, 0, 0);
+	if (r >= 0)
+		buf[read((int)r, buf, sizeof(buf) - 1)] = 0;
+	printf("read: %ld %s\n", r, buf);
+	r = t(SYS_openat, AT_FDCWD, (long)"planted.txt", O_WRONLY | O_CREAT, 0644, 0);
+	printf("write: %ld\n", r);
+	return 0;
+}
+C
+	cc -o "$BATS_TEST_TMPDIR/page" "$BATS_TEST_TMPDIR/page.c"
+	run -0 sb --read "$BATS_TEST_TMPDIR" -- "$BATS_TEST_TMPDIR/page"
+	# the positive control: the calls ran (a result each), refused (-ENOENT, -EROFS)
+	assert_output "read: -2 
+write: -30"
+	assert_file_not_exists "$WS/packages/app/planted.txt"
+}
+
+@test "an AddressSanitizer program runs as a traced task with the shim preloaded" {
+	printf '#include <stdio.h>\n#include <stdlib.h>\nint main(void) { char *p = malloc(4); p[0] = 0; free(p); puts("asan ok"); return 0; }\n' \
+		> "$BATS_TEST_TMPDIR/asan.c"
+	cc -fsanitize=address -o "$BATS_TEST_TMPDIR/asan" "$BATS_TEST_TMPDIR/asan.c"
+	ASAN_OPTIONS=detect_leaks=0 run -0 sb --read "$BATS_TEST_TMPDIR" -- "$BATS_TEST_TMPDIR/asan"
+	assert_output "asan ok"
+}
+
 # --- vx run ------------------------------------------------------------------
 
 @test "P3/R7: read = inputs = src/** with the root self-link: cat banner.txt fails the task, exit 0 or not, and is never cached" {

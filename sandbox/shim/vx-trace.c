@@ -1,0 +1,292 @@
+/* vx-trace.so: the task's side of the tracer's fast path (../fastpath.h).
+ *
+ * Preloaded by vx-sandbox into a traced task. Each wrapper below makes its
+ * system call from the page at FAST_TRAMP_ADDR, which the seccomp filter
+ * lets through without a ptrace stop. A call that succeeded is returned as
+ * is: it is never an event (the filter keeps sending up the reads that a
+ * widened file grant would report). A call that failed is made once more
+ * through libc's syscall(), from libc's own code: that one the filter sends
+ * to the tracer, which judges and records it exactly as without this
+ * library, and its result is what the caller gets. EINTR and EAGAIN are
+ * returned at once (an interrupted or would-block call is not a denial),
+ * and so is a failed read of an absolute path outside the workspace root
+ * (VX_TRACE_ROOT), which the tracer never reports.
+ *
+ * Without the page (mapped lazily, MAP_FIXED_NOREPLACE; taken, or not yet
+ * mapped while another thread maps it) every call goes the traced way, so
+ * nothing is lost, only slower. Built without sanitizers: it is loaded into
+ * the task's programs, not ours.
+ */
+#include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "../fastpath.h"
+
+#define EXPORT __attribute__((visibility("default")))
+
+/* long tramp(long nr, long a1, ..., long a5): the raw kernel result
+ * (-errno on failure). Copied to the fixed page; never called here. */
+__asm__(".pushsection .rodata\n"
+	".globl vx_tramp_code\n"
+	".hidden vx_tramp_code\n"
+	"vx_tramp_code:\n"
+	"\tmovq %rdi, %rax\n"
+	"\tmovq %rsi, %rdi\n"
+	"\tmovq %rdx, %rsi\n"
+	"\tmovq %rcx, %rdx\n"
+	"\tmovq %r8, %r10\n"
+	"\tmovq %r9, %r8\n"
+	"\tsyscall\n"
+	"\tret\n"
+	".globl vx_tramp_end\n"
+	".hidden vx_tramp_end\n"
+	"vx_tramp_end:\n"
+	".popsection\n");
+extern const char vx_tramp_code[], vx_tramp_end[];
+
+typedef long (*tramp_fn)(long, long, long, long, long, long);
+
+/* 0 not tried, 1 being mapped, 2 ready, 3 unavailable */
+static int state;
+static const char *root;
+static size_t rootlen;
+
+static tramp_fn tramp(void)
+{
+	int s = __atomic_load_n(&state, __ATOMIC_ACQUIRE), expect = 0;
+	void *page;
+	if (s == 2)
+		return (tramp_fn)FAST_TRAMP_ADDR;
+	if (s != 0 || !__atomic_compare_exchange_n(&state, &expect, 1, false,
+			__ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+		return NULL;
+	page = mmap((void *)FAST_TRAMP_ADDR, FAST_TRAMP_SIZE, PROT_READ | PROT_WRITE,
+		MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
+	if (page != (void *)FAST_TRAMP_ADDR) {
+		if (page != MAP_FAILED)
+			munmap(page, FAST_TRAMP_SIZE);
+		__atomic_store_n(&state, 3, __ATOMIC_RELEASE);
+		return NULL;
+	}
+	memcpy(page, vx_tramp_code, (size_t)(vx_tramp_end - vx_tramp_code));
+	if (mprotect(page, FAST_TRAMP_SIZE, PROT_READ | PROT_EXEC)) {
+		munmap(page, FAST_TRAMP_SIZE);
+		__atomic_store_n(&state, 3, __ATOMIC_RELEASE);
+		return NULL;
+	}
+	root = getenv(FAST_ENV_ROOT);
+	rootlen = root && root[0] == '/' ? strlen(root) : 0;
+	__atomic_store_n(&state, 2, __ATOMIC_RELEASE);
+	return (tramp_fn)FAST_TRAMP_ADDR;
+}
+
+__attribute__((constructor)) static void init(void)
+{
+	(void)tramp();
+}
+
+/* Lexically outside the root: absolute, no empty, "." or ".." component,
+ * and neither the root nor under it. Anything less plain is made again. */
+static bool outside_root(const char *path)
+{
+	const char *s;
+	if (!rootlen || !path || path[0] != '/')
+		return false;
+	for (s = path; (s = strchr(s, '/')); s++)
+		if (s[1] == '/' || (s[1] == '.' && (s[2] == '/' || !s[2] ||
+			(s[2] == '.' && (s[3] == '/' || !s[3])))))
+			return false;
+	return strncmp(path, root, rootlen) || (path[rootlen] && path[rootlen] != '/');
+}
+
+/* The call through the page; when it failed, through libc (traced). A read
+ * (rd) of a path outside the root is not made again. */
+static long call(bool rd, const char *path, long nr, long a, long b, long c, long d, long e)
+{
+	tramp_fn t = tramp();
+	if (t) {
+		long r = t(nr, a, b, c, d, e);
+		if (r >= 0 || r < -4095)
+			return r;
+		if (r == -EINTR || r == -EAGAIN || (rd && outside_root(path))) {
+			errno = (int)-r;
+			return -1;
+		}
+	}
+	return syscall(nr, a, b, c, d, e);
+}
+
+static bool is_write(int flags)
+{
+	return (flags & (O_WRONLY | O_RDWR | O_CREAT | O_TRUNC)) != 0;
+}
+
+static int do_openat(int dfd, const char *path, int flags, mode_t mode)
+{
+	return (int)call(!is_write(flags), path, SYS_openat, dfd, (long)path, flags, mode, 0);
+}
+
+/* the mode argument is there only with O_CREAT or O_TMPFILE */
+#define MODE_ARG(flags, mode)                                       \
+	do {                                                        \
+		if ((flags) & (O_CREAT | __O_TMPFILE)) {            \
+			va_list ap;                                 \
+			va_start(ap, flags);                        \
+			mode = va_arg(ap, mode_t);                  \
+			va_end(ap);                                 \
+		}                                                   \
+	} while (0)
+
+EXPORT int open(const char *path, int flags, ...)
+{
+	mode_t mode = 0;
+	MODE_ARG(flags, mode);
+	return do_openat(AT_FDCWD, path, flags, mode);
+}
+
+EXPORT int open64(const char *path, int flags, ...)
+{
+	mode_t mode = 0;
+	MODE_ARG(flags, mode);
+	return do_openat(AT_FDCWD, path, flags, mode);
+}
+
+EXPORT int openat(int dfd, const char *path, int flags, ...)
+{
+	mode_t mode = 0;
+	MODE_ARG(flags, mode);
+	return do_openat(dfd, path, flags, mode);
+}
+
+EXPORT int openat64(int dfd, const char *path, int flags, ...)
+{
+	mode_t mode = 0;
+	MODE_ARG(flags, mode);
+	return do_openat(dfd, path, flags, mode);
+}
+
+/* _FORTIFY_SOURCE's checked opens: called only without O_CREAT/O_TMPFILE */
+int __open_2(const char *path, int flags);
+int __open64_2(const char *path, int flags);
+int __openat_2(int dfd, const char *path, int flags);
+int __openat64_2(int dfd, const char *path, int flags);
+
+EXPORT int __open_2(const char *path, int flags)
+{
+	return do_openat(AT_FDCWD, path, flags, 0);
+}
+
+EXPORT int __open64_2(const char *path, int flags)
+{
+	return do_openat(AT_FDCWD, path, flags, 0);
+}
+
+EXPORT int __openat_2(int dfd, const char *path, int flags)
+{
+	return do_openat(dfd, path, flags, 0);
+}
+
+EXPORT int __openat64_2(int dfd, const char *path, int flags)
+{
+	return do_openat(dfd, path, flags, 0);
+}
+
+/* the system calls glibc itself makes, so a record names the same call */
+EXPORT int creat(const char *path, mode_t mode)
+{
+	return (int)call(false, path, SYS_creat, (long)path, mode, 0, 0, 0);
+}
+
+EXPORT int creat64(const char *path, mode_t mode)
+{
+	return (int)call(false, path, SYS_creat, (long)path, mode, 0, 0, 0);
+}
+
+static int do_fstatat(int dfd, const char *path, struct stat *st, int flags)
+{
+	return (int)call(true, path, SYS_newfstatat, dfd, (long)path, (long)st, flags, 0);
+}
+
+EXPORT int stat(const char *path, struct stat *st)
+{
+	return do_fstatat(AT_FDCWD, path, st, 0);
+}
+
+EXPORT int stat64(const char *path, struct stat64 *st)
+{
+	return do_fstatat(AT_FDCWD, path, (struct stat *)st, 0);
+}
+
+EXPORT int lstat(const char *path, struct stat *st)
+{
+	return do_fstatat(AT_FDCWD, path, st, AT_SYMLINK_NOFOLLOW);
+}
+
+EXPORT int lstat64(const char *path, struct stat64 *st)
+{
+	return do_fstatat(AT_FDCWD, path, (struct stat *)st, AT_SYMLINK_NOFOLLOW);
+}
+
+EXPORT int fstatat(int dfd, const char *path, struct stat *st, int flags)
+{
+	return do_fstatat(dfd, path, st, flags);
+}
+
+EXPORT int fstatat64(int dfd, const char *path, struct stat64 *st, int flags)
+{
+	return do_fstatat(dfd, path, (struct stat *)st, flags);
+}
+
+EXPORT int statx(int dfd, const char *path, int flags, unsigned mask, struct statx *stx)
+{
+	return (int)call(true, path, SYS_statx, dfd, (long)path, flags, mask, (long)stx);
+}
+
+EXPORT int access(const char *path, int mode)
+{
+	return (int)call(true, path, SYS_access, (long)path, mode, 0, 0, 0);
+}
+
+EXPORT int faccessat(int dfd, const char *path, int mode, int flags)
+{
+	static int (*next)(int, const char *, int, int);
+	if (!flags)
+		return (int)call(true, path, SYS_faccessat, dfd, (long)path, mode, 0, 0);
+	/* glibc emulates faccessat2 where the kernel lacks it: leave it that */
+	if (!next)
+		next = (int (*)(int, const char *, int, int))dlsym(RTLD_NEXT, "faccessat");
+	if (!next) {
+		errno = ENOSYS;
+		return -1;
+	}
+	return next(dfd, path, mode, flags);
+}
+
+EXPORT ssize_t readlink(const char *path, char *buf, size_t len)
+{
+	return call(true, path, SYS_readlink, (long)path, (long)buf, (long)len, 0, 0);
+}
+
+EXPORT ssize_t readlinkat(int dfd, const char *path, char *buf, size_t len)
+{
+	return call(true, path, SYS_readlinkat, dfd, (long)path, (long)buf, (long)len, 0);
+}
+
+EXPORT int mkdir(const char *path, mode_t mode)
+{
+	return (int)call(false, path, SYS_mkdir, (long)path, mode, 0, 0, 0);
+}
+
+EXPORT int mkdirat(int dfd, const char *path, mode_t mode)
+{
+	return (int)call(false, path, SYS_mkdirat, dfd, (long)path, mode, 0, 0);
+}
