@@ -80,7 +80,7 @@ $(BINDIR)/vx-sandbox: $(SANDBOX_OBJ) $(BUILD)/libcommon.a
 SHIM_CFLAGS := -O2 -g -fPIC -fvisibility=hidden -fno-stack-protector
 $(BINDIR)/vx-trace.so: sandbox/shim/vx-trace.c sandbox/fastpath.h
 	@mkdir -p $(dir $@)
-	$(CC) -D_GNU_SOURCE $(SHIM_CFLAGS) $(WARN) -shared -Wl,-z,now -Wl,-z,noexecstack -o $@ $< -ldl
+	$(CC) -D_GNU_SOURCE $(SHIM_CFLAGS) $(WARN) -shared -Wl,-z,now -Wl,-z,noexecstack -o $@ $<
 
 $(BINDIR)/vx-proxy: $(PROXY_OBJ) $(BUILD)/libcommon.a
 	@mkdir -p $(dir $@)

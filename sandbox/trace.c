@@ -488,6 +488,9 @@ struct tracer {
 	struct strlist *wnames;
 	const struct sc *bynr[1024];
 	struct dcache dc;
+	/* VX_TRACE_STATS: stops by call (entry) and exit stops, said at the end */
+	bool stats;
+	unsigned long stops[1024], exits;
 };
 
 static void ev_clear(struct ev *e)
@@ -995,6 +998,7 @@ static void on_seccomp(struct tracer *t, struct proc *pr)
 	if (ptrace(PTRACE_GET_SYSCALL_INFO, pr->pid, (void *)sizeof(si), &si) <= 0 ||
 		si.op != SC_OP_SECCOMP || si.seccomp.nr >= 1024 || !(c = t->bynr[si.seccomp.nr]))
 		return;
+	t->stops[si.seccomp.nr]++;
 	pr->nev = 0;
 	switch (changes(c->nr)) {
 	case 'n':
@@ -1042,6 +1046,7 @@ static void on_exit_stop(struct tracer *t, struct proc *pr)
 	if (ptrace(PTRACE_GET_SYSCALL_INFO, pr->pid, (void *)sizeof(si), &si) <= 0 ||
 		si.op != SC_OP_EXIT)
 		return;
+	t->exits++;
 	if (si.exit.is_error)
 		err = (int)-si.exit.rval;
 	/* ERESTART*: the call runs again after the signal and stops again */
@@ -1164,6 +1169,7 @@ static void tracer_init(struct tracer *t, struct out *o, const struct sb_request
 	for (size_t i = 0; i < NCALLS; i++)
 		if (calls[i].nr >= 0 && calls[i].nr < 1024)
 			t->bynr[calls[i].nr] = &calls[i];
+	t->stats = getenv("VX_TRACE_STATS") != NULL;
 	snapshot(t);
 	start_record(t);
 }
@@ -1251,6 +1257,13 @@ int trace_loop(const struct sb_request *r, const struct plan *p, pid_t task)
 			emit(&t, t.procs[i].pid, &t.procs[i].ev[k], 0, true);
 			ev_clear(&t.procs[i].ev[k]);
 		}
+	if (t.stats) {
+		fprintf(stderr, "%s: trace stats: %lu exit stops; entry stops:", err_prog(), t.exits);
+		for (int nr = 0; nr < 1024; nr++)
+			if (t.stops[nr])
+				fprintf(stderr, " %s %lu", t.bynr[nr] ? t.bynr[nr]->name : "?", t.stops[nr]);
+		fputc('\n', stderr);
+	}
 	end_record(&o, "end", o.failed ? "a write of the trace failed" : NULL);
 	if (o.failed)
 		fprintf(stderr, "%s: %s: unable to write the access trace: %s\n", err_prog(),
@@ -1411,6 +1424,13 @@ int trace_notify_loop(const struct sb_request *r, const struct plan *p, pid_t ta
 			if (w == task || (w < 0 && errno != EINTR))
 				break;
 		}
+	}
+	if (t.stats) {
+		fprintf(stderr, "%s: trace stats: %lu exit stops; entry stops:", err_prog(), t.exits);
+		for (int nr = 0; nr < 1024; nr++)
+			if (t.stops[nr])
+				fprintf(stderr, " %s %lu", t.bynr[nr] ? t.bynr[nr]->name : "?", t.stops[nr]);
+		fputc('\n', stderr);
 	}
 	end_record(&o, "end", o.failed ? "a write of the trace failed" : NULL);
 	if (pidfd >= 0)

@@ -1,11 +1,13 @@
 /* trace.h: the access tracer (issue 5). The sandbox's pid 1 ptraces every
- * process of the task behind the seccomp filter: the file system calls in
- * trace_filter()'s table return SECCOMP_RET_TRACE, so the task stops only on
- * those, and pid 1 judges each one against the mount plan. An access no grant
- * covers (a read inside the workspace root, a write anywhere) gets the
- * syscall-exit stop too, for its result; a granted one continues at once.
- * The traced process waits while its access is judged and written, so no
- * event can be lost however fast the task goes (R-20, R-23, R-26).
+ * process of the task behind a seccomp filter of its own (trace_bpf): the
+ * file system calls of trace.c's table return SECCOMP_RET_TRACE, so the task
+ * stops only on those, and pid 1 judges each one against the mount plan. An
+ * access no grant covers (a read inside the workspace root, a write
+ * anywhere) gets the syscall-exit stop too, for its result; a granted one
+ * continues at once. The traced process waits while its access is judged
+ * and written, so no event can be lost however fast the task goes (R-20,
+ * R-23, R-26). The fast path (fastpath.h) skips the stop for the shim's
+ * calls that succeed; a failed one is made again, stopped.
  *
  * Output: JSON lines on r->trace_fd (docs/protocol.md "vx-sandbox trace"):
  * one access record per denied read inside the workspace root, per refused

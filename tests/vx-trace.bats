@@ -233,14 +233,30 @@ mixed='cat banner.txt; cat src/check.txt; cat "$PWD/banner.txt" ../secret/token.
 	echo x > out/ok; mkdir out/d; echo y > refused.txt; mkdir nope; echo z > out.txt
 	sh -c "cat ../ui/README.md; cat /usr/include/no-such.h"; exit 0'
 
-@test "the fast path loses nothing: a mixed task's records equal those of every call stopping" {
-	run -0 sb --read src --write out/ -- sh -c "$mixed" 2> /dev/null
+@test "the fast path loses nothing: a mixed task's records and output equal those of every call stopping" {
+	# realpath(3) too: the shim walks it itself (cc1 calls it for every header)
+	printf '#include <limits.h>\n#include <stdio.h>\n#include <stdlib.h>\nint main(int c, char **v) { char b[PATH_MAX]; for (int i = 1; i < c; i++) { char *r = realpath(v[i], b); printf("%%s\\n", r ? r : "-"); } return 0; }\n' \
+		> "$BATS_TEST_TMPDIR/rp.c"
+	cc -o "$BATS_TEST_TMPDIR/rp" "$BATS_TEST_TMPDIR/rp.c"
+	ln -s ../../ui "$WS/packages/app/src/ui"
+	local task="\"\$0\" ../secret/token.txt src/ui/README.md src/ui src/check.txt /usr/include/../lib/. src/ui/../../secret/x; $mixed"
+	run -0 sb --read src --read "$BATS_TEST_TMPDIR" --write out/ -- sh -c "$task" "$BATS_TEST_TMPDIR/rp" 2> /dev/null
+	local fast_out="$output"
 	run -0 records
 	local fast="$output"
 	rm -rf "$WS/packages/app/out"/*
-	VX_TRACE_FAST=0 run -0 sb --read src --write out/ -- sh -c "$mixed" 2> /dev/null
+	VX_TRACE_FAST=0 run -0 sb --read src --read "$BATS_TEST_TMPDIR" --write out/ -- sh -c "$task" "$BATS_TEST_TMPDIR/rp" 2> /dev/null
+	assert_equal "$fast_out" "$output"
+	assert_line --index 0 "-"
+	assert_line --index 1 "-"
+	assert_line --index 2 "-"
+	assert_line --index 3 "$WS/packages/app/src/check.txt"
+	assert_line --index 4 "/usr/lib"
+	assert_line --index 5 "-"
 	run -0 records
 	assert_equal "$(sort <<< "$fast")" "$(sort <<< "$output")"
+	assert_line "readlink read $WS/packages/secret ENOENT "
+	assert_line "readlink read $WS/packages/ui ENOENT "
 	assert_line "openat read $WS/packages/app/banner.txt ENOENT "
 	assert_line "openat write $WS/packages/app/refused.txt EROFS "
 	assert_line "mkdir write $WS/packages/app/nope EROFS "

@@ -20,6 +20,7 @@
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdlib.h>
@@ -289,4 +290,156 @@ EXPORT int mkdir(const char *path, mode_t mode)
 EXPORT int mkdirat(int dfd, const char *path, mode_t mode)
 {
 	return (int)call(false, path, SYS_mkdirat, dfd, (long)path, mode, 0, 0);
+}
+
+/* realpath: glibc's reads each component with its own readlink, from inside
+ * libc, so every component of every path a compiler canonicalises (cc1: ~500
+ * per source file, all under /usr) would stop. The same walk, each readlink
+ * made through call(): glibc 2.36's semantics (stdlib/canonicalize.c): a
+ * component that is not a symlink fails readlink with EINVAL and is kept;
+ * any other failure fails the whole call with its errno; ".." drops the
+ * last resolved component; 40 links make ELOOP; a name ending in "/" must
+ * be a directory. */
+static char *walk(const char *name, char *out)
+{
+	char *rest = NULL, *cur = NULL, *link = NULL;
+	size_t cl;
+	int links = 0, err = 0;
+
+	if (!name) {
+		errno = EINVAL;
+		return NULL;
+	}
+	if (!*name) {
+		errno = ENOENT;
+		return NULL;
+	}
+	rest = malloc(PATH_MAX);
+	cur = malloc(PATH_MAX);
+	link = malloc(PATH_MAX);
+	if (!rest || !cur || !link) {
+		err = ENOMEM;
+		goto done;
+	}
+	if (strlen(name) >= PATH_MAX) {
+		err = ENAMETOOLONG;
+		goto done;
+	}
+	strcpy(rest, name);
+	if (name[0] == '/') {
+		cur[0] = 0;
+	} else if (!getcwd(cur, PATH_MAX)) {
+		err = errno;
+		goto done;
+	} else if (!strcmp(cur, "/")) {
+		cur[0] = 0;
+	}
+	cl = strlen(cur);
+	for (char *s = rest;;) {
+		char *e;
+		size_t n;
+		long r;
+		while (*s == '/')
+			s++;
+		if (!*s)
+			break;
+		for (e = s; *e && *e != '/'; e++)
+			;
+		n = (size_t)(e - s);
+		if (n == 1 && s[0] == '.') {
+			s = e;
+			continue;
+		}
+		if (n == 2 && s[0] == '.' && s[1] == '.') {
+			while (cl > 0 && cur[cl - 1] != '/')
+				cl--;
+			if (cl > 0)
+				cl--;
+			cur[cl] = 0;
+			s = e;
+			continue;
+		}
+		if (cl + 1 + n >= PATH_MAX) {
+			err = ENAMETOOLONG;
+			goto done;
+		}
+		cur[cl] = '/';
+		memcpy(cur + cl + 1, s, n);
+		cur[cl + 1 + n] = 0;
+		r = call(true, cur, SYS_readlink, (long)cur, (long)link, PATH_MAX - 1, 0, 0);
+		if (r < 0) {
+			if (errno != EINVAL) {
+				err = errno;
+				goto done;
+			}
+			cl += 1 + n;
+			s = e;
+			continue;
+		}
+		if (++links > 40) {
+			err = ELOOP;
+			goto done;
+		}
+		/* the target, then what was left after this component */
+		link[r] = 0;
+		if ((size_t)r + strlen(e) >= PATH_MAX) {
+			err = ENAMETOOLONG;
+			goto done;
+		}
+		memmove(rest + r, e, strlen(e) + 1);
+		memcpy(rest, link, (size_t)r);
+		s = rest;
+		if (link[0] == '/')
+			cl = 0;
+		cur[cl] = 0;
+	}
+	if (cl == 0)
+		strcpy(cur, "/");
+	/* "dir/" and "dir/." must name a directory */
+	{
+		size_t nl = strlen(name);
+		struct stat st;
+		if (name[nl - 1] == '/' || (nl >= 2 && name[nl - 1] == '.' && name[nl - 2] == '/')) {
+			if (do_fstatat(AT_FDCWD, cur, &st, 0)) {
+				err = errno;
+				goto done;
+			}
+			if (!S_ISDIR(st.st_mode)) {
+				err = ENOTDIR;
+				goto done;
+			}
+		}
+	}
+	if (out)
+		strcpy(out, cur);
+done:
+	free(rest);
+	free(link);
+	if (err) {
+		free(cur);
+		errno = err;
+		return NULL;
+	}
+	if (out) {
+		free(cur);
+		return out;
+	}
+	return cur;
+}
+
+EXPORT char *realpath(const char *name, char *resolved)
+{
+	return walk(name, resolved);
+}
+
+EXPORT char *canonicalize_file_name(const char *name)
+{
+	return walk(name, NULL);
+}
+
+char *__realpath_chk(const char *name, char *resolved, size_t len);
+EXPORT char *__realpath_chk(const char *name, char *resolved, size_t len)
+{
+	(void)len; /* glibc's check: the buffer holds PATH_MAX; walk never writes more */
+	return walk(name, resolved);
 }
