@@ -143,7 +143,7 @@ static int trace_block(int nr)
 	case __NR_newfstatat: return BLK_FSTATAT;
 	case __NR_statx: return BLK_STATX;
 	case __NR_openat: return BLK_OPENAT;
-	case __NR_faccessat: case __NR_readlinkat: case __NR_mkdirat:
+	case __NR_faccessat: case __NR_faccessat2: case __NR_readlinkat: case __NR_mkdirat:
 #ifdef __NR_access
 	case __NR_access: case __NR_readlink: case __NR_mkdir: case __NR_creat:
 #endif

@@ -297,9 +297,42 @@ EXPORT int mkdirat(int dfd, const char *path, mode_t mode)
  * per source file, all under /usr) would stop. The same walk, each readlink
  * made through call(): glibc 2.36's semantics (stdlib/canonicalize.c): a
  * component that is not a symlink fails readlink with EINVAL and is kept;
- * any other failure fails the whole call with its errno; ".." drops the
- * last resolved component; 40 links make ELOOP; a name ending in "/" must
- * be a directory. */
+ * any other failure fails the whole call with its errno, unless what follows
+ * needs a directory and it is one (dir_check); ".." drops the last resolved
+ * component; 40 links make ELOOP. */
+/* After a component, does the rest need it to be a directory: a trailing
+ * "/", "/." or a "/.." anywhere (glibc's suffix_requires_dir_check)? */
+static bool dir_suffix(const char *end)
+{
+	while (*end == '/') {
+		while (*end == '/')
+			end++;
+		switch (*end++) {
+		default:
+			return false;
+		case 0:
+			return true;
+		case '.':
+			break;
+		}
+		if (!*end || (*end == '.' && (!end[1] || end[1] == '/')))
+			return true;
+	}
+	return false;
+}
+
+/* glibc's dir_check: faccessat("dir/", F_OK, AT_EACCESS); cur holds PATH_MAX */
+static bool dir_check(char *cur, size_t len)
+{
+	if (len + 1 >= PATH_MAX) {
+		errno = ENAMETOOLONG;
+		return false;
+	}
+	cur[len] = '/';
+	cur[len + 1] = 0;
+	return call(true, cur, SYS_faccessat2, AT_FDCWD, (long)cur, F_OK, AT_EACCESS, 0) == 0;
+}
+
 static char *walk(const char *name, char *out)
 {
 	char *rest = NULL, *cur = NULL, *link = NULL;
@@ -368,10 +401,11 @@ static char *walk(const char *name, char *out)
 		cur[cl + 1 + n] = 0;
 		r = call(true, cur, SYS_readlink, (long)cur, (long)link, PATH_MAX - 1, 0, 0);
 		if (r < 0) {
-			if (errno != EINVAL) {
+			if (!(dir_suffix(e) ? dir_check(cur, cl + 1 + n) : errno == EINVAL)) {
 				err = errno;
 				goto done;
 			}
+			cur[cl + 1 + n] = 0;
 			cl += 1 + n;
 			s = e;
 			continue;
@@ -395,21 +429,6 @@ static char *walk(const char *name, char *out)
 	}
 	if (cl == 0)
 		strcpy(cur, "/");
-	/* "dir/" and "dir/." must name a directory */
-	{
-		size_t nl = strlen(name);
-		struct stat st;
-		if (name[nl - 1] == '/' || (nl >= 2 && name[nl - 1] == '.' && name[nl - 2] == '/')) {
-			if (do_fstatat(AT_FDCWD, cur, &st, 0)) {
-				err = errno;
-				goto done;
-			}
-			if (!S_ISDIR(st.st_mode)) {
-				err = ENOTDIR;
-				goto done;
-			}
-		}
-	}
 	if (out)
 		strcpy(out, cur);
 done:
