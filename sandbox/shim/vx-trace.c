@@ -5,8 +5,7 @@
  * lets through without a ptrace stop. A call that succeeded is returned as
  * is: it is never an event (the filter keeps sending up the reads that a
  * widened file grant would report). A call that failed is made once more
- * through libc's syscall(), from libc's own code: that one the filter sends
- * to the tracer, which judges and records it exactly as without this
+ * from this library's own code: that one the filter sends to the tracer, which judges and records it exactly as without this
  * library, and its result is what the caller gets. EINTR and EAGAIN are
  * returned at once (an interrupted or would-block call is not a denial),
  * and so is a failed read of an absolute path outside the workspace root
@@ -109,8 +108,26 @@ static bool outside_root(const char *path)
 	return strncmp(path, root, rootlen) || (path[rootlen] && path[rootlen] != '/');
 }
 
-/* The call through the page; when it failed, through libc (traced). A read
- * (rd) of a path outside the root is not made again. */
+/* A system call from this library's own code, not the page: traced like
+ * libc's. (Not libc's syscall(): this library wraps that too.) */
+static long slow(long nr, long a, long b, long c, long d, long e)
+{
+	long r;
+	register long r10 __asm__("r10") = d;
+	register long r8 __asm__("r8") = e;
+	__asm__ volatile("syscall"
+		: "=a"(r)
+		: "0"(nr), "D"(a), "S"(b), "d"(c), "r"(r10), "r"(r8)
+		: "rcx", "r11", "memory");
+	if (r < 0 && r > -4096) {
+		errno = (int)-r;
+		return -1;
+	}
+	return r;
+}
+
+/* The call through the page; when it failed, again from slow() (traced). A
+ * read (rd) of a path outside the root is not made again. */
 static long call(bool rd, const char *path, long nr, long a, long b, long c, long d, long e)
 {
 	tramp_fn t = tramp();
@@ -123,7 +140,7 @@ static long call(bool rd, const char *path, long nr, long a, long b, long c, lon
 			return -1;
 		}
 	}
-	return syscall(nr, a, b, c, d, e);
+	return slow(nr, a, b, c, d, e);
 }
 
 static bool is_write(int flags)
@@ -461,4 +478,35 @@ EXPORT char *__realpath_chk(const char *name, char *resolved, size_t len)
 {
 	(void)len; /* glibc's check: the buffer holds PATH_MAX; walk never writes more */
 	return walk(name, resolved);
+}
+
+/* syscall(3), as libuv (node) makes its statx: the calls above by number,
+ * every other one through libc's own. */
+EXPORT long syscall(long nr, ...)
+{
+	static long (*next)(long, ...);
+	long a[6];
+	va_list ap;
+	va_start(ap, nr);
+	for (int i = 0; i < 6; i++)
+		a[i] = va_arg(ap, long); /* as glibc's: all six, passed or not */
+	va_end(ap);
+	switch (nr) {
+	case SYS_openat:
+		return call(!is_write((int)a[2]), (const char *)a[1], nr, a[0], a[1], a[2], a[3], 0);
+	case SYS_newfstatat: case SYS_statx: case SYS_faccessat: case SYS_faccessat2:
+	case SYS_readlinkat:
+		return call(true, (const char *)a[1], nr, a[0], a[1], a[2], a[3], a[4]);
+	case SYS_access: case SYS_readlink:
+		return call(true, (const char *)a[0], nr, a[0], a[1], a[2], 0, 0);
+	case SYS_mkdirat:
+		return call(false, (const char *)a[1], nr, a[0], a[1], a[2], 0, 0);
+	case SYS_mkdir: case SYS_creat:
+		return call(false, (const char *)a[0], nr, a[0], a[1], 0, 0, 0);
+	}
+	if (!next)
+		next = (long (*)(long, ...))dlsym(RTLD_NEXT, "syscall");
+	if (!next)
+		return slow(nr, a[0], a[1], a[2], a[3], a[4]);
+	return next(nr, a[0], a[1], a[2], a[3], a[4], a[5]);
 }
