@@ -101,7 +101,13 @@ static void listing_put(void *arg, const char *rel, const struct stat *st, const
 	statcache_dir_put(w->c->sc, dir_key(w, rel), st, list, len, listed_at);
 }
 
-static const struct walk_cache listings = {listing_get, listing_put};
+static int prestat(void *arg, const char *rel, bool dir, bool follow, struct stat *st)
+{
+	struct walkarg *w = arg;
+	return statcache_prestat(w->c->sc, dir ? dir_key(w, rel) : rootrel(w, rel), follow, st);
+}
+
+static const struct walk_cache listings = {listing_get, listing_put, prestat};
 
 static size_t add_name(struct inputs *o, const char *s, size_t n)
 {
@@ -311,11 +317,14 @@ int inputs_hash_file(struct inputs_ctx *c, const char *path, uint8_t hash[16])
 {
 	char *abs = path_join(c->root, path);
 	struct stat st;
-	int r = 1;
-	if (stat(abs, &st) != 0) {
+	int r = statcache_prestat(c->sc, path, true, &st);
+	if (r == 1)
+		r = stat(abs, &st);
+	if (r != 0) {
 		r = errno == ENOENT || errno == ENOTDIR ? 0 : -1;
 		goto out;
 	}
+	r = 1;
 	const uint8_t *h = statcache_lookup(c->sc, path, &st);
 	if (h) {
 		memcpy(hash, h, 16);

@@ -32,7 +32,7 @@ struct task {
 	bool final;
 	char **reach; /* root-relative prefixes it may write; "" = everywhere */
 	size_t nreach;
-	char **deps;
+	struct task **deps; /* those keyed before it (records come in dependency order) */
 	size_t ndeps;
 	unsigned mark;
 };
@@ -107,6 +107,10 @@ void key_init(struct keyer *k, const char *root, const cJSON *graph, bool live)
 	k->in.root = xstrdup(root);
 	k->in.ig = ignore_open(root);
 	k->in.sc = statcache_load(root);
+	/* ahead of a run every key is a snapshot of the tree as it is now; a
+	 * live key is taken when its task is ready, so it stats then */
+	if (!live)
+		statcache_preload(k->in.sc, root);
 	strmap_init(&k->tasks);
 	strmap_init(&k->runtime);
 	/* nested projects are walls for the projects around them (the root's
@@ -218,11 +222,10 @@ static void task_clear(struct task *t)
 {
 	for (size_t i = 0; i < t->nreach; i++)
 		free(t->reach[i]);
-	for (size_t i = 0; i < t->ndeps; i++)
-		free(t->deps[i]);
 	free(t->reach);
 	free(t->deps);
-	t->reach = t->deps = NULL;
+	t->reach = NULL;
+	t->deps = NULL;
 	t->nreach = t->ndeps = 0;
 }
 
@@ -493,8 +496,8 @@ static bool is_final(struct keyer *k, const struct task *t, const cJSON *rec, co
 	while (sp && final && nr) {
 		const struct task *cur = stack[--sp];
 		for (size_t i = 0; i < cur->ndeps && final; i++) {
-			struct task *u = strmap_get(&k->tasks, cur->deps[i]);
-			if (!u || u->mark == mark || u == t)
+			struct task *u = cur->deps[i];
+			if (u->mark == mark || u == t)
 				continue;
 			u->mark = mark;
 			for (size_t a = 0; a < u->nreach && final; a++)
@@ -558,8 +561,12 @@ int key_task(struct keyer *k, cJSON *rec, bool explain, const char *where)
 	task_clear(t);
 	t->has_key = false;
 	t->final = true;
-	for (size_t i = 0; i < nd; i++)
-		list_add(&t->deps, &t->ndeps, xstrdup(deps[i]));
+	t->deps = xcalloc(nd + 1, sizeof(*t->deps));
+	for (size_t i = 0; i < nd; i++) {
+		struct task *u = strmap_get(&k->tasks, deps[i]);
+		if (u)
+			t->deps[t->ndeps++] = u;
+	}
 	write_reach(k->in.root, t, kind, ndir, cache, sandbox);
 
 	cJSON_DeleteItemFromObjectCaseSensitive(rec, "key");
@@ -626,6 +633,7 @@ out:
 void key_rescan(struct keyer *k)
 {
 	k->have_fp = false;
+	statcache_preload_drop(k->in.sc); /* a task may have written an input */
 }
 
 void key_free(struct keyer *k)

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "err.h"
+#include "par.h"
 #include "strmap.h"
 
 /* The file: MAGIC, then per entry a u16 path length (with its NUL), the
@@ -29,8 +30,17 @@ struct statcache {
 	char *buf;         /* the loaded file: keys point into it */
 	size_t buflen;
 	struct sc_entry *loaded; /* one array for the loaded entries */
+	const char **keys;       /* and their paths */
 	size_t nloaded;
 	bool dirty;
+	/* statcache_preload: each loaded entry's lstat, by index */
+	struct pre *pre;
+	bool pre_ok;
+};
+
+struct pre {
+	int err; /* the lstat's errno, or 0 with st */
+	struct stat st;
 };
 
 static int64_t ns(struct timespec t)
@@ -96,6 +106,7 @@ struct statcache *statcache_load(const char *root)
 	sc->buflen = len;
 	size_t cap = len / (sizeof(struct disk) + 3) + 1;
 	sc->loaded = xcalloc(cap, sizeof(*sc->loaded));
+	sc->keys = xcalloc(cap, sizeof(*sc->keys));
 	while (off + 2 <= len && sc->nloaded < cap) {
 		uint16_t n;
 		memcpy(&n, data + off, 2);
@@ -123,6 +134,7 @@ struct statcache *statcache_load(const char *root)
 		*e = (struct sc_entry){.size = d.size, .ino = d.ino, .dev = d.dev, .mtime = d.mtime,
 			.ctime = d.ctime, .limit = limit, .list = list, .listlen = listlen};
 		memcpy(e->hash, d.hash, 16);
+		sc->keys[sc->nloaded - 1] = p;
 		strmap_put(&sc->map, p, e);
 	}
 	return sc;
@@ -308,7 +320,83 @@ void statcache_free(struct statcache *sc)
 	}
 	strmap_free(&sc->map);
 	free(sc->loaded);
+	free(sc->keys);
+	free(sc->pre);
 	free(sc->buf);
 	free(sc->path);
 	free(sc);
+}
+
+/* ---- the preload (git's preload_index) ---- */
+
+struct prework {
+	struct statcache *sc;
+	int rootfd;
+	size_t next; /* atomic cursor */
+};
+
+static void *pre_worker(void *arg)
+{
+	struct prework *w = arg;
+	struct statcache *sc = w->sc;
+	char buf[65536];
+	for (;;) {
+		size_t i = __atomic_fetch_add(&w->next, 64, __ATOMIC_RELAXED);
+		if (i >= sc->nloaded)
+			return NULL;
+		for (size_t end = i + 64 < sc->nloaded ? i + 64 : sc->nloaded; i < end; i++) {
+			const char *k = sc->keys[i];
+			size_t n = strlen(k);
+			struct pre *p = &sc->pre[i];
+			/* a directory's key ends in '/'; the root's is "/" */
+			if (n && k[n - 1] == '/') {
+				if (n == 1) {
+					k = ".";
+				} else {
+					memcpy(buf, k, n - 1);
+					buf[n - 1] = '\0';
+					k = buf;
+				}
+			}
+			p->err = fstatat(w->rootfd, k, &p->st, AT_SYMLINK_NOFOLLOW) ? errno : 0;
+		}
+	}
+}
+
+void statcache_preload(struct statcache *sc, const char *root)
+{
+	struct prework w = {.sc = sc, .next = 0};
+	if (!sc->nloaded)
+		return;
+	w.rootfd = open(root, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (w.rootfd < 0)
+		return;
+	free(sc->pre);
+	sc->pre = xcalloc(sc->nloaded, sizeof(*sc->pre));
+	par_run(pre_worker, &w, 2);
+	close(w.rootfd);
+	sc->pre_ok = true;
+}
+
+void statcache_preload_drop(struct statcache *sc)
+{
+	sc->pre_ok = false;
+}
+
+int statcache_prestat(struct statcache *sc, const char *key, bool follow, struct stat *st)
+{
+	const struct sc_entry *e;
+	const struct pre *p;
+	if (!sc->pre_ok || !(e = strmap_get(&sc->map, key)) || owned_val(sc, e))
+		return 1;
+	p = &sc->pre[e - sc->loaded];
+	if (p->err) {
+		errno = p->err;
+		return -1;
+	}
+	/* stat() of anything but a symlink is its lstat(); of one, ask the kernel */
+	if (follow && S_ISLNK(p->st.st_mode))
+		return 1;
+	*st = p->st;
+	return 0;
 }

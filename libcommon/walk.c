@@ -186,6 +186,7 @@ struct at {
 	int dirfd;          /* >= 0: by name below it */
 	struct pathbuf *pb; /* else: pb->s starts with base */
 	size_t baselen;
+	const struct walk_opts *o;
 };
 
 static int walk_fd(int dirfd, const char *rel, const struct walk_opts *o, walk_fn fn);
@@ -196,6 +197,11 @@ static int lstat_at(const struct at *at, const char *nm, const char *child, stru
 {
 	if (at->dirfd >= 0)
 		return fstatat(at->dirfd, nm, st, AT_SYMLINK_NOFOLLOW);
+	if (at->o->cache->stat) {
+		int r = at->o->cache->stat(at->o->arg, child, false, false, st);
+		if (r != 1)
+			return r;
+	}
 	pb_set(at->pb, at->baselen, child);
 	return fstatat(AT_FDCWD, at->pb->s, st, AT_SYMLINK_NOFOLLOW);
 }
@@ -264,7 +270,7 @@ static int walk_fd(int dirfd, const char *rel, const struct walk_opts *o, walk_f
 {
 	struct entries e = {0};
 	list_dir(dirfd, &e);
-	struct at at = {.dirfd = dirfd};
+	struct at at = {.dirfd = dirfd, .o = o};
 	int rc = visit(&at, rel, &e, o, fn);
 	close(dirfd);
 	return rc;
@@ -274,8 +280,11 @@ static int walk_cached(struct pathbuf *pb, size_t baselen, const char *rel,
 	const struct walk_opts *o, walk_fn fn)
 {
 	struct stat st;
+	int r = o->cache->stat ? o->cache->stat(o->arg, rel, true, !*rel, &st) : 1;
 	pb_set(pb, baselen, rel);
-	if (fstatat(AT_FDCWD, pb->s, &st, *rel ? AT_SYMLINK_NOFOLLOW : 0) != 0)
+	if (r == 1)
+		r = fstatat(AT_FDCWD, pb->s, &st, *rel ? AT_SYMLINK_NOFOLLOW : 0);
+	if (r != 0)
 		return *rel ? 0 : -1;
 	if (!S_ISDIR(st.st_mode)) {
 		errno = ENOTDIR;
@@ -289,7 +298,7 @@ static int walk_cached(struct pathbuf *pb, size_t baselen, const char *rel,
 		errno = saved;
 		return *rel ? 0 : -1;
 	}
-	struct at at = {.dirfd = -1, .pb = pb, .baselen = baselen};
+	struct at at = {.dirfd = -1, .pb = pb, .baselen = baselen, .o = o};
 	return visit(&at, rel, &e, o, fn);
 }
 

@@ -32,6 +32,9 @@ struct walk_cache {
 	const char *(*get)(void *arg, const char *rel, const struct stat *st, size_t *len);
 	void (*put)(void *arg, const char *rel, const struct stat *st, const char *list,
 		size_t len, int64_t listed_at);
+	/* may be NULL: a stat taken earlier for rel (dir: a directory's, for
+	 * walking; follow: stat, not lstat), as lstat returns, or 1 for none */
+	int (*stat)(void *arg, const char *rel, bool dir, bool follow, struct stat *st);
 };
 /* Should the directory rel (relative to base) be left out entirely? */
 typedef bool (*walk_skip_fn)(const char *rel, void *arg);
