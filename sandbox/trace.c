@@ -1185,6 +1185,18 @@ static void tracer_free(struct tracer *t, struct out *o)
 	jsonw_free(&o->w);
 }
 
+/* VX_TRACE_STATS: one line of the stops, by call, at the end */
+static void stats_say(const struct tracer *t)
+{
+	if (!t->stats)
+		return;
+	fprintf(stderr, "%s: trace stats: %lu exit stops; entry stops:", err_prog(), t->exits);
+	for (int nr = 0; nr < 1024; nr++)
+		if (t->stops[nr])
+			fprintf(stderr, " %s %lu", t->bynr[nr] ? t->bynr[nr]->name : "?", t->stops[nr]);
+	fputc('\n', stderr);
+}
+
 int trace_loop(const struct sb_request *r, const struct plan *p, pid_t task)
 {
 	static struct out o;
@@ -1257,13 +1269,7 @@ int trace_loop(const struct sb_request *r, const struct plan *p, pid_t task)
 			emit(&t, t.procs[i].pid, &t.procs[i].ev[k], 0, true);
 			ev_clear(&t.procs[i].ev[k]);
 		}
-	if (t.stats) {
-		fprintf(stderr, "%s: trace stats: %lu exit stops; entry stops:", err_prog(), t.exits);
-		for (int nr = 0; nr < 1024; nr++)
-			if (t.stops[nr])
-				fprintf(stderr, " %s %lu", t.bynr[nr] ? t.bynr[nr]->name : "?", t.stops[nr]);
-		fputc('\n', stderr);
-	}
+	stats_say(&t);
 	end_record(&o, "end", o.failed ? "a write of the trace failed" : NULL);
 	if (o.failed)
 		fprintf(stderr, "%s: %s: unable to write the access trace: %s\n", err_prog(),
@@ -1425,13 +1431,7 @@ int trace_notify_loop(const struct sb_request *r, const struct plan *p, pid_t ta
 				break;
 		}
 	}
-	if (t.stats) {
-		fprintf(stderr, "%s: trace stats: %lu exit stops; entry stops:", err_prog(), t.exits);
-		for (int nr = 0; nr < 1024; nr++)
-			if (t.stops[nr])
-				fprintf(stderr, " %s %lu", t.bynr[nr] ? t.bynr[nr]->name : "?", t.stops[nr]);
-		fputc('\n', stderr);
-	}
+	stats_say(&t);
 	end_record(&o, "end", o.failed ? "a write of the trace failed" : NULL);
 	if (pidfd >= 0)
 		close(pidfd);
