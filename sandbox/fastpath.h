@@ -15,12 +15,18 @@
 #ifndef VX_SANDBOX_FASTPATH_H
 #define VX_SANDBOX_FASTPATH_H
 
+#include <fcntl.h>
+
 /* Page-aligned with a zero low word, so the filter compares the high word
  * and checks the low word is below FAST_TRAMP_SIZE; high in the user half,
  * clear of ASan's shadow (0x7fff8000-0x10007fff7fff) and of mmap's ASLR
  * range (0x7f..), so MAP_FIXED_NOREPLACE finds it free. */
 #define FAST_TRAMP_ADDR 0x5a5a00000000UL
 #define FAST_TRAMP_SIZE 4096UL
+
+/* An open that writes (the tracer's 'w' class); one that reads otherwise.
+ * The shim makes a failed write again always, the filter tells reads. */
+#define FAST_OPEN_WRITE (O_WRONLY | O_RDWR | O_CREAT | O_TRUNC)
 
 /* The environment the shim reads: the workspace root, so a failed read of
  * an absolute path outside it (an include path search, a PATH probe) is not

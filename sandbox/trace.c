@@ -159,7 +159,7 @@ int trace_bpf(const struct plan *p, bool fast, struct sock_fprog *prog)
 {
 	size_t cap = 2 * NCALLS + 32, n = 0, chain, blk[5];
 	struct sock_filter *v = xcalloc(cap, sizeof(*v));
-	const uint32_t at_empty = AT_EMPTY_PATH, wr = O_WRONLY | O_RDWR | O_CREAT | O_TRUNC;
+	const uint32_t at_empty = AT_EMPTY_PATH, wr = FAST_OPEN_WRITE;
 
 	v[n++] = INS(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, arch), 0, 0);
 	v[n++] = INS(BPF_JMP | BPF_JEQ | BPF_K, AUDIT_ARCH_X86_64, 1, 0);
@@ -873,7 +873,7 @@ static bool content_read(const struct sc *c)
 
 static bool is_write_open(uint64_t flags)
 {
-	return (flags & (O_WRONLY | O_RDWR | O_CREAT | O_TRUNC)) != 0;
+	return (flags & FAST_OPEN_WRITE) != 0;
 }
 
 /* How a call changes what the caches hold: 'n' it makes or moves a name
@@ -1431,7 +1431,6 @@ int trace_notify_loop(const struct sb_request *r, const struct plan *p, pid_t ta
 				break;
 		}
 	}
-	stats_say(&t);
 	end_record(&o, "end", o.failed ? "a write of the trace failed" : NULL);
 	if (pidfd >= 0)
 		close(pidfd);

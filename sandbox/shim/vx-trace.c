@@ -145,7 +145,7 @@ static long call(bool rd, const char *path, long nr, long a, long b, long c, lon
 
 static bool is_write(int flags)
 {
-	return (flags & (O_WRONLY | O_RDWR | O_CREAT | O_TRUNC)) != 0;
+	return (flags & FAST_OPEN_WRITE) != 0;
 }
 
 static int do_openat(int dfd, const char *path, int flags, mode_t mode)
