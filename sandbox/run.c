@@ -350,6 +350,8 @@ int run_task(const struct sb_request *r, const struct plan *p, scmp_filter_ctx f
 
 	if (bridge_prepare(r, &b))
 		return RUN_EXIT_SETUP;
+	if (r->trace_fd >= 0)
+		trace_shim_open();
 	if (r->trace_fd < 0 && filter_export(filter, &compiled)) {
 		bridge_release(&b);
 		return RUN_EXIT_SETUP;

@@ -38,6 +38,10 @@ int trace_bpf(const struct plan *p, bool fast, struct sock_fprog *prog);
  * path's shim when the task can read it (and VX_TRACE_FAST is not 0), then
  * load the trace filter. 0, or -1 with errno set. */
 int trace_arm(const struct sb_request *r, const struct plan *p);
+/* On the host, before the sandbox is made: open the shim (beside
+ * vx-sandbox, or in ../lib/vx/) for trace_arm, which copies it into the
+ * task's private /tmp when its own path is hidden from the task. */
+void trace_shim_open(void);
 /* Put pid 1 itself, once it has its tracee, under the task's refusals but
  * for ptrace and process_vm_readv of its tracees (filter_build_tracer): 0,
  * or -1 with errno set. */
