@@ -265,26 +265,9 @@ static int traced(const struct sb_request *r, const struct plan *p, scmp_filter_
 	return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
 }
 
-/* pid 1's end: kill whatever the task left in the namespace (every
- * process here has pid 1's uid, so the kill reaches them all), reap them
- * (a reaped process has closed its files and written its last byte), then
- * hand the task's status to vx-sandbox, which returns it at once: the
- * kernel's teardown of the namespaces that pid 1's exit starts (the mount
- * tree is unmounted, an RCU grace period waited for) is no longer part of
- * every task's time. */
-static void __attribute__((noreturn)) finish(int status_fd, int code)
-{
-	kill(-1, SIGKILL);
-	while (waitpid(-1, NULL, __WALL) >= 0 || errno == EINTR)
-		;
-	if (write(status_fd, &code, sizeof(code)) != (ssize_t)sizeof(code))
-		_exit(code);
-	_exit(code);
-}
-
 static void __attribute__((noreturn)) sandbox_init(const struct sb_request *r,
-	const struct plan *p, scmp_filter_ctx filter, int sync, int status_fd, uid_t uid,
-	gid_t gid, struct bridge *b)
+	const struct plan *p, scmp_filter_ctx filter, int sync, uid_t uid, gid_t gid,
+	struct bridge *b)
 {
 	char c;
 	pid_t task;
@@ -318,7 +301,7 @@ static void __attribute__((noreturn)) sandbox_init(const struct sb_request *r,
 	if (r->trace_fd >= 0) {
 		int code = traced(r, p, filter);
 		bridge_finish(); /* the relay drains, as after an untraced task */
-		finish(status_fd, code);
+		_exit(code);
 	}
 	rc = filter_load(&compiled);
 	if (rc) {
@@ -354,15 +337,14 @@ static void __attribute__((noreturn)) sandbox_init(const struct sb_request *r,
 			break;
 	}
 	bridge_finish();
-	finish(status_fd, WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st));
+	_exit(WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st));
 }
 
 int run_task(const struct sb_request *r, const struct plan *p, scmp_filter_ctx filter)
 {
 	uid_t uid = getuid();
 	gid_t gid = getgid();
-	int sync[2], status[2], st, code;
-	ssize_t n;
+	int sync[2], st;
 	pid_t pid;
 	struct bridge b = {0};
 
@@ -374,7 +356,7 @@ int run_task(const struct sb_request *r, const struct plan *p, scmp_filter_ctx f
 		bridge_release(&b);
 		return RUN_EXIT_SETUP;
 	}
-	if (pipe2(sync, O_CLOEXEC) || pipe2(status, O_CLOEXEC)) {
+	if (pipe2(sync, O_CLOEXEC)) {
 		bridge_release(&b);
 		filter_prog_free(&compiled);
 		err_warn_errno("unable to make a pipe");
@@ -388,8 +370,6 @@ int run_task(const struct sb_request *r, const struct plan *p, scmp_filter_ctx f
 		int e = errno;
 		close(sync[0]);
 		close(sync[1]);
-		close(status[0]);
-		close(status[1]);
 		bridge_release(&b);
 		filter_prog_free(&compiled);
 		if (e == EPERM || e == ENOSPC || e == EUSERS || e == EINVAL)
@@ -404,11 +384,9 @@ int run_task(const struct sb_request *r, const struct plan *p, scmp_filter_ctx f
 	}
 	if (pid == 0) {
 		close(sync[1]);
-		close(status[0]);
-		sandbox_init(r, p, filter, sync[0], status[1], uid, gid, &b);
+		sandbox_init(r, p, filter, sync[0], uid, gid, &b);
 	}
 	close(sync[0]);
-	close(status[1]);
 	bridge_release(&b);
 	filter_prog_free(&compiled);
 	forward_to = pid;
@@ -418,14 +396,6 @@ int run_task(const struct sb_request *r, const struct plan *p, scmp_filter_ctx f
 		kill(pid, SIGKILL);
 	}
 	close(sync[1]);
-	/* the task's status from pid 1, once nothing of the task is left
-	 * (finish above); pid 1 tears down after vx-sandbox has returned. No
-	 * status (pid 1 failed or was killed): its own exit status says. */
-	while ((n = read(status[0], &code, sizeof(code))) < 0 && errno == EINTR)
-		;
-	close(status[0]);
-	if (n == (ssize_t)sizeof(code))
-		return code;
 	while (waitpid(pid, &st, 0) < 0) {
 		if (errno != EINTR) {
 			err_warn_errno("unable to wait for the sandbox");

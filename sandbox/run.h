@@ -11,10 +11,8 @@
  * the clone). It then vforks the task, which starts a new session, keeps
  * only fds 0-2 and execs; pid 1 passes the signals vx-sandbox forwards on
  * to the task's process group. When the
- * task exits, pid 1 kills and reaps whatever the task left behind in the
- * namespace, then passes the task's status to vx-sandbox through a pipe and
- * exits; vx-sandbox returns without waiting for the kernel to tear the
- * namespaces down.
+ * task exits, pid 1 exits with its status, and the kernel kills whatever the
+ * task left behind in the namespace.
  *
  * Returns the task's exit status (128+N when signal N killed it), or
  * RUN_EXIT_SETUP after one line when the sandbox could not be made (R-35:
