@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -100,17 +101,64 @@ static const char *jstr(const cJSON *o, const char *name)
 	return cJSON_GetStringValue(jget(o, name));
 }
 
+static struct statcache *load_stats(const char *root, bool live)
+{
+	struct statcache *sc = statcache_load(root);
+	/* ahead of a run every key is a snapshot of the tree as it is now; a
+	 * live key is taken when its task is ready, so it stats then */
+	if (!live)
+		statcache_preload(sc, root);
+	return sc;
+}
+
+void key_prepare(struct keyer *k, const char *root, bool live)
+{
+	k->early = load_stats(root, live);
+	k->early_root = xstrdup(root);
+}
+
+char *key_guess_root(void)
+{
+	char *dir = getcwd(NULL, 0), *slash;
+	struct stat st;
+	while (dir) {
+		char *f = xasprintf("%s/.vx/key-stat", dir[1] ? dir : "");
+		bool found = stat(f, &st) == 0;
+		free(f);
+		if (found)
+			return dir;
+		slash = strrchr(dir, '/');
+		if (!slash || slash == dir) {
+			free(dir);
+			return NULL;
+		}
+		*slash = '\0';
+	}
+	return NULL;
+}
+
+static bool same_dir(const char *a, const char *b)
+{
+	struct stat sa, sb;
+	return stat(a, &sa) == 0 && stat(b, &sb) == 0 && sa.st_dev == sb.st_dev &&
+	       sa.st_ino == sb.st_ino;
+}
+
 void key_init(struct keyer *k, const char *root, const cJSON *graph, bool live)
 {
+	struct statcache *early = k->early;
+	char *early_root = k->early_root;
 	memset(k, 0, sizeof(*k));
 	k->live = live;
 	k->in.root = xstrdup(root);
 	k->in.ig = ignore_open(root);
-	k->in.sc = statcache_load(root);
-	/* ahead of a run every key is a snapshot of the tree as it is now; a
-	 * live key is taken when its task is ready, so it stats then */
-	if (!live)
-		statcache_preload(k->in.sc, root);
+	if (early && same_dir(early_root, root)) {
+		k->in.sc = early;
+	} else {
+		statcache_free(early);
+		k->in.sc = load_stats(root, live);
+	}
+	free(early_root);
 	strmap_init(&k->tasks);
 	strmap_init(&k->runtime);
 	/* nested projects are walls for the projects around them (the root's
@@ -660,4 +708,6 @@ void key_free(struct keyer *k)
 	statcache_free(k->in.sc);
 	ignore_free(k->in.ig);
 	free((char *)k->in.root);
+	statcache_free(k->early); /* key_prepare's, when no key_init took it */
+	free(k->early_root);
 }

@@ -51,8 +51,18 @@ struct keyer {
 	bool have_fp;
 	unsigned char fp[16]; /* the workspace fingerprint, once per batch */
 	unsigned mark;        /* walk stamp for the final rule */
+	struct statcache *early; /* key_prepare's, until key_init */
+	char *early_root;
 };
 
+/* Optional, on a zeroed keyer before key_init: load root's stat cache (and
+ * start its preload unless live) while the graph record is still on its
+ * way. key_init keeps it when the graph's root is the same directory and
+ * drops it unused otherwise. */
+void key_prepare(struct keyer *k, const char *root, bool live);
+/* A guess for key_prepare when no root is given: the nearest directory from
+ * the current one up that holds a stat cache (.vx/key-stat), or NULL. */
+char *key_guess_root(void);
 /* root: the workspace root; graph: the graph record (its projects list). */
 void key_init(struct keyer *k, const char *root, const cJSON *graph, bool live);
 /* Add "key", "final" (and "explain" when asked) to a task record. where is

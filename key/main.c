@@ -104,6 +104,11 @@ int main(int argc, char **argv)
 
 	static struct keyer k;
 	bool started = false;
+	/* the stat cache loads while the graph record is on its way */
+	char *guess = root ? NULL : key_guess_root();
+	if (root || guess)
+		key_prepare(&k, root ? root : guess, live);
+	free(guess);
 	int rc = VX_EXIT_OK;
 	time_t saved = time(NULL);
 	struct jsonl_reader r;
@@ -153,8 +158,8 @@ int main(int argc, char **argv)
 		save(&k);
 		if (getenv("VX_KEY_STATS"))
 			err_warn("hashed %zu files, %zu from the stat cache", k.in.hashed, k.in.cached);
-		key_free(&k);
 	}
+	key_free(&k); /* also a key_prepare'd stat cache no graph record took */
 	int out = jsonl_out_finish();
 	return rc ? rc : out;
 }

@@ -33,10 +33,19 @@ struct statcache {
 	const char **keys;       /* and their paths */
 	size_t nloaded;
 	bool dirty;
-	/* statcache_preload: each loaded entry's lstat, by index */
+	/* statcache_preload: each loaded entry's lstat, by index, taken by
+	 * background threads while the walk goes on */
 	struct pre *pre;
+	unsigned char *pstate; /* PRE_*, atomic: who took entry i */
+	struct par_bg bg;
+	int rootfd;
+	int stop; /* atomic: statcache_preload_drop tells the threads */
 	bool pre_ok;
 };
+
+/* an entry's preload state: nobody took it yet; a thread is on it; its lstat
+ * is in pre[i]; the walk took it (it stats the path itself) */
+enum { PRE_NONE, PRE_BUSY, PRE_DONE, PRE_MINE };
 
 struct pre {
 	int err; /* the lstat's errno, or 0 with st */
@@ -85,6 +94,7 @@ static char *read_whole(int fd, size_t *len)
 struct statcache *statcache_load(const char *root)
 {
 	struct statcache *sc = xcalloc(1, sizeof(*sc));
+	sc->rootfd = -1;
 	sc->path = xasprintf("%s/.vx/key-stat", root);
 	strmap_init(&sc->map);
 	int fd = open(sc->path, O_RDONLY | O_CLOEXEC);
@@ -239,6 +249,7 @@ static int write_all(int fd, const char *b, size_t len)
 
 int statcache_save(struct statcache *sc)
 {
+	statcache_preload_drop(sc); /* the walk is over: the threads stop */
 	if (!sc->dirty)
 		return 0;
 	size_t cap = 1 << 16, len = strlen(MAGIC);
@@ -306,6 +317,7 @@ void statcache_free(struct statcache *sc)
 {
 	if (!sc)
 		return;
+	statcache_preload_drop(sc);
 	for (size_t i = 0; i < sc->map.cap; i++) {
 		const char *k = sc->map.keys[i];
 		if (!k)
@@ -322,6 +334,7 @@ void statcache_free(struct statcache *sc)
 	free(sc->loaded);
 	free(sc->keys);
 	free(sc->pre);
+	free(sc->pstate);
 	free(sc->buf);
 	free(sc->path);
 	free(sc);
@@ -329,57 +342,63 @@ void statcache_free(struct statcache *sc)
 
 /* ---- the preload (git's preload_index) ---- */
 
-struct prework {
-	struct statcache *sc;
-	int rootfd;
-	size_t next; /* atomic cursor */
-};
-
+/* The background threads: each takes the next entry nobody has taken, in
+ * load order, until all are taken or the preload is dropped. */
 static void *pre_worker(void *arg)
 {
-	struct prework *w = arg;
-	struct statcache *sc = w->sc;
+	struct statcache *sc = arg;
 	char buf[65536];
-	for (;;) {
-		size_t i = __atomic_fetch_add(&w->next, 64, __ATOMIC_RELAXED);
-		if (i >= sc->nloaded)
+	for (size_t i = 0; i < sc->nloaded; i++) {
+		unsigned char none = PRE_NONE;
+		if (__atomic_load_n(&sc->stop, __ATOMIC_RELAXED))
 			return NULL;
-		for (size_t end = i + 64 < sc->nloaded ? i + 64 : sc->nloaded; i < end; i++) {
-			const char *k = sc->keys[i];
-			size_t n = strlen(k);
-			struct pre *p = &sc->pre[i];
-			/* a directory's key ends in '/'; the root's is "/" */
-			if (n && k[n - 1] == '/') {
-				if (n == 1) {
-					k = ".";
-				} else {
-					memcpy(buf, k, n - 1);
-					buf[n - 1] = '\0';
-					k = buf;
-				}
+		if (!__atomic_compare_exchange_n(&sc->pstate[i], &none, PRE_BUSY, false,
+			    __ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
+			continue;
+		const char *k = sc->keys[i];
+		size_t n = strlen(k);
+		struct pre *p = &sc->pre[i];
+		/* a directory's key ends in '/'; the root's is "/" */
+		if (n && k[n - 1] == '/') {
+			if (n == 1) {
+				k = ".";
+			} else if (n <= sizeof(buf)) {
+				memcpy(buf, k, n - 1);
+				buf[n - 1] = '\0';
+				k = buf;
 			}
-			p->err = fstatat(w->rootfd, k, &p->st, AT_SYMLINK_NOFOLLOW) ? errno : 0;
 		}
+		p->err = fstatat(sc->rootfd, k, &p->st, AT_SYMLINK_NOFOLLOW) ? errno : 0;
+		__atomic_store_n(&sc->pstate[i], PRE_DONE, __ATOMIC_RELEASE);
 	}
+	return NULL;
 }
 
 void statcache_preload(struct statcache *sc, const char *root)
 {
-	struct prework w = {.sc = sc, .next = 0};
+	statcache_preload_drop(sc);
 	if (!sc->nloaded)
 		return;
-	w.rootfd = open(root, O_PATH | O_DIRECTORY | O_CLOEXEC);
-	if (w.rootfd < 0)
+	sc->rootfd = open(root, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (sc->rootfd < 0)
 		return;
 	free(sc->pre);
-	sc->pre = xcalloc(sc->nloaded, sizeof(*sc->pre));
-	par_run(pre_worker, &w, 2);
-	close(w.rootfd);
+	free(sc->pstate);
+	sc->pre = xmalloc(sc->nloaded * sizeof(*sc->pre));
+	sc->pstate = xcalloc(sc->nloaded, 1);
+	sc->stop = 0;
 	sc->pre_ok = true;
+	par_start(&sc->bg, pre_worker, sc, 3);
 }
 
 void statcache_preload_drop(struct statcache *sc)
 {
+	if (!sc->pre_ok)
+		return;
+	__atomic_store_n(&sc->stop, 1, __ATOMIC_RELAXED);
+	par_join(&sc->bg);
+	close(sc->rootfd);
+	sc->rootfd = -1;
 	sc->pre_ok = false;
 }
 
@@ -387,9 +406,17 @@ int statcache_prestat(struct statcache *sc, const char *key, bool follow, struct
 {
 	const struct sc_entry *e;
 	const struct pre *p;
+	unsigned char s = PRE_NONE;
+	size_t i;
 	if (!sc->pre_ok || !(e = strmap_get(&sc->map, key)) || owned_val(sc, e))
 		return 1;
-	p = &sc->pre[e - sc->loaded];
+	i = (size_t)(e - sc->loaded);
+	/* not taken yet: the walk takes it and stats it now, so no thread
+	 * does the same call again; one a thread is on: stat it too */
+	if (__atomic_compare_exchange_n(&sc->pstate[i], &s, PRE_MINE, false, __ATOMIC_ACQUIRE,
+		    __ATOMIC_ACQUIRE) || s != PRE_DONE)
+		return 1;
+	p = &sc->pre[i];
 	if (p->err) {
 		errno = p->err;
 		return -1;

@@ -47,16 +47,20 @@ void statcache_store(struct statcache *sc, const char *path, const struct stat *
  * the listing (walk.h's blob) of the directory st describes, trusted by the
  * same rules as a file's hash, or NULL; and remembering one, listed after
  * listed_at (statcache_now()). */
-/* git's preload_index: lstat every loaded path (file or directory) on two
- * threads now, so the walk asks the kernel only about what is new. A
- * preloaded stat stands for the path until statcache_preload_drop (vx-key
- * drops them at a rescan record: a task ran or was restored, and may have
- * written an input). */
+/* git's preload_index: lstat every loaded path (file or directory) on
+ * background threads (one fewer than the CPUs, at most 3) while the caller
+ * walks, so the walk asks the kernel only about what is new and both run at
+ * once. An entry is stat'ed once: by a thread, or by the walk when it gets
+ * there first (statcache_prestat then says 1). A preloaded stat stands for
+ * the path until statcache_preload_drop, which stops and joins the threads
+ * (vx-key drops them at a rescan record: a task ran or was restored, and may
+ * have written an input); statcache_save and statcache_free drop them too. */
 void statcache_preload(struct statcache *sc, const char *root);
 void statcache_preload_drop(struct statcache *sc);
 /* The preloaded lstat of key (a file's path, or a directory's "path/"):
  * 0 with *st, -1 with errno as the lstat failed, 1 when there is none (not
- * loaded, dropped, or follow and a symlink: stat() it yourself). */
+ * loaded, dropped, not reached by the threads yet, or follow and a symlink:
+ * stat() it yourself). */
 int statcache_prestat(struct statcache *sc, const char *key, bool follow, struct stat *st);
 const char *statcache_dir_get(struct statcache *sc, const char *key, const struct stat *st,
 	size_t *len);

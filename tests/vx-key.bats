@@ -202,6 +202,32 @@ for line in open(sys.argv[1]):
 	assert_equal "$(keys)" "$here"
 }
 
+@test "the stat cache: one found from the current directory serves only the graph's own root" {
+	# vx-key loads the stat cache it finds above the current directory
+	# before the graph record arrives; keying another workspace from there
+	# must not take this one's stats or hashes for the other's files
+	local other=$BATS_TEST_TMPDIR/other mine theirs
+	mine=$(key_of @x/ui#build)
+	assert_file_exists .vx/key-stat
+	cp -a "$WS" "$other"
+	rm -rf "$other/.vx"
+	# the same size and times, other bytes
+	sed -i 's/1/7/' "$other/packages/ui/src/a.js"
+	find "$other" -exec touch -h -d @1600000000 {} +
+	vx-graph --root "$other" > "$GRAPH"
+	(cd "$other" && vx-key < "$GRAPH" > "$OUT.fresh")
+	theirs=$(member @x/ui#build key "$OUT.fresh")
+	[ "$theirs" != "$mine" ]
+	vx-key < "$GRAPH" > "$OUT"
+	assert_equal "$(member @x/ui#build key)" "$theirs"
+	# and this workspace's own cache still holds its own files only
+	vx-graph --root "$WS" > "$GRAPH"
+	VX_KEY_STATS=1 run -0 --separate-stderr vx-key < "$GRAPH"
+	assert_regex "$stderr" '^vx-key: hashed 0 files, '
+	printf '%s\n' "$output" > "$OUT"
+	assert_equal "$(member @x/ui#build key)" "$mine"
+}
+
 @test "the stat cache: a second keying reads no file" {
 	keyed
 	assert_file_exists .vx/key-stat
