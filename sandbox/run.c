@@ -274,10 +274,13 @@ static void __attribute__((noreturn)) sandbox_init(const struct sb_request *r,
 	int st, rc;
 	sigset_t fw, old;
 
-	/* die with vx-sandbox; the sync byte proves it was alive after this */
+	/* die with vx-sandbox. It holds the sync pipe's only write end until it
+	 * has reaped this process, and never writes: a read finding the pipe
+	 * empty (EAGAIN) proves vx-sandbox was alive after the signal was
+	 * armed, end of file that it was already gone. No hand-off to wait for. */
 	if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0))
 		setup_die("unable to set the parent-death signal");
-	if (read(sync, &c, 1) != 1)
+	if (read(sync, &c, 1) != -1 || errno != EAGAIN)
 		_exit(RUN_EXIT_SETUP);
 	close(sync);
 	map_ids(uid, gid, r->weaker_nested);
@@ -356,7 +359,7 @@ int run_task(const struct sb_request *r, const struct plan *p, scmp_filter_ctx f
 		bridge_release(&b);
 		return RUN_EXIT_SETUP;
 	}
-	if (pipe2(sync, O_CLOEXEC)) {
+	if (pipe2(sync, O_CLOEXEC | O_NONBLOCK)) {
 		bridge_release(&b);
 		filter_prog_free(&compiled);
 		err_warn_errno("unable to make a pipe");
@@ -391,16 +394,13 @@ int run_task(const struct sb_request *r, const struct plan *p, scmp_filter_ctx f
 	filter_prog_free(&compiled);
 	forward_to = pid;
 	on_signals(forward);
-	if (write(sync[1], "x", 1) != 1) {
-		close(sync[1]);
-		kill(pid, SIGKILL);
-	}
-	close(sync[1]);
 	while (waitpid(pid, &st, 0) < 0) {
 		if (errno != EINTR) {
+			close(sync[1]);
 			err_warn_errno("unable to wait for the sandbox");
 			return RUN_EXIT_SETUP;
 		}
 	}
+	close(sync[1]);
 	return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
 }

@@ -65,15 +65,11 @@ open(sys.argv[3], "w").write("\n".join(out) + "\n")
 ' "$BATS_TEST_TMPDIR/graph.jsonl" "$1" "$2"
 }
 
-# running MARK: is a process whose command line holds MARK alive?
+# running MARK: is a process whose command line holds MARK alive? (pgrep
+# reads every process's command line itself: a loop of tr | grep over /proc
+# missed some)
 running() {
-	local f
-	for f in /proc/[0-9]*/cmdline; do
-		if tr '\0' ' ' < "$f" 2>/dev/null | grep -q -- "$1"; then
-			return 0
-		fi
-	done
-	return 1
+	pgrep -f -- "$1" > /dev/null
 }
 
 # linked: npm's layout, every package linked at the root (probe P6).
@@ -704,6 +700,28 @@ s = socket.socket(socket.AF_UNIX); s.bind("\0" + sys.argv[1]); s.listen(8); time
 	local mark=31.$$$RANDOM
 	run -0 sb -- sh -c "(setsid sleep $mark &) ; sleep 0.2; grep -l 'sleep' /proc/[0-9]*/cmdline > /dev/null && echo daemon-up"
 	assert_output 'daemon-up'
+	run -1 running "sleep $mark"
+}
+
+@test "a SIGKILL to vx-sandbox takes the whole sandbox with it" {
+	# the parent-death signal of the sandbox's pid 1 (the kernel's kill of
+	# its namespace does the rest); vx-sandbox cannot forward a SIGKILL
+	local out=$BATS_TEST_TMPDIR/out mark=32.$$$RANDOM
+	vx-sandbox --root "$WS" --project "$WS/$P" -- \
+		sh -c "(setsid sleep $mark &); echo up; exec sleep $mark" > "$out" 2>&1 &
+	BG=$!
+	for _ in $(seq 1 500); do
+		grep -q up "$out" && break
+		sleep 0.02
+	done
+	run -0 running "sleep $mark"
+	kill -KILL "$BG"
+	wait "$BG" || true
+	BG=
+	for _ in $(seq 1 100); do
+		running "sleep $mark" || break
+		sleep 0.02
+	done
 	run -1 running "sleep $mark"
 }
 
