@@ -26,7 +26,7 @@ int cache_open_beneath(struct cache *c, int projfd, const char *reldir, bool cre
 {
 	if (!*reldir)
 		return fcntl(projfd, F_DUPFD_CLOEXEC, 0);
-	if (!c->openat2_off) {
+	if (!__atomic_load_n(&c->openat2_off, __ATOMIC_RELAXED)) {
 		struct open_how how = {
 			.flags = O_RDONLY | O_DIRECTORY | O_CLOEXEC,
 			.resolve = RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS,
@@ -35,7 +35,8 @@ int cache_open_beneath(struct cache *c, int projfd, const char *reldir, bool cre
 		if (fd >= 0)
 			return fd;
 		if (errno == ENOSYS || errno == EPERM)
-			c->openat2_off = true; /* an old kernel, or a seccomp filter */
+			/* an old kernel, or a seccomp filter */
+			__atomic_store_n(&c->openat2_off, true, __ATOMIC_RELAXED);
 		else if (errno != ENOENT || !create)
 			return -1;
 	}
@@ -175,7 +176,8 @@ struct todo {
  * name is removed from the cache, so the next save writes it afresh. */
 static int stage(struct cache *c, int dfd, struct todo *t)
 {
-	t->tmp = xasprintf(CACHE_RESTORE_TMP "%d.%x.%u", c->pid, c->nonce, c->seq++);
+	t->tmp = xasprintf(CACHE_RESTORE_TMP "%d.%x.%u", c->pid, c->nonce,
+		__atomic_fetch_add(&c->seq, 1, __ATOMIC_RELAXED));
 	if (t->cf.link) {
 		if (symlinkat(t->cf.link, dfd, t->tmp) == 0)
 			return 0;
@@ -241,7 +243,24 @@ static const char *abs_path(char **buf, size_t *cap, const char *projdir, const 
 	return *buf;
 }
 
-int cache_restore(struct cache *c, const struct cache_entry *e, const char *projdir)
+struct cache_writes {
+	char *projdir;
+	int projfd;
+	struct todo *todo;
+	size_t n;
+};
+
+static void writes_free(struct cache_writes *w)
+{
+	if (w->projfd >= 0)
+		close(w->projfd);
+	free(w->projdir);
+	free(w->todo);
+	free(w);
+}
+
+int cache_restore_check(struct cache *c, const struct cache_entry *e, const char *projdir,
+	struct cache_writes **out)
 {
 	int projfd = -1;
 	const cJSON *files = cJSON_GetObjectItemCaseSensitive(e->manifest, "files"), *f;
@@ -252,6 +271,7 @@ int cache_restore(struct cache *c, const struct cache_entry *e, const char *proj
 	char *abs = NULL;
 	size_t abscap = 0;
 	int r = 0;
+	*out = NULL;
 	cJSON_ArrayForEach(f, files) {
 		struct cache_file cf;
 		if (cache_file_parse(f, &cf)) { /* entry_check let it through: cannot happen */
@@ -302,10 +322,30 @@ int cache_restore(struct cache *c, const struct cache_entry *e, const char *proj
 		todo[n++].cf = cf;
 	}
 	parent_done(&pc);
+	free(abs);
+	if (r != 0 || !n) {
+		free(todo);
+		if (projfd >= 0)
+			close(projfd);
+		return r;
+	}
+	struct cache_writes *w = *out = xcalloc(1, sizeof(*w));
+	w->projdir = xstrdup(projdir);
+	w->projfd = projfd;
+	w->todo = todo;
+	w->n = n;
+	return 1;
+}
+
+int cache_restore_write(struct cache *c, struct cache_writes *w)
+{
+	struct parent pc = {NULL, -1, 0};
+	const char *base;
 	size_t staged = 0;
-	for (; r == 0 && staged < n; staged++) {
-		struct todo *t = &todo[staged];
-		int dfd = parent_get(c, &pc, projfd, t->cf.path, true, &base);
+	int r = 0;
+	for (; staged < w->n; staged++) {
+		struct todo *t = &w->todo[staged];
+		int dfd = parent_get(c, &pc, w->projfd, t->cf.path, true, &base);
 		if (dfd < 0) {
 			err_warn("refusing to restore '%s': a part of its directory is a symlink or "
 				 "not a directory", t->cf.path);
@@ -318,12 +358,12 @@ int cache_restore(struct cache *c, const struct cache_entry *e, const char *proj
 	}
 	parent_done(&pc);
 	for (size_t i = 0; i < staged; i++) {
-		struct todo *t = &todo[i];
-		int dfd = parent_get(c, &pc, projfd, t->cf.path, false, &base);
+		struct todo *t = &w->todo[i];
+		int dfd = parent_get(c, &pc, w->projfd, t->cf.path, false, &base);
 		if (r == 0 && dfd >= 0 && renameat(dfd, t->tmp, dfd, base) == 0) {
 			/* the rename moved the ctime the stamp keeps */
 			if (t->cf.hash && fstatat(dfd, base, &t->st, AT_SYMLINK_NOFOLLOW) == 0)
-				cache_stamp_set(c, projdir, t->cf.path, &t->st, t->cf.hash);
+				cache_stamp_set(c, w->projdir, t->cf.path, &t->st, t->cf.hash);
 		} else {
 			if (r == 0)
 				err_warn_errno("unable to restore '%s'", t->cf.path);
@@ -334,9 +374,13 @@ int cache_restore(struct cache *c, const struct cache_entry *e, const char *proj
 		free(t->tmp);
 	}
 	parent_done(&pc);
-	free(todo);
-	free(abs);
-	if (projfd >= 0)
-		close(projfd);
-	return r == 0 && staged ? 1 : r;
+	writes_free(w);
+	return r == 0 ? 1 : -1;
+}
+
+int cache_restore(struct cache *c, const struct cache_entry *e, const char *projdir)
+{
+	struct cache_writes *w;
+	int r = cache_restore_check(c, e, projdir, &w);
+	return r == 1 ? cache_restore_write(c, w) : r;
 }
