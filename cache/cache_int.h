@@ -98,6 +98,9 @@ bool cache_stamp_vouches(struct cache *c, const char *projdir, const char *rel,
 	const struct stat *st, const char *hash);
 void cache_stamp_set(struct cache *c, const char *projdir, const char *rel,
 	const struct stat *st, const char *hash);
+/* Load it now (it is loaded on first use otherwise): on the thread whose
+ * heap should hold it. */
+void cache_stamp_load(struct cache *c);
 /* Write it back when something was set (failures only cost speed); free. */
 void cache_stamp_close(struct cache *c);
 

@@ -199,7 +199,8 @@ void cache_stamp_set(struct cache *c, const char *projdir, const char *rel,
 		return;
 	pthread_mutex_lock(&c->stamp_mu);
 	struct cache_stamp *sp = stamp(c);
-	struct rec *r = rec_add(sp, xstrdup(key(sp, projdir, rel)), true);
+	size_t i = (size_t)(uintptr_t)strmap_get(&sp->map, key(sp, projdir, rel));
+	struct rec *r = i ? &sp->recs[i - 1] : rec_add(sp, xstrdup(sp->key), true);
 	snprintf(r->hash, sizeof(r->hash), "%s", hash);
 	r->size = st->st_size;
 	r->sec = st->st_mtim.tv_sec;
@@ -210,6 +211,13 @@ void cache_stamp_set(struct cache *c, const char *projdir, const char *rel,
 	r->mode = st->st_mode;
 	r->loaded = false;
 	sp->dirty = true;
+	pthread_mutex_unlock(&c->stamp_mu);
+}
+
+void cache_stamp_load(struct cache *c)
+{
+	pthread_mutex_lock(&c->stamp_mu);
+	stamp(c);
 	pthread_mutex_unlock(&c->stamp_mu);
 }
 
