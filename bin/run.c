@@ -910,8 +910,11 @@ int run_main(int argc, char **argv)
 		runcache_remote(&r.cache, remote);
 	/* as many writers as tasks may run at once, up to the cores: creating
 	 * a file is kernel work that runs on every core (-j1: none, the pump
-	 * writes each hit itself, in order) */
-	r.writers = workq_new(r.jobs > 1 ? (r.jobs < ncpus() ? r.jobs : ncpus()) : 0, runcache_write);
+	 * writes each hit itself, in order). None with a remote cache: a
+	 * remote hit is written into the local cache (a save, cache.h), which
+	 * must not run beside restores */
+	size_t writers = r.jobs < ncpus() ? r.jobs : ncpus();
+	r.writers = workq_new(r.jobs > 1 && !r.cache.remote ? writers : 0, runcache_write);
 	build(&r);
 	setup_signals();
 	loop(&r);

@@ -7,9 +7,11 @@
  * Threads: lookups, cache_entry_log and the restore calls may run on several
  * threads at once on one handle (the driver writes hits on a pool);
  * cache_open, cache_close, cache_save, cache_verify and cache_clean run
- * alone, with no other call on the handle in flight. A lookup is a hit only when the manifest is
- * whole and every blob it names is present with its size; a restore verifies
- * every blob's hash and replaces nothing unless all of them check out.
+ * alone, with no other call on the handle in flight; so does remote.h's
+ * fetch, which writes what it downloads into the local cache. A lookup is
+ * a hit only when the manifest is whole and every blob it names is present
+ * with its size; a restore verifies every blob's hash and replaces nothing
+ * unless all of them check out.
  * Outputs are never written through a symlink. The per-checkout state
  * directory (the driver's <root>/.vx) keeps stamps that let a rerun skip
  * outputs already identical without rehashing them.
