@@ -31,6 +31,7 @@
 #include "report.h"
 #include "strmap.h"
 #include "ui.h"
+#include "workq.h"
 
 struct rtask {
 	cJSON *rec; /* graph record; replaced by the keyed record once keyed */
@@ -68,6 +69,7 @@ struct run {
 	bool keyer_up, keyer_broken;
 	bool rescan; /* a task ran or was restored since vx-key last read the lockfiles */
 	struct runcache cache;
+	struct workq *writers; /* hits' outputs written while the pump goes on */
 	bool use_cache, force, json, interrupted;
 	bool stopping; /* the run is over: servers stopped now did not fail */
 	int signo;
@@ -218,9 +220,21 @@ static void ready_remove(struct run *r, size_t ti)
 		}
 }
 
+/* t is a hit; its replayed log is *log, or t->log already when NULL. */
+static void hit(struct run *r, struct rtask *t, struct ui_buf *log)
+{
+	if (log) {
+		ui_buf_free(&t->log);
+		t->log = *log;
+	}
+	t->ms = now_ms() - t->started;
+	finish(r, t, UI_HIT);
+}
+
 /* A keyed task that needs no job slot is settled at once: a group is done, a
- * cached task whose result is in the cache is a hit (restored, or already in
- * place). A miss is remembered so start() does not look again. */
+ * cached task whose result is in the cache is a hit (in place, or its
+ * outputs handed to the writers: written() finishes it). A miss is
+ * remembered so start() does not look again. */
 static void settle(struct run *r, size_t ti)
 {
 	struct rtask *t = &r->t[ti];
@@ -234,19 +248,36 @@ static void settle(struct run *r, size_t ti)
 		return;
 	t->started = now_ms();
 	struct ui_buf log = {0};
-	int h = runcache_restore(&r->cache, t->key, r->root, t->dir, &log);
+	struct runcache_write *job;
+	int h = runcache_hit(&r->cache, t->key, r->root, t->dir, &log, &job);
 	if (!h) {
 		ui_buf_free(&log);
 		t->probed = true;
 		return;
 	}
-	if (h == 2)
-		r->rescan = true; /* a lockfile may be an output */
 	ready_remove(r, ti);
+	if (h == 1) {
+		hit(r, t, &log);
+		return;
+	}
 	ui_buf_free(&t->log);
 	t->log = log;
-	t->ms = now_ms() - t->started;
-	finish(r, t, UI_HIT);
+	job->task = ti;
+	workq_put(r->writers, job);
+}
+
+/* A hit's writes are done: a hit, or (nothing half-written) a miss to run. */
+static void written(struct run *r, struct runcache_write *job)
+{
+	struct rtask *t = &r->t[job->task];
+	if (runcache_written(job)) {
+		r->rescan = true; /* a lockfile may be an output */
+		hit(r, t, NULL);
+		return;
+	}
+	ui_buf_free(&t->log);
+	t->probed = true;
+	r->ready[r->nready++] = (size_t)(t - r->t);
 }
 
 /* Stream every ready task through vx-key, several in flight, settling each
@@ -262,7 +293,10 @@ static void key_pump(struct run *r)
 		return;
 	size_t *fifo = xcalloc(r->n, sizeof(*fifo)), head = 0, tail = 0;
 	long *size = xcalloc(r->n, sizeof(*size)), inflight = 0;
+	struct runcache_write *job;
 	while (!r->keyer_broken && !stop_requested) {
+		while ((job = workq_get(r->writers, false)))
+			written(r, job);
 		for (size_t i = 0; i < r->nready && inflight < KEYER_INFLIGHT; i++) {
 			size_t ti = r->ready[i];
 			struct rtask *t = &r->t[ti];
@@ -285,8 +319,12 @@ static void key_pump(struct run *r)
 			size[tail++] = sz;
 			inflight += sz;
 		}
-		if (head == tail)
-			break;
+		if (head == tail) {
+			if (!workq_pending(r->writers))
+				break;
+			written(r, workq_get(r->writers, true));
+			continue;
+		}
 		size_t ti = fifo[head];
 		inflight -= size[head++];
 		r->t[ti].in_flight = false;
@@ -301,6 +339,9 @@ static void key_pump(struct run *r)
 		r->keyer_broken = true;
 	for (; head < tail; head++)
 		r->t[fifo[head]].in_flight = false;
+	/* a hit being written is never left half-done, even on a signal */
+	while ((job = workq_get(r->writers, true)))
+		written(r, job);
 	free(fifo);
 	free(size);
 }
@@ -379,10 +420,7 @@ static void start(struct run *r, struct rtask *t)
 			if (h == 2)
 				r->rescan = true; /* a lockfile may be an output */
 			if (h) {
-				ui_buf_free(&t->log);
-				t->log = log;
-				t->ms = now_ms() - t->started;
-				finish(r, t, UI_HIT);
+				hit(r, t, &log);
 				return;
 			}
 			ui_buf_free(&log);
@@ -870,9 +908,17 @@ int run_main(int argc, char **argv)
 	runcache_open(&r.cache, r.root);
 	if (remote && *remote && r.use_cache)
 		runcache_remote(&r.cache, remote);
+	/* as many writers as tasks may run at once, up to the cores: creating
+	 * a file is kernel work that runs on every core (-j1: none, the pump
+	 * writes each hit itself, in order). None with a remote cache: a
+	 * remote hit is written into the local cache (a save, cache.h), which
+	 * must not run beside restores */
+	size_t writers = r.jobs < ncpus() ? r.jobs : ncpus();
+	r.writers = workq_new(r.jobs > 1 && !r.cache.remote ? writers : 0, runcache_write);
 	build(&r);
 	setup_signals();
 	loop(&r);
+	workq_free(r.writers);
 	if (r.keyer_up)
 		keyer_stop(&r.keyer);
 	netproxy_stop(&r.net);

@@ -43,10 +43,11 @@ void runcache_remote(struct runcache *rc, const char *url)
 	rc->remote = remote_open(url, getenv("VX_REMOTE_CACHE_TOKEN"), ro && strcmp(ro, "1") == 0);
 }
 
-int runcache_restore(struct runcache *rc, const char *key, const char *root, const char *dir,
-	struct ui_buf *log)
+int runcache_hit(struct runcache *rc, const char *key, const char *root, const char *dir,
+	struct ui_buf *log, struct runcache_write **out)
 {
 	struct cache_entry *e = NULL;
+	*out = NULL;
 	if (!rc->c)
 		return 0;
 	/* locally only the manifest is checked: the restore hashes every blob
@@ -61,16 +62,51 @@ int runcache_restore(struct runcache *rc, const char *key, const char *root, con
 	size_t len = 0;
 	char *text = cache_entry_log(rc->c, e, &len);
 	char *proj = path_join(root, dir);
-	int r = text ? cache_restore(rc->c, e, proj) : -1;
+	struct cache_writes *w = NULL;
+	int r = text ? cache_restore_check(rc->c, e, proj, &w) : -1;
 	free(proj);
-	cache_entry_free(e);
 	if (r < 0) {
+		cache_entry_free(e);
 		free(text);
 		return 0;
 	}
 	ui_buf_add(log, text, len);
 	free(text);
-	return r == 1 ? 2 : 1;
+	if (r == 0) {
+		cache_entry_free(e);
+		return 1;
+	}
+	struct runcache_write *job = *out = xcalloc(1, sizeof(*job));
+	job->c = rc->c;
+	job->e = e;
+	job->w = w;
+	return 2;
+}
+
+void runcache_write(void *job)
+{
+	struct runcache_write *j = job;
+	j->r = cache_restore_write(j->c, j->w);
+	j->w = NULL; /* freed by the write */
+}
+
+bool runcache_written(struct runcache_write *job)
+{
+	bool ok = job->r == 1;
+	cache_entry_free(job->e);
+	free(job);
+	return ok;
+}
+
+int runcache_restore(struct runcache *rc, const char *key, const char *root, const char *dir,
+	struct ui_buf *log)
+{
+	struct runcache_write *job;
+	int h = runcache_hit(rc, key, root, dir, log, &job);
+	if (h != 2)
+		return h;
+	runcache_write(job);
+	return runcache_written(job) ? 2 : 0;
 }
 
 int runcache_save(struct runcache *rc, const char *key, const char *root, const char *dir,

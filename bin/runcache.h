@@ -14,6 +14,8 @@
 #include "ui.h"
 
 struct cache;
+struct cache_entry;
+struct cache_writes;
 struct remote;
 
 struct runcache {
@@ -39,6 +41,25 @@ void runcache_remote(struct runcache *rc, const char *url);
  * root/dir; 0: a miss. */
 int runcache_restore(struct runcache *rc, const char *key, const char *root, const char *dir,
 	struct ui_buf *log);
+/* The same in two halves, so that the writes run on other threads (a
+ * workq.h pool) while the driver keys and checks the next hits. runcache_hit
+ * looks up, reads the log into *log and checks the outputs, on the
+ * driver's thread: 0 a miss, 1 a hit in place, 2 a hit whose outputs differ,
+ * *job then what is left to write. runcache_write(job) writes them, on any
+ * thread, several at once; runcache_written(job), back on the driver's
+ * thread, says whether they were (else a miss, nothing half-written: run the
+ * task) and frees job. */
+struct runcache_write {
+	size_t task; /* the caller's own */
+	struct cache *c;
+	struct cache_entry *e;
+	struct cache_writes *w;
+	int r;
+};
+int runcache_hit(struct runcache *rc, const char *key, const char *root, const char *dir,
+	struct ui_buf *log, struct runcache_write **job);
+void runcache_write(void *job);
+bool runcache_written(struct runcache_write *job);
 /* Save a success: the outputs its record declares, and its log, then
  * upload it to the remote (which never fails the save). 0 or -1. */
 int runcache_save(struct runcache *rc, const char *key, const char *root, const char *dir,

@@ -32,6 +32,7 @@ struct cache *cache_open(const char *dir, const char *statedir)
 	c->umask = umask(0);
 	umask(c->umask);
 	c->acfd = c->casfd = -1;
+	pthread_mutex_init(&c->stamp_mu, NULL);
 	return c;
 }
 
@@ -41,6 +42,7 @@ void cache_close(struct cache *c)
 		return;
 	cache_stamp_close(c);
 	cache_forget_dirs(c);
+	pthread_mutex_destroy(&c->stamp_mu);
 	free(c->dir);
 	free(c->statedir);
 	free(c);
@@ -122,15 +124,22 @@ void cache_forget_dirs(struct cache *c)
 }
 
 /* The fd of a subdirectory, opened on first use; while the cache does not
- * exist yet, every call tries again. */
+ * exist yet, every call tries again. Threads that race to open it keep the
+ * first fd stored and close their own. */
 static int subdir(struct cache *c, int *fd, const char *name)
 {
-	if (*fd < 0) {
-		char *p = xasprintf("%s/%s", c->dir, name);
-		*fd = open(p, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-		free(p);
+	int have = __atomic_load_n(fd, __ATOMIC_ACQUIRE);
+	if (have >= 0)
+		return have;
+	char *p = xasprintf("%s/%s", c->dir, name);
+	int mine = open(p, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	free(p);
+	if (mine >= 0 && !__atomic_compare_exchange_n(fd, &have, mine, false, __ATOMIC_ACQ_REL,
+				 __ATOMIC_ACQUIRE)) {
+		close(mine);
+		return have;
 	}
-	return *fd;
+	return mine;
 }
 
 int cache_blob_stat(struct cache *c, const char *hash, struct stat *st)
@@ -185,7 +194,8 @@ int cache_mkdirs(const char *dir)
 int cache_tmp_open(struct cache *c, char **path)
 {
 	for (int tries = 0; tries < 100; tries++) {
-		char *p = xasprintf("%s/tmp/%d.%x.%u", c->dir, c->pid, c->nonce, c->seq++);
+		char *p = xasprintf("%s/tmp/%d.%x.%u", c->dir, c->pid, c->nonce,
+			__atomic_fetch_add(&c->seq, 1, __ATOMIC_RELAXED));
 		int fd = open(p, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
 		if (fd >= 0) {
 			*path = p;

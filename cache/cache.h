@@ -4,9 +4,14 @@
  * The caller resolves the directory (VX_CACHE_DIR, else <root>/.vx/cache)
  * and opens it; several checkouts and processes may share one, so an entry
  * holds nothing absolute and correctness rests on atomic renames, not locks.
- * Calls are single-threaded. A lookup is a hit only when the manifest is
- * whole and every blob it names is present with its size; a restore verifies
- * every blob's hash and replaces nothing unless all of them check out.
+ * Threads: lookups, cache_entry_log and the restore calls may run on several
+ * threads at once on one handle (the driver writes hits on a pool);
+ * cache_open, cache_close, cache_save, cache_verify and cache_clean run
+ * alone, with no other call on the handle in flight; so does remote.h's
+ * fetch, which writes what it downloads into the local cache. A lookup is
+ * a hit only when the manifest is whole and every blob it names is present
+ * with its size; a restore verifies every blob's hash and replaces nothing
+ * unless all of them check out.
  * Outputs are never written through a symlink. The per-checkout state
  * directory (the driver's <root>/.vx) keeps stamps that let a rerun skip
  * outputs already identical without rehashing them.
@@ -57,6 +62,17 @@ char *cache_entry_log(struct cache *c, const struct cache_entry *e, size_t *len)
  * already, 1 when some were written, or -1 with nothing of the entry left
  * half-written (a failed restore is a miss: run the task). */
 int cache_restore(struct cache *c, const struct cache_entry *e, const char *projdir);
+
+/* cache_restore in two halves, for a caller that writes on other threads
+ * while it checks the next hit. The check writes nothing: 0 when every
+ * output is in place already, -1 when the restore is refused (a symlink or
+ * a directory in the way: a miss), or 1 with *w what is left to write. The
+ * write stages and renames those: 1, or -1 with nothing of the entry left
+ * half-written; it frees w either way. e must outlive w. */
+struct cache_writes;
+int cache_restore_check(struct cache *c, const struct cache_entry *e, const char *projdir,
+	struct cache_writes **w);
+int cache_restore_write(struct cache *c, struct cache_writes *w);
 
 struct cache_save {
 	const char *key;

@@ -10,6 +10,7 @@
 #ifndef VX_CACHE_INT_H
 #define VX_CACHE_INT_H
 
+#include <pthread.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <sys/stat.h>
@@ -26,6 +27,9 @@
 /* a restore's temporary names beside their targets; save never collects them */
 #define CACHE_RESTORE_TMP ".vx-tmp."
 
+/* Shared by the threads that look up and restore at once (cache.h): seq,
+ * openat2_off and the fds are atomics; the stamp is behind stamp_mu. The
+ * rest is set by cache_open or by calls that run alone. */
 struct cache {
 	char *dir;
 	char *statedir;   /* NULL: no stamps */
@@ -35,6 +39,7 @@ struct cache {
 	bool openat2_off; /* the kernel (or a seccomp filter) refused openat2 */
 	int acfd, casfd;  /* ac/ and cas/ for lookups, -1 until needed */
 	struct cache_stamp *stamp; /* stamp.c's, loaded on first use */
+	pthread_mutex_t stamp_mu;
 	int pid;          /* for temporary names (glibc's getpid is a system call) */
 	mode_t umask;     /* the process's, read once */
 };
@@ -93,6 +98,9 @@ bool cache_stamp_vouches(struct cache *c, const char *projdir, const char *rel,
 	const struct stat *st, const char *hash);
 void cache_stamp_set(struct cache *c, const char *projdir, const char *rel,
 	const struct stat *st, const char *hash);
+/* Load it now (it is loaded on first use otherwise): on the thread whose
+ * heap should hold it. */
+void cache_stamp_load(struct cache *c);
 /* Write it back when something was set (failures only cost speed); free. */
 void cache_stamp_close(struct cache *c);
 

@@ -8,10 +8,12 @@
  * else part by part with O_NOFOLLOW: a symlink planted in the project (dist
  * -> /etc) fails the restore instead of redirecting a write.
  */
+#define XXH_STATIC_LINKING_ONLY /* XXH3_state_t on the stack */
 #include "cache.h"
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <linux/openat2.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -26,7 +28,7 @@ int cache_open_beneath(struct cache *c, int projfd, const char *reldir, bool cre
 {
 	if (!*reldir)
 		return fcntl(projfd, F_DUPFD_CLOEXEC, 0);
-	if (!c->openat2_off) {
+	if (!__atomic_load_n(&c->openat2_off, __ATOMIC_RELAXED)) {
 		struct open_how how = {
 			.flags = O_RDONLY | O_DIRECTORY | O_CLOEXEC,
 			.resolve = RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS,
@@ -35,23 +37,30 @@ int cache_open_beneath(struct cache *c, int projfd, const char *reldir, bool cre
 		if (fd >= 0)
 			return fd;
 		if (errno == ENOSYS || errno == EPERM)
-			c->openat2_off = true; /* an old kernel, or a seccomp filter */
+			/* an old kernel, or a seccomp filter */
+			__atomic_store_n(&c->openat2_off, true, __ATOMIC_RELAXED);
 		else if (errno != ENOENT || !create)
 			return -1;
 	}
-	int fd = fcntl(projfd, F_DUPFD_CLOEXEC, 0);
+	/* part by part from projfd itself (never closed here), each part made
+	 * when asked and opened without following a symlink */
+	int fd = projfd;
 	for (const char *s = reldir; fd >= 0 && *s;) {
 		const char *e = strchrnul(s, '/');
-		char *part = xstrndup(s, (size_t)(e - s));
-		if (create && mkdirat(fd, part, 0777) != 0 && errno != EEXIST) {
-			free(part);
-			close(fd);
-			return -1;
+		char part[NAME_MAX + 1];
+		size_t len = (size_t)(e - s);
+		int next = -1;
+		if (len > NAME_MAX) {
+			errno = ENAMETOOLONG;
+		} else {
+			memcpy(part, s, len);
+			part[len] = '\0';
+			if (!create || mkdirat(fd, part, 0777) == 0 || errno == EEXIST)
+				next = openat(fd, part, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 		}
-		int next = openat(fd, part, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 		int saved = errno;
-		free(part);
-		close(fd);
+		if (fd != projfd)
+			close(fd);
 		errno = saved;
 		fd = next;
 		s = *e ? e + 1 : e;
@@ -114,27 +123,35 @@ static void parent_done(struct parent *pc)
 	pc->dir = NULL;
 }
 
-/* Copy fd to out (out < 0: only read), hashing: 0 and hex, or -1. */
-static int copy_hash(int fd, int out, size_t *n, char hex[33])
+/* Copy fd to out (out < 0: only read), hashing: 0 and hex, or -1. size is
+ * what the file should hold: each read asks for one byte more than is left,
+ * so a read that comes back short once size bytes are in is the end of the
+ * file, without the extra read that would return 0 (a longer file still
+ * shows, as more than size bytes). */
+static int copy_hash(int fd, int out, size_t size, size_t *n, char hex[33])
 {
-	XXH3_state_t *st = XXH3_createState();
-	XXH3_128bits_reset(st);
+	XXH3_state_t st;
+	XXH3_128bits_reset(&st);
 	char buf[65536];
-	ssize_t r;
 	int rc = 0;
 	*n = 0;
-	while ((r = read(fd, buf, sizeof(buf))) != 0) {
+	for (;;) {
+		size_t ask = *n <= size && size - *n < sizeof(buf) ? size - *n + 1 : sizeof(buf);
+		ssize_t r = read(fd, buf, ask);
+		if (r == 0)
+			break;
 		if (r < 0 && errno == EINTR)
 			continue;
 		if (r < 0 || (out >= 0 && cache_write_all(out, buf, (size_t)r) != 0)) {
 			rc = -1;
 			break;
 		}
-		XXH3_128bits_update(st, buf, (size_t)r);
+		XXH3_128bits_update(&st, buf, (size_t)r);
 		*n += (size_t)r;
+		if ((size_t)r < ask && *n >= size)
+			break;
 	}
-	cache_hex128(XXH3_128bits_digest(st), hex);
-	XXH3_freeState(st);
+	cache_hex128(XXH3_128bits_digest(&st), hex);
 	return rc;
 }
 
@@ -157,7 +174,7 @@ static bool output_same(struct cache *c, const char *projdir, int dfd, const cha
 		return false;
 	size_t n;
 	char got[33];
-	int r = copy_hash(fd, -1, &n, got);
+	int r = copy_hash(fd, -1, cf->size, &n, got);
 	close(fd);
 	if (r != 0 || n != cf->size || strcmp(got, cf->hash) != 0)
 		return false;
@@ -167,7 +184,7 @@ static bool output_same(struct cache *c, const char *projdir, int dfd, const cha
 
 struct todo {
 	struct cache_file cf;
-	char *tmp;      /* staged under this name in the target's directory */
+	char tmp[64];   /* staged under this name in the target's directory, or "" */
 	struct stat st; /* of the restored file, for the stamp */
 };
 
@@ -175,19 +192,20 @@ struct todo {
  * name is removed from the cache, so the next save writes it afresh. */
 static int stage(struct cache *c, int dfd, struct todo *t)
 {
-	t->tmp = xasprintf(CACHE_RESTORE_TMP "%d.%x.%u", c->pid, c->nonce, c->seq++);
+	snprintf(t->tmp, sizeof(t->tmp), CACHE_RESTORE_TMP "%d.%x.%u", c->pid, c->nonce,
+		__atomic_fetch_add(&c->seq, 1, __ATOMIC_RELAXED));
 	if (t->cf.link) {
 		if (symlinkat(t->cf.link, dfd, t->tmp) == 0)
 			return 0;
 		err_warn_errno("unable to restore '%s'", t->cf.path);
-		goto fail;
+		t->tmp[0] = '\0';
+		return -1;
 	}
-	char *bp = cache_blob_path(c, t->cf.hash);
 	int bfd = cache_blob_open(c, t->cf.hash);
 	if (bfd < 0) {
 		err_warn("cache blob %s of '%s' is missing", t->cf.hash, t->cf.path);
-		free(bp);
-		goto fail;
+		t->tmp[0] = '\0';
+		return -1;
 	}
 	/* created with its mode when the umask keeps it whole: no fchmod */
 	bool direct = !(t->cf.mode & ~0777u) && !(t->cf.mode & c->umask);
@@ -196,24 +214,25 @@ static int stage(struct cache *c, int dfd, struct todo *t)
 	if (fd < 0) {
 		err_warn_errno("unable to restore '%s'", t->cf.path);
 		close(bfd);
-		free(bp);
-		goto fail;
+		t->tmp[0] = '\0';
+		return -1;
 	}
 	size_t n;
 	char got[33];
-	int r = copy_hash(bfd, fd, &n, got);
+	int r = copy_hash(bfd, fd, t->cf.size, &n, got);
 	close(bfd);
 	if (r != 0)
 		err_warn_errno("unable to restore '%s'", t->cf.path);
 	else if (n != t->cf.size || strcmp(got, t->cf.hash) != 0) {
 		err_warn("cache blob %s of '%s' is corrupt: removed", t->cf.hash, t->cf.path);
+		char *bp = cache_blob_path(c, t->cf.hash);
 		unlink(bp);
+		free(bp);
 		r = -1;
 	} else if (!direct && fchmod(fd, t->cf.mode) != 0) {
 		err_warn_errno("unable to restore '%s'", t->cf.path);
 		r = -1;
 	}
-	free(bp);
 	if (close(fd) != 0 && r == 0) {
 		err_warn_errno("unable to restore '%s'", t->cf.path);
 		r = -1;
@@ -221,9 +240,7 @@ static int stage(struct cache *c, int dfd, struct todo *t)
 	if (r == 0)
 		return 0;
 	unlinkat(dfd, t->tmp, 0);
-fail:
-	free(t->tmp);
-	t->tmp = NULL;
+	t->tmp[0] = '\0';
 	return -1;
 }
 
@@ -241,7 +258,24 @@ static const char *abs_path(char **buf, size_t *cap, const char *projdir, const 
 	return *buf;
 }
 
-int cache_restore(struct cache *c, const struct cache_entry *e, const char *projdir)
+struct cache_writes {
+	char *projdir;
+	int projfd;
+	struct todo *todo;
+	size_t n;
+};
+
+static void writes_free(struct cache_writes *w)
+{
+	if (w->projfd >= 0)
+		close(w->projfd);
+	free(w->projdir);
+	free(w->todo);
+	free(w);
+}
+
+int cache_restore_check(struct cache *c, const struct cache_entry *e, const char *projdir,
+	struct cache_writes **out)
 {
 	int projfd = -1;
 	const cJSON *files = cJSON_GetObjectItemCaseSensitive(e->manifest, "files"), *f;
@@ -252,6 +286,7 @@ int cache_restore(struct cache *c, const struct cache_entry *e, const char *proj
 	char *abs = NULL;
 	size_t abscap = 0;
 	int r = 0;
+	*out = NULL;
 	cJSON_ArrayForEach(f, files) {
 		struct cache_file cf;
 		if (cache_file_parse(f, &cf)) { /* entry_check let it through: cannot happen */
@@ -302,10 +337,33 @@ int cache_restore(struct cache *c, const struct cache_entry *e, const char *proj
 		todo[n++].cf = cf;
 	}
 	parent_done(&pc);
+	free(abs);
+	if (r != 0 || !n) {
+		free(todo);
+		if (projfd >= 0)
+			close(projfd);
+		return r;
+	}
+	/* the stamp the writes will update is read here, on the caller's
+	 * thread, not by whichever writer gets to it first */
+	cache_stamp_load(c);
+	struct cache_writes *w = *out = xcalloc(1, sizeof(*w));
+	w->projdir = xstrdup(projdir);
+	w->projfd = projfd;
+	w->todo = todo;
+	w->n = n;
+	return 1;
+}
+
+int cache_restore_write(struct cache *c, struct cache_writes *w)
+{
+	struct parent pc = {NULL, -1, 0};
+	const char *base;
 	size_t staged = 0;
-	for (; r == 0 && staged < n; staged++) {
-		struct todo *t = &todo[staged];
-		int dfd = parent_get(c, &pc, projfd, t->cf.path, true, &base);
+	int r = 0;
+	for (; staged < w->n; staged++) {
+		struct todo *t = &w->todo[staged];
+		int dfd = parent_get(c, &pc, w->projfd, t->cf.path, true, &base);
 		if (dfd < 0) {
 			err_warn("refusing to restore '%s': a part of its directory is a symlink or "
 				 "not a directory", t->cf.path);
@@ -316,14 +374,14 @@ int cache_restore(struct cache *c, const struct cache_entry *e, const char *proj
 		if (r != 0)
 			break;
 	}
-	parent_done(&pc);
+	/* pc still holds the last directory staged in: the renames start there */
 	for (size_t i = 0; i < staged; i++) {
-		struct todo *t = &todo[i];
-		int dfd = parent_get(c, &pc, projfd, t->cf.path, false, &base);
+		struct todo *t = &w->todo[i];
+		int dfd = parent_get(c, &pc, w->projfd, t->cf.path, false, &base);
 		if (r == 0 && dfd >= 0 && renameat(dfd, t->tmp, dfd, base) == 0) {
 			/* the rename moved the ctime the stamp keeps */
 			if (t->cf.hash && fstatat(dfd, base, &t->st, AT_SYMLINK_NOFOLLOW) == 0)
-				cache_stamp_set(c, projdir, t->cf.path, &t->st, t->cf.hash);
+				cache_stamp_set(c, w->projdir, t->cf.path, &t->st, t->cf.hash);
 		} else {
 			if (r == 0)
 				err_warn_errno("unable to restore '%s'", t->cf.path);
@@ -331,12 +389,15 @@ int cache_restore(struct cache *c, const struct cache_entry *e, const char *proj
 			if (dfd >= 0)
 				unlinkat(dfd, t->tmp, 0);
 		}
-		free(t->tmp);
 	}
 	parent_done(&pc);
-	free(todo);
-	free(abs);
-	if (projfd >= 0)
-		close(projfd);
-	return r == 0 && staged ? 1 : r;
+	writes_free(w);
+	return r == 0 ? 1 : -1;
+}
+
+int cache_restore(struct cache *c, const struct cache_entry *e, const char *projdir)
+{
+	struct cache_writes *w;
+	int r = cache_restore_check(c, e, projdir, &w);
+	return r == 1 ? cache_restore_write(c, w) : r;
 }

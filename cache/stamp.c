@@ -163,7 +163,7 @@ static bool before(const struct timespec *t, long long sec, long nsec)
 	return sec < t->tv_sec || (sec == t->tv_sec && nsec < t->tv_nsec);
 }
 
-bool cache_stamp_vouches(struct cache *c, const char *projdir, const char *rel,
+static bool vouches(struct cache *c, const char *projdir, const char *rel,
 	const struct stat *st, const char *hash)
 {
 	struct cache_stamp *sp = stamp(c);
@@ -181,14 +181,26 @@ bool cache_stamp_vouches(struct cache *c, const char *projdir, const char *rel,
 	return before(&sp->at, st->st_mtim.tv_sec, st->st_mtim.tv_nsec);
 }
 
+/* Both under the cache's stamp_mu: restores on several threads share it. */
+bool cache_stamp_vouches(struct cache *c, const char *projdir, const char *rel,
+	const struct stat *st, const char *hash)
+{
+	pthread_mutex_lock(&c->stamp_mu);
+	bool yes = vouches(c, projdir, rel, st, hash);
+	pthread_mutex_unlock(&c->stamp_mu);
+	return yes;
+}
+
 void cache_stamp_set(struct cache *c, const char *projdir, const char *rel,
 	const struct stat *st, const char *hash)
 {
-	struct cache_stamp *sp = stamp(c);
 	/* a newline would end the line early; such a path is just never stamped */
-	if (!sp || strchr(projdir, '\n') || strchr(rel, '\n') || projdir[0] != '/')
+	if (!c->statedir || strchr(projdir, '\n') || strchr(rel, '\n') || projdir[0] != '/')
 		return;
-	struct rec *r = rec_add(sp, xstrdup(key(sp, projdir, rel)), true);
+	pthread_mutex_lock(&c->stamp_mu);
+	struct cache_stamp *sp = stamp(c);
+	size_t i = (size_t)(uintptr_t)strmap_get(&sp->map, key(sp, projdir, rel));
+	struct rec *r = i ? &sp->recs[i - 1] : rec_add(sp, xstrdup(sp->key), true);
 	snprintf(r->hash, sizeof(r->hash), "%s", hash);
 	r->size = st->st_size;
 	r->sec = st->st_mtim.tv_sec;
@@ -199,6 +211,14 @@ void cache_stamp_set(struct cache *c, const char *projdir, const char *rel,
 	r->mode = st->st_mode;
 	r->loaded = false;
 	sp->dirty = true;
+	pthread_mutex_unlock(&c->stamp_mu);
+}
+
+void cache_stamp_load(struct cache *c)
+{
+	pthread_mutex_lock(&c->stamp_mu);
+	stamp(c);
+	pthread_mutex_unlock(&c->stamp_mu);
 }
 
 void cache_stamp_close(struct cache *c)

@@ -70,6 +70,61 @@ ran() { # the tasks that really ran since the last call, sorted, one line
 	assert_file_not_executable packages/ui/dist/lib.txt
 }
 
+# many hits at once: their outputs are written on a pool of threads (-j N,
+# up to the cores), one hit at a time with -j 1
+many_pkgs() { # many_pkgs N: N projects, pI depending on p(I/2): a tree
+	local i deps
+	for i in $(seq 1 "$1"); do
+		deps=''
+		[ "$i" -gt 1 ] && deps="{ \"@m/p$((i / 2))\": \"*\" }"
+		pkg "packages/p$i" "@m/p$i" "$deps" '{ "tasks": { "build": { "exec": { "command": "echo \"$(basename \"$PWD\")\" >> ../../ran.log && mkdir -p dist/sub && cp src/* dist/ && cp src/a.txt dist/sub/deep.txt && chmod 755 dist/b.sh && chmod 600 dist/a.txt" },
+			"dependsOn": ["^build"], "cache": { "inputs": { "files": ["src/**"] }, "outputs": { "files": ["dist/**"] } } } } }'
+		put "packages/p$i/src/a.txt" "a of p$i"
+		put "packages/p$i/src/b.sh" "#!/bin/sh"
+		head -c $((1000 * i)) /dev/urandom > "$WS/packages/p$i/src/c.bin"
+	done
+}
+
+@test "many outputs across many projects are restored after deletion, byte for byte with modes, at -j1 and -j2" {
+	rm -rf packages/ui packages/app packages/other
+	many_pkgs 24
+	run -0 vx run build -j 2
+	ran >/dev/null
+	local before
+	before=$(cd packages && find . -path '*/dist/*' -type f -exec stat -c '%a %s %n' {} + | sort && find . -path '*/dist/*' -type f -exec sha256sum {} + | sort)
+	local j
+	for j in 1 2 8; do
+		rm -rf packages/*/dist
+		run -0 vx run build -j "$j"
+		assert_line --regexp '^vx: 24 tasks: 24 hit, 0 miss, 0 failed'
+		assert_equal "$(ran)" ""
+		assert_equal "$(cd packages && find . -path '*/dist/*' -type f -exec stat -c '%a %s %n' {} + | sort && find . -path '*/dist/*' -type f -exec sha256sum {} + | sort)" "$before"
+		# no temporary left beside any output
+		run -0 find packages -name '.vx-tmp.*'
+		assert_output ''
+	done
+}
+
+@test "with several hits written at once, a corrupt blob runs its task only; the others are restored" {
+	rm -rf packages/ui packages/app packages/other
+	many_pkgs 12
+	run -0 vx run build -j 2
+	ran >/dev/null
+	# corrupt p7's c.bin blob (its size keeps it apart from every other blob)
+	local blob
+	blob=$(find "$VX_CACHE_DIR/cas" -type f -size 7000c)
+	[ -n "$blob" ]
+	printf X | dd of="$blob" bs=1 seek=0 conv=notrunc 2>/dev/null
+	rm -rf packages/*/dist
+	run -0 vx run build -j 2
+	assert_output --partial "is corrupt: removed"
+	assert_line --regexp '^miss @m/p7#build '
+	assert_line --regexp '^vx: 12 tasks: 11 hit, 1 miss, 0 failed'
+	assert_equal "$(ran)" "p7"
+	cmp packages/p7/src/c.bin packages/p7/dist/c.bin
+	cmp packages/p12/src/c.bin packages/p12/dist/c.bin
+}
+
 @test "an edit re-runs the task and its dependents only" {
 	run -0 vx run build
 	ran >/dev/null
