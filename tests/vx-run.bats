@@ -85,11 +85,16 @@ many_pkgs() { # many_pkgs N: N projects, pI depending on p(I/2): a tree
 	done
 }
 
-@test "many outputs across many projects are restored after deletion, byte for byte with modes, at -j1 and -j2" {
+# many_built N: the fixture's projects replaced by many_pkgs N, built once.
+many_built() {
 	rm -rf packages/ui packages/app packages/other
-	many_pkgs 24
+	many_pkgs "$1"
 	run -0 vx run build -j 2
 	ran >/dev/null
+}
+
+@test "many outputs across many projects are restored after deletion, byte for byte with modes, at -j1 and -j2" {
+	many_built 24
 	local before
 	before=$(cd packages && find . -path '*/dist/*' -type f -exec stat -c '%a %s %n' {} + | sort && find . -path '*/dist/*' -type f -exec sha256sum {} + | sort)
 	local j
@@ -106,10 +111,7 @@ many_pkgs() { # many_pkgs N: N projects, pI depending on p(I/2): a tree
 }
 
 @test "with several hits written at once, a corrupt blob runs its task only; the others are restored" {
-	rm -rf packages/ui packages/app packages/other
-	many_pkgs 12
-	run -0 vx run build -j 2
-	ran >/dev/null
+	many_built 12
 	# corrupt p7's c.bin blob (its size keeps it apart from every other blob)
 	local blob
 	blob=$(find "$VX_CACHE_DIR/cas" -type f -size 7000c)

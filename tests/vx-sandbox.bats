@@ -72,6 +72,18 @@ running() {
 	pgrep -f -- "$1" > /dev/null
 }
 
+# sb_bg OUT CMD: vx-sandbox itself in the background (not the sb function's
+# subshell) running sh -c CMD, output to OUT; BG is its pid once CMD has
+# printed "up".
+sb_bg() {
+	vx-sandbox --root "$WS" --project "$WS/$P" -- sh -c "$2" > "$1" 2>&1 &
+	BG=$!
+	for _ in $(seq 1 500); do
+		grep -q up "$1" && break
+		sleep 0.02
+	done
+}
+
 # linked: npm's layout, every package linked at the root (probe P6).
 linked() {
 	pkg packages/ui @x/ui '' '{ "tasks": { "source": { "exec": { "command": "true" }, "cache": { "inputs": { "files": ["src/**"] } } } } }'
@@ -109,14 +121,7 @@ linked() {
 
 @test "a SIGTERM to vx-sandbox reaches the task's process group" {
 	local out=$BATS_TEST_TMPDIR/out rc=0
-	# vx-sandbox itself in the background (not the sb function's subshell)
-	vx-sandbox --root "$WS" --project "$WS/$P" -- \
-		sh -c 'trap "echo got-term; exit 3" TERM; echo up; while :; do sleep 0.05; done' > "$out" 2>&1 &
-	BG=$!
-	for _ in $(seq 1 500); do
-		grep -q up "$out" && break
-		sleep 0.02
-	done
+	sb_bg "$out" 'trap "echo got-term; exit 3" TERM; echo up; while :; do sleep 0.05; done'
 	kill -TERM "$BG"
 	for _ in $(seq 1 500); do
 		kill -0 "$BG" 2> /dev/null || break
@@ -706,14 +711,8 @@ s = socket.socket(socket.AF_UNIX); s.bind("\0" + sys.argv[1]); s.listen(8); time
 @test "a SIGKILL to vx-sandbox takes the whole sandbox with it" {
 	# the parent-death signal of the sandbox's pid 1 (the kernel's kill of
 	# its namespace does the rest); vx-sandbox cannot forward a SIGKILL
-	local out=$BATS_TEST_TMPDIR/out mark=32.$$$RANDOM
-	vx-sandbox --root "$WS" --project "$WS/$P" -- \
-		sh -c "(setsid sleep $mark &); echo up; exec sleep $mark" > "$out" 2>&1 &
-	BG=$!
-	for _ in $(seq 1 500); do
-		grep -q up "$out" && break
-		sleep 0.02
-	done
+	local mark=32.$$$RANDOM
+	sb_bg "$BATS_TEST_TMPDIR/out" "(setsid sleep $mark &); echo up; exec sleep $mark"
 	run -0 running "sleep $mark"
 	kill -KILL "$BG"
 	wait "$BG" || true
