@@ -6,7 +6,8 @@
 #   (b) an all-hit rerun with outputs present
 #   (c) an all-hit rerun after deleting every output
 #   (d) graph + keys alone: `vx-graph | vx-key` vs `turbo run build --dry=json`,
-#       warm and with the page cache dropped (root only)
+#       warm and with the page cache dropped (root only); vx from inside the
+#       workspace as a user runs it (turbo gets --cwd)
 # beside the raw floor (git ls-files -s; cat and xxhsum of every input), and
 # each tool's peak RSS for (b). Prints a Markdown table of medians and ratios.
 #
@@ -71,7 +72,7 @@ read -r c_vx c_turbo < <(median "$tmp/c.json")
 
 log "(d) graph + keys, warm"
 hyperfine --warmup 2 --min-runs "$RUNS" --export-json "$tmp/d.json" \
-	-n vx "$BIN/vx-graph --root $VXWS build | $BIN/vx-key > /dev/null" \
+	-n vx "cd $VXWS && $BIN/vx-graph build | $BIN/vx-key > /dev/null" \
 	-n turbo "$TURBO run build --dry=json --cwd $TWS > /dev/null" \
 	-n floor-ls-files "git -C $VXWS ls-files -s > /dev/null" \
 	-n floor-cat "cd $VXWS && git ls-files -z 'packages/*/src/*' | xargs -0 cat > /dev/null" \
@@ -83,7 +84,7 @@ if [ "$(id -u)" -eq 0 ] && [ -w /proc/sys/vm/drop_caches ]; then
 	log "(d) graph + keys, page cache dropped"
 	hyperfine --min-runs 5 --export-json "$tmp/dc.json" \
 		--prepare 'sync; echo 3 > /proc/sys/vm/drop_caches' \
-		-n vx "$BIN/vx-graph --root $VXWS build | $BIN/vx-key > /dev/null" \
+		-n vx "cd $VXWS && $BIN/vx-graph build | $BIN/vx-key > /dev/null" \
 		-n turbo "$TURBO run build --dry=json --cwd $TWS > /dev/null" >&2
 	read -r d_cold_vx d_cold_turbo < <(median "$tmp/dc.json")
 fi
