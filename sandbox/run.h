@@ -3,10 +3,11 @@
  * run_task() clones the sandbox's first process into new user, mount, pid,
  * ipc, network and uts namespaces. That process (pid 1 of the new pid
  * namespace) dies with vx-sandbox (PR_SET_PDEATHSIG, armed before it checks
- * that the pipe vx-sandbox holds open is not closed), writes its own uid/gid maps (the caller's ids, setgroups
- * denied), builds the mount tree (mounts.h), brings loopback up, joins a new
- * session keyring, drops every capability (bounding set, ambient,
- * effective/permitted/inheritable; securebits locked), sets no_new_privs,
+ * that the pipe vx-sandbox holds open is not closed), writes its own uid/gid
+ * maps (the caller's ids, setgroups denied), builds the mount tree
+ * (mounts.h), brings loopback up, joins a new session keyring, drops every
+ * capability (bounding set, ambient, effective/permitted/inheritable;
+ * securebits locked), sets no_new_privs,
  * makes itself undumpable and loads the filter (filter.h, compiled before
  * the clone). It then vforks the task, which starts a new session, keeps
  * only fds 0-2 and execs; pid 1 passes the signals vx-sandbox forwards on
