@@ -31,6 +31,12 @@ static int wait_status(pid_t pid)
 int graphin_load(struct graphin *g, const char *root, char **names, int nnames, bool keys,
 	bool explain)
 {
+	return graphin_load_then(g, root, names, nnames, keys, explain, NULL, NULL);
+}
+
+int graphin_load_then(struct graphin *g, const char *root, char **names, int nnames, bool keys,
+	bool explain, void (*on_graph)(void *arg, const cJSON *graph), void *arg)
+{
 	memset(g, 0, sizeof(*g));
 	char **argv = xcalloc((size_t)nnames + 4, sizeof(char *));
 	int a = 0;
@@ -88,6 +94,8 @@ int graphin_load(struct graphin *g, const char *root, char **names, int nnames, 
 		const char *type = graphin_str(rec, "type");
 		if (type && strcmp(type, "graph") == 0 && !g->graph) {
 			g->graph = rec;
+			if (on_graph)
+				on_graph(arg, rec);
 		} else if (type && strcmp(type, "task") == 0) {
 			g->tasks = xrealloc(g->tasks, (g->n + 1) * sizeof(*g->tasks));
 			g->tasks[g->n++] = rec;

@@ -19,6 +19,10 @@ struct graphin {
  * Returns 0, or the exit code to end with after the stage's own message. */
 int graphin_load(struct graphin *g, const char *root, char **names, int nnames, bool keys,
 	bool explain);
+/* The same, calling on_graph(arg, graph record) as soon as that record is
+ * read, before the task records (vx run hands it to vx-key meanwhile). */
+int graphin_load_then(struct graphin *g, const char *root, char **names, int nnames, bool keys,
+	bool explain, void (*on_graph)(void *arg, const cJSON *graph), void *arg);
 void graphin_free(struct graphin *g);
 const char *graphin_str(const cJSON *rec, const char *name);
 

@@ -30,10 +30,10 @@ static long send_line(struct keyer *k, const cJSON *rec)
 	return (long)n + 1;
 }
 
-int keyer_start(struct keyer *k, const char *root, const cJSON *graph)
+int keyer_spawn(struct keyer *k)
 {
 	char *prog = proc_stage_path("vx-key");
-	char *argv[] = {prog, "--live", "--explain", "--root", (char *)root, NULL};
+	char *argv[] = {prog, "--live", "--explain", NULL};
 	struct spawn_opts o = {0};
 	int from;
 	memset(k, 0, sizeof(*k));
@@ -46,14 +46,14 @@ int keyer_start(struct keyer *k, const char *root, const cJSON *graph)
 	free(prog);
 	k->from = fdopen(from, "r");
 	jsonl_reader_init(&k->r, k->from, "vx-key");
+	return 0;
+}
+
+int keyer_begin(struct keyer *k, const cJSON *graph)
+{
 	if (send_line(k, graph) < 0)
 		return -1;
-	cJSON *echo = NULL;
-	if (jsonl_read(&k->r, &echo) != 1) {
-		err_warn("vx-key did not answer");
-		return -1;
-	}
-	cJSON_Delete(echo);
+	k->echo = true;
 	return 0;
 }
 
@@ -78,7 +78,17 @@ cJSON *keyer_key(struct keyer *k, const cJSON *task)
 cJSON *keyer_recv(struct keyer *k)
 {
 	cJSON *out = NULL;
-	int r = jsonl_read(&k->r, &out);
+	int r;
+	if (k->echo) {
+		if (jsonl_read(&k->r, &out) != 1) {
+			err_warn("vx-key did not answer");
+			return NULL;
+		}
+		cJSON_Delete(out);
+		out = NULL;
+		k->echo = false;
+	}
+	r = jsonl_read(&k->r, &out);
 	if (r != 1) {
 		if (r == 0)
 			err_warn("vx-key ended before answering");

@@ -5,6 +5,7 @@
 #ifndef VX_BIN_KEYER_H
 #define VX_BIN_KEYER_H
 
+#include <stdbool.h>
 #include <stdio.h>
 #include <sys/types.h>
 
@@ -15,10 +16,16 @@ struct keyer {
 	int to;
 	FILE *from;
 	struct jsonl_reader r;
+	bool echo; /* the graph record's echo is still to be read */
 };
 
-/* Start vx-key --live --explain and hand it the graph record. 0 or -1. */
-int keyer_start(struct keyer *k, const char *root, const cJSON *graph);
+/* Start vx-key --live --explain. It is started before vx-graph has
+ * answered, so that it loads its stat cache meanwhile (from the workspace
+ * around the current directory; the graph record's root decides). 0 or -1. */
+int keyer_spawn(struct keyer *k);
+/* Hand it the graph record; its echo is read (and dropped) before the first
+ * answer. 0 or -1. */
+int keyer_begin(struct keyer *k, const cJSON *graph);
 /* The keyed record for task (owned by the caller), or NULL after a message. */
 cJSON *keyer_key(struct keyer *k, const cJSON *task);
 /* The same in two halves, so several tasks can be in flight: answers come

@@ -66,7 +66,8 @@ struct run {
 	const char *root;
 	size_t *ready, nready;
 	struct keyer keyer;
-	bool keyer_up, keyer_broken;
+	bool keyer_spawned; /* started at the outset, to load while vx-graph works */
+	bool keyer_up, keyer_broken; /* up: handed the graph record */
 	bool rescan; /* a task ran or was restored since vx-key last read the lockfiles */
 	struct runcache cache;
 	struct workq *writers; /* hits' outputs written while the pump goes on */
@@ -164,7 +165,12 @@ static bool keyer_ready(struct run *r)
 	if (r->keyer_broken)
 		return false;
 	if (!r->keyer_up) {
-		if (keyer_start(&r->keyer, r->root, r->g.graph) != 0) {
+		if (!r->keyer_spawned && keyer_spawn(&r->keyer) != 0) {
+			r->keyer_broken = true;
+			return false;
+		}
+		r->keyer_spawned = true;
+		if (keyer_begin(&r->keyer, r->g.graph) != 0) {
 			r->keyer_broken = true;
 			return false;
 		}
@@ -179,6 +185,18 @@ static bool keyer_ready(struct run *r)
 		r->rescan = false;
 	}
 	return true;
+}
+
+/* graphin's hook: the graph record, before the task records are read. */
+static void graph_read(void *arg, const cJSON *graph)
+{
+	struct run *r = arg;
+	if (!r->keyer_spawned || r->keyer_up)
+		return;
+	if (keyer_begin(&r->keyer, graph) != 0)
+		r->keyer_broken = true;
+	else
+		r->keyer_up = true;
 }
 
 /* Take in vx-key's answer for t. */
@@ -899,9 +917,16 @@ int run_main(int argc, char **argv)
 	if (dry)
 		return dry_run(&r, argv + optind, argc - optind);
 
-	int rc = graphin_load(&r.g, r.root, argv + optind, argc - optind, false, false);
-	if (rc)
+	/* vx-key starts first and loads its stat cache while vx-graph works;
+	 * the graph record reaches it as soon as it is read */
+	r.keyer_spawned = keyer_spawn(&r.keyer) == 0;
+	int rc = graphin_load_then(&r.g, r.root, argv + optind, argc - optind, false, false,
+		graph_read, &r);
+	if (rc) {
+		if (r.keyer_spawned)
+			keyer_stop(&r.keyer);
 		return rc;
+	}
 	r.root = graphin_str(r.g.graph, "root");
 	ui_init(&r.ui, r.json);
 	r.t0 = now_ms();
@@ -919,7 +944,7 @@ int run_main(int argc, char **argv)
 	setup_signals();
 	loop(&r);
 	workq_free(r.writers);
-	if (r.keyer_up)
+	if (r.keyer_spawned)
 		keyer_stop(&r.keyer);
 	netproxy_stop(&r.net);
 	runcache_close(&r.cache); /* the remote's connections and libcurl too */
