@@ -209,9 +209,16 @@ static bool take_key(struct run *r, struct rtask *t, cJSON *k)
 		return false;
 	}
 	memcpy(t->key, key, 33);
-	runcache_remember(&r->cache, r->root, t->id, k);
-	cJSON_Delete(t->rec);
-	t->rec = k;
+	/* the answer holds only what vx-key added: into the task's record */
+	static const char *const added[] = {"key", "final", "explain"};
+	for (size_t i = 0; i < sizeof(added) / sizeof(added[0]); i++) {
+		cJSON *v = cJSON_DetachItemFromObjectCaseSensitive(k, added[i]);
+		cJSON_DeleteItemFromObjectCaseSensitive(t->rec, added[i]);
+		if (v)
+			cJSON_AddItemToObject(t->rec, added[i], v);
+	}
+	cJSON_Delete(k);
+	runcache_remember(&r->cache, r->root, t->id, t->rec);
 	t->keyed = true;
 	return true;
 }

@@ -36,6 +36,22 @@ static const char usage[] =
 	"Exit status: 0 success, 1 failure (bad input, unreadable file, a write),\n"
 	"2 usage.\n";
 
+/* A --live task's answer: its id and the members vx-key added, moved out
+ * of rec. */
+static cJSON *answer(cJSON *rec)
+{
+	static const char *const added[] = {"key", "final", "explain"};
+	cJSON *ans = cJSON_CreateObject();
+	cJSON_AddStringToObject(ans, "type", "task");
+	cJSON_AddItemToObject(ans, "id", cJSON_DetachItemFromObjectCaseSensitive(rec, "id"));
+	for (size_t i = 0; i < sizeof(added) / sizeof(added[0]); i++) {
+		cJSON *v = cJSON_DetachItemFromObjectCaseSensitive(rec, added[i]);
+		if (v)
+			cJSON_AddItemToObject(ans, added[i], v);
+	}
+	return ans;
+}
+
 /* The graph record: the root, the nested projects. */
 static int start(struct keyer *k, const char *root, const cJSON *rec, bool live, const char *where)
 {
@@ -145,7 +161,14 @@ int main(int argc, char **argv)
 			cJSON_Delete(rec);
 			break;
 		}
-		jsonl_write(rec);
+		if (live && type && strcmp(type, "task") == 0) {
+			/* the driver holds the record: only what was added goes back */
+			cJSON *ans = answer(rec);
+			jsonl_write(ans);
+			cJSON_Delete(ans);
+		} else {
+			jsonl_write(rec);
+		}
 		cJSON_Delete(rec);
 		/* a long --live session keeps its hashes even if it is killed */
 		if (live && statcache_dirty(k.in.sc) && time(NULL) - saved >= SAVE_EVERY) {
