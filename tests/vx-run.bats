@@ -200,6 +200,27 @@ many_built() {
 	[ ! -f "$BATS_TEST_TMPDIR/copy/ran.log" ]
 }
 
+@test "vx run --root from inside another workspace keys that workspace, and leaves this one's state alone" {
+	run -0 vx run build
+	ran >/dev/null
+	local copy=$BATS_TEST_TMPDIR/copy
+	cp -a "$WS" "$copy"
+	put packages/ui/src/lib.txt "lib v2" # in this workspace only
+	local before
+	before=$(md5sum .vx/key-stat)
+	# vx-key starts before the graph names the root, guessing this
+	# workspace: the copy must still be keyed from its own files
+	run -0 vx run build --root "$copy"
+	assert_line --regexp '^vx: 3 tasks: 3 hit, 0 miss'
+	assert_equal "$(md5sum .vx/key-stat)" "$before"
+	assert_file_exists "$copy/.vx/key-stat"
+	echo "lib v3" > "$copy/packages/ui/src/lib.txt"
+	run -0 vx run build --root "$copy"
+	assert_line --regexp '^vx: 3 tasks: 1 hit, 2 miss'
+	assert_equal "$(cat "$copy/packages/app/out/app.txt")" "$(printf 'lib v3\napp v1\ngreeting=')"
+	assert_equal "$(md5sum .vx/key-stat)" "$before"
+}
+
 @test "a corrupted cache entry is a miss, never a bad restore" {
 	run -0 vx run @x/ui#build
 	ran >/dev/null
