@@ -29,6 +29,12 @@ struct walkarg {
 	size_t cap;
 	char *kbuf; /* scratch for the stat cache's directory keys */
 	size_t kcap;
+	/* the stat cache entry of the file last stat'ed through it, for
+	 * add_file: the hash lookup needs no second search */
+	const struct sc_entry *hint;
+	char *hint_rel;
+	size_t hint_cap;
+	bool hint_set;
 };
 
 /* The root-relative spelling of a base-relative path, in w->buf. */
@@ -104,7 +110,16 @@ static void listing_put(void *arg, const char *rel, const struct stat *st, const
 static int prestat(void *arg, const char *rel, bool dir, bool follow, struct stat *st)
 {
 	struct walkarg *w = arg;
-	return statcache_prestat(w->c->sc, dir ? dir_key(w, rel) : rootrel(w, rel), follow, st);
+	if (dir)
+		return statcache_prestat(w->c->sc, dir_key(w, rel), follow, st, NULL);
+	size_t n = strlen(rel) + 1;
+	if (n > w->hint_cap) {
+		w->hint_cap = n * 2;
+		w->hint_rel = xrealloc(w->hint_rel, w->hint_cap);
+	}
+	memcpy(w->hint_rel, rel, n);
+	w->hint_set = true;
+	return statcache_prestat(w->c->sc, rootrel(w, rel), follow, st, &w->hint);
 }
 
 static const struct walk_cache listings = {listing_get, listing_put, prestat};
@@ -137,9 +152,11 @@ static int add_file(const char *rel, const struct stat *st, void *arg)
 		o->v = xrealloc(o->v, o->cap * sizeof(*o->v));
 	}
 	size_t plen = strlen(p), off = add_name(o, p, plen);
+	bool hinted = w->hint_set && strcmp(w->hint_rel, rel) == 0;
+	w->hint_set = false;
 	/* rel is the tail of the root-relative path */
 	o->v[o->n++] = (struct input){.path = off, .rel = off + (w->baselen ? w->baselen + 1 : 0),
-		.st = *st};
+		.st = *st, .hinted = hinted, .sce = hinted ? w->hint : NULL};
 	return 0;
 }
 
@@ -156,7 +173,8 @@ int inputs_collect(struct inputs_ctx *c, const char *base, const char *const *gl
 	if (!nglobs)
 		return 0;
 	const char *b = strcmp(base, ".") == 0 ? "" : base;
-	struct walkarg w = {c, b, strlen(b), exclude, nexclude, out, NULL, 0, NULL, 0};
+	struct walkarg w = {.c = c, .base = b, .baselen = strlen(b), .exclude = exclude,
+		.nexclude = nexclude, .out = out};
 	char *dir = *b ? path_join(c->root, b) : xstrdup(c->root);
 	struct walk_opts o = {.globs = globs, .nglobs = nglobs, .skip = skip_dir, .enter = entered,
 		.cache = c->sc ? &listings : NULL, .arg = &w};
@@ -168,6 +186,7 @@ int inputs_collect(struct inputs_ctx *c, const char *base, const char *const *gl
 	}
 	free(dir);
 	free(w.buf);
+	free(w.hint_rel);
 	free(w.kbuf);
 	/* the walk goes directory by directory: "a/b" comes before "a.js" */
 	bool sorted = true;
@@ -274,7 +293,9 @@ int inputs_hash(struct inputs_ctx *c, struct inputs *in)
 {
 	struct pool p = {.c = c, .in = in, .lock = PTHREAD_MUTEX_INITIALIZER};
 	for (size_t i = 0; i < in->n; i++) {
-		const uint8_t *h = statcache_lookup(c->sc, input_path(in, i), &in->v[i].st);
+		const struct input *f = &in->v[i];
+		const uint8_t *h = f->hinted ? statcache_lookup_entry(f->sce, &f->st)
+					     : statcache_lookup(c->sc, input_path(in, i), &f->st);
 		if (h) {
 			memcpy(in->v[i].hash, h, 16);
 			c->cached++;
@@ -317,7 +338,8 @@ int inputs_hash_file(struct inputs_ctx *c, const char *path, uint8_t hash[16])
 {
 	char *abs = path_join(c->root, path);
 	struct stat st;
-	int r = statcache_prestat(c->sc, path, true, &st);
+	const struct sc_entry *sce;
+	int r = statcache_prestat(c->sc, path, true, &st, &sce);
 	if (r == 1)
 		r = stat(abs, &st);
 	if (r != 0) {
@@ -325,7 +347,7 @@ int inputs_hash_file(struct inputs_ctx *c, const char *path, uint8_t hash[16])
 		goto out;
 	}
 	r = 1;
-	const uint8_t *h = statcache_lookup(c->sc, path, &st);
+	const uint8_t *h = statcache_lookup_entry(sce, &st);
 	if (h) {
 		memcpy(hash, h, 16);
 		c->cached++;

@@ -27,6 +27,8 @@ struct input {
 	struct stat st;
 	uint8_t hash[16];
 	bool gone; /* vanished before it could be read */
+	bool hinted; /* sce is its stat cache entry (or NULL: none), found in the walk */
+	const struct sc_entry *sce;
 };
 
 struct inputs {

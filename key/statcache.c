@@ -150,10 +150,9 @@ struct statcache *statcache_load(const char *root)
 	return sc;
 }
 
-/* The entry for path when st matches it and it is not racy. */
-static const struct sc_entry *trusted(struct statcache *sc, const char *path, const struct stat *st)
+/* e when st matches it and it is not racy. */
+static const struct sc_entry *trusted_entry(const struct sc_entry *e, const struct stat *st)
 {
-	const struct sc_entry *e = strmap_get(&sc->map, path);
 	if (!e || e->size != (uint64_t)st->st_size || e->ino != (uint64_t)st->st_ino ||
 		e->dev != (uint64_t)st->st_dev || e->mtime != ns(st->st_mtim) ||
 		e->ctime != ns(st->st_ctim))
@@ -163,10 +162,21 @@ static const struct sc_entry *trusted(struct statcache *sc, const char *path, co
 	return e;
 }
 
+/* The entry for path when st matches it and it is not racy. */
+static const struct sc_entry *trusted(struct statcache *sc, const char *path, const struct stat *st)
+{
+	return trusted_entry(strmap_get(&sc->map, path), st);
+}
+
+const uint8_t *statcache_lookup_entry(const struct sc_entry *e, const struct stat *st)
+{
+	e = trusted_entry(e, st);
+	return e && !e->list ? e->hash : NULL;
+}
+
 const uint8_t *statcache_lookup(struct statcache *sc, const char *path, const struct stat *st)
 {
-	const struct sc_entry *e = trusted(sc, path, st);
-	return e && !e->list ? e->hash : NULL;
+	return statcache_lookup_entry(strmap_get(&sc->map, path), st);
 }
 
 const char *statcache_dir_get(struct statcache *sc, const char *key, const struct stat *st,
@@ -402,13 +412,16 @@ void statcache_preload_drop(struct statcache *sc)
 	sc->pre_ok = false;
 }
 
-int statcache_prestat(struct statcache *sc, const char *key, bool follow, struct stat *st)
+int statcache_prestat(struct statcache *sc, const char *key, bool follow, struct stat *st,
+	const struct sc_entry **entry)
 {
-	const struct sc_entry *e;
+	const struct sc_entry *e = strmap_get(&sc->map, key);
 	const struct pre *p;
 	unsigned char s = PRE_NONE;
 	size_t i;
-	if (!sc->pre_ok || !(e = strmap_get(&sc->map, key)) || owned_val(sc, e))
+	if (entry)
+		*entry = e;
+	if (!sc->pre_ok || !e || owned_val(sc, e))
 		return 1;
 	i = (size_t)(e - sc->loaded);
 	/* not taken yet: the walk takes it and stats it now, so no thread

@@ -60,8 +60,13 @@ void statcache_preload_drop(struct statcache *sc);
 /* The preloaded lstat of key (a file's path, or a directory's "path/"):
  * 0 with *st, -1 with errno as the lstat failed, 1 when there is none (not
  * loaded, dropped, not reached by the threads yet, or follow and a symlink:
- * stat() it yourself). */
-int statcache_prestat(struct statcache *sc, const char *key, bool follow, struct stat *st);
+ * stat() it yourself). *entry (when not NULL) is set either way to key's
+ * entry, or NULL: statcache_lookup_entry takes it instead of finding it
+ * again. Entries live until statcache_free (a store rewrites one in place). */
+int statcache_prestat(struct statcache *sc, const char *key, bool follow, struct stat *st,
+	const struct sc_entry **entry);
+/* statcache_lookup on the entry statcache_prestat found (NULL: none). */
+const uint8_t *statcache_lookup_entry(const struct sc_entry *e, const struct stat *st);
 const char *statcache_dir_get(struct statcache *sc, const char *key, const struct stat *st,
 	size_t *len);
 void statcache_dir_put(struct statcache *sc, const char *key, const struct stat *st,
