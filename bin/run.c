@@ -735,6 +735,7 @@ static void loop(struct run *r)
 		size_t npx = np; /* vx-proxy's records, read as they come */
 		if (netproxy_fd(&r->net) >= 0)
 			pfd[np++] = (struct pollfd){.fd = netproxy_fd(&r->net), .events = POLLIN};
+		ui_flush(&r->ui);
 		int pr = poll(pfd, np, ui_interactive(&r->ui) ? 250 : -1);
 		if (pr < 0 && errno != EINTR)
 			err_die_errno(VX_EXIT_FAIL, "poll");

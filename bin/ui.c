@@ -135,8 +135,12 @@ void ui_result(struct ui *u, const struct ui_result *r)
 		printf("SANDBOX VIOLATIONS %s\n", r->id);
 		print_prefixed("  ", r->violations, r->vlen);
 	}
-	if (!u->tty)
-		fflush(stdout);
+}
+
+void ui_flush(struct ui *u)
+{
+	(void)u;
+	fflush(stdout);
 }
 
 void ui_progress(struct ui *u, size_t done, size_t total, const char *running)

@@ -44,6 +44,10 @@ struct ui_result {
 void ui_init(struct ui *u, bool json);
 bool ui_interactive(const struct ui *u);
 void ui_result(struct ui *u, const struct ui_result *r);
+/* Lines are buffered (a terminal's by the line): the run flushes them
+ * before it waits, so a pipe or a file sees each one by then, and an
+ * all-hit rerun writes a thousand lines in a few calls, not one each. */
+void ui_flush(struct ui *u);
 void ui_progress(struct ui *u, size_t done, size_t total, const char *running);
 /* A persistent task's output, printed as it comes, whole lines only. */
 void ui_stream(struct ui *u, const char *id, struct ui_buf *pending, const char *s, size_t n);
