@@ -16,6 +16,7 @@
 #include "err.h"
 #include "netpat.h"
 #include "proc.h"
+#include "ui.h"
 
 /* How long vx run waits for vx-proxy's answer (a socket listening, a task's
  * last decisions: its header timeout bounds those). */
@@ -101,20 +102,13 @@ static int read_some(struct netproxy *np, const char *want_type, const char *wan
 	return 0;
 }
 
-static double now_ms(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
-}
-
 /* Wait for vx-proxy's record of this type for this task. */
 static bool wait_for(struct netproxy *np, const char *type, const char *task)
 {
 	bool found = false;
-	double end = now_ms() + NP_WAIT_MS;
+	double end = ui_now_ms() + NP_WAIT_MS;
 	while (!found && !np->broken) {
-		double left = end - now_ms();
+		double left = end - ui_now_ms();
 		if (left <= 0)
 			return false;
 		struct pollfd p = {.fd = np->from, .events = POLLIN};
@@ -274,10 +268,10 @@ void netproxy_stop(struct netproxy *np)
 	if (np->pid) {
 		close(np->to);
 		/* vx-proxy ends on EOF; a wedged one is stopped after a grace */
-		double end = now_ms() + 3000;
+		double end = ui_now_ms() + 3000;
 		int st;
 		pid_t w;
-		while ((w = waitpid(np->pid, &st, WNOHANG)) == 0 && now_ms() < end)
+		while ((w = waitpid(np->pid, &st, WNOHANG)) == 0 && ui_now_ms() < end)
 			usleep(5000);
 		if (w == 0) {
 			kill(np->pid, SIGKILL);

@@ -94,13 +94,6 @@ static void on_signal(int sig)
 	errno = e;
 }
 
-static double now_ms(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
-}
-
 static size_t ncpus(void)
 {
 	long n = sysconf(_SC_NPROCESSORS_ONLN);
@@ -252,7 +245,7 @@ static void hit(struct run *r, struct rtask *t, struct ui_buf *log)
 		ui_buf_free(&t->log);
 		t->log = *log;
 	}
-	t->ms = now_ms() - t->started;
+	t->ms = ui_now_ms() - t->started;
 	finish(r, t, UI_HIT);
 }
 
@@ -265,13 +258,13 @@ static void settle(struct run *r, size_t ti)
 	struct rtask *t = &r->t[ti];
 	if (t->kind == K_GROUP) {
 		ready_remove(r, ti);
-		t->started = now_ms();
+		t->started = ui_now_ms();
 		finish(r, t, t->all_hits ? UI_HIT : UI_DONE);
 		return;
 	}
 	if (t->kind != K_EXEC || !t->cached || !r->use_cache || r->force)
 		return;
-	t->started = now_ms();
+	t->started = ui_now_ms();
 	struct ui_buf log = {0};
 	struct runcache_write *job;
 	int h = runcache_hit(&r->cache, t->key, r->root, t->dir, &log, &job);
@@ -425,7 +418,7 @@ static void drop_request(struct rtask *t)
 
 static void start(struct run *r, struct rtask *t)
 {
-	t->started = now_ms();
+	t->started = ui_now_ms();
 	if (t->kind == K_GROUP) {
 		if (!t->keyed && !key_task(r, t)) {
 			fail_msg(r, t, "vx: unable to key %s", t->id);
@@ -573,7 +566,7 @@ static void exited(struct run *r, struct rtask *t, int st)
 	/* the sandbox is gone: every deny of the task is in once vx-proxy says done */
 	if (t->networked)
 		netproxy_task_done(&r->net, t->rec, &t->viol);
-	t->ms = now_ms() - t->started;
+	t->ms = ui_now_ms() - t->started;
 	t->exit_code = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
 	if (t->kind == K_PERSISTENT) {
 		if (r->interrupted || r->stopping) {
@@ -656,8 +649,8 @@ static void stop_all(struct run *r, int sig)
 static void terminate(struct run *r)
 {
 	stop_all(r, SIGTERM);
-	double deadline = now_ms() + 3000;
-	while (r->running && now_ms() < deadline) {
+	double deadline = ui_now_ms() + 3000;
+	while (r->running && ui_now_ms() < deadline) {
 		reap(r);
 		if (r->running)
 			usleep(10000);
@@ -937,7 +930,7 @@ int run_main(int argc, char **argv)
 	}
 	r.root = graphin_str(r.g.graph, "root");
 	ui_init(&r.ui, r.json);
-	r.t0 = now_ms();
+	r.t0 = ui_now_ms();
 	runcache_open(&r.cache, r.root);
 	if (remote && *remote && r.use_cache)
 		runcache_remote(&r.cache, remote);
@@ -965,7 +958,7 @@ int run_main(int argc, char **argv)
 	bool failed = false;
 	for (size_t i = 0; i < r.n; i++)
 		failed |= r.t[i].status == UI_FAIL || r.t[i].status == UI_SKIP;
-	ui_summary(&r.ui, r.n, now_ms() - r.t0);
+	ui_summary(&r.ui, r.n, ui_now_ms() - r.t0);
 	if (r.keyer_broken)
 		failed = true;
 	int out = jsonl_out_finish();

@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <cjson/cJSON.h>
@@ -87,6 +88,13 @@ static void add_lines(cJSON *j, const char *name, const char *s, size_t n)
 	}
 }
 
+double ui_now_ms(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
+
 void ui_result(struct ui *u, const struct ui_result *r)
 {
 	u->counts[r->status]++;
@@ -135,12 +143,14 @@ void ui_result(struct ui *u, const struct ui_result *r)
 		printf("SANDBOX VIOLATIONS %s\n", r->id);
 		print_prefixed("  ", r->violations, r->vlen);
 	}
+	if (ui_now_ms() - u->flushed >= 100)
+		ui_flush(u);
 }
 
 void ui_flush(struct ui *u)
 {
-	(void)u;
 	fflush(stdout);
+	u->flushed = ui_now_ms();
 }
 
 void ui_progress(struct ui *u, size_t done, size_t total, const char *running)

@@ -21,6 +21,7 @@ void ui_buf_free(struct ui_buf *b);
 struct ui {
 	bool json, tty, progress_shown;
 	size_t counts[UI_NSTATUS];
+	double flushed; /* ms, monotonic: when the lines were last flushed */
 };
 
 struct ui_result {
@@ -45,9 +46,12 @@ void ui_init(struct ui *u, bool json);
 bool ui_interactive(const struct ui *u);
 void ui_result(struct ui *u, const struct ui_result *r);
 /* Lines are buffered (a terminal's by the line): the run flushes them
- * before it waits, so a pipe or a file sees each one by then, and an
- * all-hit rerun writes a thousand lines in a few calls, not one each. */
+ * before it waits, and ui_result at most 100 ms after the last flush, so a
+ * pipe or a file sees each one by then, and an all-hit rerun writes a
+ * thousand lines in a few calls, not one each. */
 void ui_flush(struct ui *u);
+/* The monotonic clock in ms: the run's timings and the flushes. */
+double ui_now_ms(void);
 void ui_progress(struct ui *u, size_t done, size_t total, const char *running);
 /* A persistent task's output, printed as it comes, whole lines only. */
 void ui_stream(struct ui *u, const char *id, struct ui_buf *pending, const char *s, size_t n);
