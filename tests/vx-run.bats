@@ -382,6 +382,27 @@ many_built() {
 	assert_equal "$(ran)" "other other"
 }
 
+@test "a task's line reaches a file as the task finishes, not when the run ends" {
+	pkg packages/timing @x/timing '' '{ "tasks": {
+		"first": { "exec": { "command": "echo quick" } },
+		"next": { "exec": { "command": "echo quick" }, "dependsOn": ["first"] },
+		"slow": { "exec": { "command": "sleep 4" } } } }'
+	vx run @x/timing#next @x/timing#slow -j 2 > "$BATS_TEST_TMPDIR/out" 2>&1 &
+	local pid=$! i
+	for i in $(seq 40); do
+		grep -q '@x/timing#next' "$BATS_TEST_TMPDIR/out" && break
+		sleep 0.1
+	done
+	run cat "$BATS_TEST_TMPDIR/out"
+	assert_line --regexp '^miss @x/timing#first '
+	assert_line --regexp '^miss @x/timing#next '
+	refute_line --partial '@x/timing#slow'
+	kill -0 "$pid" # the run is still going
+	wait "$pid"
+	run cat "$BATS_TEST_TMPDIR/out"
+	assert_line --regexp '^miss @x/timing#slow '
+}
+
 @test "refusals exit 2 before anything runs" {
 	run -2 vx run nosuch
 	assert_output --partial "no task 'nosuch'"
