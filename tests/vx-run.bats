@@ -378,7 +378,9 @@ many_built() {
 	put packages/other/vx.json '{ "tasks": { "build": { "exec": { "command": "echo other >> ../../ran.log; date +%N >> src/x.txt" }, "cache": { "inputs": { "files": ["src/**"] } } } } }'
 	run -0 vx run @x/other#build
 	assert_output --partial "inputs changed while the task ran (file changed: src/x.txt); result not saved"
+	# again, with the key vx why remembers from the first run's re-key
 	run -0 vx run @x/other#build
+	assert_output --partial "inputs changed while the task ran (file changed: src/x.txt); result not saved"
 	assert_equal "$(ran)" "other other"
 }
 
