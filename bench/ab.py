@@ -1,0 +1,58 @@
+#!/usr/bin/env python3
+"""bench/ab.py ROUNDS CMD...: two (or more) builds of vx side by side.
+
+Runs each shell command 3 times to warm up, then ROUNDS rounds in which every
+command runs once, in alternating order (A B, B A, ...), so that a load that
+comes and goes on a shared machine falls on all of them alike. Prints each
+command's median wall time (with the quartiles) and median CPU (user + system
+of everything it ran), in ms.
+
+Comparing two builds of vx on ONE tree: vx-graph's cache is keyed by its
+binary's inode, size and times, so two copies of an identical vx-graph would
+each throw the other's cache away on every run. Hard-link one vx-graph into
+both bin directories (ln -f new/bin/vx-graph old/bin/vx-graph) when the graph
+code did not change, or give each build its own copy of the tree.
+
+    cd /tmp/vx-bench/run-vx-1000 && VX_CACHE_DIR=$PWD/.vx/cache \\
+      python3 ~/vx/bench/ab.py 25 "/tmp/old/bin/vx run build" "~/vx/bin/vx run build"
+"""
+import resource
+import statistics
+import subprocess
+import sys
+import time
+
+
+def run(cmd):
+    r0 = resource.getrusage(resource.RUSAGE_CHILDREN)
+    t0 = time.perf_counter()
+    subprocess.run(cmd, shell=True, stdout=subprocess.DEVNULL, check=False)
+    t1 = time.perf_counter()
+    r1 = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = r1.ru_utime - r0.ru_utime + r1.ru_stime - r0.ru_stime
+    return (t1 - t0) * 1000, cpu * 1000
+
+
+def main():
+    if len(sys.argv) < 3 or not sys.argv[1].isdigit():
+        sys.exit(__doc__)
+    rounds, cmds = int(sys.argv[1]), sys.argv[2:]
+    for cmd in cmds:
+        for _ in range(3):
+            run(cmd)
+    wall = {c: [] for c in cmds}
+    cpu = {c: [] for c in cmds}
+    for i in range(rounds):
+        for cmd in cmds if i % 2 == 0 else cmds[::-1]:
+            w, c = run(cmd)
+            wall[cmd].append(w)
+            cpu[cmd].append(c)
+    for cmd in cmds:
+        w = sorted(wall[cmd])
+        print("%8.1f ms wall (q1 %.1f, q3 %.1f) %8.1f ms cpu  %s" % (
+            statistics.median(w), w[len(w) // 4], w[3 * len(w) // 4],
+            statistics.median(cpu[cmd]), cmd))
+
+
+if __name__ == "__main__":
+    main()
