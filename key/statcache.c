@@ -9,7 +9,7 @@
 #include <unistd.h>
 
 #include "err.h"
-#include "par.h"
+#include "prestat.h"
 #include "strmap.h"
 
 /* The file: MAGIC, then per entry a u16 path length (with its NUL), the
@@ -35,21 +35,7 @@ struct statcache {
 	bool dirty;
 	/* statcache_preload: each loaded entry's lstat, by index, taken by
 	 * background threads while the walk goes on */
-	struct pre *pre;
-	unsigned char *pstate; /* PRE_*, atomic: who took entry i */
-	struct par_bg bg;
-	int rootfd;
-	int stop; /* atomic: statcache_preload_drop tells the threads */
-	bool pre_ok;
-};
-
-/* an entry's preload state: nobody took it yet; a thread is on it; its lstat
- * is in pre[i]; the walk took it (it stats the path itself) */
-enum { PRE_NONE, PRE_BUSY, PRE_DONE, PRE_MINE };
-
-struct pre {
-	int err; /* the lstat's errno, or 0 with st */
-	struct stat st;
+	struct prestat pre;
 };
 
 static int64_t ns(struct timespec t)
@@ -94,7 +80,6 @@ static char *read_whole(int fd, size_t *len)
 struct statcache *statcache_load(const char *root)
 {
 	struct statcache *sc = xcalloc(1, sizeof(*sc));
-	sc->rootfd = -1;
 	sc->path = xasprintf("%s/.vx/key-stat", root);
 	strmap_init(&sc->map);
 	int fd = open(sc->path, O_RDONLY | O_CLOEXEC);
@@ -343,8 +328,6 @@ void statcache_free(struct statcache *sc)
 	strmap_free(&sc->map);
 	free(sc->loaded);
 	free(sc->keys);
-	free(sc->pre);
-	free(sc->pstate);
 	free(sc->buf);
 	free(sc->path);
 	free(sc);
@@ -352,36 +335,22 @@ void statcache_free(struct statcache *sc)
 
 /* ---- the preload (git's preload_index) ---- */
 
-/* The background threads: each takes the next entry nobody has taken, in
- * load order, until all are taken or the preload is dropped. */
-static void *pre_worker(void *arg)
+/* The path of loaded entry i for prestat.h: a directory's key ends in '/'
+ * (the root's is "/"), which lstat must not see. */
+static const char *entry_path(void *arg, size_t i, char *buf, size_t cap)
 {
-	struct statcache *sc = arg;
-	char buf[65536];
-	for (size_t i = 0; i < sc->nloaded; i++) {
-		unsigned char none = PRE_NONE;
-		if (__atomic_load_n(&sc->stop, __ATOMIC_RELAXED))
-			return NULL;
-		if (!__atomic_compare_exchange_n(&sc->pstate[i], &none, PRE_BUSY, false,
-			    __ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
-			continue;
-		const char *k = sc->keys[i];
-		size_t n = strlen(k);
-		struct pre *p = &sc->pre[i];
-		/* a directory's key ends in '/'; the root's is "/" */
-		if (n && k[n - 1] == '/') {
-			if (n == 1) {
-				k = ".";
-			} else if (n <= sizeof(buf)) {
-				memcpy(buf, k, n - 1);
-				buf[n - 1] = '\0';
-				k = buf;
-			}
-		}
-		p->err = fstatat(sc->rootfd, k, &p->st, AT_SYMLINK_NOFOLLOW) ? errno : 0;
-		__atomic_store_n(&sc->pstate[i], PRE_DONE, __ATOMIC_RELEASE);
-	}
-	return NULL;
+	const struct statcache *sc = arg;
+	const char *k = sc->keys[i];
+	size_t n = strlen(k);
+	if (!n || k[n - 1] != '/')
+		return k;
+	if (n == 1)
+		return ".";
+	if (n > cap)
+		return NULL;
+	memcpy(buf, k, n - 1);
+	buf[n - 1] = '\0';
+	return buf;
 }
 
 void statcache_preload(struct statcache *sc, const char *root)
@@ -389,54 +358,28 @@ void statcache_preload(struct statcache *sc, const char *root)
 	statcache_preload_drop(sc);
 	if (!sc->nloaded)
 		return;
-	sc->rootfd = open(root, O_PATH | O_DIRECTORY | O_CLOEXEC);
-	if (sc->rootfd < 0)
-		return;
-	free(sc->pre);
-	free(sc->pstate);
-	sc->pre = xmalloc(sc->nloaded * sizeof(*sc->pre));
-	sc->pstate = xcalloc(sc->nloaded, 1);
-	sc->stop = 0;
-	sc->pre_ok = true;
-	par_start(&sc->bg, pre_worker, sc, 3);
+	int fd = open(root, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	prestat_start(&sc->pre, fd, sc->nloaded, entry_path, sc, 3);
 }
 
 void statcache_preload_drop(struct statcache *sc)
 {
-	if (!sc->pre_ok)
-		return;
-	__atomic_store_n(&sc->stop, 1, __ATOMIC_RELAXED);
-	par_join(&sc->bg);
-	close(sc->rootfd);
-	sc->rootfd = -1;
-	sc->pre_ok = false;
+	prestat_stop(&sc->pre);
 }
 
 int statcache_prestat(struct statcache *sc, const char *key, bool follow, struct stat *st,
 	const struct sc_entry **entry)
 {
 	const struct sc_entry *e = strmap_get(&sc->map, key);
-	const struct pre *p;
-	unsigned char s = PRE_NONE;
-	size_t i;
 	if (entry)
 		*entry = e;
-	if (!sc->pre_ok || !e || owned_val(sc, e))
+	if (!e || owned_val(sc, e))
 		return 1;
-	i = (size_t)(e - sc->loaded);
-	/* not taken yet: the walk takes it and stats it now, so no thread
-	 * does the same call again; one a thread is on: stat it too */
-	if (__atomic_compare_exchange_n(&sc->pstate[i], &s, PRE_MINE, false, __ATOMIC_ACQUIRE,
-		    __ATOMIC_ACQUIRE) || s != PRE_DONE)
-		return 1;
-	p = &sc->pre[i];
-	if (p->err) {
-		errno = p->err;
-		return -1;
-	}
+	struct stat pst;
+	int r = prestat_take(&sc->pre, (size_t)(e - sc->loaded), &pst);
 	/* stat() of anything but a symlink is its lstat(); of one, ask the kernel */
-	if (follow && S_ISLNK(p->st.st_mode))
-		return 1;
-	*st = p->st;
+	if (r != 0 || (follow && S_ISLNK(pst.st_mode)))
+		return r;
+	*st = pst;
 	return 0;
 }
