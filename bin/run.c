@@ -281,7 +281,6 @@ static void settle(struct run *r, size_t ti)
 	ui_buf_free(&t->log);
 	t->log = log;
 	job->task = ti;
-	runcache_preload_drop(&r->cache); /* outputs are about to be written */
 	workq_put(r->writers, job);
 }
 
@@ -420,8 +419,6 @@ static void drop_request(struct rtask *t)
 static void start(struct run *r, struct rtask *t)
 {
 	t->started = ui_now_ms();
-	if (t->kind != K_GROUP)
-		runcache_preload_drop(&r->cache); /* a task or a restore may write outputs */
 	if (t->kind == K_GROUP) {
 		if (!t->keyed && !key_task(r, t)) {
 			fail_msg(r, t, "vx: unable to key %s", t->id);
@@ -937,8 +934,6 @@ int run_main(int argc, char **argv)
 	runcache_open(&r.cache, r.root);
 	if (remote && *remote && r.use_cache)
 		runcache_remote(&r.cache, remote);
-	if (r.use_cache && !r.force)
-		runcache_preload(&r.cache); /* the outputs' stats while the keys come */
 	/* as many writers as tasks may run at once, up to the cores: creating
 	 * a file is kernel work that runs on every core (-j1: none, the pump
 	 * writes each hit itself, in order). None with a remote cache: a

@@ -37,18 +37,6 @@ void runcache_open(struct runcache *rc, const char *root)
 	free(state);
 }
 
-void runcache_preload(struct runcache *rc)
-{
-	if (rc->c)
-		cache_preload_outputs(rc->c);
-}
-
-void runcache_preload_drop(struct runcache *rc)
-{
-	if (rc->c)
-		cache_preload_outputs_drop(rc->c);
-}
-
 void runcache_remote(struct runcache *rc, const char *url)
 {
 	const char *ro = getenv("VX_REMOTE_CACHE_READONLY");

@@ -65,11 +65,6 @@ bool runcache_written(struct runcache_write *job);
 int runcache_save(struct runcache *rc, const char *key, const char *root, const char *dir,
 	const cJSON *rec, const char *log, size_t loglen, long ms);
 void runcache_close(struct runcache *rc);
-/* cache.h's cache_preload_outputs and its drop: stat the outputs the
- * checkout's stamp knows in the background, until anything may write them
- * (a task starts, a restore writes). */
-void runcache_preload(struct runcache *rc);
-void runcache_preload_drop(struct runcache *rc);
 /* Empty the cache. 0 or -1 (after a message). */
 int runcache_clean(struct runcache *rc);
 /* Keep what the key folded (the record's "explain") for vx why. */

@@ -58,14 +58,6 @@ void cache_entry_free(struct cache_entry *e);
  * and *len, or NULL when the log blob is gone or corrupt (then a miss). */
 char *cache_entry_log(struct cache *c, const struct cache_entry *e, size_t *len);
 
-/* An all-hit rerun stats every output it checks: lstat every output the
- * checkout's stamp knows on a background thread from now on (prestat.h),
- * while the caller does other work. Valid only while nothing writes them:
- * call cache_preload_outputs_drop before any task runs or any restore
- * writes (cache_close drops it too). */
-void cache_preload_outputs(struct cache *c);
-void cache_preload_outputs_drop(struct cache *c);
-
 /* Write e's outputs into projdir (absolute). 0 when they were all in place
  * already, 1 when some were written, or -1 with nothing of the entry left
  * half-written (a failed restore is a miss: run the task). */

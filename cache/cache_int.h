@@ -101,10 +101,6 @@ void cache_stamp_set(struct cache *c, const char *projdir, const char *rel,
 /* Load it now (it is loaded on first use otherwise): on the thread whose
  * heap should hold it. */
 void cache_stamp_load(struct cache *c);
-/* The stamped output's lstat taken by cache.h's cache_preload_outputs, as
- * prestat.h's prestat_take says: 0 with *st, -1 with errno, 1 none (stat
- * it yourself). */
-int cache_stamp_prestat(struct cache *c, const char *projdir, const char *rel, struct stat *st);
 /* Write it back when something was set (failures only cost speed); free. */
 void cache_stamp_close(struct cache *c);
 

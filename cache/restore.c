@@ -304,10 +304,7 @@ int cache_restore_check(struct cache *c, const struct cache_entry *e, const char
 			continue;
 		}
 		const char *ap = abs_path(&abs, &abscap, projdir, cf.path);
-		int pr = cf.hash ? cache_stamp_prestat(c, projdir, cf.path, &st) : -1;
-		if (pr == 1)
-			pr = fstatat(AT_FDCWD, ap, &st, AT_SYMLINK_NOFOLLOW);
-		if (cf.hash && pr == 0 &&
+		if (cf.hash && fstatat(AT_FDCWD, ap, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
 			S_ISREG(st.st_mode) && (st.st_mode & 07777) == cf.mode &&
 			(size_t)st.st_size == cf.size &&
 			cache_stamp_vouches(c, projdir, cf.path, &st, cf.hash))

@@ -26,7 +26,6 @@
 #include "cache_int.h"
 #include "err.h"
 #include "fileio.h"
-#include "prestat.h"
 #include "strmap.h"
 
 #define STAMP_HEADER "vx-stamp 3\n"
@@ -52,10 +51,6 @@ struct cache_stamp {
 	char *key;         /* scratch for projdir/rel */
 	size_t keycap;
 	bool dirty;
-	/* cache_preload_outputs: recs[i]'s lstat for i < the preload's n, its
-	 * paths snapshot in pre_paths (recs may grow meanwhile) */
-	struct prestat pre;
-	const char **pre_paths;
 };
 
 static struct rec *rec_add(struct cache_stamp *sp, char *path, bool owned)
@@ -226,55 +221,11 @@ void cache_stamp_load(struct cache *c)
 	pthread_mutex_unlock(&c->stamp_mu);
 }
 
-static const char *pre_path(void *arg, size_t i, char *buf, size_t cap)
-{
-	(void)buf;
-	(void)cap;
-	return ((const struct cache_stamp *)arg)->pre_paths[i];
-}
-
-void cache_preload_outputs(struct cache *c)
-{
-	pthread_mutex_lock(&c->stamp_mu);
-	struct cache_stamp *sp = stamp(c);
-	if (sp && !sp->pre.on && sp->n) {
-		free(sp->pre_paths);
-		sp->pre_paths = xmalloc(sp->n * sizeof(*sp->pre_paths));
-		for (size_t i = 0; i < sp->n; i++)
-			sp->pre_paths[i] = sp->recs[i].path;
-		prestat_start(&sp->pre, open("/", O_PATH | O_DIRECTORY | O_CLOEXEC), sp->n, pre_path,
-			sp, 1);
-	}
-	pthread_mutex_unlock(&c->stamp_mu);
-}
-
-void cache_preload_outputs_drop(struct cache *c)
-{
-	pthread_mutex_lock(&c->stamp_mu);
-	if (c->stamp)
-		prestat_stop(&c->stamp->pre);
-	pthread_mutex_unlock(&c->stamp_mu);
-}
-
-int cache_stamp_prestat(struct cache *c, const char *projdir, const char *rel, struct stat *st)
-{
-	int r = 1;
-	pthread_mutex_lock(&c->stamp_mu);
-	struct cache_stamp *sp = c->stamp;
-	size_t i;
-	if (sp && sp->pre.on && (i = (size_t)(uintptr_t)strmap_get(&sp->map, key(sp, projdir, rel))))
-		r = prestat_take(&sp->pre, i - 1, st);
-	pthread_mutex_unlock(&c->stamp_mu);
-	return r;
-}
-
 void cache_stamp_close(struct cache *c)
 {
 	struct cache_stamp *sp = c->stamp;
 	if (!sp)
 		return;
-	prestat_stop(&sp->pre);
-	free(sp->pre_paths);
 	c->stamp = NULL;
 	char *tmp = xasprintf("%s.%d.%x", sp->file, (int)getpid(), c->nonce);
 	FILE *f = NULL;
