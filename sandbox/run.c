@@ -370,32 +370,47 @@ static int pid1_main(void *arg)
 	sandbox_init(a->r, a->p, a->filter, a->sync[0], a->uid, a->gid, a->b);
 }
 
-/* pid 1's stack: room for the vfork'd task's execvp too, whose fallback for
- * a script without #! copies argv onto the stack (at most the kernel's 6
- * MiB of arguments); a guard page below. */
+/* A shared pid 1's stack: room for the vfork'd task's execvp too, whose
+ * fallback for a script without #! copies argv onto the stack (at most the
+ * kernel's 6 MiB of arguments); a guard below. */
 #define PID1_STACK (8u << 20)
 #define PID1_GUARD (64u << 10)
 
-/* AddressSanitizer knows one stack per thread and faults on a clone
- * running on another: a sanitized build keeps pid 1 a copy, on a copy of
- * this stack. */
+/* AddressSanitizer knows one stack per thread and faults on a clone running
+ * on another: a sanitized build never shares. */
 #ifdef __SANITIZE_ADDRESS__
 #define PID1_CAN_SHARE false
+#else
+#define PID1_CAN_SHARE true
+#endif
+
+/* A stack for a shared pid 1, or NULL when it cannot have one (then it is a
+ * copy of this process, as before sharing). */
+static char *pid1_stack(void)
+{
+	char *s = mmap(NULL, PID1_STACK + PID1_GUARD, PROT_READ | PROT_WRITE,
+		MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_STACK, -1, 0);
+	if (s == MAP_FAILED)
+		return NULL;
+	if (mprotect(s, PID1_GUARD, PROT_NONE)) {
+		munmap(s, PID1_STACK + PID1_GUARD);
+		return NULL;
+	}
+	return s;
+}
+
+/* With a stack, pid 1 shares this memory and starts on it; without, it is a
+ * fork-like copy going on from here on a copy of this stack. */
 static pid_t clone_pid1(int flags, char *stack, struct pid1 *a)
 {
-	pid_t pid = (pid_t)syscall(SYS_clone, flags & ~CLONE_VM, NULL, NULL, NULL, 0);
-	(void)stack;
+	pid_t pid;
+	if (stack)
+		return clone(pid1_main, stack + PID1_STACK + PID1_GUARD, flags | CLONE_VM, a);
+	pid = (pid_t)syscall(SYS_clone, flags, NULL, NULL, NULL, 0);
 	if (pid == 0)
 		pid1_main(a);
 	return pid;
 }
-#else
-#define PID1_CAN_SHARE true
-static pid_t clone_pid1(int flags, char *stack, struct pid1 *a)
-{
-	return clone(pid1_main, stack + PID1_STACK + PID1_GUARD, flags, a);
-}
-#endif
 
 int run_task(const struct sb_request *r, const struct plan *p, scmp_filter_ctx filter)
 {
@@ -405,7 +420,7 @@ int run_task(const struct sb_request *r, const struct plan *p, scmp_filter_ctx f
 	int st;
 	bool shared;
 	pid_t pid;
-	char *stack;
+	char *stack = NULL;
 	struct bridge b = {0};
 
 	a.b = &b;
@@ -425,18 +440,12 @@ int run_task(const struct sb_request *r, const struct plan *p, scmp_filter_ctx f
 		err_warn_errno("unable to set the task's environment");
 		return RUN_EXIT_SETUP;
 	}
-	stack = mmap(NULL, PID1_STACK + PID1_GUARD, PROT_READ | PROT_WRITE,
-		MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_STACK, -1, 0);
-	if (stack == MAP_FAILED || mprotect(stack, PID1_GUARD, PROT_NONE) ||
-		pipe2(a.sync, O_CLOEXEC | O_NONBLOCK)) {
-		if (stack != MAP_FAILED)
-			munmap(stack, PID1_STACK + PID1_GUARD);
+	if (pipe2(a.sync, O_CLOEXEC | O_NONBLOCK)) {
 		bridge_release(&b);
 		filter_prog_free(&compiled);
-		err_warn_errno("unable to make pid 1's stack or its pipe");
+		err_warn_errno("unable to make a pipe");
 		return RUN_EXIT_SETUP;
 	}
-	fflush(NULL);
 	/* Untraced and without a bridge, pid 1 runs in this process's memory
 	 * (CLONE_VM, as posix_spawn does): no page table copied, no
 	 * copy-on-write fault on either side afterwards, no address space to
@@ -446,13 +455,16 @@ int run_task(const struct sb_request *r, const struct plan *p, scmp_filter_ctx f
 	 * waitpid restarted, not interrupted, so errno stays pid 1's). The
 	 * tracer and the bridge's relay read what the task sends: they keep a
 	 * copy of their own, so a flaw there cannot reach this process. */
-	shared = PID1_CAN_SHARE && r->trace_fd < 0 && !bridge_needed(&b);
-	pid = clone_pid1(flags | (shared ? CLONE_VM : 0), stack, &a);
+	shared = PID1_CAN_SHARE && r->trace_fd < 0 && !bridge_needed(&b) &&
+		 (stack = pid1_stack()) != NULL;
+	fflush(NULL);
+	pid = clone_pid1(flags, shared ? stack : NULL, &a);
 	if (pid < 0) {
 		int e = errno;
 		close(a.sync[0]);
 		close(a.sync[1]);
-		munmap(stack, PID1_STACK + PID1_GUARD);
+		if (shared)
+			munmap(stack, PID1_STACK + PID1_GUARD);
 		bridge_release(&b);
 		filter_prog_free(&compiled);
 		if (e == EPERM || e == ENOSPC || e == EUSERS || e == EINVAL)
@@ -486,7 +498,8 @@ int run_task(const struct sb_request *r, const struct plan *p, scmp_filter_ctx f
 		plan_sweep(p, true);
 		_exit(128 + WTERMSIG(st));
 	}
-	munmap(stack, PID1_STACK + PID1_GUARD);
+	if (shared)
+		munmap(stack, PID1_STACK + PID1_GUARD);
 	bridge_release(&b);
 	filter_prog_free(&compiled);
 	return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
