@@ -482,7 +482,15 @@ int run_task(const struct sb_request *r, const struct plan *p, scmp_filter_ctx f
 		bridge_release(&b);
 	forward_pid1 = pid;
 	on_signals(forward_out, SA_RESTART);
-	while (waitpid(pid, &st, 0) < 0) {
+	/* pid 1 stays unreaped (WNOWAIT) until nothing forwards to it any
+	 * more: its pid cannot have gone to another process meanwhile */
+	for (;;) {
+		siginfo_t si = {0};
+		if (waitid(P_PID, (id_t)pid, &si, WEXITED | WNOWAIT) == 0) {
+			forward_pid1 = 0;
+			if (waitpid(pid, &st, 0) == pid)
+				break;
+		}
 		if (errno != EINTR) {
 			close(a.sync[1]);
 			err_warn_errno("unable to wait for the sandbox");
