@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
@@ -27,23 +28,33 @@
 #include "trace.h"
 
 static const int forwarded[] = {SIGTERM, SIGINT, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2};
-static volatile pid_t forward_to;
+/* Two variables, not one: pid 1 may share this memory (see run_task) */
+static volatile pid_t forward_pid1; /* vx-sandbox's: its pid 1, in the host's pids */
+static volatile pid_t forward_task; /* pid 1's: the task's process group (negative) */
 /* the untraced task's filter, compiled before the clone (filter.h) */
 static struct sock_fprog compiled;
 
-/* To pid 1 from vx-sandbox; to the task's process group (negative) from
- * pid 1. */
-static void forward(int sig)
+/* In vx-sandbox, to pid 1. A kill of a child not yet reaped cannot fail, so
+ * errno (shared with pid 1 when the memory is) is left alone. */
+static void forward_out(int sig)
 {
-	if (forward_to != 0)
-		kill(forward_to, sig);
+	if (forward_pid1 != 0)
+		kill(forward_pid1, sig);
 }
 
-static void on_signals(void (*fn)(int))
+/* In pid 1, to the task's process group. */
+static void forward_in(int sig)
+{
+	if (forward_task != 0)
+		kill(forward_task, sig);
+}
+
+static void on_signals(void (*fn)(int), int flags)
 {
 	struct sigaction sa;
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = fn;
+	sa.sa_flags = flags;
 	sigemptyset(&sa.sa_mask);
 	for (size_t i = 0; i < sizeof(forwarded) / sizeof(*forwarded); i++)
 		sigaction(forwarded[i], &sa, NULL);
@@ -157,8 +168,9 @@ static void drop_privileges(void)
 }
 
 /* The task's side of the spawn: it may run as a vfork child (see
- * sandbox_init), so it touches nothing of pid 1's memory but errno, stderr on
- * a failure and the stack below, and never returns. */
+ * sandbox_init), so it touches nothing of pid 1's memory (vx-sandbox's too,
+ * when shared) but errno, stderr on a failure and the stack below, and never
+ * returns. */
 static void __attribute__((noreturn)) exec_task(const struct sb_request *r)
 {
 	sigset_t none;
@@ -200,7 +212,7 @@ static int traced(const struct sb_request *r, const struct plan *p, scmp_filter_
 	pid_t task;
 	if (pipe2(ready, O_CLOEXEC) || pipe2(go, O_CLOEXEC))
 		setup_die("unable to make a pipe");
-	forward_to = 0;
+	forward_task = 0;
 	task = fork();
 	if (task < 0)
 		setup_die("unable to fork the task");
@@ -232,8 +244,8 @@ static int traced(const struct sb_request *r, const struct plan *p, scmp_filter_
 	close(go[0]);
 	if (read(ready[0], &c, 1) != 1)
 		setup_die("the task died before it could be traced");
-	forward_to = -task;
-	on_signals(forward);
+	forward_task = -task;
+	on_signals(forward_in, 0);
 	if (trace_notify_wanted()) {
 		int listener;
 		if (write(go[1], "u", 1) != 1 || (listener = trace_notify_parent(task, ready[0], go[1])) < 0)
@@ -297,9 +309,6 @@ static void __attribute__((noreturn)) sandbox_init(const struct sb_request *r,
 	loopback_up();
 	/* the caller's session keyring stays outside (keyctl is filtered too) */
 	syscall(SYS_keyctl, KEYCTL_JOIN_SESSION_KEYRING, NULL);
-	if (setenv("TMPDIR", "/tmp", 1) || setenv("PWD", r->project, 1) ||
-		(p->git_discovery && setenv("GIT_DISCOVERY_ACROSS_FILESYSTEM", "1", 0)))
-		setup_die("unable to set the environment");
 	drop_privileges();
 	if (r->trace_fd >= 0) {
 		int code = traced(r, p, filter);
@@ -321,14 +330,14 @@ static void __attribute__((noreturn)) sandbox_init(const struct sb_request *r,
 	for (size_t i = 0; i < sizeof(forwarded) / sizeof(*forwarded); i++)
 		sigaddset(&fw, forwarded[i]);
 	sigprocmask(SIG_BLOCK, &fw, &old);
-	forward_to = 0;
+	forward_task = 0;
 	task = vfork();
 	if (task < 0)
 		setup_die("unable to fork the task");
 	if (task == 0)
 		exec_task(r);
-	forward_to = -task; /* the task leads its own process group */
-	on_signals(forward);
+	forward_task = -task; /* the task leads its own process group */
+	on_signals(forward_in, 0);
 	sigprocmask(SIG_SETMASK, &old, NULL);
 	for (;;) {
 		pid_t w = waitpid(-1, &st, 0);
@@ -343,14 +352,78 @@ static void __attribute__((noreturn)) sandbox_init(const struct sb_request *r,
 	_exit(WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st));
 }
 
+/* What pid 1 starts from (clone's argument). */
+struct pid1 {
+	const struct sb_request *r;
+	const struct plan *p;
+	scmp_filter_ctx filter;
+	struct bridge *b;
+	int sync[2];
+	uid_t uid;
+	gid_t gid;
+};
+
+static int pid1_main(void *arg)
+{
+	struct pid1 *a = arg;
+	close(a->sync[1]);
+	sandbox_init(a->r, a->p, a->filter, a->sync[0], a->uid, a->gid, a->b);
+}
+
+/* A shared pid 1's stack: room for the vfork'd task's execvp too, whose
+ * fallback for a script without #! copies argv onto the stack (at most the
+ * kernel's 6 MiB of arguments); a guard below. */
+#define PID1_STACK (8u << 20)
+#define PID1_GUARD (64u << 10)
+
+/* AddressSanitizer knows one stack per thread and faults on a clone running
+ * on another: a sanitized build never shares. */
+#ifdef __SANITIZE_ADDRESS__
+#define PID1_CAN_SHARE false
+#else
+#define PID1_CAN_SHARE true
+#endif
+
+/* A stack for a shared pid 1, or NULL when it cannot have one (then it is a
+ * copy of this process, as before sharing). */
+static char *pid1_stack(void)
+{
+	char *s = mmap(NULL, PID1_STACK + PID1_GUARD, PROT_READ | PROT_WRITE,
+		MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_STACK, -1, 0);
+	if (s == MAP_FAILED)
+		return NULL;
+	if (mprotect(s, PID1_GUARD, PROT_NONE)) {
+		munmap(s, PID1_STACK + PID1_GUARD);
+		return NULL;
+	}
+	return s;
+}
+
+/* With a stack, pid 1 shares this memory and starts on it; without, it is a
+ * fork-like copy going on from here on a copy of this stack. */
+static pid_t clone_pid1(int flags, char *stack, struct pid1 *a)
+{
+	pid_t pid;
+	if (stack)
+		return clone(pid1_main, stack + PID1_STACK + PID1_GUARD, flags | CLONE_VM, a);
+	pid = (pid_t)syscall(SYS_clone, flags, NULL, NULL, NULL, 0);
+	if (pid == 0)
+		pid1_main(a);
+	return pid;
+}
+
 int run_task(const struct sb_request *r, const struct plan *p, scmp_filter_ctx filter)
 {
-	uid_t uid = getuid();
-	gid_t gid = getgid();
-	int sync[2], st;
+	struct pid1 a = {.r = r, .p = p, .filter = filter, .uid = getuid(), .gid = getgid()};
+	int flags = CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWIPC | CLONE_NEWNET |
+		    CLONE_NEWUTS | SIGCHLD;
+	int st;
+	bool shared;
 	pid_t pid;
+	char *stack = NULL;
 	struct bridge b = {0};
 
+	a.b = &b;
 	if (bridge_prepare(r, &b))
 		return RUN_EXIT_SETUP;
 	if (r->trace_fd >= 0)
@@ -359,20 +432,39 @@ int run_task(const struct sb_request *r, const struct plan *p, scmp_filter_ctx f
 		bridge_release(&b);
 		return RUN_EXIT_SETUP;
 	}
-	if (pipe2(sync, O_CLOEXEC | O_NONBLOCK)) {
+	/* the task's environment, set here so pid 1 allocates nothing for it */
+	if (setenv("TMPDIR", "/tmp", 1) || setenv("PWD", r->project, 1) ||
+		(p->git_discovery && setenv("GIT_DISCOVERY_ACROSS_FILESYSTEM", "1", 0))) {
+		bridge_release(&b);
+		filter_prog_free(&compiled);
+		err_warn_errno("unable to set the task's environment");
+		return RUN_EXIT_SETUP;
+	}
+	if (pipe2(a.sync, O_CLOEXEC | O_NONBLOCK)) {
 		bridge_release(&b);
 		filter_prog_free(&compiled);
 		err_warn_errno("unable to make a pipe");
 		return RUN_EXIT_SETUP;
 	}
+	/* Untraced and without a bridge, pid 1 runs in this process's memory
+	 * (CLONE_VM, as posix_spawn does): no page table copied, no
+	 * copy-on-write fault on either side afterwards, no address space to
+	 * tear down at its exit. It only sets up the sandbox, vforks the task
+	 * and waits; this process meanwhile only waits for it and forwards
+	 * signals, touching no memory pid 1 uses (its own signal variable,
+	 * waitpid restarted, not interrupted, so errno stays pid 1's). The
+	 * tracer and the bridge's relay read what the task sends: they keep a
+	 * copy of their own, so a flaw there cannot reach this process. */
+	shared = PID1_CAN_SHARE && r->trace_fd < 0 && !bridge_needed(&b) &&
+		 (stack = pid1_stack()) != NULL;
 	fflush(NULL);
-	/* fork-like clone (no new stack): the child is a copy of this process */
-	pid = (pid_t)syscall(SYS_clone, CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWPID |
-		CLONE_NEWIPC | CLONE_NEWNET | CLONE_NEWUTS | SIGCHLD, NULL, NULL, NULL, 0);
+	pid = clone_pid1(flags, shared ? stack : NULL, &a);
 	if (pid < 0) {
 		int e = errno;
-		close(sync[0]);
-		close(sync[1]);
+		close(a.sync[0]);
+		close(a.sync[1]);
+		if (shared)
+			munmap(stack, PID1_STACK + PID1_GUARD);
 		bridge_release(&b);
 		filter_prog_free(&compiled);
 		if (e == EPERM || e == ENOSPC || e == EUSERS || e == EINVAL)
@@ -385,22 +477,38 @@ int run_task(const struct sb_request *r, const struct plan *p, scmp_filter_ctx f
 			err_warn("unable to make the sandbox's namespaces: %s", strerror(e));
 		return RUN_EXIT_SETUP;
 	}
-	if (pid == 0) {
-		close(sync[1]);
-		sandbox_init(r, p, filter, sync[0], uid, gid, &b);
-	}
-	close(sync[0]);
-	bridge_release(&b);
-	filter_prog_free(&compiled);
-	forward_to = pid;
-	on_signals(forward);
-	while (waitpid(pid, &st, 0) < 0) {
+	close(a.sync[0]);
+	if (!shared)
+		bridge_release(&b);
+	forward_pid1 = pid;
+	on_signals(forward_out, SA_RESTART);
+	/* pid 1 stays unreaped (WNOWAIT) until nothing forwards to it any
+	 * more: its pid cannot have gone to another process meanwhile */
+	for (;;) {
+		siginfo_t si = {0};
+		if (waitid(P_PID, (id_t)pid, &si, WEXITED | WNOWAIT) == 0) {
+			forward_pid1 = 0;
+			if (waitpid(pid, &st, 0) == pid)
+				break;
+		}
 		if (errno != EINTR) {
-			close(sync[1]);
+			close(a.sync[1]);
 			err_warn_errno("unable to wait for the sandbox");
 			return RUN_EXIT_SETUP;
 		}
 	}
-	close(sync[1]);
+	close(a.sync[1]);
+	/* pid 1 ends with _exit; killed instead (from the host: nothing in
+	 * the sandbox can signal it so), it may have stopped inside malloc with
+	 * the shared heap half-updated: sweep the placeholders (no allocation)
+	 * and leave without touching the heap again. */
+	if (shared && WIFSIGNALED(st)) {
+		plan_sweep(p, true);
+		_exit(128 + WTERMSIG(st));
+	}
+	if (shared)
+		munmap(stack, PID1_STACK + PID1_GUARD);
+	bridge_release(&b);
+	filter_prog_free(&compiled);
 	return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
 }
