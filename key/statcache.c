@@ -370,6 +370,8 @@ void statcache_preload_drop(struct statcache *sc)
 int statcache_prestat(struct statcache *sc, const char *key, bool follow, struct stat *st,
 	const struct sc_entry **entry)
 {
+	if (!entry && !sc->pre.on)
+		return 1; /* nothing to find: no preload, no entry wanted */
 	const struct sc_entry *e = strmap_get(&sc->map, key);
 	if (entry)
 		*entry = e;
