@@ -2,9 +2,12 @@
 #include "prestat.h"
 
 #include <errno.h>
+#include <pthread.h>
+#include <stdint.h>
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "err.h"
@@ -17,16 +20,51 @@ struct prestat_ent {
 	int err;
 };
 
+/* One stat a thread may take when the page cache is cold: well above a warm
+ * lstat here (2-3 us), well below a read from the disk. */
+#define COLD_NS 25000
+#define COLD_SAMPLE 32
+/* Threads added to a cold preload: it waits on the disk, not a core, so it
+ * gains from more stats in flight than there are cores (a warm one only
+ * loses: its threads would take cores from the caller). */
+#define COLD_EXTRA 4
+
+static int64_t now_ns(void)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (int64_t)t.tv_sec * 1000000000 + t.tv_nsec;
+}
+
+static void *worker(void *arg);
+
+/* The first stats of a thread were slow: the inode tables are being read
+ * from the disk. Add threads to keep more reads in flight; the caller of
+ * grow joins them (*extra of them) before it returns. */
+static void grow(struct prestat *p, pthread_t *th, size_t *extra)
+{
+	int no = 0;
+	if (!__atomic_compare_exchange_n(&p->grown, &no, 1, false, __ATOMIC_RELAXED,
+		    __ATOMIC_RELAXED))
+		return;
+	for (size_t k = 0; k < COLD_EXTRA; k++)
+		if (pthread_create(&th[*extra], NULL, worker, p) == 0)
+			(*extra)++;
+}
+
 /* The background threads: each takes the next entry nobody has taken, in
  * order, until all are taken or the preload is stopped. */
 static void *worker(void *arg)
 {
 	struct prestat *p = arg;
 	char buf[4096];
+	pthread_t th[COLD_EXTRA];
+	size_t extra = 0, done = 0;
+	int64_t t0 = now_ns();
 	for (size_t i = 0; i < p->n; i++) {
 		unsigned char none = PS_NONE;
 		if (__atomic_load_n(&p->stop, __ATOMIC_RELAXED))
-			return NULL;
+			break;
 		if (!__atomic_compare_exchange_n(&p->state[i], &none, PS_BUSY, false,
 			    __ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
 			continue;
@@ -35,7 +73,11 @@ static void *worker(void *arg)
 		e->err = !path ? ENOENT
 			 : fstatat(p->dirfd, path, &e->st, AT_SYMLINK_NOFOLLOW) ? errno : 0;
 		__atomic_store_n(&p->state[i], PS_DONE, __ATOMIC_RELEASE);
+		if (++done == COLD_SAMPLE && now_ns() - t0 > (int64_t)COLD_SAMPLE * COLD_NS)
+			grow(p, th, &extra);
 	}
+	for (size_t k = 0; k < extra; k++)
+		pthread_join(th[k], NULL);
 	return NULL;
 }
 

@@ -11,7 +11,9 @@
  * reached yet: the path is then the caller's, stat it yourself). A
  * preloaded stat stands for its path until prestat_stop, which stops and
  * joins the threads and closes dirfd: call it as soon as anything may have
- * written one of the paths. */
+ * written one of the paths. When a thread's first stats are slow (the
+ * inode tables are being read from the disk), a few more threads join, more
+ * than the cores: a cold preload waits on the disk, not on a core. */
 #ifndef VX_PRESTAT_H
 #define VX_PRESTAT_H
 
@@ -31,6 +33,7 @@ struct prestat {
 	struct prestat_ent *ent;
 	unsigned char *state; /* atomic: who took entry i */
 	int stop;             /* atomic */
+	int grown;            /* atomic: threads were added for a cold cache */
 	struct par_bg bg;
 	bool on;
 };
