@@ -152,24 +152,15 @@ static void fail_msg(struct run *r, struct rtask *t, const char *fmt, const char
 	finish(r, t, UI_FAIL);
 }
 
-/* Take t's key now that its dependencies are done. false after a message. */
+/* vx-key is ready for the next record: up (started at the outset and handed
+ * the graph record by graph_read; when either failed it said so then) and
+ * told of a rescan if one is owed. false after a message. */
 static bool keyer_ready(struct run *r)
 {
+	if (!r->keyer_up)
+		r->keyer_broken = true;
 	if (r->keyer_broken)
 		return false;
-	if (!r->keyer_up) {
-		if (!r->keyer_spawned && keyer_spawn(&r->keyer) != 0) {
-			r->keyer_broken = true;
-			return false;
-		}
-		r->keyer_spawned = true;
-		if (keyer_begin(&r->keyer, r->g.graph) != 0) {
-			r->keyer_broken = true;
-			return false;
-		}
-		r->keyer_up = true;
-		r->rescan = false;
-	}
 	if (r->rescan) {
 		if (keyer_rescan(&r->keyer) != 0) {
 			r->keyer_broken = true;
@@ -320,13 +311,8 @@ static void key_pump(struct run *r)
 			struct rtask *t = &r->t[ti];
 			if (!needs_key(t) || t->in_flight)
 				continue;
-			if (r->rescan) {
-				if (keyer_rescan(&r->keyer) != 0) {
-					r->keyer_broken = true;
-					break;
-				}
-				r->rescan = false;
-			}
+			if (!keyer_ready(r)) /* a rescan owed since the last record */
+				break;
 			long sz = keyer_send(&r->keyer, t->rec);
 			if (sz < 0) {
 				r->keyer_broken = true;
