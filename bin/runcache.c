@@ -50,6 +50,17 @@ int runcache_hit(struct runcache *rc, const char *key, const char *root, const c
 	*out = NULL;
 	if (!rc->c)
 		return 0;
+	char *proj = path_join(root, dir);
+	/* outputs as the last check found them: no manifest to read. Not with
+	 * a remote, whose lookups also want every blob present */
+	char *text;
+	size_t len = 0;
+	if (!rc->remote && cache_hit_in_place(rc->c, key, proj, &text, &len)) {
+		free(proj);
+		ui_buf_add(log, text, len);
+		free(text);
+		return 1;
+	}
 	/* locally only the manifest is checked: the restore hashes every blob
 	 * it copies and a hit whose outputs are in place needs none; with a
 	 * remote, a local entry missing blobs is fetched again. A remote hit
@@ -57,11 +68,11 @@ int runcache_hit(struct runcache *rc, const char *key, const char *root, const c
 	 * local hit gets. */
 	int local = rc->remote ? cache_lookup(rc->c, key, &e, NULL) : cache_lookup_manifest(rc->c, key, &e);
 	if (local != 1 &&
-		(!remote_fetch(rc->remote, rc->c, key) || cache_lookup(rc->c, key, &e, NULL) != 1))
+		(!remote_fetch(rc->remote, rc->c, key) || cache_lookup(rc->c, key, &e, NULL) != 1)) {
+		free(proj);
 		return 0;
-	size_t len = 0;
-	char *text = cache_entry_log(rc->c, e, &len);
-	char *proj = path_join(root, dir);
+	}
+	text = cache_entry_log(rc->c, e, &len);
 	struct cache_writes *w = NULL;
 	int r = text ? cache_restore_check(rc->c, e, proj, &w) : -1;
 	free(proj);

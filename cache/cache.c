@@ -41,6 +41,7 @@ void cache_close(struct cache *c)
 	if (!c)
 		return;
 	cache_stamp_close(c);
+	cache_inplace_close(c);
 	cache_forget_dirs(c);
 	pthread_mutex_destroy(&c->stamp_mu);
 	free(c->dir);
@@ -150,6 +151,14 @@ int cache_blob_stat(struct cache *c, const char *hash, struct stat *st)
 	return dfd < 0 ? -1 : fstatat(dfd, rel, st, AT_SYMLINK_NOFOLLOW);
 }
 
+int cache_manifest_stat(struct cache *c, const char *key, struct stat *st)
+{
+	char name[40];
+	snprintf(name, sizeof(name), "%.32s.json", key);
+	int dfd = subdir(c, &c->acfd, "ac");
+	return dfd < 0 ? -1 : fstatat(dfd, name, st, AT_SYMLINK_NOFOLLOW);
+}
+
 int cache_blob_open(struct cache *c, const char *hash)
 {
 	char rel[40];
@@ -230,8 +239,7 @@ static off_t blob_size(struct cache *c, const char *hash)
 	return cache_blob_stat(c, hash, &st) == 0 && S_ISREG(st.st_mode) ? st.st_size : -1;
 }
 
-/* Read a whole blob and check it: NULL when missing, short or corrupt. */
-static char *blob_read(struct cache *c, const char *hash, size_t size, const char **why)
+char *cache_blob_read(struct cache *c, const char *hash, size_t size, const char **why)
 {
 	char rel[40];
 	snprintf(rel, sizeof(rel), "%.2s/%s", hash, hash);
@@ -379,7 +387,7 @@ char *cache_entry_log(struct cache *c, const struct cache_entry *e, size_t *len)
 	*len = (size_t)jcount(log, "size");
 	if (!*len)
 		return xstrdup("");
-	char *data = blob_read(c, jstr(log, "hash"), *len, &why);
+	char *data = cache_blob_read(c, jstr(log, "hash"), *len, &why);
 	if (!data)
 		err_warn("cache entry %s: the log: %s", e->key, why);
 	return data;

@@ -54,6 +54,16 @@ int cache_lookup(struct cache *c, const char *key, struct cache_entry **out, con
 int cache_lookup_manifest(struct cache *c, const char *key, struct cache_entry **out);
 void cache_entry_free(struct cache_entry *e);
 
+/* A hit whose outputs are all in projdir (absolute) as this checkout last
+ * found them: when cache_restore_check found every output of key's entry
+ * in place, it noted their stats and the manifest's in the checkout's state
+ * directory; if the manifest and each output still have those very stats
+ * (and none is as new as the note), the entry is a hit in place without
+ * its manifest being read. 1 with the log in *log (malloc'd) and *len; 0
+ * when the memo cannot say: take cache_lookup's road. */
+int cache_hit_in_place(struct cache *c, const char *key, const char *projdir, char **log,
+	size_t *len);
+
 /* The logged stdout+stderr of e, checked against its hash: malloc'd bytes
  * and *len, or NULL when the log blob is gone or corrupt (then a miss). */
 char *cache_entry_log(struct cache *c, const struct cache_entry *e, size_t *len);

@@ -39,7 +39,8 @@ struct cache {
 	bool openat2_off; /* the kernel (or a seccomp filter) refused openat2 */
 	int acfd, casfd;  /* ac/ and cas/ for lookups, -1 until needed */
 	struct cache_stamp *stamp; /* stamp.c's, loaded on first use */
-	pthread_mutex_t stamp_mu;
+	struct cache_inplace *inplace; /* inplace.c's, the same way */
+	pthread_mutex_t stamp_mu; /* both of them */
 	int pid;          /* for temporary names (glibc's getpid is a system call) */
 	mode_t umask;     /* the process's, read once */
 };
@@ -62,6 +63,11 @@ char *cache_blob_path(const struct cache *c, const char *hash);
  * path); -1 with errno set when it cannot. */
 int cache_blob_stat(struct cache *c, const char *hash, struct stat *st);
 int cache_blob_open(struct cache *c, const char *hash);
+/* The whole blob, checked against its size and hash: malloc'd (NUL-ended),
+ * or NULL and *why. */
+char *cache_blob_read(struct cache *c, const char *hash, size_t size, const char **why);
+/* lstat ac/<key>.json: 0, or -1 with errno set. */
+int cache_manifest_stat(struct cache *c, const char *key, struct stat *st);
 /* Drop the directory fds: after a save made the directories, or a clean
  * moved them aside. */
 void cache_forget_dirs(struct cache *c);
@@ -103,5 +109,16 @@ void cache_stamp_set(struct cache *c, const char *projdir, const char *rel,
 void cache_stamp_load(struct cache *c);
 /* Write it back when something was set (failures only cost speed); free. */
 void cache_stamp_close(struct cache *c);
+
+/* inplace.c: the checkout's memo of entries found whole in a project
+ * (cache.h's cache_hit_in_place reads it). Note that every output of e,
+ * rels[k] with the lstat sts[k], was found in place in projdir by a check
+ * that began at since (CLOCK_REALTIME_COARSE): nothing is noted when a
+ * file or the manifest has an mtime that late, or when the log is inline.
+ * Written back, when something changed, by cache_inplace_close (cache_close
+ * calls it). Both under stamp_mu. */
+void cache_inplace_note(struct cache *c, const struct cache_entry *e, const char *projdir,
+	const char *const *rels, const struct stat *sts, size_t n, const struct timespec *since);
+void cache_inplace_close(struct cache *c);
 
 #endif

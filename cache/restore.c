@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "cache_int.h"
@@ -287,6 +288,14 @@ int cache_restore_check(struct cache *c, const struct cache_entry *e, const char
 	size_t abscap = 0;
 	int r = 0;
 	*out = NULL;
+	/* what was found in place, for the memo (inplace.c): when every
+	 * output is, the next run's check can be a stat of each */
+	struct timespec since;
+	clock_gettime(CLOCK_REALTIME_COARSE, &since);
+	bool memo = c->statedir != NULL;
+	const char **rels = memo ? xcalloc(nfiles + 1, sizeof(*rels)) : NULL;
+	struct stat *sts = memo ? xcalloc(nfiles + 1, sizeof(*sts)) : NULL;
+	size_t nsame = 0;
 	cJSON_ArrayForEach(f, files) {
 		struct cache_file cf;
 		if (cache_file_parse(f, &cf)) { /* entry_check let it through: cannot happen */
@@ -307,12 +316,19 @@ int cache_restore_check(struct cache *c, const struct cache_entry *e, const char
 		if (cf.hash && fstatat(AT_FDCWD, ap, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
 			S_ISREG(st.st_mode) && (st.st_mode & 07777) == cf.mode &&
 			(size_t)st.st_size == cf.size &&
-			cache_stamp_vouches(c, projdir, cf.path, &st, cf.hash))
+			cache_stamp_vouches(c, projdir, cf.path, &st, cf.hash)) {
+			if (memo) {
+				rels[nsame] = cf.path;
+				sts[nsame++] = st;
+			}
 			continue;
+		}
 		char target[4096];
 		ssize_t tn = cf.link ? readlink(ap, target, sizeof(target)) : -1;
-		if (tn >= 0 && (size_t)tn == strlen(cf.link) && memcmp(target, cf.link, (size_t)tn) == 0)
+		if (tn >= 0 && (size_t)tn == strlen(cf.link) && memcmp(target, cf.link, (size_t)tn) == 0) {
+			memo = false; /* a symlink: its target is not in a stat */
 			continue;
+		}
 		if (projfd < 0 && (projfd = open(projdir, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0) {
 			err_warn_errno("unable to open '%s'", projdir);
 			r = -1;
@@ -331,13 +347,22 @@ int cache_restore_check(struct cache *c, const struct cache_entry *e, const char
 				r = -1;
 				break;
 			}
-			if (output_same(c, projdir, dfd, base, &cf, &st))
+			if (output_same(c, projdir, dfd, base, &cf, &st)) {
+				if (memo) {
+					rels[nsame] = cf.path;
+					sts[nsame++] = st;
+				}
 				continue;
+			}
 		}
 		todo[n++].cf = cf;
 	}
 	parent_done(&pc);
 	free(abs);
+	if (memo && r == 0 && n == 0 && nsame == nfiles)
+		cache_inplace_note(c, e, projdir, rels, sts, nsame, &since);
+	free(rels);
+	free(sts);
 	if (r != 0 || !n) {
 		free(todo);
 		if (projfd >= 0)

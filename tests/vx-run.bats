@@ -305,6 +305,44 @@ many_built() {
 	assert_line "  file changed: src/lib.txt"
 }
 
+@test "a hit found in place is remembered, but not past an output, a manifest or the cache changing" {
+	run -0 vx run build
+	run -0 vx run build # every output found in place: remembered
+	ran >/dev/null
+	[ "$(stat -c %s .vx/inplace)" -gt 32 ]
+	# an output rewritten in place, same size, its mtime put back: restored
+	touch -r packages/ui/dist/lib.txt "$BATS_TEST_TMPDIR/when"
+	printf 'lib v9' > packages/ui/dist/lib.txt
+	touch -r "$BATS_TEST_TMPDIR/when" packages/ui/dist/lib.txt
+	run -0 vx run build
+	assert_equal "$(ran)" ""
+	assert_equal "$(cat packages/ui/dist/lib.txt)" "lib v1"
+	# remembered again; then ui's manifest rewritten the same way: a miss
+	run -0 vx run build
+	run -0 vx run build
+	local m size
+	m=$(grep -l '"dist/lib.txt"' "$VX_CACHE_DIR"/ac/*.json)
+	size=$(stat -c %s "$m")
+	touch -r "$m" "$BATS_TEST_TMPDIR/when"
+	head -c "$size" /dev/zero | tr '\0' x > "$m"
+	touch -r "$BATS_TEST_TMPDIR/when" "$m"
+	run -0 vx run build
+	assert_equal "$(ran)" "ui"
+	# and after vx clean, nothing is a hit, outputs in place or not
+	run -0 vx run build
+	run -0 vx run build
+	run -0 vx clean
+	run -0 vx run build
+	assert_equal "$(ran)" "app other ui"
+	# a torn memo is only slower
+	run -0 vx run build
+	truncate -s 100 .vx/inplace
+	run -0 vx run build
+	assert_equal "$(ran)" ""
+	assert_line --regexp '^vx: 3 tasks: 3 hit, 0 miss'
+	refute_output --partial inplace
+}
+
 @test "vx clean empties the cache: the next run misses" {
 	run -0 vx run build
 	ran >/dev/null

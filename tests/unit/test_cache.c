@@ -409,6 +409,134 @@ static void bench(unsigned n)
 	cache_close(c);
 }
 
+static void backdate(const char *path, time_t t)
+{
+	struct timespec ts[2] = {{t, 0}, {t, 0}};
+	if (utimensat(AT_FDCWD, path, ts, AT_SYMLINK_NOFOLLOW) != 0)
+		abort();
+}
+
+/* The full check of an entry whose outputs are all in place, noted. */
+static bool check_in_place(struct cache *c, const char *key, const char *proj)
+{
+	struct cache_entry *e;
+	struct cache_writes *w = NULL;
+	if (cache_lookup_manifest(c, key, &e) != 1)
+		return false;
+	int r = cache_restore_check(c, e, proj, &w);
+	if (r == 1)
+		r = cache_restore_write(c, w) == 1 ? 1 : -1;
+	cache_entry_free(e);
+	return r >= 0;
+}
+
+static int in_place(struct cache *c, const char *key, const char *proj)
+{
+	char *log;
+	size_t len;
+	int r = cache_hit_in_place(c, key, proj, &log, &len);
+	CHECK(r ? log && len == 6 && memcmp(log, "built\n", 6) == 0 : !log);
+	free(log);
+	return r;
+}
+
+/* The in-place memo (inplace.c): a check that finds every output in place
+ * notes it, and after a reopen the same key in the same project is a hit in
+ * place; not another key or project, nor once an output, the manifest or the
+ * memo file changed, nor from a note as new as its check. */
+static void test_inplace(void)
+{
+	char cdir[1024], state[1024], proj[1024], a[2048], b[2048], man[2048], memo[2048], key[33],
+		other[33];
+	snprintf(cdir, sizeof(cdir), "%s/ip-cache", base);
+	snprintf(state, sizeof(state), "%s/ip-state", base);
+	snprintf(proj, sizeof(proj), "%s/ip", base);
+	mkdir(proj, 0777);
+	snprintf(a, sizeof(a), "%s/dist", proj);
+	mkdir(a, 0777);
+	snprintf(a, sizeof(a), "%s/dist/a.js", proj);
+	snprintf(b, sizeof(b), "%s/dist/b.sh", proj);
+	put(a, "a\n", 0644);
+	put(b, "b\n", 0755);
+	key_of(77, key);
+	key_of(78, other);
+	snprintf(man, sizeof(man), "%s/ac/%s.json", cdir, key);
+	snprintf(memo, sizeof(memo), "%s/inplace", state);
+	time_t old = time(NULL) - 100;
+
+	struct cache *c = cache_open(cdir, state);
+	struct cache_save s = {.key = key, .projdir = proj, .globs = outputs, .nglobs = 1,
+		.log = "built\n", .loglen = 6, .ms = 5};
+	CHECK(cache_save(c, &s) == 0);
+	backdate(a, old);
+	backdate(b, old);
+	backdate(man, old);
+	CHECK(in_place(c, key, proj) == 0); /* nothing noted yet */
+	CHECK(check_in_place(c, key, proj));
+	cache_close(c);
+
+	c = cache_open(cdir, state);
+	CHECK(in_place(c, key, proj) == 1);
+	CHECK(in_place(c, key, proj) == 1);
+	CHECK(in_place(c, other, proj) == 0);
+	CHECK(in_place(c, key, "/elsewhere") == 0);
+	/* same size, other bytes, the mtime put back: the ctime moved */
+	put(a, "A\n", 0644);
+	backdate(a, old);
+	CHECK(in_place(c, key, proj) == 0);
+	cache_close(c);
+
+	/* the stale record was not written back; the full check restores the
+	 * bytes, and the check after that notes them again */
+	c = cache_open(cdir, state);
+	CHECK(in_place(c, key, proj) == 0);
+	CHECK(check_in_place(c, key, proj));
+	CHECK(strcmp(slurp(a), "a\n") == 0);
+	backdate(a, old);
+	CHECK(check_in_place(c, key, proj));
+	cache_close(c);
+	c = cache_open(cdir, state);
+	CHECK(in_place(c, key, proj) == 1);
+	cache_close(c);
+
+	/* a torn memo file is an empty memo */
+	struct stat st;
+	CHECK(stat(memo, &st) == 0 && truncate(memo, st.st_size / 2) == 0);
+	c = cache_open(cdir, state);
+	CHECK(in_place(c, key, proj) == 0);
+	CHECK(check_in_place(c, key, proj));
+	cache_close(c);
+
+	/* an output whose mtime is not older than the check is never noted,
+	 * though the memo file is written later than that mtime */
+	struct timespec soon[2];
+	clock_gettime(CLOCK_REALTIME, &soon[0]);
+	soon[0].tv_nsec += 50000000;
+	if (soon[0].tv_nsec >= 1000000000) {
+		soon[0].tv_sec++;
+		soon[0].tv_nsec -= 1000000000;
+	}
+	soon[1] = soon[0];
+	CHECK(utimensat(AT_FDCWD, b, soon, 0) == 0);
+	c = cache_open(cdir, state);
+	CHECK(in_place(c, key, proj) == 0);
+	CHECK(check_in_place(c, key, proj));
+	usleep(200000);
+	cache_close(c);
+	c = cache_open(cdir, state);
+	CHECK(in_place(c, key, proj) == 0);
+	backdate(b, old);
+	CHECK(check_in_place(c, key, proj));
+	cache_close(c);
+
+	/* the manifest gone (vx clean, another checkout's clean): no hit */
+	c = cache_open(cdir, state);
+	CHECK(in_place(c, key, proj) == 1);
+	CHECK(unlink(man) == 0);
+	CHECK(in_place(c, key, proj) == 0);
+	cache_close(c);
+}
+
 int main(int argc, char **argv)
 {
 	(void)argc;
@@ -420,6 +548,7 @@ int main(int argc, char **argv)
 	test_records();
 	test_stamp_racy();
 	test_roundtrip();
+	test_inplace();
 	test_threads();
 	const char *b = getenv("VX_CACHE_BENCH");
 	bench(b && atoi(b) > 0 ? (unsigned)atoi(b) : 20);

@@ -1,0 +1,508 @@
+/* inplace.c: the checkout's memo of hits found whole in place,
+ * <statedir>/inplace (never in the shared cache).
+ *
+ * When cache_restore_check finds every output of an entry already in a
+ * project (nothing to write), it notes for that key and project the
+ * manifest's stat, the log's hash and size, and each output's lstat. A later
+ * run that finds the manifest and every output with the very same stat
+ * (size, mtime, ctime, inode, device, mode) has the same hit without opening
+ * the manifest or loading the stamp: the check it would repeat looked at
+ * bytes that have not been touched since. Like the stamp and git's index, a
+ * record is trusted only when every mtime in it is older than the memo
+ * file's own (git's racy rule), and a record loaded untrusted is not written
+ * back, or the newer file would vouch for it. The memo is written whole
+ * (temporary name, rename) by cache_close when a record was added or found
+ * stale; a missing, torn or malformed one is an empty memo, which only costs
+ * the full check.
+ *
+ * Format, native byte order: the 16 bytes MAGIC, the body's length and its
+ * XXH3-64 (u64 each), then per record: u32 output count, u32 length of the
+ * project's path, the key (32 hex), the log's hash (32 hex), u64 log size,
+ * the manifest's stat, the project's absolute path and a NUL; then per
+ * output its stat, u32 length, its project-relative path and a NUL. A stat
+ * is size, mtime s, mtime ns, ctime s, ctime ns (i64), inode, device (u64)
+ * and mode (u32).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cache_int.h"
+#include "err.h"
+#include "fileio.h"
+#include "hash.h"
+#include "strmap.h"
+
+#define MAGIC "vx-inplace 1\n\0\0"
+#define MAGIC_LEN 16
+#define HEAD_LEN (MAGIC_LEN + 16)
+
+struct istat {
+	int64_t size, msec, mnsec, csec, cnsec;
+	uint64_t ino, dev;
+	uint32_t mode;
+};
+
+struct ifile {
+	struct istat st;
+	const char *rel;
+};
+
+struct irec {
+	char key[33], loghash[33];
+	uint64_t logsize;
+	struct istat mst; /* the manifest's */
+	const char *projdir;
+	size_t nfiles;
+	struct ifile *files;
+	char *mapkey; /* "<key> <projdir>", malloc'd */
+	char *own;    /* a noted record's paths, one block; a loaded one's are in the text */
+	bool loaded;  /* from the file, not noted by this process */
+	bool used;    /* a hit came of it in this process */
+	bool dropped; /* stale (a stat moved) or replaced: not written back */
+};
+
+struct cache_inplace {
+	char *file;
+	char *text; /* the loaded file: loaded records' paths point into it */
+	struct timespec at; /* its mtime when loaded */
+	struct irec **recs; /* each its own allocation: a pointer outlives a realloc */
+	size_t n, cap;
+	struct strmap map; /* mapkey -> index + 1 */
+	bool dirty;
+};
+
+static void istat_of(struct istat *i, const struct stat *st)
+{
+	i->size = st->st_size;
+	i->msec = st->st_mtim.tv_sec;
+	i->mnsec = st->st_mtim.tv_nsec;
+	i->csec = st->st_ctim.tv_sec;
+	i->cnsec = st->st_ctim.tv_nsec;
+	i->ino = st->st_ino;
+	i->dev = st->st_dev;
+	i->mode = st->st_mode;
+}
+
+static bool istat_same(const struct istat *i, const struct stat *st)
+{
+	struct istat now;
+	istat_of(&now, st);
+	return i->size == now.size && i->msec == now.msec && i->mnsec == now.mnsec &&
+	       i->csec == now.csec && i->cnsec == now.cnsec && i->ino == now.ino &&
+	       i->dev == now.dev && i->mode == now.mode;
+}
+
+/* Older than the memo file: a write in the same clock tick could hide
+ * behind an unchanged stat. */
+static bool older(const struct cache_inplace *ip, const struct istat *i)
+{
+	return i->msec < ip->at.tv_sec || (i->msec == ip->at.tv_sec && i->mnsec < ip->at.tv_nsec);
+}
+
+static bool trusted(const struct cache_inplace *ip, const struct irec *r)
+{
+	if (!older(ip, &r->mst))
+		return false;
+	for (size_t k = 0; k < r->nfiles; k++)
+		if (!older(ip, &r->files[k].st))
+			return false;
+	return true;
+}
+
+static char *mapkey(const char *key, const char *projdir)
+{
+	return xasprintf("%s %s", key, projdir);
+}
+
+static void rec_put(struct cache_inplace *ip, struct irec *r)
+{
+	size_t i = (size_t)(uintptr_t)strmap_get(&ip->map, r->mapkey);
+	if (i)
+		ip->recs[i - 1]->dropped = true; /* replaced; the old one may be in use elsewhere */
+	if (ip->n == ip->cap) {
+		ip->cap = ip->cap ? 2 * ip->cap : 256;
+		ip->recs = xrealloc(ip->recs, ip->cap * sizeof(*ip->recs));
+	}
+	ip->recs[ip->n++] = r;
+	strmap_put(&ip->map, r->mapkey, (void *)(uintptr_t)ip->n);
+}
+
+/* ---- reading ---- */
+
+struct reader {
+	const char *p, *end;
+	bool bad;
+};
+
+static void get(struct reader *rd, void *out, size_t n)
+{
+	if (rd->bad || (size_t)(rd->end - rd->p) < n) {
+		rd->bad = true;
+		memset(out, 0, n);
+		return;
+	}
+	memcpy(out, rd->p, n);
+	rd->p += n;
+}
+
+static void get_stat(struct reader *rd, struct istat *i)
+{
+	int64_t v[5];
+	get(rd, v, sizeof(v));
+	get(rd, &i->ino, sizeof(i->ino));
+	get(rd, &i->dev, sizeof(i->dev));
+	get(rd, &i->mode, sizeof(i->mode));
+	i->size = v[0];
+	i->msec = v[1];
+	i->mnsec = v[2];
+	i->csec = v[3];
+	i->cnsec = v[4];
+}
+
+/* len bytes and a NUL, in place; NULL when they are not there. */
+static const char *get_str(struct reader *rd, uint32_t len)
+{
+	if (rd->bad || (size_t)(rd->end - rd->p) < (size_t)len + 1 || rd->p[len] != '\0' ||
+		memchr(rd->p, '\0', len)) {
+		rd->bad = true;
+		return NULL;
+	}
+	const char *s = rd->p;
+	rd->p += len + 1;
+	return s;
+}
+
+static void get_hex(struct reader *rd, char out[33])
+{
+	get(rd, out, 32);
+	out[32] = '\0';
+	if (!hash_is_hex(out))
+		rd->bad = true;
+}
+
+static struct irec *read_rec(struct reader *rd)
+{
+	uint32_t nfiles, plen;
+	get(rd, &nfiles, sizeof(nfiles));
+	get(rd, &plen, sizeof(plen));
+	if (rd->bad || nfiles > (size_t)(rd->end - rd->p)) { /* each output takes bytes */
+		rd->bad = true;
+		return NULL;
+	}
+	struct irec *r = xcalloc(1, sizeof(*r));
+	get_hex(rd, r->key);
+	get_hex(rd, r->loghash);
+	get(rd, &r->logsize, sizeof(r->logsize));
+	get_stat(rd, &r->mst);
+	r->projdir = get_str(rd, plen);
+	r->nfiles = nfiles;
+	r->files = xcalloc(nfiles + 1, sizeof(*r->files));
+	for (uint32_t k = 0; k < nfiles && !rd->bad; k++) {
+		uint32_t len;
+		get_stat(rd, &r->files[k].st);
+		get(rd, &len, sizeof(len));
+		r->files[k].rel = get_str(rd, len);
+	}
+	if (rd->bad || r->projdir[0] != '/') {
+		rd->bad = true;
+		free(r->files);
+		free(r);
+		return NULL;
+	}
+	r->mapkey = mapkey(r->key, r->projdir);
+	r->loaded = true;
+	return r;
+}
+
+static void rec_free(struct irec *r)
+{
+	free(r->files);
+	free(r->mapkey);
+	free(r->own);
+	free(r);
+}
+
+static void parse(struct cache_inplace *ip, size_t len)
+{
+	uint64_t blen, bhash;
+	if (len < HEAD_LEN || memcmp(ip->text, MAGIC, MAGIC_LEN) != 0)
+		return;
+	memcpy(&blen, ip->text + MAGIC_LEN, 8);
+	memcpy(&bhash, ip->text + MAGIC_LEN + 8, 8);
+	const char *body = ip->text + HEAD_LEN;
+	if (blen != len - HEAD_LEN || XXH3_64bits(body, blen) != bhash)
+		return; /* torn or tampered: an empty memo */
+	struct reader rd = {body, body + blen, false};
+	while (rd.p < rd.end && !rd.bad) {
+		struct irec *r = read_rec(&rd);
+		if (r)
+			rec_put(ip, r);
+	}
+	if (rd.bad) { /* cannot happen to a file whose hash matched: drop it all */
+		for (size_t i = 0; i < ip->n; i++)
+			rec_free(ip->recs[i]);
+		ip->n = 0;
+		strmap_free(&ip->map);
+		strmap_init(&ip->map);
+	}
+}
+
+/* The checkout's memo, loaded on first use (under stamp_mu); NULL without a
+ * state directory. */
+static struct cache_inplace *inplace(struct cache *c)
+{
+	if (!c->statedir)
+		return NULL;
+	if (c->inplace)
+		return c->inplace;
+	struct cache_inplace *ip = c->inplace = xcalloc(1, sizeof(*ip));
+	strmap_init(&ip->map);
+	ip->file = xasprintf("%s/inplace", c->statedir);
+	int fd = open(ip->file, O_RDONLY | O_CLOEXEC);
+	struct stat st;
+	size_t len;
+	if (fd >= 0 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode) &&
+		(ip->text = fileio_read_fd(fd, &len))) {
+		ip->at = st.st_mtim;
+		parse(ip, len);
+	}
+	if (fd >= 0)
+		close(fd);
+	return ip;
+}
+
+/* ---- the two calls ---- */
+
+int cache_hit_in_place(struct cache *c, const char *key, const char *projdir, char **log,
+	size_t *len)
+{
+	*log = NULL;
+	*len = 0;
+	if (!c->statedir || !hash_is_hex(key) || projdir[0] != '/')
+		return 0;
+	char *mk = mapkey(key, projdir);
+	pthread_mutex_lock(&c->stamp_mu);
+	struct cache_inplace *ip = inplace(c);
+	size_t i = (size_t)(uintptr_t)strmap_get(&ip->map, mk);
+	struct irec *r = i ? ip->recs[i - 1] : NULL;
+	if (r && (!r->loaded || r->dropped || !trusted(ip, r)))
+		r = NULL;
+	pthread_mutex_unlock(&c->stamp_mu);
+	free(mk);
+	if (!r)
+		return 0;
+	/* a loaded record never changes but for its flags: compared unlocked */
+	struct stat st;
+	bool same = cache_manifest_stat(c, key, &st) == 0 && istat_same(&r->mst, &st);
+	char *path = NULL;
+	size_t cap = 0, plen = strlen(projdir);
+	for (size_t k = 0; same && k < r->nfiles; k++) {
+		size_t rlen = strlen(r->files[k].rel);
+		if (plen + rlen + 2 > cap)
+			path = xrealloc(path, cap = 2 * (plen + rlen + 2));
+		memcpy(path, projdir, plen);
+		path[plen] = '/';
+		memcpy(path + plen + 1, r->files[k].rel, rlen + 1);
+		same = fstatat(AT_FDCWD, path, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+		       istat_same(&r->files[k].st, &st);
+	}
+	free(path);
+	if (same) {
+		const char *why;
+		*log = r->logsize ? cache_blob_read(c, r->loghash, r->logsize, &why) : xstrdup("");
+		*len = *log ? r->logsize : 0;
+		same = *log != NULL;
+	}
+	pthread_mutex_lock(&c->stamp_mu);
+	if (same)
+		r->used = true;
+	else if (!r->dropped)
+		r->dropped = ip->dirty = true; /* stale: the full check decides, and notes again */
+	pthread_mutex_unlock(&c->stamp_mu);
+	return same;
+}
+
+void cache_inplace_note(struct cache *c, const struct cache_entry *e, const char *projdir,
+	const char *const *rels, const struct stat *sts, size_t n, const struct timespec *since)
+{
+	if (!c->statedir || projdir[0] != '/')
+		return;
+	/* written in the tick the check began in, a file could have changed
+	 * again after its stat without the stat showing it */
+	for (size_t k = 0; k < n; k++)
+		if (sts[k].st_mtim.tv_sec > since->tv_sec ||
+			(sts[k].st_mtim.tv_sec == since->tv_sec && sts[k].st_mtim.tv_nsec >= since->tv_nsec))
+			return;
+	const cJSON *log = cJSON_GetObjectItemCaseSensitive(e->manifest, "log");
+	const cJSON *lh = cJSON_GetObjectItemCaseSensitive(log, "hash");
+	const cJSON *ls = cJSON_GetObjectItemCaseSensitive(log, "size");
+	struct stat mst;
+	if (cJSON_GetObjectItemCaseSensitive(log, "text") || !hash_is_hex(cJSON_GetStringValue(lh)) ||
+		!cJSON_IsNumber(ls) || ls->valuedouble < 0 || cache_manifest_stat(c, e->key, &mst) != 0 ||
+		!S_ISREG(mst.st_mode) || mst.st_mtim.tv_sec > since->tv_sec ||
+		(mst.st_mtim.tv_sec == since->tv_sec && mst.st_mtim.tv_nsec >= since->tv_nsec))
+		return; /* an old inline log, the manifest gone or just written */
+	struct irec *r = xcalloc(1, sizeof(*r));
+	memcpy(r->key, e->key, 33);
+	memcpy(r->loghash, lh->valuestring, 33);
+	r->logsize = (uint64_t)ls->valuedouble;
+	istat_of(&r->mst, &mst);
+	size_t total = strlen(projdir) + 1;
+	for (size_t k = 0; k < n; k++)
+		total += strlen(rels[k]) + 1;
+	char *s = r->own = xmalloc(total);
+	r->projdir = strcpy(s, projdir);
+	s += strlen(projdir) + 1;
+	r->nfiles = n;
+	r->files = xcalloc(n + 1, sizeof(*r->files));
+	for (size_t k = 0; k < n; k++) {
+		istat_of(&r->files[k].st, &sts[k]);
+		r->files[k].rel = strcpy(s, rels[k]);
+		s += strlen(rels[k]) + 1;
+	}
+	r->mapkey = mapkey(r->key, r->projdir);
+	pthread_mutex_lock(&c->stamp_mu);
+	struct cache_inplace *ip = inplace(c);
+	rec_put(ip, r);
+	ip->dirty = true;
+	pthread_mutex_unlock(&c->stamp_mu);
+}
+
+/* ---- writing ---- */
+
+struct buf {
+	char *p;
+	size_t n, cap;
+};
+
+static void put(struct buf *b, const void *v, size_t n)
+{
+	if (b->n + n > b->cap) {
+		b->cap = (b->n + n) * 2;
+		b->p = xrealloc(b->p, b->cap);
+	}
+	memcpy(b->p + b->n, v, n);
+	b->n += n;
+}
+
+static void put_stat(struct buf *b, const struct istat *i)
+{
+	int64_t v[5] = {i->size, i->msec, i->mnsec, i->csec, i->cnsec};
+	put(b, v, sizeof(v));
+	put(b, &i->ino, sizeof(i->ino));
+	put(b, &i->dev, sizeof(i->dev));
+	put(b, &i->mode, sizeof(i->mode));
+}
+
+static void put_rec(struct buf *b, const struct irec *r)
+{
+	uint32_t nfiles = (uint32_t)r->nfiles, plen = (uint32_t)strlen(r->projdir);
+	put(b, &nfiles, sizeof(nfiles));
+	put(b, &plen, sizeof(plen));
+	put(b, r->key, 32);
+	put(b, r->loghash, 32);
+	put(b, &r->logsize, sizeof(r->logsize));
+	put_stat(b, &r->mst);
+	put(b, r->projdir, plen + 1);
+	for (size_t k = 0; k < r->nfiles; k++) {
+		uint32_t len = (uint32_t)strlen(r->files[k].rel);
+		put_stat(b, &r->files[k].st);
+		put(b, &len, sizeof(len));
+		put(b, r->files[k].rel, len + 1);
+	}
+}
+
+/* Is a loaded record outdated by what this process noted? When a noted
+ * record holds one of its outputs (the same files under another key), or,
+ * for a record with no outputs, when its project got a new record and it
+ * gave no hit itself: the memo then keeps one record per task and project
+ * instead of one per key a task ever had. */
+static bool outdated(const struct irec *r, const struct strmap *outs, const struct strmap *projs)
+{
+	/* outputs live under their project: another project's records are
+	 * left alone (one nested in another keeps a stale record at worst,
+	 * which its stats refuse) */
+	if (!strmap_get(projs, r->projdir))
+		return false;
+	if (!r->nfiles)
+		return !r->used;
+	for (size_t k = 0; k < r->nfiles; k++) {
+		char *p = xasprintf("%s/%s", r->projdir, r->files[k].rel);
+		bool hit = strmap_get(outs, p) != NULL;
+		free(p);
+		if (hit)
+			return true;
+	}
+	return false;
+}
+
+static void save(struct cache *c, struct cache_inplace *ip)
+{
+	struct strmap outs, projs;
+	strmap_init(&outs);
+	strmap_init(&projs);
+	char **keys = NULL;
+	size_t nkeys = 0, capkeys = 0;
+	for (size_t i = 0; i < ip->n; i++) {
+		const struct irec *r = ip->recs[i];
+		if (r->loaded || r->dropped)
+			continue;
+		strmap_put(&projs, r->projdir, (void *)r);
+		for (size_t k = 0; k < r->nfiles; k++) {
+			if (nkeys == capkeys)
+				keys = xrealloc(keys, (capkeys = capkeys ? 2 * capkeys : 64) * sizeof(*keys));
+			keys[nkeys] = xasprintf("%s/%s", r->projdir, r->files[k].rel);
+			strmap_put(&outs, keys[nkeys], (void *)r);
+			nkeys++;
+		}
+	}
+	struct buf b = {NULL, 0, 0};
+	put(&b, MAGIC, MAGIC_LEN);
+	put(&b, "\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0", 16); /* length and hash, below */
+	for (size_t i = 0; i < ip->n; i++) {
+		const struct irec *r = ip->recs[i];
+		if (r->dropped || (r->loaded && (!trusted(ip, r) || outdated(r, &outs, &projs))))
+			continue;
+		put_rec(&b, r);
+	}
+	uint64_t blen = b.n - HEAD_LEN, bhash = XXH3_64bits(b.p + HEAD_LEN, blen);
+	memcpy(b.p + MAGIC_LEN, &blen, 8);
+	memcpy(b.p + MAGIC_LEN + 8, &bhash, 8);
+	char *tmp = xasprintf("%s.%d.%x", ip->file, c->pid, c->nonce);
+	int fd = cache_mkdirs(c->statedir) == 0
+		? open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666) : -1;
+	if (fd >= 0) {
+		int r = cache_write_all(fd, b.p, b.n);
+		if (close(fd) != 0 || r != 0 || rename(tmp, ip->file) != 0)
+			unlink(tmp); /* only speed is lost */
+	}
+	free(tmp);
+	free(b.p);
+	for (size_t k = 0; k < nkeys; k++)
+		free(keys[k]);
+	free(keys);
+	strmap_free(&outs);
+	strmap_free(&projs);
+}
+
+void cache_inplace_close(struct cache *c)
+{
+	struct cache_inplace *ip = c->inplace;
+	if (!ip)
+		return;
+	c->inplace = NULL;
+	if (ip->dirty)
+		save(c, ip);
+	for (size_t i = 0; i < ip->n; i++)
+		rec_free(ip->recs[i]);
+	free(ip->recs);
+	strmap_free(&ip->map);
+	free(ip->text);
+	free(ip->file);
+	free(ip);
+}
