@@ -1,4 +1,7 @@
-/* gcache.c: see gcache.h. The file, <root>/.vx/graph:
+/* gcache.c: see gcache.h. One file per key, <root>/.vx/graph-<the key's
+ * first 16 hex>, so that runs with other arguments (vx run build, then vx
+ * run test) each keep theirs; a save leaves at most SLOTS of them, the
+ * latest saved. A file:
  *
  *   vx-graph-cache 1 <key: xxh3-128 of the binary's stat, root, arguments>
  *   <count of notes> <bytes of output>
@@ -9,6 +12,7 @@
  */
 #include "gcache.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
@@ -25,6 +29,7 @@
 #include "par.h"
 
 #define GCACHE_HEADER "vx-graph-cache 1 "
+#define SLOTS 8
 
 struct note {
 	char kind; /* 'F', 'D', 'A' */
@@ -134,9 +139,60 @@ static void cache_key(const char *root, char *const *args, int nargs, char hex[3
 		(unsigned long long)h.low64);
 }
 
-static char *cache_path(const char *root)
+static char *cache_path(const char *root, const char *key)
 {
-	return xasprintf("%s/.vx/graph", root);
+	return xasprintf("%s/.vx/graph-%.16s", root, key);
+}
+
+/* Is name one of the saved graphs (not a temporary, "graph-<hex>.<pid>")? */
+static bool slot_name(const char *name)
+{
+	return strncmp(name, "graph-", 6) == 0 && strlen(name) == 6 + 16 &&
+	       strspn(name + 6, "0123456789abcdef") == 16;
+}
+
+static int by_mtime(const void *a, const void *b)
+{
+	const struct timespec *x = a, *y = b;
+	return x->tv_sec != y->tv_sec ? (x->tv_sec < y->tv_sec ? -1 : 1)
+	       : x->tv_nsec != y->tv_nsec ? (x->tv_nsec < y->tv_nsec ? -1 : 1) : 0;
+}
+
+/* Leave the SLOTS latest saved graphs in dir, and no file of the old
+ * single-slot name. */
+static void prune(const char *dir)
+{
+	int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	DIR *d = dfd < 0 ? NULL : fdopendir(dfd);
+	if (!d) {
+		if (dfd >= 0)
+			close(dfd);
+		return;
+	}
+	unlinkat(dfd, "graph", 0);
+	struct slot {
+		struct timespec at; /* first: by_mtime compares it */
+		char name[6 + 16 + 1];
+	} *v = NULL;
+	size_t n = 0, cap = 0;
+	struct dirent *de;
+	struct stat st;
+	while ((de = readdir(d))) {
+		if (!slot_name(de->d_name) || fstatat(dfd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0)
+			continue;
+		if (n == cap)
+			v = xrealloc(v, (cap = cap ? 2 * cap : 16) * sizeof(*v));
+		v[n].at = st.st_mtim;
+		snprintf(v[n].name, sizeof(v[n].name), "%s", de->d_name);
+		n++;
+	}
+	if (n > SLOTS) {
+		qsort(v, n, sizeof(*v), by_mtime);
+		for (size_t i = 0; i < n - SLOTS; i++)
+			unlinkat(dfd, v[i].name, 0);
+	}
+	free(v);
+	closedir(d);
 }
 
 /* Does the note still hold? */
@@ -217,7 +273,9 @@ static bool parse_note(char *line, struct note *n)
 
 bool gcache_replay(const char *root, char *const *args, int nargs)
 {
-	char *file = cache_path(root);
+	char key[33];
+	cache_key(root, args, nargs, key);
+	char *file = cache_path(root, key);
 	size_t len;
 	char *text = fileio_read_at(AT_FDCWD, file, &len);
 	free(file);
@@ -226,8 +284,6 @@ bool gcache_replay(const char *root, char *const *args, int nargs)
 	bool ok = false;
 	int rootfd = -1;
 	struct note *notes = NULL;
-	char key[33];
-	cache_key(root, args, nargs, key);
 	char *p = text, *nl = strchr(p, '\n');
 	size_t hl = strlen(GCACHE_HEADER);
 	if (!nl || strncmp(p, GCACHE_HEADER, hl) != 0 || (size_t)(nl - p) != hl + 32 ||
@@ -275,7 +331,9 @@ void gcache_save(const char *root, char *const *args, int nargs)
 {
 	size_t outlen;
 	char *out = jsonl_out_kept(&outlen);
-	char *dir = xasprintf("%s/.vx", root), *file = cache_path(root);
+	char key[33];
+	cache_key(root, args, nargs, key);
+	char *dir = xasprintf("%s/.vx", root), *file = cache_path(root, key);
 	char *tmp = xasprintf("%s.%d", file, (int)getpid());
 	FILE *f = NULL;
 	if (g.unsafe || !out)
@@ -284,8 +342,6 @@ void gcache_save(const char *root, char *const *args, int nargs)
 		goto out;
 	if (!(f = fopen(tmp, "we")))
 		goto out;
-	char key[33];
-	cache_key(root, args, nargs, key);
 	fprintf(f, "%s%s\n%zu %zu\n", GCACHE_HEADER, key, g.n, outlen);
 	for (size_t i = 0; i < g.n; i++) {
 		const struct note *n = &g.v[i];
@@ -295,6 +351,8 @@ void gcache_save(const char *root, char *const *args, int nargs)
 	fwrite(out, 1, outlen, f);
 	if (fclose(f) != 0 || rename(tmp, file) != 0)
 		unlink(tmp);
+	else
+		prune(dir);
 out:
 	for (size_t i = 0; i < g.n; i++)
 		free(g.v[i].path);

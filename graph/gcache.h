@@ -2,8 +2,8 @@
  *
  * While the workspace loads, every file it reads (or finds absent) and every
  * directory it lists is noted with its stat. After a clean fold the output
- * is saved to <root>/.vx/graph with those notes, keyed by the arguments and
- * this vx-graph binary. The next run replays it when every note still holds
+ * is saved to <root>/.vx/graph-<key> with those notes, keyed by the arguments
+ * and this vx-graph binary (one file per key, the 8 latest saved kept). The next run replays it when every note still holds
  * (same inode, size, mtime, ctime, mode; absent still absent): a stat per
  * config file instead of reading and folding them all. A note is kept only
  * for a file last changed more than a second before the run began, so a

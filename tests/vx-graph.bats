@@ -429,7 +429,7 @@ refuse() { # refuse VXJSON EXPECTED-SUBSTRING...
 	assert_help_matches_man vx-graph
 }
 
-# --- the saved graph (.vx/graph) ---------------------------------------------
+# --- the saved graphs (.vx/graph-<key>) ---------------------------------------
 
 # The cache keeps only notes of files last changed over a second before the
 # run: the fixtures must age first. A replay is told apart from a fold by
@@ -437,12 +437,20 @@ refuse() { # refuse VXJSON EXPECTED-SUBSTRING...
 # .vx is made first: creating it changes the root directory, which is noted.
 saved_then_marked() {
 	mkdir -p .vx
+	rm -f .vx/graph-*
 	sleep 2
 	run -0 vx-graph "$@"
-	[ -f .vx/graph ] || fail "no .vx/graph was saved"
-	sed -i 's/echo app/echo APP/' .vx/graph
+	local saved
+	saved=$(saved)
+	[ -f "$saved" ] || fail "no graph was saved"
+	sed -i 's/echo app/echo APP/' "$saved"
 	run -0 vx-graph "$@"
 	assert_output --partial '"echo APP"'
+}
+
+saved() { # the one saved graph
+	local f
+	for f in .vx/graph-*; do [ -f "$f" ] && echo "$f"; done
 }
 
 @test "a rerun with nothing changed replays the saved graph; an edited vx.json is folded afresh" {
@@ -492,10 +500,32 @@ saved_then_marked() {
 	run -0 "$BATS_TEST_TMPDIR/vx-graph" build
 	refute_output --partial 'APP'
 
-	rm .vx/graph
+	rm .vx/graph-*
 	put packages/ui/vx.json '{ "tasks": { "build": { "exec": { "command": "echo ui2" }, "cache": {} } } }'
 	run -0 vx-graph build
-	[ ! -e .vx/graph ] || fail "a graph was saved from a file changed within the last second"
+	[ -z "$(saved)" ] || fail "a graph was saved from a file changed within the last second"
+}
+
+@test "each set of arguments keeps its saved graph, and no more than 8 are kept" {
+	two_pkgs
+	saved_then_marked build
+	# another command folds and saves its own graph: build's is still replayed
+	run -0 vx-graph @x/app#build
+	refute_output --partial 'APP'
+	run -0 vx-graph @x/app#build
+	run -0 vx-graph build
+	assert_output --partial '"echo APP"'
+	[ "$(find .vx -name 'graph-*' | wc -l)" -eq 2 ]
+	# ten more argument lists ("build" twice, three times, ...): 8 kept, and
+	# the single file of older versions goes
+	touch .vx/graph
+	local args=(build)
+	while [ "${#args[@]}" -le 10 ]; do
+		args+=(build)
+		run -0 vx-graph "${args[@]}"
+	done
+	[ "$(find .vx -name 'graph-*' | wc -l)" -eq 8 ]
+	[ ! -e .vx/graph ]
 }
 
 @test "a corrupt or truncated saved graph is a fold, and a replay's failed write still exits 1" {
@@ -504,10 +534,12 @@ saved_then_marked() {
 	sleep 2
 	run -0 vx-graph build
 	expected=$output
-	head -c 200 .vx/graph > g && mv g .vx/graph
+	local f
+	f=$(saved)
+	head -c 200 "$f" > g && mv g "$f"
 	run -0 vx-graph build
 	assert_equal "$output" "$expected"
-	printf 'garbage\n' > .vx/graph
+	printf 'garbage\n' > "$f"
 	run -0 vx-graph build
 	assert_equal "$output" "$expected"
 	run -0 vx-graph build
