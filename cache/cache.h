@@ -14,7 +14,8 @@
  * unless all of them check out.
  * Outputs are never written through a symlink. The per-checkout state
  * directory (the driver's <root>/.vx) keeps stamps that let a rerun skip
- * outputs already identical without rehashing them.
+ * outputs already identical without rehashing them, and a memo of entries
+ * found whole in place that lets a rerun skip their manifests too.
  *
  * Ownership: struct cache and struct cache_entry belong to the caller and are
  * freed with cache_close and cache_entry_free; strings returned by
