@@ -13,7 +13,8 @@
  * back, or the newer file would vouch for it. The memo is written whole
  * (temporary name, rename) by cache_close when a record was added or found
  * stale; a missing, torn or malformed one is an empty memo, which only costs
- * the full check.
+ * the full check. A record outside the directory that holds the state
+ * directory (a checkout moved elsewhere) is not written back.
  *
  * Format, native byte order: the 16 bytes MAGIC, the body's length and its
  * XXH3-64 (u64 each), then per record: u32 output count, u32 length of the
@@ -441,6 +442,16 @@ static bool outdated(const struct irec *r, const struct strmap *outs, const stru
 	return false;
 }
 
+/* Is projdir the directory that holds the state directory, or under it?
+ * A record of any other project is from before the checkout moved (its
+ * absolute paths are all that differ): no lookup will ask for it again. */
+static bool here(const char *statedir, const char *projdir)
+{
+	const char *slash = strrchr(statedir, '/');
+	size_t n = slash ? (size_t)(slash - statedir) : 0;
+	return n && strncmp(projdir, statedir, n) == 0 && (projdir[n] == '\0' || projdir[n] == '/');
+}
+
 static void save(struct cache *c, struct cache_inplace *ip)
 {
 	struct strmap outs, projs;
@@ -466,7 +477,8 @@ static void save(struct cache *c, struct cache_inplace *ip)
 	put(&b, "\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0", 16); /* length and hash, below */
 	for (size_t i = 0; i < ip->n; i++) {
 		const struct irec *r = ip->recs[i];
-		if (r->dropped || (r->loaded && (!trusted(ip, r) || outdated(r, &outs, &projs))))
+		if (r->dropped || (r->loaded && (!trusted(ip, r) || !here(c->statedir, r->projdir) ||
+						 outdated(r, &outs, &projs))))
 			continue;
 		put_rec(&b, r);
 	}

@@ -529,6 +529,38 @@ static void test_inplace(void)
 	CHECK(check_in_place(c, key, proj));
 	cache_close(c);
 
+	/* a checkout moved: records of projects outside the directory that
+	 * holds the state directory are not written back */
+	char mvstate[1024], mvproj[1024], mvfile[2048], mvman[2048];
+	snprintf(mvstate, sizeof(mvstate), "%s/mv/.vx", base);
+	snprintf(mvproj, sizeof(mvproj), "%s/mv", base);
+	mkdir(mvproj, 0777);
+	snprintf(mvfile, sizeof(mvfile), "%s/mv/dist", base);
+	mkdir(mvfile, 0777);
+	snprintf(mvfile, sizeof(mvfile), "%s/mv/dist/c.js", base);
+	put(mvfile, "c\n", 0644);
+	snprintf(mvman, sizeof(mvman), "%s/ac/%s.json", cdir, other);
+	c = cache_open(cdir, mvstate);
+	struct cache_save s2 = {.key = other, .projdir = mvproj, .globs = outputs, .nglobs = 1,
+		.log = "built\n", .loglen = 6, .ms = 5};
+	CHECK(cache_save(c, &s2) == 0);
+	backdate(mvfile, old);
+	backdate(mvman, old);
+	CHECK(check_in_place(c, key, proj));
+	CHECK(check_in_place(c, other, mvproj));
+	cache_close(c);
+	c = cache_open(cdir, mvstate);
+	CHECK(in_place(c, key, proj) == 1); /* a lookup still finds it */
+	put(mvfile, "c\n", 0644); /* its record goes stale and the memo is saved */
+	backdate(mvfile, old);
+	CHECK(in_place(c, other, mvproj) == 0);
+	CHECK(check_in_place(c, other, mvproj));
+	cache_close(c);
+	c = cache_open(cdir, mvstate);
+	CHECK(in_place(c, other, mvproj) == 1);
+	CHECK(in_place(c, key, proj) == 0);
+	cache_close(c);
+
 	/* the manifest gone (vx clean, another checkout's clean): no hit */
 	c = cache_open(cdir, state);
 	CHECK(in_place(c, key, proj) == 1);
