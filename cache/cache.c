@@ -151,6 +151,13 @@ int cache_blob_stat(struct cache *c, const char *hash, struct stat *st)
 	return dfd < 0 ? -1 : fstatat(dfd, rel, st, AT_SYMLINK_NOFOLLOW);
 }
 
+bool cache_in_checkout(const struct cache *c, const char *path)
+{
+	const char *slash = c->statedir ? strrchr(c->statedir, '/') : NULL;
+	size_t n = slash ? (size_t)(slash - c->statedir) : 0;
+	return n && strncmp(path, c->statedir, n) == 0 && (path[n] == '\0' || path[n] == '/');
+}
+
 int cache_manifest_stat(struct cache *c, const char *key, struct stat *st)
 {
 	char name[40];

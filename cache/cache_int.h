@@ -66,6 +66,11 @@ int cache_blob_open(struct cache *c, const char *hash);
 /* The whole blob, checked against its size and hash: malloc'd (NUL-ended),
  * or NULL and *why. */
 char *cache_blob_read(struct cache *c, const char *hash, size_t size, const char **why);
+/* Is path (absolute) the directory that holds the state directory, or
+ * under it? The stamp's and the memo's lines of any other path are from
+ * before the checkout moved (their absolute paths are all that differ):
+ * nothing asks for them again, and they are not written back. */
+bool cache_in_checkout(const struct cache *c, const char *path);
 /* lstat ac/<key>.json: 0, or -1 with errno set. */
 int cache_manifest_stat(struct cache *c, const char *key, struct stat *st);
 /* Drop the directory fds: after a save made the directories, or a clean

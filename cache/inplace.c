@@ -442,16 +442,6 @@ static bool outdated(const struct irec *r, const struct strmap *outs, const stru
 	return false;
 }
 
-/* Is projdir the directory that holds the state directory, or under it?
- * A record of any other project is from before the checkout moved (its
- * absolute paths are all that differ): no lookup will ask for it again. */
-static bool here(const char *statedir, const char *projdir)
-{
-	const char *slash = strrchr(statedir, '/');
-	size_t n = slash ? (size_t)(slash - statedir) : 0;
-	return n && strncmp(projdir, statedir, n) == 0 && (projdir[n] == '\0' || projdir[n] == '/');
-}
-
 static void save(struct cache *c, struct cache_inplace *ip)
 {
 	struct strmap outs, projs;
@@ -477,7 +467,7 @@ static void save(struct cache *c, struct cache_inplace *ip)
 	put(&b, "\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0", 16); /* length and hash, below */
 	for (size_t i = 0; i < ip->n; i++) {
 		const struct irec *r = ip->recs[i];
-		if (r->dropped || (r->loaded && (!trusted(ip, r) || !here(c->statedir, r->projdir) ||
+		if (r->dropped || (r->loaded && (!trusted(ip, r) || !cache_in_checkout(c, r->projdir) ||
 						 outdated(r, &outs, &projs))))
 			continue;
 		put_rec(&b, r);

@@ -235,6 +235,8 @@ void cache_stamp_close(struct cache *c)
 			const struct rec *r = &sp->recs[i];
 			if (r->loaded && !before(&sp->at, r->sec, r->nsec))
 				continue; /* untrusted when loaded: a newer file must not vouch */
+			if (r->loaded && !cache_in_checkout(c, r->path))
+				continue; /* the checkout moved since */
 			fprintf(f, "%s %lld %lld %ld %lld %ld %llu %o %s\n", r->hash, r->size, r->sec,
 				r->nsec, r->csec, r->cnsec, r->ino, r->mode, r->path);
 		}

@@ -105,8 +105,10 @@ static void test_records(void)
  * a line untrusted when loaded is not made trusted by a newer stamp file. */
 static void test_stamp_racy(void)
 {
-	char state[1024];
+	char state[1024], proj[1024], proj2[1024];
 	snprintf(state, sizeof(state), "%s/state", base);
+	snprintf(proj, sizeof(proj), "%s/proj", base);
+	snprintf(proj2, sizeof(proj2), "%s/proj2", base);
 	struct cache *c = cache_open("/nonexistent", state);
 	const char *hash = "5c73e7e3dcbb0395e841f27363849a18";
 	struct stat old = {0}, racy = {0};
@@ -116,43 +118,54 @@ static void test_stamp_racy(void)
 	old.st_mtim.tv_sec = 1600000000;
 	old.st_ctim.tv_sec = 1600000000;
 	racy.st_mtim.tv_sec = time(NULL) + 3600; /* no older than the stamp */
-	CHECK(!cache_stamp_vouches(c, "/proj", "dist/a.js", &old, hash));
-	cache_stamp_set(c, "/proj", "dist/a.js", &old, hash);
-	cache_stamp_set(c, "/proj", "dist/b.js", &racy, hash);
+	CHECK(!cache_stamp_vouches(c, proj, "dist/a.js", &old, hash));
+	cache_stamp_set(c, proj, "dist/a.js", &old, hash);
+	cache_stamp_set(c, proj, "dist/b.js", &racy, hash);
 	cache_close(c); /* writes the stamp */
 
 	c = cache_open("/nonexistent", state);
-	CHECK(cache_stamp_vouches(c, "/proj", "dist/a.js", &old, hash));
-	CHECK(!cache_stamp_vouches(c, "/proj", "dist/b.js", &racy, hash));
-	CHECK(!cache_stamp_vouches(c, "/proj", "dist/a.js", &old, "00000000000000000000000000000000"));
+	CHECK(cache_stamp_vouches(c, proj, "dist/a.js", &old, hash));
+	CHECK(!cache_stamp_vouches(c, proj, "dist/b.js", &racy, hash));
+	CHECK(!cache_stamp_vouches(c, proj, "dist/a.js", &old, "00000000000000000000000000000000"));
 	struct stat moved = old;
 	moved.st_ino = 78;
-	CHECK(!cache_stamp_vouches(c, "/proj", "dist/a.js", &moved, hash));
+	CHECK(!cache_stamp_vouches(c, proj, "dist/a.js", &moved, hash));
 	moved = old;
 	moved.st_ctim.tv_nsec = 1;
-	CHECK(!cache_stamp_vouches(c, "/proj", "dist/a.js", &moved, hash));
+	CHECK(!cache_stamp_vouches(c, proj, "dist/a.js", &moved, hash));
 	/* another project's file of the same name has no line */
-	CHECK(!cache_stamp_vouches(c, "/proj2", "dist/a.js", &old, hash));
+	CHECK(!cache_stamp_vouches(c, proj2, "dist/a.js", &old, hash));
 	cache_close(c);
 
 	/* a line as new as the stamp file: untrusted when loaded, and dropped when
 	 * the file is saved again, which a newer mtime would otherwise whitewash */
 	racy.st_mtim.tv_sec = 1700000000;
 	c = cache_open("/nonexistent", state);
-	cache_stamp_set(c, "/proj", "dist/b.js", &racy, hash);
+	cache_stamp_set(c, proj, "dist/b.js", &racy, hash);
 	cache_close(c);
 	char file[1100];
 	snprintf(file, sizeof(file), "%s/stamp", state);
 	struct timespec at[2] = {{1700000000, 0}, {1700000000, 0}};
 	CHECK(utimensat(AT_FDCWD, file, at, 0) == 0);
 	c = cache_open("/nonexistent", state);
-	CHECK(!cache_stamp_vouches(c, "/proj", "dist/b.js", &racy, hash));
-	cache_stamp_set(c, "/proj2", "x", &old, hash); /* something else changed */
+	CHECK(!cache_stamp_vouches(c, proj, "dist/b.js", &racy, hash));
+	cache_stamp_set(c, proj2, "x", &old, hash); /* something else changed */
 	cache_close(c);
 	c = cache_open("/nonexistent", state);
-	CHECK(!cache_stamp_vouches(c, "/proj", "dist/b.js", &racy, hash));
-	CHECK(cache_stamp_vouches(c, "/proj", "dist/a.js", &old, hash));
-	CHECK(cache_stamp_vouches(c, "/proj2", "x", &old, hash));
+	CHECK(!cache_stamp_vouches(c, proj, "dist/b.js", &racy, hash));
+	CHECK(cache_stamp_vouches(c, proj, "dist/a.js", &old, hash));
+	CHECK(cache_stamp_vouches(c, proj2, "x", &old, hash));
+	/* a line of a path outside the checkout (it moved since) is read, but
+	 * not written back */
+	cache_stamp_set(c, "/elsewhere", "x", &old, hash);
+	cache_close(c);
+	c = cache_open("/nonexistent", state);
+	CHECK(cache_stamp_vouches(c, "/elsewhere", "x", &old, hash));
+	cache_stamp_set(c, proj2, "y", &old, hash);
+	cache_close(c);
+	c = cache_open("/nonexistent", state);
+	CHECK(!cache_stamp_vouches(c, "/elsewhere", "x", &old, hash));
+	CHECK(cache_stamp_vouches(c, proj2, "x", &old, hash));
 	cache_close(c);
 }
 
