@@ -151,6 +151,19 @@ int cache_blob_stat(struct cache *c, const char *hash, struct stat *st)
 	return dfd < 0 ? -1 : fstatat(dfd, rel, st, AT_SYMLINK_NOFOLLOW);
 }
 
+char *cache_state_read(const char *path, size_t *len, struct timespec *at)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	struct stat st;
+	char *text = NULL;
+	if (fd >= 0 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode) &&
+		(text = fileio_read_fd(fd, len)))
+		*at = st.st_mtim;
+	if (fd >= 0)
+		close(fd);
+	return text;
+}
+
 bool cache_in_checkout(const struct cache *c, const char *path)
 {
 	const char *slash = c->statedir ? strrchr(c->statedir, '/') : NULL;

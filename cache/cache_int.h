@@ -66,6 +66,10 @@ int cache_blob_open(struct cache *c, const char *hash);
 /* The whole blob, checked against its size and hash: malloc'd (NUL-ended),
  * or NULL and *why. */
 char *cache_blob_read(struct cache *c, const char *hash, size_t size, const char **why);
+/* A file of the state directory (the stamp, the memo), whole: malloc'd
+ * and NUL-ended, its size in *len (may be NULL) and its mtime in *at (the
+ * racy rule's line); NULL when it is missing or not a regular file. */
+char *cache_state_read(const char *path, size_t *len, struct timespec *at);
 /* Is path (absolute) the directory that holds the state directory, or
  * under it? The stamp's and the memo's lines of any other path are from
  * before the checkout moved (their absolute paths are all that differ):

@@ -34,7 +34,6 @@
 
 #include "cache_int.h"
 #include "err.h"
-#include "fileio.h"
 #include "hash.h"
 #include "strmap.h"
 
@@ -264,16 +263,9 @@ static struct cache_inplace *inplace(struct cache *c)
 	struct cache_inplace *ip = c->inplace = xcalloc(1, sizeof(*ip));
 	strmap_init(&ip->map);
 	ip->file = xasprintf("%s/inplace", c->statedir);
-	int fd = open(ip->file, O_RDONLY | O_CLOEXEC);
-	struct stat st;
 	size_t len;
-	if (fd >= 0 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode) &&
-		(ip->text = fileio_read_fd(fd, &len))) {
-		ip->at = st.st_mtim;
+	if ((ip->text = cache_state_read(ip->file, &len, &ip->at)))
 		parse(ip, len);
-	}
-	if (fd >= 0)
-		close(fd);
 	return ip;
 }
 

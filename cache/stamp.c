@@ -25,7 +25,6 @@
 
 #include "cache_int.h"
 #include "err.h"
-#include "fileio.h"
 #include "strmap.h"
 
 #define STAMP_HEADER "vx-stamp 3\n"
@@ -133,15 +132,8 @@ static struct cache_stamp *stamp(struct cache *c)
 	struct cache_stamp *sp = c->stamp = xcalloc(1, sizeof(*sp));
 	strmap_init(&sp->map);
 	sp->file = xasprintf("%s/stamp", c->statedir);
-	int fd = open(sp->file, O_RDONLY | O_CLOEXEC);
-	struct stat st;
-	if (fd >= 0 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode) &&
-		(sp->text = fileio_read_fd(fd, NULL))) {
-		sp->at = st.st_mtim;
+	if ((sp->text = cache_state_read(sp->file, NULL, &sp->at)))
 		parse(sp);
-	}
-	if (fd >= 0)
-		close(fd);
 	return sp;
 }
 

@@ -422,6 +422,15 @@ static void bench(unsigned n)
 	cache_close(c);
 }
 
+/* dir and dir/dist, made */
+static void make_dist(const char *dir)
+{
+	char p[2048];
+	mkdir(dir, 0777);
+	snprintf(p, sizeof(p), "%s/dist", dir);
+	mkdir(p, 0777);
+}
+
 static void backdate(const char *path, time_t t)
 {
 	struct timespec ts[2] = {{t, 0}, {t, 0}};
@@ -464,9 +473,7 @@ static void test_inplace(void)
 	snprintf(cdir, sizeof(cdir), "%s/ip-cache", base);
 	snprintf(state, sizeof(state), "%s/ip-state", base);
 	snprintf(proj, sizeof(proj), "%s/ip", base);
-	mkdir(proj, 0777);
-	snprintf(a, sizeof(a), "%s/dist", proj);
-	mkdir(a, 0777);
+	make_dist(proj);
 	snprintf(a, sizeof(a), "%s/dist/a.js", proj);
 	snprintf(b, sizeof(b), "%s/dist/b.sh", proj);
 	put(a, "a\n", 0644);
@@ -547,9 +554,7 @@ static void test_inplace(void)
 	char mvstate[1024], mvproj[1024], mvfile[2048], mvman[2048];
 	snprintf(mvstate, sizeof(mvstate), "%s/mv/.vx", base);
 	snprintf(mvproj, sizeof(mvproj), "%s/mv", base);
-	mkdir(mvproj, 0777);
-	snprintf(mvfile, sizeof(mvfile), "%s/mv/dist", base);
-	mkdir(mvfile, 0777);
+	make_dist(mvproj);
 	snprintf(mvfile, sizeof(mvfile), "%s/mv/dist/c.js", base);
 	put(mvfile, "c\n", 0644);
 	snprintf(mvman, sizeof(mvman), "%s/ac/%s.json", cdir, other);
