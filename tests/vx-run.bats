@@ -401,9 +401,11 @@ many_built() {
 }
 
 @test "a persistent task runs in the background until the run ends" {
+	# "up" means started, not serving yet: e2e waits for the server, as a
+	# real one would poll its port
 	put packages/other/vx.json '{ "tasks": {
 		"serve": { "exec": { "command": "echo $$ > ../../server.pid; echo serving; exec sleep 300", "persistent": true } },
-		"e2e": { "exec": { "command": "test -s ../../server.pid && echo saw server" }, "dependsOn": ["serve"] } } }'
+		"e2e": { "exec": { "command": "for i in 1 2 3 4 5 6 7 8 9 10; do test -s ../../server.pid && break; sleep 0.2; done; test -s ../../server.pid && echo saw server" }, "dependsOn": ["serve"] } } }'
 	run -0 vx run @x/other#e2e
 	assert_line --partial "up   @x/other#serve"
 	assert_line "@x/other#e2e: saw server"
