@@ -151,6 +151,24 @@ int cache_blob_stat(struct cache *c, const char *hash, struct stat *st)
 	return dfd < 0 ? -1 : fstatat(dfd, rel, st, AT_SYMLINK_NOFOLLOW);
 }
 
+const char *cache_join(char **buf, size_t *cap, const char *dir, const char *rel)
+{
+	size_t a = strlen(dir), b = strlen(rel);
+	if (a + b + 2 > *cap) {
+		*cap = (a + b + 2) * 2;
+		*buf = xrealloc(*buf, *cap);
+	}
+	memcpy(*buf, dir, a);
+	(*buf)[a] = '/';
+	memcpy(*buf + a + 1, rel, b + 1);
+	return *buf;
+}
+
+bool cache_before(const struct timespec *t, long long sec, long nsec)
+{
+	return sec < t->tv_sec || (sec == t->tv_sec && nsec < t->tv_nsec);
+}
+
 char *cache_state_read(const char *path, size_t *len, struct timespec *at)
 {
 	int fd = open(path, O_RDONLY | O_CLOEXEC);

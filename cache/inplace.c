@@ -101,7 +101,7 @@ static bool istat_same(const struct istat *i, const struct stat *st)
  * behind an unchanged stat. */
 static bool older(const struct cache_inplace *ip, const struct istat *i)
 {
-	return i->msec < ip->at.tv_sec || (i->msec == ip->at.tv_sec && i->mnsec < ip->at.tv_nsec);
+	return cache_before(&ip->at, i->msec, i->mnsec);
 }
 
 static bool trusted(const struct cache_inplace *ip, const struct irec *r)
@@ -293,17 +293,11 @@ int cache_hit_in_place(struct cache *c, const char *key, const char *projdir, ch
 	struct stat st;
 	bool same = cache_manifest_stat(c, key, &st) == 0 && istat_same(&r->mst, &st);
 	char *path = NULL;
-	size_t cap = 0, plen = strlen(projdir);
-	for (size_t k = 0; same && k < r->nfiles; k++) {
-		size_t rlen = strlen(r->files[k].rel);
-		if (plen + rlen + 2 > cap)
-			path = xrealloc(path, cap = 2 * (plen + rlen + 2));
-		memcpy(path, projdir, plen);
-		path[plen] = '/';
-		memcpy(path + plen + 1, r->files[k].rel, rlen + 1);
-		same = fstatat(AT_FDCWD, path, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+	size_t cap = 0;
+	for (size_t k = 0; same && k < r->nfiles; k++)
+		same = fstatat(AT_FDCWD, cache_join(&path, &cap, projdir, r->files[k].rel), &st,
+			       AT_SYMLINK_NOFOLLOW) == 0 &&
 		       istat_same(&r->files[k].st, &st);
-	}
 	free(path);
 	if (same) {
 		const char *why;
@@ -328,8 +322,7 @@ void cache_inplace_note(struct cache *c, const struct cache_entry *e, const char
 	/* written in the tick the check began in, a file could have changed
 	 * again after its stat without the stat showing it */
 	for (size_t k = 0; k < n; k++)
-		if (sts[k].st_mtim.tv_sec > since->tv_sec ||
-			(sts[k].st_mtim.tv_sec == since->tv_sec && sts[k].st_mtim.tv_nsec >= since->tv_nsec))
+		if (!cache_before(since, sts[k].st_mtim.tv_sec, sts[k].st_mtim.tv_nsec))
 			return;
 	const cJSON *log = cJSON_GetObjectItemCaseSensitive(e->manifest, "log");
 	const cJSON *lh = cJSON_GetObjectItemCaseSensitive(log, "hash");
@@ -337,8 +330,7 @@ void cache_inplace_note(struct cache *c, const struct cache_entry *e, const char
 	struct stat mst;
 	if (cJSON_GetObjectItemCaseSensitive(log, "text") || !hash_is_hex(cJSON_GetStringValue(lh)) ||
 		!cJSON_IsNumber(ls) || ls->valuedouble < 0 || cache_manifest_stat(c, e->key, &mst) != 0 ||
-		!S_ISREG(mst.st_mode) || mst.st_mtim.tv_sec > since->tv_sec ||
-		(mst.st_mtim.tv_sec == since->tv_sec && mst.st_mtim.tv_nsec >= since->tv_nsec))
+		!S_ISREG(mst.st_mode) || !cache_before(since, mst.st_mtim.tv_sec, mst.st_mtim.tv_nsec))
 		return; /* an old inline log, the manifest gone or just written */
 	struct irec *r = xcalloc(1, sizeof(*r));
 	memcpy(r->key, e->key, 33);

@@ -245,20 +245,6 @@ static int stage(struct cache *c, int dfd, struct todo *t)
 	return -1;
 }
 
-/* projdir/rel in *buf (grown as needed). */
-static const char *abs_path(char **buf, size_t *cap, const char *projdir, const char *rel)
-{
-	size_t a = strlen(projdir), b = strlen(rel);
-	if (a + b + 2 > *cap) {
-		*cap = (a + b + 2) * 2;
-		*buf = xrealloc(*buf, *cap);
-	}
-	memcpy(*buf, projdir, a);
-	(*buf)[a] = '/';
-	memcpy(*buf + a + 1, rel, b + 1);
-	return *buf;
-}
-
 struct cache_writes {
 	char *projdir;
 	int projfd;
@@ -312,7 +298,7 @@ int cache_restore_check(struct cache *c, const struct cache_entry *e, const char
 			todo[n++].cf = cf;
 			continue;
 		}
-		const char *ap = abs_path(&abs, &abscap, projdir, cf.path);
+		const char *ap = cache_join(&abs, &abscap, projdir, cf.path);
 		if (cf.hash && fstatat(AT_FDCWD, ap, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
 			S_ISREG(st.st_mode) && (st.st_mode & 07777) == cf.mode &&
 			(size_t)st.st_size == cf.size &&

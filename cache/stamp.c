@@ -139,20 +139,7 @@ static struct cache_stamp *stamp(struct cache *c)
 
 static const char *key(struct cache_stamp *sp, const char *projdir, const char *rel)
 {
-	size_t a = strlen(projdir), b = strlen(rel);
-	if (a + b + 2 > sp->keycap) {
-		sp->keycap = (a + b + 2) * 2;
-		sp->key = xrealloc(sp->key, sp->keycap);
-	}
-	memcpy(sp->key, projdir, a);
-	sp->key[a] = '/';
-	memcpy(sp->key + a + 1, rel, b + 1);
-	return sp->key;
-}
-
-static bool before(const struct timespec *t, long long sec, long nsec)
-{
-	return sec < t->tv_sec || (sec == t->tv_sec && nsec < t->tv_nsec);
+	return cache_join(&sp->key, &sp->keycap, projdir, rel);
 }
 
 static bool vouches(struct cache *c, const char *projdir, const char *rel,
@@ -170,7 +157,7 @@ static bool vouches(struct cache *c, const char *projdir, const char *rel,
 		r->cnsec != st->st_ctim.tv_nsec || r->ino != st->st_ino || r->mode != st->st_mode ||
 		strcmp(r->hash, hash) != 0)
 		return false;
-	return before(&sp->at, st->st_mtim.tv_sec, st->st_mtim.tv_nsec);
+	return cache_before(&sp->at, st->st_mtim.tv_sec, st->st_mtim.tv_nsec);
 }
 
 /* Both under the cache's stamp_mu: restores on several threads share it. */
@@ -225,7 +212,7 @@ void cache_stamp_close(struct cache *c)
 		fputs(STAMP_HEADER, f);
 		for (size_t i = 0; i < sp->n; i++) {
 			const struct rec *r = &sp->recs[i];
-			if (r->loaded && !before(&sp->at, r->sec, r->nsec))
+			if (r->loaded && !cache_before(&sp->at, r->sec, r->nsec))
 				continue; /* untrusted when loaded: a newer file must not vouch */
 			if (r->loaded && !cache_in_checkout(c, r->path))
 				continue; /* the checkout moved since */
