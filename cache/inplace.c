@@ -88,13 +88,18 @@ static void istat_of(struct istat *i, const struct stat *st)
 	i->mode = st->st_mode;
 }
 
+static bool istat_eq(const struct istat *a, const struct istat *b)
+{
+	return a->size == b->size && a->msec == b->msec && a->mnsec == b->mnsec &&
+	       a->csec == b->csec && a->cnsec == b->cnsec && a->ino == b->ino &&
+	       a->dev == b->dev && a->mode == b->mode;
+}
+
 static bool istat_same(const struct istat *i, const struct stat *st)
 {
 	struct istat now;
 	istat_of(&now, st);
-	return i->size == now.size && i->msec == now.msec && i->mnsec == now.mnsec &&
-	       i->csec == now.csec && i->cnsec == now.cnsec && i->ino == now.ino &&
-	       i->dev == now.dev && i->mode == now.mode;
+	return istat_eq(i, &now);
 }
 
 /* Older than the memo file: a write in the same clock tick could hide
@@ -217,6 +222,19 @@ static struct irec *read_rec(struct reader *rd)
 	r->mapkey = mapkey(r->key, r->projdir);
 	r->loaded = true;
 	return r;
+}
+
+/* The same note: key and project (the map's), manifest, log, outputs. */
+static bool same_rec(const struct irec *a, const struct irec *b)
+{
+	if (!istat_eq(&a->mst, &b->mst) || a->logsize != b->logsize ||
+		strcmp(a->loghash, b->loghash) != 0 || a->nfiles != b->nfiles)
+		return false;
+	for (size_t k = 0; k < a->nfiles; k++)
+		if (!istat_eq(&a->files[k].st, &b->files[k].st) ||
+			strcmp(a->files[k].rel, b->files[k].rel) != 0)
+			return false;
+	return true;
 }
 
 static void rec_free(struct irec *r)
@@ -353,8 +371,16 @@ void cache_inplace_note(struct cache *c, const struct cache_entry *e, const char
 	r->mapkey = mapkey(r->key, r->projdir);
 	pthread_mutex_lock(&c->stamp_mu);
 	struct cache_inplace *ip = inplace(c);
-	rec_put(ip, r);
-	ip->dirty = true;
+	size_t i = (size_t)(uintptr_t)strmap_get(&ip->map, r->mapkey);
+	const struct irec *was = i ? ip->recs[i - 1] : NULL;
+	if (was && was->loaded && !was->dropped && trusted(ip, was) && same_rec(was, r)) {
+		/* what the memo already says (a run with a remote cache checks
+		 * in full every time): no rewrite of the whole file */
+		rec_free(r);
+	} else {
+		rec_put(ip, r);
+		ip->dirty = true;
+	}
 	pthread_mutex_unlock(&c->stamp_mu);
 }
 
@@ -416,14 +442,13 @@ static bool outdated(const struct irec *r, const struct strmap *outs, const stru
 		return false;
 	if (!r->nfiles)
 		return !r->used;
-	for (size_t k = 0; k < r->nfiles; k++) {
-		char *p = xasprintf("%s/%s", r->projdir, r->files[k].rel);
-		bool hit = strmap_get(outs, p) != NULL;
-		free(p);
-		if (hit)
-			return true;
-	}
-	return false;
+	char *p = NULL;
+	size_t cap = 0;
+	bool hit = false;
+	for (size_t k = 0; k < r->nfiles && !hit; k++)
+		hit = strmap_get(outs, cache_join(&p, &cap, r->projdir, r->files[k].rel)) != NULL;
+	free(p);
+	return hit;
 }
 
 static void save(struct cache *c, struct cache_inplace *ip)

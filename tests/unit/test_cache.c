@@ -519,8 +519,16 @@ static void test_inplace(void)
 	CHECK(in_place(c, key, proj) == 1);
 	cache_close(c);
 
+	/* a full check that notes what the memo already says rewrites nothing */
+	struct stat st, st2;
+	CHECK(stat(memo, &st) == 0);
+	c = cache_open(cdir, state);
+	CHECK(check_in_place(c, key, proj));
+	cache_close(c);
+	CHECK(stat(memo, &st2) == 0 && st2.st_ino == st.st_ino &&
+	      st2.st_mtim.tv_nsec == st.st_mtim.tv_nsec);
+
 	/* a torn memo file is an empty memo */
-	struct stat st;
 	CHECK(stat(memo, &st) == 0 && truncate(memo, st.st_size / 2) == 0);
 	c = cache_open(cdir, state);
 	CHECK(in_place(c, key, proj) == 0);
