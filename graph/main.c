@@ -16,6 +16,7 @@
 #include "graph.h"
 #include "jsonl.h"
 #include "workspace.h"
+#include "wsroot.h"
 
 static const char usage[] =
 	"usage: vx-graph [--root DIR] [TASK...]\n"
@@ -75,7 +76,7 @@ int main(int argc, char **argv)
 	/* the workspace lives as long as the process: static, so it stays
 	 * reachable and LeakSanitizer reports only what was really lost */
 	static struct workspace ws;
-	if (workspace_find_root(".", root && *root ? root : NULL, &ws.root) != 0)
+	if (wsroot_find(".", root && *root ? root : NULL, true, &ws.root) != 0)
 		return VX_EXIT_USAGE;
 	if (gcache_replay(ws.root, argv + optind, argc - optind))
 		return jsonl_out_finish();
