@@ -12,7 +12,6 @@
  */
 #include "gcache.h"
 
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
@@ -27,6 +26,7 @@
 #include "fileio.h"
 #include "jsonl.h"
 #include "par.h"
+#include "slots.h"
 
 #define GCACHE_HEADER "vx-graph-cache 1 "
 #define SLOTS 8
@@ -142,57 +142,6 @@ static void cache_key(const char *root, char *const *args, int nargs, char hex[3
 static char *cache_path(const char *root, const char *key)
 {
 	return xasprintf("%s/.vx/graph-%.16s", root, key);
-}
-
-/* Is name one of the saved graphs (not a temporary, "graph-<hex>.<pid>")? */
-static bool slot_name(const char *name)
-{
-	return strncmp(name, "graph-", 6) == 0 && strlen(name) == 6 + 16 &&
-	       strspn(name + 6, "0123456789abcdef") == 16;
-}
-
-static int by_mtime(const void *a, const void *b)
-{
-	const struct timespec *x = a, *y = b;
-	return x->tv_sec != y->tv_sec ? (x->tv_sec < y->tv_sec ? -1 : 1)
-	       : x->tv_nsec != y->tv_nsec ? (x->tv_nsec < y->tv_nsec ? -1 : 1) : 0;
-}
-
-/* Leave the SLOTS latest saved graphs in dir, and no file of the old
- * single-slot name. */
-static void prune(const char *dir)
-{
-	int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	DIR *d = dfd < 0 ? NULL : fdopendir(dfd);
-	if (!d) {
-		if (dfd >= 0)
-			close(dfd);
-		return;
-	}
-	unlinkat(dfd, "graph", 0);
-	struct slot {
-		struct timespec at; /* first: by_mtime compares it */
-		char name[6 + 16 + 1];
-	} *v = NULL;
-	size_t n = 0, cap = 0;
-	struct dirent *de;
-	struct stat st;
-	while ((de = readdir(d))) {
-		if (!slot_name(de->d_name) || fstatat(dfd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0)
-			continue;
-		if (n == cap)
-			v = xrealloc(v, (cap = cap ? 2 * cap : 16) * sizeof(*v));
-		v[n].at = st.st_mtim;
-		memcpy(v[n].name, de->d_name, sizeof(v[n].name)); /* slot_name: 22 bytes and a NUL */
-		n++;
-	}
-	if (n > SLOTS) {
-		qsort(v, n, sizeof(*v), by_mtime);
-		for (size_t i = 0; i < n - SLOTS; i++)
-			unlinkat(dfd, v[i].name, 0);
-	}
-	free(v);
-	closedir(d);
 }
 
 /* Does the note still hold? */
@@ -334,6 +283,7 @@ void gcache_save(const char *root, char *const *args, int nargs)
 	char key[33];
 	cache_key(root, args, nargs, key);
 	char *dir = xasprintf("%s/.vx", root), *file = cache_path(root, key);
+	char *old_single = xasprintf("%s/graph", dir);
 	char *tmp = xasprintf("%s.%d", file, (int)getpid());
 	FILE *f = NULL;
 	if (g.unsafe || !out)
@@ -351,8 +301,10 @@ void gcache_save(const char *root, char *const *args, int nargs)
 	fwrite(out, 1, outlen, f);
 	if (fclose(f) != 0 || rename(tmp, file) != 0)
 		unlink(tmp);
-	else
-		prune(dir);
+	else {
+		unlink(old_single); /* the single-slot name of earlier versions */
+		slots_prune(dir, "graph-", SLOTS);
+	}
 out:
 	for (size_t i = 0; i < g.n; i++)
 		free(g.v[i].path);
@@ -361,6 +313,7 @@ out:
 	g.n = g.cap = 0;
 	free(out);
 	free(dir);
+	free(old_single);
 	free(file);
 	free(tmp);
 }
