@@ -1,0 +1,218 @@
+#include "watch.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/inotify.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "err.h"
+
+#define COOKIE "watch-cookie-"
+
+static const uint32_t TREE_MASK = IN_MODIFY | IN_ATTRIB | IN_CLOSE_WRITE | IN_MOVED_FROM |
+				  IN_MOVED_TO | IN_CREATE | IN_DELETE | IN_DELETE_SELF |
+				  IN_MOVE_SELF | IN_ONLYDIR | IN_DONT_FOLLOW | IN_EXCL_UNLINK;
+static const uint32_t VX_MASK = IN_CREATE | IN_DELETE_SELF | IN_MOVE_SELF | IN_ONLYDIR |
+				IN_DONT_FOLLOW;
+
+static bool pruned(const char *name)
+{
+	return strcmp(name, "node_modules") == 0 || strcmp(name, ".git") == 0 ||
+	       strcmp(name, ".vx") == 0;
+}
+
+static void set_path(struct wtree *w, int wd, const char *path)
+{
+	size_t i = (size_t)wd;
+	if (i >= w->npaths) {
+		size_t n = w->npaths ? w->npaths : 64;
+		while (n <= i)
+			n *= 2;
+		w->paths = xrealloc(w->paths, n * sizeof(*w->paths));
+		memset(w->paths + w->npaths, 0, (n - w->npaths) * sizeof(*w->paths));
+		w->npaths = n;
+	}
+	free(w->paths[i]);
+	w->paths[i] = path ? xstrdup(path) : NULL;
+}
+
+/* Watch dir, then list it and watch its subdirectories. A directory gone
+ * before its turn is no error (its removal is an event already counted). */
+static int add_tree(struct wtree *w, const char *dir)
+{
+	int wd = inotify_add_watch(w->fd, dir, TREE_MASK);
+	if (wd < 0) {
+		if (errno == ENOENT || errno == ENOTDIR)
+			return 0;
+		w->err = errno;
+		return -1;
+	}
+	set_path(w, wd, dir);
+	DIR *d = opendir(dir);
+	if (!d)
+		return errno == ENOENT || errno == ENOTDIR ? 0 : (w->err = errno, -1);
+	struct dirent *e;
+	int r = 0;
+	while (r == 0 && (e = readdir(d))) {
+		const char *n = e->d_name;
+		if ((n[0] == '.' && (!n[1] || (n[1] == '.' && !n[2]))) || pruned(n))
+			continue;
+		bool isdir = e->d_type == DT_DIR;
+		if (e->d_type == DT_UNKNOWN) {
+			struct stat st;
+			isdir = fstatat(dirfd(d), n, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISDIR(st.st_mode);
+		}
+		if (!isdir)
+			continue;
+		char *sub = xasprintf("%s/%s", strcmp(dir, "/") ? dir : "", n);
+		r = add_tree(w, sub);
+		free(sub);
+	}
+	closedir(d);
+	return r;
+}
+
+static int setup(struct wtree *w)
+{
+	w->fd = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
+	if (w->fd < 0) {
+		w->err = errno;
+		return -1;
+	}
+	char *vx = xasprintf("%s/.vx", w->root);
+	w->vxwd = inotify_add_watch(w->fd, vx, VX_MASK);
+	free(vx);
+	if (w->vxwd < 0) {
+		w->err = errno;
+		return -1;
+	}
+	if (add_tree(w, w->root) != 0)
+		return -1;
+	/* the root's descriptor: adding a watch again returns the same one */
+	w->rootwd = inotify_add_watch(w->fd, w->root, TREE_MASK);
+	if (w->rootwd < 0) {
+		w->err = errno;
+		return -1;
+	}
+	return 0;
+}
+
+static void teardown(struct wtree *w)
+{
+	if (w->fd >= 0)
+		close(w->fd);
+	w->fd = -1;
+	for (size_t i = 0; i < w->npaths; i++)
+		free(w->paths[i]);
+	free(w->paths);
+	w->paths = NULL;
+	w->npaths = 0;
+}
+
+int wtree_open(struct wtree *w, const char *root)
+{
+	memset(w, 0, sizeof(*w));
+	w->fd = -1;
+	w->root = xstrdup(root);
+	if (setup(w) != 0) {
+		errno = w->err;
+		return -1;
+	}
+	return 0;
+}
+
+/* Every watch again, from scratch: what changed meanwhile is counted by gen
+ * moving now, and no token is given before this returns. */
+static int rebuild(struct wtree *w)
+{
+	teardown(w);
+	w->gen++;
+	if (setup(w) != 0) {
+		errno = w->err;
+		return -1;
+	}
+	return 0;
+}
+
+static void event(struct wtree *w, const struct inotify_event *ev, bool *again,
+	void (*cookie)(void *, uint64_t), void *arg)
+{
+	if (ev->mask & IN_Q_OVERFLOW) {
+		w->gen++;
+		*again = true;
+		return;
+	}
+	if (ev->wd == w->vxwd) {
+		if (ev->mask & (IN_DELETE_SELF | IN_MOVE_SELF | IN_UNMOUNT | IN_IGNORED))
+			w->gone = true;
+		else if ((ev->mask & IN_CREATE) && ev->len &&
+			 strncmp(ev->name, COOKIE, sizeof(COOKIE) - 1) == 0)
+			cookie(arg, strtoull(ev->name + sizeof(COOKIE) - 1, NULL, 10));
+		return;
+	}
+	const char *dir = ev->wd >= 0 && (size_t)ev->wd < w->npaths ? w->paths[ev->wd] : NULL;
+	if (ev->mask & IN_IGNORED) {
+		if (ev->wd == w->rootwd)
+			w->gone = true;
+		if (dir)
+			set_path(w, ev->wd, NULL);
+		return;
+	}
+	w->gen++;
+	if (ev->wd == w->rootwd && (ev->mask & (IN_DELETE_SELF | IN_MOVE_SELF)))
+		w->gone = true;
+	if (ev->mask & IN_UNMOUNT)
+		w->gone = true;
+	/* .vx removed or moved away: seen from the root, as the daemon's own
+	 * open files in .vx keep its IN_DELETE_SELF from coming */
+	if (ev->wd == w->rootwd && (ev->mask & (IN_DELETE | IN_MOVED_FROM)) && ev->len &&
+		strcmp(ev->name, ".vx") == 0)
+		w->gone = true;
+	if (ev->mask & IN_MOVE_SELF)
+		*again = true; /* its path and its subdirectories' are stale */
+	if (!(ev->mask & IN_ISDIR) || !ev->len || pruned(ev->name))
+		return;
+	if (ev->mask & IN_MOVED_FROM)
+		*again = true;
+	else if ((ev->mask & (IN_CREATE | IN_MOVED_TO)) && dir && !*again) {
+		char *sub = xasprintf("%s/%s", strcmp(dir, "/") ? dir : "", ev->name);
+		if (add_tree(w, sub) != 0)
+			*again = true; /* tried again whole; a second failure is the caller's */
+		free(sub);
+	}
+}
+
+int wtree_read(struct wtree *w, void (*cookie)(void *arg, uint64_t n), void *arg, bool *rebuilt)
+{
+	*rebuilt = false;
+	char buf[64 * 1024] __attribute__((aligned(__alignof__(struct inotify_event))));
+	bool again = false;
+	for (;;) {
+		ssize_t n = read(w->fd, buf, sizeof(buf));
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		for (char *p = buf; p < buf + n;) {
+			const struct inotify_event *ev = (const struct inotify_event *)p;
+			event(w, ev, &again, cookie, arg);
+			p += sizeof(*ev) + ev->len;
+		}
+	}
+	if (again && !w->gone) {
+		*rebuilt = true;
+		return rebuild(w);
+	}
+	return 0;
+}
+
+void wtree_close(struct wtree *w)
+{
+	teardown(w);
+	free(w->root);
+	w->root = NULL;
+}

@@ -1,0 +1,48 @@
+/* watch.h: a workspace tree under inotify, vx-watch's core.
+ *
+ * wtree_open watches every directory under root except those named
+ * node_modules, .git or .vx at any depth (walk.h prunes the same names:
+ * neither a key nor the graph reads there), plus <root>/.vx itself for the
+ * sync cookies only. gen counts what was seen: every event under a watched
+ * directory (an entry created, removed, moved, written, closed after a
+ * write, its attributes changed) adds one. A directory created or moved in
+ * is watched at once, then listed, so nothing made inside it is missed. A
+ * directory moved or a lost event queue (IN_Q_OVERFLOW) makes the watches'
+ * paths unreliable: they are all set again and gen moves. wtree_read takes
+ * the queued events in order and reports each cookie ".vx/watch-cookie-<n>"
+ * created, so a query is answered only after every change made before it was
+ * counted (the kernel queues events in the order they happen). gone: the
+ * root or its .vx was removed, moved or unmounted.
+ *
+ * Not seen by inotify: writes through a shared mmap with no write(2),
+ * truncate or close after it, and changes made by another host to a network
+ * file system.
+ */
+#ifndef VX_WATCH_WATCH_H
+#define VX_WATCH_WATCH_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct wtree {
+	int fd;       /* the inotify instance */
+	char *root;
+	int rootwd, vxwd;
+	char **paths; /* by watch descriptor */
+	size_t npaths;
+	uint64_t gen;
+	bool gone;
+	int err;      /* errno of a watch that could not be set (ENOSPC: the limit) */
+};
+
+/* 0, or -1 with errno (w->err) when the tree could not be watched whole. */
+int wtree_open(struct wtree *w, const char *root);
+/* Take every queued event; cookie(arg, n) for each cookie created.
+ * *rebuilt: the watches were all set again (a cookie created meanwhile may
+ * never be reported; gen moved past every query made before). 0, or -1 with
+ * errno when they could not be. */
+int wtree_read(struct wtree *w, void (*cookie)(void *arg, uint64_t n), void *arg, bool *rebuilt);
+void wtree_close(struct wtree *w);
+
+#endif
