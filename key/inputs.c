@@ -347,6 +347,8 @@ int inputs_hash_file(struct inputs_ctx *c, const char *path, uint8_t hash[16])
 		goto out;
 	}
 	r = 1;
+	if (S_ISREG(st.st_mode) && st.st_nlink > 1)
+		c->linked++;
 	const uint8_t *h = statcache_lookup_entry(sce, &st);
 	if (h) {
 		memcpy(hash, h, 16);

@@ -45,6 +45,7 @@ struct inputs_ctx {
 	const char *const *skip_dirs; /* root-relative, sorted bytewise */
 	size_t nskip;
 	size_t hashed, cached; /* counters for VX_KEY_STATS */
+	size_t linked; /* regular files seen with more than one hard link */
 };
 
 static inline const char *input_rel(const struct inputs *in, size_t i)

@@ -344,6 +344,7 @@ static int fingerprint(struct keyer *k, uint8_t out[16])
 	uint8_t h[NFP][16];
 	bool present[NFP];
 	uint64_t n = 0;
+	size_t linked = k->in.linked;
 	for (size_t i = 0; i < NFP; i++) {
 		int r = inputs_hash_file(&k->in, fingerprint_files[i], h[i]);
 		if (r < 0)
@@ -351,6 +352,7 @@ static int fingerprint(struct keyer *k, uint8_t out[16])
 		present[i] = r == 1;
 		n += present[i];
 	}
+	k->fp_linked = k->in.linked > linked;
 	XXH3_state_t s;
 	XXH3_128bits_reset(&s);
 	put_u64(&s, n);
@@ -372,6 +374,9 @@ static int fold_files(struct keyer *k, XXH3_state_t *s, const char *section, con
 {
 	struct inputs in;
 	int rc = inputs_collect(&k->in, base, globs, ng, outs, no, &in);
+	for (size_t i = 0; rc == 0 && i < in.n; i++)
+		if (S_ISREG(in.v[i].st.st_mode) && in.v[i].st.st_nlink > 1)
+			k->in.linked++;
 	if (rc == 0)
 		rc = inputs_hash(&k->in, &in);
 	if (rc == 0) {
@@ -620,6 +625,8 @@ int key_task(struct keyer *k, cJSON *rec, bool explain, const char *where)
 	cJSON_DeleteItemFromObjectCaseSensitive(rec, "key");
 	cJSON_DeleteItemFromObjectCaseSensitive(rec, "final");
 	cJSON_DeleteItemFromObjectCaseSensitive(rec, "explain");
+	cJSON_DeleteItemFromObjectCaseSensitive(rec, "linked");
+	size_t linked = k->in.linked;
 	if (persistent) {
 		cJSON_AddNullToObject(rec, "key");
 		cJSON_AddTrueToObject(rec, "final");
@@ -663,6 +670,10 @@ int key_task(struct keyer *k, cJSON *rec, bool explain, const char *where)
 	t->final = k->live || is_final(k, t, rec, kind, ndir, folds, nf);
 	cJSON_AddStringToObject(rec, "key", t->key);
 	cJSON_AddBoolToObject(rec, "final", t->final);
+	/* a file with another name elsewhere can change under that name with
+	 * no event in this tree: vx run does not replay such a task (replay.h) */
+	if (k->in.linked > linked || (!group && k->fp_linked))
+		cJSON_AddTrueToObject(rec, "linked");
 	if (ex) {
 		cJSON_AddItemToObject(rec, "explain", ex);
 		ex = NULL;

@@ -49,6 +49,7 @@ struct keyer {
 	struct strmap runtime; /* "dir\ncmd" -> struct runtime_out (key.c) */
 	bool live;             /* inputs may change between records */
 	bool have_fp;
+	bool fp_linked;        /* a root lockfile has more than one hard link */
 	unsigned char fp[16]; /* the workspace fingerprint, once per batch */
 	unsigned mark;        /* walk stamp for the final rule */
 	struct statcache *early; /* key_prepare's, until key_init */

@@ -40,7 +40,7 @@ static const char usage[] =
  * of rec. */
 static cJSON *answer(cJSON *rec)
 {
-	static const char *const added[] = {"key", "final", "explain"};
+	static const char *const added[] = {"key", "final", "explain", "linked"};
 	cJSON *ans = cJSON_CreateObject();
 	cJSON_AddStringToObject(ans, "type", "task");
 	cJSON_AddItemToObject(ans, "id", cJSON_DetachItemFromObjectCaseSensitive(rec, "id"));

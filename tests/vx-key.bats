@@ -432,3 +432,21 @@ for line in open(sys.argv[1]):
 	run -1 bash -c 'vx-key < "$1" > /dev/full' _ "$GRAPH"
 	assert_output 'vx-key: write error: No space left on device'
 }
+
+@test "a folded file with a second hard link is flagged linked; the key does not move" {
+	keyed
+	assert_equal "$(member @x/ui#build linked)" '<absent>'
+	local key
+	key=$(member @x/ui#build key)
+	ln packages/ui/src/a.js "$BATS_TEST_TMPDIR/elsewhere.js"
+	keyed
+	assert_equal "$(member @x/ui#build linked)" true
+	assert_equal "$(member @x/ui#build key)" "$key"
+	# a root lockfile linked: every exec task
+	rm "$BATS_TEST_TMPDIR/elsewhere.js"
+	put package-lock.json '{}'
+	ln package-lock.json "$BATS_TEST_TMPDIR/lock.json"
+	keyed
+	assert_equal "$(member @x/ui#build linked)" true
+	assert_equal "$(member @x/app#build linked)" true
+}
