@@ -28,10 +28,13 @@
 #include "path.h"
 #include "proc.h"
 #include "runcache.h"
+#include "replay.h"
 #include "report.h"
 #include "strmap.h"
 #include "ui.h"
+#include "watchq.h"
 #include "workq.h"
+#include "wsroot.h"
 
 struct rtask {
 	cJSON *rec; /* graph record; replaced by the keyed record once keyed */
@@ -65,10 +68,12 @@ struct run {
 	size_t n, done, running, jobs;
 	const char *root;
 	size_t *ready, nready;
+	size_t *order, norder; /* the tasks in the order they finished */
 	struct keyer keyer;
 	bool keyer_spawned; /* started at the outset, to load while vx-graph works */
 	bool keyer_up, keyer_broken; /* up: handed the graph record */
 	bool rescan; /* a task ran or was restored since vx-key last read the lockfiles */
+	size_t restored; /* hits whose outputs were written */
 	struct runcache cache;
 	struct workq *writers; /* hits' outputs written while the pump goes on */
 	bool use_cache, force, json, interrupted;
@@ -126,6 +131,7 @@ static void finish(struct run *r, struct rtask *t, enum ui_status st)
 	t->status = st;
 	t->done = true;
 	r->done++;
+	r->order[r->norder++] = (size_t)(t - r->t);
 	struct ui_result res = {
 		.id = t->id,
 		.status = st,
@@ -194,7 +200,7 @@ static bool take_key(struct run *r, struct rtask *t, cJSON *k)
 	}
 	memcpy(t->key, key, 33);
 	/* the answer holds only what vx-key added: into the task's record */
-	static const char *const added[] = {"key", "final", "explain"};
+	static const char *const added[] = {"key", "final", "explain", "linked"};
 	for (size_t i = 0; i < sizeof(added) / sizeof(added[0]); i++) {
 		cJSON *v = cJSON_DetachItemFromObjectCaseSensitive(k, added[i]);
 		cJSON_DeleteItemFromObjectCaseSensitive(t->rec, added[i]);
@@ -281,6 +287,7 @@ static void written(struct run *r, struct runcache_write *job)
 	struct rtask *t = &r->t[job->task];
 	if (runcache_written(job)) {
 		r->rescan = true; /* a lockfile may be an output */
+		r->restored++;
 		hit(r, t, NULL);
 		return;
 	}
@@ -759,6 +766,7 @@ static void build(struct run *r)
 	r->n = r->g.n;
 	r->t = xcalloc(r->n ? r->n : 1, sizeof(*r->t));
 	r->ready = xcalloc(r->n ? r->n : 1, sizeof(*r->ready));
+	r->order = xcalloc(r->n ? r->n : 1, sizeof(*r->order));
 	struct strmap idx;
 	strmap_init(&idx);
 	for (size_t i = 0; i < r->n; i++) {
@@ -794,6 +802,23 @@ static void build(struct run *r)
 	for (size_t i = r->n; i-- > 0;)
 		if (r->t[i].pending == 0)
 			r->ready[r->nready++] = i;
+}
+
+/* Remember this run for vx-watch's next token when every task was a hit
+ * with its outputs in place (so the cache's memo holds each; replay.h says
+ * what else it needs). */
+static void save_replay(struct run *r, char *const *names, int nnames, const char *tok)
+{
+	for (size_t i = 0; i < r->n; i++)
+		if (r->t[i].status != UI_HIT || r->t[i].kind == K_PERSISTENT)
+			return;
+	if (r->restored || r->norder != r->n)
+		return;
+	cJSON **recs = xcalloc(r->n ? r->n : 1, sizeof(*recs));
+	for (size_t i = 0; i < r->n; i++)
+		recs[i] = r->t[r->order[i]].rec;
+	replay_save(r->root, names, nnames, tok, recs, r->n);
+	free(recs);
 }
 
 static const char run_usage[] =
@@ -904,6 +929,19 @@ int run_main(int argc, char **argv)
 	if (dry)
 		return dry_run(&r, argv + optind, argc - optind);
 
+	/* vx-watch's token first, before anything is read: the run it vouches
+	 * for is replayed whole; else one taken now lets this run be */
+	char tok[WATCHQ_TOKEN_MAX], *wroot = NULL;
+	bool watched = r.use_cache && !r.force && !(remote && *remote) &&
+		       wsroot_find(".", r.root, false, &wroot) == 0 && watchq_token(wroot, tok);
+	if (watched) {
+		runcache_open(&r.cache, wroot);
+		int out = replay_try(&r.cache, wroot, argv + optind, argc - optind, tok, r.json);
+		runcache_close(&r.cache);
+		if (out >= 0)
+			return out;
+	}
+
 	/* vx-key starts first and loads its stat cache while vx-graph works;
 	 * the graph record reaches it as soon as it is read */
 	r.keyer_spawned = keyer_spawn(&r.keyer) == 0;
@@ -935,6 +973,9 @@ int run_main(int argc, char **argv)
 		keyer_stop(&r.keyer);
 	netproxy_stop(&r.net);
 	runcache_close(&r.cache); /* the remote's connections and libcurl too */
+	if (watched && !r.interrupted && !r.keyer_broken && strcmp(r.root, wroot) == 0)
+		save_replay(&r, argv + optind, argc - optind, tok);
+	free(wroot);
 
 	if (r.interrupted) {
 		ui_interrupted(&r.ui, r.signo);

@@ -55,7 +55,7 @@ int runcache_hit(struct runcache *rc, const char *key, const char *root, const c
 	 * a remote, whose lookups also want every blob present */
 	char *text;
 	size_t len = 0;
-	if (!rc->remote && cache_hit_in_place(rc->c, key, proj, &text, &len)) {
+	if (!rc->remote && cache_hit_in_place(rc->c, key, proj, false, &text, &len)) {
 		free(proj);
 		ui_buf_add(log, text, len);
 		free(text);
@@ -92,6 +92,22 @@ int runcache_hit(struct runcache *rc, const char *key, const char *root, const c
 	job->e = e;
 	job->w = w;
 	return 2;
+}
+
+int runcache_hit_vouched(struct runcache *rc, const char *key, const char *root, const char *dir,
+	struct ui_buf *log)
+{
+	if (!rc->c || rc->remote)
+		return 0;
+	char *proj = path_join(root, dir), *text;
+	size_t len = 0;
+	int r = cache_hit_in_place(rc->c, key, proj, true, &text, &len);
+	free(proj);
+	if (r) {
+		ui_buf_add(log, text, len);
+		free(text);
+	}
+	return r;
 }
 
 void runcache_write(void *job)

@@ -59,6 +59,10 @@ struct runcache_write {
 int runcache_hit(struct runcache *rc, const char *key, const char *root, const char *dir,
 	struct ui_buf *log, struct runcache_write **job);
 void runcache_write(void *job);
+/* A hit in place by the memo alone, its outputs vouched for by vx-watch
+ * (replay.h): 1 with its log added to *log, else 0. */
+int runcache_hit_vouched(struct runcache *rc, const char *key, const char *root, const char *dir,
+	struct ui_buf *log);
 bool runcache_written(struct runcache_write *job);
 /* Save a success: the outputs its record declares, and its log, then
  * upload it to the remote (which never fails the save). 0 or -1. */

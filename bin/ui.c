@@ -202,6 +202,8 @@ void ui_summary(struct ui *u, size_t total, double ms)
 		for (int i = 0; i < UI_NSTATUS; i++)
 			cJSON_AddNumberToObject(j, names[i], (double)u->counts[i]);
 		cJSON_AddNumberToObject(j, "ms", (double)(long)ms);
+		if (u->replayed)
+			cJSON_AddTrueToObject(j, "replayed");
 		jsonl_write(j);
 		cJSON_Delete(j);
 		return;

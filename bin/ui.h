@@ -22,6 +22,7 @@ struct ui {
 	bool json, tty, progress_shown;
 	size_t counts[UI_NSTATUS];
 	double flushed; /* ms, monotonic: when the lines were last flushed */
+	bool replayed;  /* the run replayed whole (replay.h): the JSON summary says so */
 };
 
 struct ui_result {

@@ -61,9 +61,11 @@ void cache_entry_free(struct cache_entry *e);
  * directory; if the manifest and each output still have those very stats
  * (and none is as new as the note), the entry is a hit in place without
  * its manifest being read. 1 with the log in *log (malloc'd) and *len; 0
- * when the memo cannot say: take cache_lookup's road. */
-int cache_hit_in_place(struct cache *c, const char *key, const char *projdir, char **log,
-	size_t *len);
+ * when the memo cannot say: take cache_lookup's road. outputs_vouched: the
+ * caller knows no output changed since this memo last vouched for them (a
+ * vx-watch token, bin/replay.h): their stats are not taken again. */
+int cache_hit_in_place(struct cache *c, const char *key, const char *projdir, bool outputs_vouched,
+	char **log, size_t *len);
 
 /* The logged stdout+stderr of e, checked against its hash: malloc'd bytes
  * and *len, or NULL when the log blob is gone or corrupt (then a miss). */

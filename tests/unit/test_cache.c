@@ -456,7 +456,7 @@ static int in_place(struct cache *c, const char *key, const char *proj)
 {
 	char *log;
 	size_t len;
-	int r = cache_hit_in_place(c, key, proj, &log, &len);
+	int r = cache_hit_in_place(c, key, proj, false, &log, &len);
 	CHECK(r ? log && len == 6 && memcmp(log, "built\n", 6) == 0 : !log);
 	free(log);
 	return r;

@@ -1,0 +1,337 @@
+#include "replay.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/openat2.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <xxhash.h>
+
+#include "err.h"
+#include "fileio.h"
+#include "jsonl.h"
+#include "proc.h"
+#include "runcache.h"
+#include "slots.h"
+#include "ui.h"
+
+#define HEADER "vx-run 1\n"
+#define SLOTS 8
+
+extern char **environ;
+
+/* the root's files every key folds (key.c's workspace fingerprint) */
+static const char *const fingerprint[] = {
+	"package-lock.json", "yarn.lock", "pnpm-lock.yaml", "bun.lock", "bun.lockb",
+	"pnpm-workspace.yaml",
+};
+
+static char *memo_path(const char *root, char *const *args, int nargs)
+{
+	XXH3_state_t *s = XXH3_createState();
+	XXH3_64bits_reset(s);
+	XXH3_64bits_update(s, root, strlen(root) + 1);
+	for (int i = 0; i < nargs; i++)
+		XXH3_64bits_update(s, args[i], strlen(args[i]) + 1);
+	unsigned long long h = XXH3_64bits_digest(s);
+	XXH3_freeState(s);
+	return xasprintf("%s/.vx/run-%016llx", root, h);
+}
+
+static void put_stat(XXH3_state_t *s, const char *path)
+{
+	struct stat st;
+	long long f[6] = {0};
+	if (stat(path, &st) == 0) {
+		f[0] = (long long)st.st_dev;
+		f[1] = (long long)st.st_ino;
+		f[2] = st.st_size;
+		f[3] = st.st_mtim.tv_sec;
+		f[4] = st.st_mtim.tv_nsec;
+		f[5] = st.st_ctim.tv_nsec;
+	}
+	XXH3_64bits_update(s, f, sizeof(f));
+}
+
+static int by_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* The programs a run starts and the environment it reads, as 16 hex: the
+ * named variables (sorted, unique), every VX_ one and HOME, and the working
+ * directory when VX_CACHE_DIR is relative to it. */
+static void digest(char **names, size_t n, char out[17])
+{
+	XXH3_state_t *s = XXH3_createState();
+	XXH3_64bits_reset(s);
+	put_stat(s, "/proc/self/exe");
+	static const char *const stages[] = {"vx-graph", "vx-key"};
+	for (size_t i = 0; i < 2; i++) {
+		char *p = proc_stage_path(stages[i]);
+		put_stat(s, p);
+		free(p);
+	}
+	for (size_t i = 0; i < n; i++) {
+		const char *v = getenv(names[i]);
+		XXH3_64bits_update(s, names[i], strlen(names[i]) + 1);
+		XXH3_64bits_update(s, v ? "=" : "-", 1);
+		if (v)
+			XXH3_64bits_update(s, v, strlen(v) + 1);
+	}
+	size_t nvx = 0;
+	for (char **e = environ; *e; e++)
+		nvx += strncmp(*e, "VX_", 3) == 0 || strncmp(*e, "HOME=", 5) == 0;
+	char **vx = xcalloc(nvx + 1, sizeof(*vx));
+	nvx = 0;
+	for (char **e = environ; *e; e++)
+		if (strncmp(*e, "VX_", 3) == 0 || strncmp(*e, "HOME=", 5) == 0)
+			vx[nvx++] = *e;
+	qsort(vx, nvx, sizeof(*vx), by_str);
+	for (size_t i = 0; i < nvx; i++)
+		XXH3_64bits_update(s, vx[i], strlen(vx[i]) + 1);
+	free(vx);
+	const char *cd = getenv("VX_CACHE_DIR");
+	if (cd && *cd && *cd != '/') {
+		char *cwd = getcwd(NULL, 0);
+		if (cwd)
+			XXH3_64bits_update(s, cwd, strlen(cwd) + 1);
+		free(cwd);
+	}
+	snprintf(out, 17, "%016llx", (unsigned long long)XXH3_64bits_digest(s));
+	XXH3_freeState(s);
+}
+
+/* Is rel, under rootfd, reached with no symlink on the way (itself
+ * included)? Absent is fine: whatever appears there later is an event. */
+static bool no_symlink(int rootfd, const char *rel)
+{
+	struct open_how how = {.flags = O_PATH | O_CLOEXEC,
+		.resolve = RESOLVE_NO_SYMLINKS | RESOLVE_BENEATH};
+	int fd = (int)syscall(SYS_openat2, rootfd, rel, &how, sizeof(how));
+	if (fd >= 0) {
+		close(fd);
+		return true;
+	}
+	return errno == ENOENT;
+}
+
+static const cJSON *jpath(const cJSON *o, const char *a, const char *b, const char *c)
+{
+	o = cJSON_GetObjectItemCaseSensitive(o, a);
+	o = b ? cJSON_GetObjectItemCaseSensitive(o, b) : o;
+	return c ? cJSON_GetObjectItemCaseSensitive(o, c) : o;
+}
+
+static bool plain(const char *s)
+{
+	return s && !strpbrk(s, "\t\n");
+}
+
+/* May this run be replayed while the tree stays the same? Its env names
+ * are added to *names. */
+static bool replayable(int rootfd, const cJSON *rec, char ***names, size_t *nn)
+{
+	const char *kind = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(rec, "kind"));
+	const char *dir = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(rec, "dir"));
+	const char *id = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(rec, "id"));
+	const char *key = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(rec, "key"));
+	if (!kind || !plain(dir) || !plain(id) || !key || strlen(key) != 32)
+		return false;
+	if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(rec, "linked")))
+		return false;
+	if (strcmp(kind, "group") == 0)
+		return true;
+	if (strcmp(kind, "exec") != 0 || !cJSON_IsObject(jpath(rec, "cache", NULL, NULL)))
+		return false;
+	if (cJSON_GetArraySize(jpath(rec, "cache", "inputs", "runtime")) > 0)
+		return false;
+	const cJSON *o;
+	cJSON_ArrayForEach(o, jpath(rec, "cache", "outputs", "files")) {
+		const char *g = cJSON_GetStringValue(o);
+		if (!g || strstr(g, "node_modules") || strstr(g, ".git") || strstr(g, ".vx"))
+			return false;
+	}
+	char *pj = xasprintf("%s/package.json", dir);
+	bool ok = no_symlink(rootfd, strcmp(dir, ".") ? pj : "package.json");
+	free(pj);
+	if (!ok)
+		return false;
+	cJSON_ArrayForEach(o, jpath(rec, "cache", "inputs", "env")) {
+		if (!cJSON_IsString(o))
+			return false;
+		*names = xrealloc(*names, (*nn + 1) * sizeof(**names));
+		(*names)[(*nn)++] = o->valuestring;
+	}
+	return true;
+}
+
+static size_t uniq(char **v, size_t n)
+{
+	qsort(v, n, sizeof(*v), by_str);
+	size_t k = 0;
+	for (size_t i = 0; i < n; i++)
+		if (!k || strcmp(v[k - 1], v[i]) != 0)
+			v[k++] = v[i];
+	return k;
+}
+
+void replay_save(const char *root, char *const *args, int nargs, const char *tok,
+	cJSON *const *recs, size_t n)
+{
+	int rootfd = open(root, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (rootfd < 0)
+		return;
+	char **names = xcalloc(1, sizeof(*names));
+	size_t nn = 0;
+	bool ok = n > 0;
+	for (size_t i = 0; ok && i < sizeof(fingerprint) / sizeof(*fingerprint); i++)
+		ok = no_symlink(rootfd, fingerprint[i]);
+	for (size_t i = 0; ok && i < n; i++)
+		ok = replayable(rootfd, recs[i], &names, &nn);
+	close(rootfd);
+	char *file = memo_path(root, args, nargs), *tmp = xasprintf("%s.%d", file, (int)getpid());
+	FILE *f = NULL;
+	char *text = NULL;
+	size_t len = 0;
+	if (!ok)
+		goto out;
+	nn = uniq(names, nn);
+	char env[17];
+	digest(names, nn, env);
+	FILE *m = open_memstream(&text, &len);
+	fprintf(m, HEADER "token\t%s\nenv\t%s", tok, env);
+	for (size_t i = 0; i < nn; i++)
+		fprintf(m, "\t%s", names[i]);
+	fputc('\n', m);
+	for (size_t i = 0; i < n; i++) {
+		const char *kind = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(recs[i], "kind"));
+		fprintf(m, "task\t%c\t%s\t%s\t%s\n", kind[0],
+			cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(recs[i], "key")),
+			cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(recs[i], "dir")),
+			cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(recs[i], "id")));
+	}
+	fclose(m);
+	if (!(f = fopen(tmp, "we")))
+		goto out;
+	fwrite(text, 1, len, f);
+	fprintf(f, "end\t%016llx\n", (unsigned long long)XXH3_64bits(text, len));
+	if (fclose(f) != 0 || rename(tmp, file) != 0)
+		unlink(tmp);
+	else {
+		char *dir = xasprintf("%s/.vx", root);
+		slots_prune(dir, "run-", SLOTS);
+		free(dir);
+	}
+out:
+	free(text);
+	free(names);
+	free(file);
+	free(tmp);
+}
+
+struct rtask {
+	char kind;
+	const char *key, *dir, *id;
+	struct ui_buf log;
+};
+
+/* Split line at tabs into at most max fields; the count. */
+static size_t fields(char *line, char **v, size_t max)
+{
+	size_t n = 0;
+	while (n < max) {
+		v[n++] = line;
+		char *t = strchr(line, '\t');
+		if (!t)
+			break;
+		*t = '\0';
+		line = t + 1;
+	}
+	return n;
+}
+
+int replay_try(struct runcache *rc, const char *root, char *const *args, int nargs,
+	const char *tok, bool json)
+{
+	double t0 = ui_now_ms();
+	char *file = memo_path(root, args, nargs);
+	size_t len;
+	char *text = fileio_read_at(AT_FDCWD, file, &len);
+	free(file);
+	struct rtask *t = NULL;
+	char **names = NULL;
+	size_t n = 0, nn = 0;
+	int rc_out = -1;
+	/* the last line, "end\t<16 hex>\n", sums every byte before it */
+	if (!text || len < sizeof(HEADER) + 21 || memcmp(text, HEADER, sizeof(HEADER) - 1) != 0 ||
+		text[len - 1] != '\n')
+		goto out;
+	char *end = text + len - 21;
+	char sum[17];
+	snprintf(sum, sizeof(sum), "%016llx", (unsigned long long)XXH3_64bits(text, (size_t)(end - text)));
+	if (memcmp(end, "end\t", 4) != 0 || memcmp(end + 4, sum, 16) != 0)
+		goto out;
+	*end = '\0';
+	char *line = text + sizeof(HEADER) - 1, *nl, *f[5];
+	bool env_ok = false, tok_ok = false;
+	for (; *line; line = nl + 1) {
+		if (!(nl = strchr(line, '\n')))
+			goto out;
+		*nl = '\0';
+		size_t k = fields(line, f, 5);
+		if (strcmp(f[0], "token") == 0 && k == 2) {
+			tok_ok = strcmp(f[1], tok) == 0;
+		} else if (strcmp(f[0], "env") == 0 && k >= 2) {
+			/* "env\t<digest>[\t<name>]...": fields() stopped at 5 */
+			char *want = f[1];
+			for (size_t i = 2; i < k; i++)
+				f[i][-1] = '\t';
+			char *p = k > 2 ? f[2] : NULL;
+			if (p)
+				p[-1] = '\0';
+			while (p) {
+				names = xrealloc(names, (nn + 1) * sizeof(*names));
+				names[nn++] = p;
+				if ((p = strchr(p, '\t')))
+					*p++ = '\0';
+			}
+			char got[17];
+			digest(names, nn, got);
+			env_ok = strcmp(got, want) == 0;
+		} else if (strcmp(f[0], "task") == 0 && k == 5 && strlen(f[1]) == 1 &&
+			   strlen(f[2]) == 32) {
+			t = xrealloc(t, (n + 1) * sizeof(*t));
+			t[n++] = (struct rtask){.kind = f[1][0], .key = f[2], .dir = f[3], .id = f[4]};
+		} else {
+			goto out;
+		}
+	}
+	if (!tok_ok || !env_ok || !n)
+		goto out;
+	for (size_t i = 0; i < n; i++)
+		if (t[i].kind == 'e' && !runcache_hit_vouched(rc, t[i].key, root, t[i].dir, &t[i].log))
+			goto out;
+	struct ui ui;
+	ui_init(&ui, json);
+	ui.replayed = true;
+	for (size_t i = 0; i < n; i++) {
+		struct ui_result r = {.id = t[i].id, .status = UI_HIT, .ms = ui_now_ms() - t0,
+			.key = t[i].key, .log = t[i].log.data, .loglen = t[i].log.len};
+		ui_result(&ui, &r);
+	}
+	ui_summary(&ui, n, ui_now_ms() - t0);
+	rc_out = jsonl_out_finish();
+out:
+	for (size_t i = 0; i < n; i++)
+		ui_buf_free(&t[i].log);
+	free(t);
+	free(names);
+	free(text);
+	return rc_out;
+}
