@@ -76,3 +76,57 @@ assert_help_matches_man() {
 	[[ "$(tr -s ' \n' ' ' < "$man")" == *"$(echo "$status" | tr -s ' \n' ' ')"* ]] ||
 		fail "exit status differs: $status"
 }
+
+# rootless_prepare SUITE...: when root, a world-readable copy for an
+# unprivileged user (vxtest, made here if missing) of the programs
+# ($ROOTLESS/bin), the suites named and this helper ($ROOTLESS/tests), and a
+# home for it; the caller copies anything else a suite needs into $ROOTLESS.
+# Not root: nothing (the suites already ran unprivileged).
+rootless_prepare() {
+	if [ "$(id -u)" != 0 ]; then
+		return 0
+	fi
+	if ! id vxtest > /dev/null 2>&1; then
+		useradd -M -s /bin/sh vxtest
+	fi
+	ROOTLESS=$(mktemp -d)
+	mkdir -p "$ROOTLESS/bin" "$ROOTLESS/tests" "$ROOTLESS/home"
+	cp "$VX_BIN_DIR"/vx* "$ROOTLESS/bin/"
+	local s
+	for s in "$@" helpers.bash; do
+		cp "$BATS_TEST_DIRNAME/$s" "$ROOTLESS/tests/"
+	done
+	chown vxtest "$ROOTLESS/home"
+	export ROOTLESS
+}
+
+# rootless_bats [VAR=VALUE...] -- SUITE...: run the copied suites as vxtest
+# (the environment reset but for the variables given), every line shown so a
+# failing inner test is named in the log; they must all pass.
+rootless_bats() {
+	local envs=() suites=() s
+	while [ "$1" != -- ]; do
+		envs+=("$1")
+		shift
+	done
+	shift
+	for s in "$@"; do
+		suites+=("$ROOTLESS/tests/$s")
+	done
+	chmod -R a+rX "$ROOTLESS"
+	run runuser -u vxtest -- env -i PATH=/usr/local/bin:/usr/bin:/bin \
+		HOME="$ROOTLESS/home" VX_BIN_DIR="$ROOTLESS/bin" \
+		ASAN_OPTIONS="${ASAN_OPTIONS:-}" UBSAN_OPTIONS="${UBSAN_OPTIONS:-}" "${envs[@]}" \
+		bats --tap "${suites[@]}"
+	# shellcheck disable=SC2154  # lines: set by bats' run
+	printf "# rootless: %s\n" "${lines[@]}" >&3
+	assert_success
+	refute_line --partial 'not ok'
+	assert_line --regexp '^1\.\.[0-9]+$'
+}
+
+rootless_cleanup() {
+	if [ -n "${ROOTLESS:-}" ]; then
+		rm -rf "$ROOTLESS"
+	fi
+}

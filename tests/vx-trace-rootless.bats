@@ -7,41 +7,21 @@
 load helpers
 
 setup_file() {
-	if [ "$(id -u)" != 0 ]; then
-		return 0
+	rootless_prepare vx-trace.bats vx-report.bats
+	if [ -n "${ROOTLESS:-}" ]; then
+		mkdir -p "$ROOTLESS/tests/fixtures" "$ROOTLESS/docs/man"
+		cp -r "$BATS_TEST_DIRNAME/fixtures/report" "$ROOTLESS/tests/fixtures/"
+		cp "$BATS_TEST_DIRNAME/../docs/man/vx-report.md" "$ROOTLESS/docs/man/"
 	fi
-	if ! id vxtest > /dev/null 2>&1; then
-		useradd -M -s /bin/sh vxtest
-	fi
-	ROOTLESS=$(mktemp -d)
-	mkdir -p "$ROOTLESS/bin" "$ROOTLESS/tests/fixtures" "$ROOTLESS/docs/man" "$ROOTLESS/home"
-	cp "$VX_BIN_DIR"/vx* "$ROOTLESS/bin/"
-	cp "$BATS_TEST_DIRNAME/vx-trace.bats" "$BATS_TEST_DIRNAME/vx-report.bats" \
-		"$BATS_TEST_DIRNAME/helpers.bash" "$ROOTLESS/tests/"
-	cp -r "$BATS_TEST_DIRNAME/fixtures/report" "$ROOTLESS/tests/fixtures/"
-	cp "$BATS_TEST_DIRNAME/../docs/man/vx-report.md" "$ROOTLESS/docs/man/"
-	chmod -R a+rX "$ROOTLESS"
-	chown vxtest "$ROOTLESS/home"
-	export ROOTLESS
 }
 
 teardown_file() {
-	if [ -n "${ROOTLESS:-}" ]; then
-		rm -rf "$ROOTLESS"
-	fi
+	rootless_cleanup
 }
 
 @test "the vx-trace and vx-report suites pass as an unprivileged user" {
 	if [ "$(id -u)" != 0 ]; then
 		skip 'not root: the suites already ran unprivileged'
 	fi
-	# every line shows, so a failing inner test is named in the log
-	run runuser -u vxtest -- env -i PATH=/usr/local/bin:/usr/bin:/bin \
-		HOME="$ROOTLESS/home" VX_BIN_DIR="$ROOTLESS/bin" \
-		ASAN_OPTIONS="${ASAN_OPTIONS:-}" UBSAN_OPTIONS="${UBSAN_OPTIONS:-}" \
-		bats --tap "$ROOTLESS/tests/vx-trace.bats" "$ROOTLESS/tests/vx-report.bats"
-	printf "# rootless: %s\n" "${lines[@]}" >&3
-	assert_success
-	refute_line --partial 'not ok'
-	assert_line --regexp '^1\.\.[0-9]+$'
+	rootless_bats -- vx-trace.bats vx-report.bats
 }

@@ -43,6 +43,25 @@ not_replayed() { # it was not (a function: a bare `! replayed` fails no test)
 	fi
 }
 
+# full_run RAN: the next run is the full one (not replayed), and exactly the
+# tasks RAN (sorted, space separated) ran
+full_run() {
+	run -0 vx run build --json
+	not_replayed
+	assert_equal "$(ran)" "$1"
+}
+
+# never_replayed: a first run, then four more, none replayed (what settle
+# would reach by then); then nothing has run
+never_replayed() {
+	run -0 vx run build
+	for _ in 1 2 3 4; do
+		run -0 vx run build --json
+		not_replayed
+	done
+	ran > /dev/null
+}
+
 # settle: run until a run is replayed (vx-watch starts on the first run, a
 # later one is remembered), at most 6 runs; then nothing has run
 settle() {
@@ -77,44 +96,30 @@ settle() {
 @test "every change under the root takes the full run: an edit, a new file, a new directory, a rename, a deletion" {
 	settle
 	put packages/ui/src/lib.txt "lib v2"
-	run -0 vx run build --json
-	not_replayed
-	assert_equal "$(ran)" "app ui"
+	full_run "app ui"
 	assert_equal "$(head -n 1 packages/app/out/app.txt)" "lib v2"
 
 	settle
 	put packages/ui/src/new.txt "new"
-	run -0 vx run build --json
-	not_replayed
-	assert_equal "$(ran)" "app ui"
+	full_run "app ui"
 
 	settle
 	put packages/ui/src/deep/er/x.txt "deeper"
-	run -0 vx run build --json
-	not_replayed
-	assert_equal "$(ran)" "app ui"
+	full_run "app ui"
 	settle
 	echo "deeper v2" > packages/ui/src/deep/er/x.txt # watched since it was made
-	run -0 vx run build --json
-	not_replayed
-	assert_equal "$(ran)" "app ui"
+	full_run "app ui"
 
 	settle
 	mv packages/ui/src/deep packages/ui/src/moved
-	run -0 vx run build --json
-	not_replayed
-	assert_equal "$(ran)" "app ui"
+	full_run "app ui"
 	settle
 	echo "moved v2" > packages/ui/src/moved/er/x.txt # watched at its new path
-	run -0 vx run build --json
-	not_replayed
-	assert_equal "$(ran)" "app ui"
+	full_run "app ui"
 
 	settle
 	rm -r packages/ui/src/moved
-	run -0 vx run build --json
-	not_replayed
-	assert_equal "$(ran)" "" # src is as it was before deep/ came: that entry's hit
+	full_run "" # src is as it was before deep/ came: that entry's hit
 	assert_line --regexp '"id":"@x/ui#build","status":"hit",'
 }
 
@@ -124,16 +129,12 @@ settle() {
 	touch -r packages/ui/dist/lib.txt "$BATS_TEST_TMPDIR/when"
 	printf 'lib v9\n' > packages/ui/dist/lib.txt
 	touch -r "$BATS_TEST_TMPDIR/when" packages/ui/dist/lib.txt
-	run -0 vx run build --json
-	not_replayed
-	assert_equal "$(ran)" ""
+	full_run ""
 	assert_equal "$(cat packages/ui/dist/lib.txt)" "lib v1"
 
 	settle
 	rm -r packages/app/out
-	run -0 vx run build --json
-	not_replayed
-	assert_equal "$(ran)" ""
+	full_run ""
 	assert_equal "$(head -n 1 packages/app/out/app.txt)" "lib v1"
 
 	settle
@@ -152,9 +153,7 @@ settle() {
 
 	settle
 	run -0 vx clean
-	run -0 vx run build --json
-	not_replayed
-	assert_equal "$(ran)" "app ui"
+	full_run "app ui"
 
 	# a new vx-key beside vx: its keys may differ
 	cp -a "$VX_BIN_DIR" "$BATS_TEST_TMPDIR/bin"
@@ -174,12 +173,7 @@ settle() {
 	pkg packages/tool @x/tool '' "{ \"tasks\": {
 		\"build\": { \"exec\": { \"command\": \"echo tool >> ../../ran.log\" },
 		           \"cache\": { \"inputs\": { \"runtime\": [\"cat $BATS_TEST_TMPDIR/tool-version\"] } } } } }"
-	run -0 vx run build
-	for _ in 1 2 3 4; do
-		run -0 vx run build --json
-		not_replayed
-	done
-	ran > /dev/null
+	never_replayed
 	echo "v2" > "$BATS_TEST_TMPDIR/tool-version"
 	run -0 vx run build --json
 	assert_equal "$(ran)" "tool"
@@ -189,12 +183,7 @@ settle() {
 	mkdir -p "$BATS_TEST_TMPDIR/outside"
 	mv packages/app/package.json "$BATS_TEST_TMPDIR/outside/package.json"
 	ln -s "$BATS_TEST_TMPDIR/outside/package.json" packages/app/package.json
-	run -0 vx run build
-	for _ in 1 2 3 4; do
-		run -0 vx run build --json
-		not_replayed
-	done
-	ran > /dev/null
+	never_replayed
 	echo '{ "name": "@x/app", "version": "2.0.0", "dependencies": { "@x/ui": "*" } }' > "$BATS_TEST_TMPDIR/outside/package.json"
 	run -0 vx run build --json
 	assert_equal "$(ran)" "app"
@@ -203,12 +192,7 @@ settle() {
 @test "a file with a hard link outside the root is never replayed: a write through that name is no event here" {
 	mkdir -p "$BATS_TEST_TMPDIR/outside"
 	ln packages/ui/src/lib.txt "$BATS_TEST_TMPDIR/outside/lib.txt"
-	run -0 vx run build
-	for _ in 1 2 3 4; do
-		run -0 vx run build --json
-		not_replayed
-	done
-	ran > /dev/null
+	never_replayed
 	echo "lib v7" >> "$BATS_TEST_TMPDIR/outside/lib.txt"
 	run -0 vx run build --json
 	assert_equal "$(ran)" "app ui"
