@@ -59,10 +59,14 @@ else
 fi
 
 log "(b) all hits, outputs present"
-hyperfine -N --warmup 2 --min-runs "$RUNS" --export-json "$tmp/b.json" \
+# vx as a user runs it (vx-watch on: from the third run an unchanged tree is
+# replayed, bin/replay.h), and with VX_WATCH=0 (every input and output
+# stat'ed); the warmup runs start vx-watch and let a run be remembered
+hyperfine -N --warmup 3 --min-runs "$RUNS" --export-json "$tmp/b.json" \
 	-n vx "$BIN/vx run build --root $VXWS" \
+	-n vx-nowatch "env VX_WATCH=0 $BIN/vx run build --root $VXWS" \
 	-n turbo "$TURBO run build --cwd $TWS" >&2
-read -r b_vx b_turbo < <(median "$tmp/b.json")
+read -r b_vx b_vx_nowatch b_turbo < <(median "$tmp/b.json")
 
 log "(c) all hits, outputs deleted"
 hyperfine --warmup 1 --min-runs "$RUNS" --export-json "$tmp/c.json" \
@@ -90,6 +94,7 @@ if [ "$(id -u)" -eq 0 ] && [ -w /proc/sys/vm/drop_caches ]; then
 fi
 
 rss_vx=$(rss "$BIN/vx" run build --root "$VXWS")
+rss_vx_nowatch=$(rss env VX_WATCH=0 "$BIN/vx" run build --root "$VXWS")
 rss_turbo=$(rss "$TURBO" run build --cwd "$TWS")
 
 ratio() { python3 -c 'import sys; a,b=sys.argv[1],sys.argv[2]; print("-" if "-" in (a,b) else "%.1fx" % (float(b)/float(a)))' "$1" "$2"; }
@@ -98,10 +103,12 @@ cat <<EOF2
 |---|---|---|---|
 | (a) first full build, s | $a_vx | $a_turbo | $(ratio "$a_vx" "$a_turbo") |
 | (b) all hits, outputs present, ms | $b_vx | $b_turbo | $(ratio "$b_vx" "$b_turbo") |
+| (b) the same, VX_WATCH=0, ms | $b_vx_nowatch | $b_turbo | $(ratio "$b_vx_nowatch" "$b_turbo") |
 | (c) all hits, outputs deleted, ms | $c_vx | $c_turbo | $(ratio "$c_vx" "$c_turbo") |
 | (d) graph + keys, warm, ms | $d_vx | $d_turbo | $(ratio "$d_vx" "$d_turbo") |
 | (d) graph + keys, cold, ms | $d_cold_vx | $d_cold_turbo | $(ratio "$d_cold_vx" "$d_cold_turbo") |
 | peak RSS in (b), KiB | $rss_vx | $rss_turbo | $(ratio "$rss_vx" "$rss_turbo") |
+| peak RSS in (b), VX_WATCH=0, KiB | $rss_vx_nowatch | $rss_turbo | $(ratio "$rss_vx_nowatch" "$rss_turbo") |
 
 Raw floor (warm, ms): git ls-files -s $d_ls; cat of every input $d_cat; xxhsum -H128 of every input $d_xxh.
 EOF2
