@@ -140,9 +140,11 @@ static void refuse(const char *root, int e)
 	FILE *f = fopen("watch-off", "w");
 	if (f) {
 		fprintf(f, "vx-watch: unable to watch '%s': %s%s\n", root, strerror(e),
-			e == ENOSPC ? " (the inotify watch limit: raise fs.inotify.max_user_watches, "
-				      "then remove this file)"
-				    : "");
+			e == ENOSPC    ? " (the inotify watch limit: raise fs.inotify.max_user_watches, "
+					 "then remove this file)"
+			: e == EREMOTE ? " (a network or FUSE file system: changes made elsewhere "
+					 "send no event; vx run checks every file instead)"
+				       : "");
 		fclose(f);
 	}
 	err_die(VX_EXIT_FAIL, "unable to watch '%s': %s", root, strerror(e));

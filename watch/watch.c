@@ -7,6 +7,7 @@
 #include <string.h>
 #include <sys/inotify.h>
 #include <sys/stat.h>
+#include <sys/vfs.h>
 #include <unistd.h>
 
 #include "err.h"
@@ -40,6 +41,22 @@ static void set_path(struct wtree *w, int wd, const char *path)
 	w->paths[i] = path ? xstrdup(path) : NULL;
 }
 
+/* A file system whose files may change with no event here: another host
+ * writes (NFS, SMB, Ceph, AFS, Coda, 9p, vboxsf) or a process serves it
+ * (FUSE, virtiofs). */
+static bool remote_fs(int fd)
+{
+	static const unsigned long magic[] = {0x6969, 0x517b, 0xff534d42, 0xfe534d42, 0x65735546,
+		0x01021997, 0x00c36400, 0x5346414f, 0x73757245, 0x786f4256};
+	struct statfs sf;
+	if (fstatfs(fd, &sf) != 0)
+		return false;
+	for (size_t i = 0; i < sizeof(magic) / sizeof(*magic); i++)
+		if ((unsigned long)sf.f_type == magic[i])
+			return true;
+	return false;
+}
+
 /* Watch dir, then list it and watch its subdirectories. A directory gone
  * before its turn is no error (its removal is an event already counted). */
 static int add_tree(struct wtree *w, const char *dir)
@@ -55,6 +72,11 @@ static int add_tree(struct wtree *w, const char *dir)
 	DIR *d = opendir(dir);
 	if (!d)
 		return errno == ENOENT || errno == ENOTDIR ? 0 : (w->err = errno, -1);
+	if (remote_fs(dirfd(d))) {
+		closedir(d);
+		w->err = EREMOTE;
+		return -1;
+	}
 	struct dirent *e;
 	int r = 0;
 	while (r == 0 && (e = readdir(d))) {

@@ -14,9 +14,15 @@
  * counted (the kernel queues events in the order they happen). gone: the
  * root or its .vx was removed, moved or unmounted.
  *
- * Not seen by inotify: writes through a shared mmap with no write(2),
- * truncate or close after it, and changes made by another host to a network
- * file system.
+ * A directory on a network or FUSE file system (changes made by another
+ * host or the serving process send no event) refuses the tree: EREMOTE.
+ * Not seen by inotify either: writes through a shared mmap with no write(2),
+ * truncate or close after them; and a hard link made from outside the tree
+ * to a file in it (only the file's own watchers hear of it), after which
+ * writes through the outside name reach no directory here. vx-key flags
+ * inputs already linked ("linked") and the cache's memo holds no linked
+ * output, so only a link made while a run is remembered goes unseen until
+ * the next full run.
  */
 #ifndef VX_WATCH_WATCH_H
 #define VX_WATCH_WATCH_H
