@@ -67,6 +67,7 @@ struct run {
 	struct rtask *t;
 	size_t n, done, running, jobs;
 	const char *root;
+	char *wroot; /* the root found before vx-graph ran, for vx-watch (replay.h) */
 	size_t *ready, nready;
 	size_t *order, norder; /* the tasks in the order they finished */
 	struct keyer keyer;
@@ -931,12 +932,12 @@ int run_main(int argc, char **argv)
 
 	/* vx-watch's token first, before anything is read: the run it vouches
 	 * for is replayed whole; else one taken now lets this run be */
-	char tok[WATCHQ_TOKEN_MAX], *wroot = NULL;
+	char tok[WATCHQ_TOKEN_MAX];
 	bool watched = r.use_cache && !r.force && !(remote && *remote) &&
-		       wsroot_find(".", r.root, false, &wroot) == 0 && watchq_token(wroot, tok);
+		       wsroot_find(".", r.root, false, &r.wroot) == 0 && watchq_token(r.wroot, tok);
 	if (watched) {
-		runcache_open(&r.cache, wroot);
-		int out = replay_try(&r.cache, wroot, argv + optind, argc - optind, tok, r.json);
+		runcache_open(&r.cache, r.wroot);
+		int out = replay_try(&r.cache, r.wroot, argv + optind, argc - optind, tok, r.json);
 		runcache_close(&r.cache);
 		if (out >= 0)
 			return out;
@@ -973,9 +974,8 @@ int run_main(int argc, char **argv)
 		keyer_stop(&r.keyer);
 	netproxy_stop(&r.net);
 	runcache_close(&r.cache); /* the remote's connections and libcurl too */
-	if (watched && !r.interrupted && !r.keyer_broken && strcmp(r.root, wroot) == 0)
+	if (watched && !r.interrupted && !r.keyer_broken && strcmp(r.root, r.wroot) == 0)
 		save_replay(&r, argv + optind, argc - optind, tok);
-	free(wroot);
 
 	if (r.interrupted) {
 		ui_interrupted(&r.ui, r.signo);
