@@ -82,7 +82,7 @@ settle() {
 	run -0 vx run build
 	local replay=$output
 	VX_WATCH=0 run -0 vx run build
-	assert_equal "$(sed 's/ [0-9.]*s)*$//' <<< "$replay")" "$(sed 's/ [0-9.]*s)*$//' <<< "$output")"
+	assert_equal "$(sed 's/ (*[0-9.]*s)*$//' <<< "$replay")" "$(sed 's/ (*[0-9.]*s)*$//' <<< "$output")"
 	assert_line --partial "@x/app#build: built app"
 	assert_line --regexp '^hit  @x/app#build '
 	assert_line --regexp '^vx: 2 tasks: 2 hit, 0 miss'
