@@ -163,7 +163,7 @@ static bool replayable(int rootfd, const cJSON *rec, char ***names, size_t *nn)
 	if (!ok)
 		return false;
 	cJSON_ArrayForEach(o, jpath(rec, "cache", "inputs", "env")) {
-		if (!cJSON_IsString(o))
+		if (!cJSON_IsString(o) || !plain(o->valuestring))
 			return false;
 		*names = xrealloc(*names, (*nn + 1) * sizeof(**names));
 		(*names)[(*nn)++] = o->valuestring;
@@ -235,8 +235,8 @@ out:
 	free(tmp);
 }
 
-struct rtask {
-	char kind;
+struct remembered {
+	char kind; /* 'e' exec, 'g' group */
 	const char *key, *dir, *id;
 	struct ui_buf log;
 };
@@ -264,7 +264,7 @@ int replay_try(struct runcache *rc, const char *root, char *const *args, int nar
 	size_t len;
 	char *text = fileio_read_at(AT_FDCWD, file, &len);
 	free(file);
-	struct rtask *t = NULL;
+	struct remembered *t = NULL;
 	char **names = NULL;
 	size_t n = 0, nn = 0;
 	int rc_out = -1;
@@ -307,7 +307,9 @@ int replay_try(struct runcache *rc, const char *root, char *const *args, int nar
 		} else if (strcmp(f[0], "task") == 0 && k == 5 && strlen(f[1]) == 1 &&
 			   strlen(f[2]) == 32) {
 			t = xrealloc(t, (n + 1) * sizeof(*t));
-			t[n++] = (struct rtask){.kind = f[1][0], .key = f[2], .dir = f[3], .id = f[4]};
+			t[n++] = (struct remembered){.kind = f[1][0], .key = f[2], .dir = f[3], .id = f[4]};
+			if (t[n - 1].kind != 'e' && t[n - 1].kind != 'g')
+				goto out;
 		} else {
 			goto out;
 		}
@@ -320,9 +322,12 @@ int replay_try(struct runcache *rc, const char *root, char *const *args, int nar
 	struct ui ui;
 	ui_init(&ui, json);
 	ui.replayed = true;
+	double at = t0;
 	for (size_t i = 0; i < n; i++) {
-		struct ui_result r = {.id = t[i].id, .status = UI_HIT, .ms = ui_now_ms() - t0,
+		double now = ui_now_ms();
+		struct ui_result r = {.id = t[i].id, .status = UI_HIT, .ms = now - at,
 			.key = t[i].key, .log = t[i].log.data, .loglen = t[i].log.len};
+		at = now;
 		ui_result(&ui, &r);
 	}
 	ui_summary(&ui, n, ui_now_ms() - t0);
