@@ -123,6 +123,21 @@ settle() {
 	assert_line --regexp '"id":"@x/ui#build","status":"hit",'
 }
 
+@test "a lost event queue (more changes than it holds while vx-watch is stopped) still takes the full run" {
+	settle
+	local pid
+	pid=$(pgrep -f "vx-watch $WS\$")
+	kill -STOP "$pid"
+	mkdir -p packages/ui/src/many
+	(cd packages/ui/src/many && seq 1 "$(($(cat /proc/sys/fs/inotify/max_queued_events) + 100))" | xargs touch)
+	kill -CONT "$pid"
+	full_run "app ui"
+	# and the tree is watched whole again: the next edit is seen
+	settle
+	echo changed > packages/ui/src/many/1
+	full_run "app ui"
+}
+
 @test "an output changed, in place or deleted, is restored, not replayed" {
 	settle
 	# rewritten in place, same size, its mtime put back: only inotify sees it

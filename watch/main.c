@@ -222,10 +222,16 @@ int main(int argc, char **argv)
 		if (r <= 0)
 			continue;
 		if (p[0].revents) {
-			bool rebuilt;
-			if (wtree_read(&w, on_cookie, NULL, &rebuilt) != 0)
+			wtree_read(&w, on_cookie, NULL);
+			/* stale watches are set again only when a token is due (a lost
+			 * queue may have lost the cookie too: every waiting query) */
+			bool due = false;
+			for (size_t i = 0; i < nclients; i++)
+				due |= clients[i].synced || (w.stale && clients[i].cookie);
+			int fresh = due ? wtree_fresh(&w) : 0;
+			if (fresh < 0)
 				refuse(root, errno);
-			answer(&w, rebuilt);
+			answer(&w, fresh == 1);
 		}
 		/* clients from the last to the first: drop() moves the last one */
 		for (size_t i = np; run && i-- > 2;)

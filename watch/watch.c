@@ -153,6 +153,7 @@ static int rebuild(struct wtree *w)
 {
 	teardown(w);
 	w->gen++;
+	w->stale = false;
 	if (setup(w) != 0) {
 		errno = w->err;
 		return -1;
@@ -160,12 +161,12 @@ static int rebuild(struct wtree *w)
 	return 0;
 }
 
-static void event(struct wtree *w, const struct inotify_event *ev, bool *again,
+static void event(struct wtree *w, const struct inotify_event *ev,
 	void (*cookie)(void *, uint64_t), void *arg)
 {
 	if (ev->mask & IN_Q_OVERFLOW) {
 		w->gen++;
-		*again = true;
+		w->stale = true;
 		return;
 	}
 	if (ev->wd == w->vxwd) {
@@ -195,24 +196,22 @@ static void event(struct wtree *w, const struct inotify_event *ev, bool *again,
 		strcmp(ev->name, ".vx") == 0)
 		w->gone = true;
 	if (ev->mask & IN_MOVE_SELF)
-		*again = true; /* its path and its subdirectories' are stale */
+		w->stale = true; /* its path and its subdirectories' are stale */
 	if (!(ev->mask & IN_ISDIR) || !ev->len || pruned(ev->name))
 		return;
 	if (ev->mask & IN_MOVED_FROM)
-		*again = true;
-	else if ((ev->mask & (IN_CREATE | IN_MOVED_TO)) && dir && !*again) {
+		w->stale = true;
+	else if ((ev->mask & (IN_CREATE | IN_MOVED_TO)) && dir && !w->stale) {
 		char *sub = xasprintf("%s/%s", strcmp(dir, "/") ? dir : "", ev->name);
 		if (add_tree(w, sub) != 0)
-			*again = true; /* tried again whole; a second failure is the caller's */
+			w->stale = true; /* tried again whole; a second failure is the caller's */
 		free(sub);
 	}
 }
 
-int wtree_read(struct wtree *w, void (*cookie)(void *arg, uint64_t n), void *arg, bool *rebuilt)
+void wtree_read(struct wtree *w, void (*cookie)(void *arg, uint64_t n), void *arg)
 {
-	*rebuilt = false;
 	char buf[64 * 1024] __attribute__((aligned(__alignof__(struct inotify_event))));
-	bool again = false;
 	for (;;) {
 		ssize_t n = read(w->fd, buf, sizeof(buf));
 		if (n < 0 && errno == EINTR)
@@ -221,15 +220,19 @@ int wtree_read(struct wtree *w, void (*cookie)(void *arg, uint64_t n), void *arg
 			break;
 		for (char *p = buf; p < buf + n;) {
 			const struct inotify_event *ev = (const struct inotify_event *)p;
-			event(w, ev, &again, cookie, arg);
+			event(w, ev, cookie, arg);
 			p += sizeof(*ev) + ev->len;
 		}
 	}
-	if (again && !w->gone) {
-		*rebuilt = true;
-		return rebuild(w);
-	}
-	return 0;
+}
+
+int wtree_fresh(struct wtree *w)
+{
+	if (!w->stale || w->gone)
+		return 0;
+	if (rebuild(w) != 0)
+		return -1;
+	return 1;
 }
 
 void wtree_close(struct wtree *w)
