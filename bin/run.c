@@ -838,6 +838,10 @@ static const char run_usage[] =
 	"  --remote-cache URL  also a remote HTTP cache (VX_REMOTE_CACHE): local first, then\n"
 	"                    remote; successes uploaded (not with VX_REMOTE_CACHE_READONLY=1)\n"
 	"\n"
+	"A run of the same tasks in an unchanged workspace is replayed from the last\n"
+	"one (vx-watch, started by the first run, says whether anything changed);\n"
+	"VX_WATCH=0 checks every file instead.\n"
+	"\n"
 	"Exit status: 0 every task passed or hit, 1 a task failed, 2 refused before\n"
 	"running (usage, config), 130/143 interrupted.\n";
 
