@@ -3,7 +3,8 @@
  * root (docs/protocol.md, "vx-watch"). vx run starts it, detached; it exits
  * after VX_WATCH_IDLE seconds without a query (default 10800), when the root
  * or its .vx goes away, or on "quit". One per root: .vx/watch.lock. When the
- * tree cannot be watched whole (the inotify watch limit), it writes why to
+ * tree cannot be watched whole for a reason that lasts (the inotify watch
+ * limit, an unreadable directory, a remote file system), it writes why to
  * .vx/watch-off, which stops vx run from starting it again, and exits 1. */
 #include <errno.h>
 #include <fcntl.h>
@@ -135,9 +136,14 @@ static int listen_here(void)
 	return s;
 }
 
+/* A tree that cannot be watched whole. What lasts (the watch limit, an
+ * unreadable directory, a remote file system) is written to watch-off so
+ * vx run stops starting vx-watch; what passes (the inotify instance limit,
+ * memory) is not, and the next run tries again. */
 static void refuse(const char *root, int e)
 {
-	FILE *f = fopen("watch-off", "w");
+	bool lasts = e == ENOSPC || e == EACCES || e == EPERM || e == EREMOTE;
+	FILE *f = lasts ? fopen("watch-off", "w") : NULL;
 	if (f) {
 		fprintf(f, "vx-watch: unable to watch '%s': %s%s\n", root, strerror(e),
 			e == ENOSPC    ? " (the inotify watch limit: raise fs.inotify.max_user_watches, "
