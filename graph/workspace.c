@@ -17,6 +17,7 @@
 #include "par.h"
 #include "jsonl.h"
 #include "path.h"
+#include "walk.h"
 
 /* Parse text (read from shown, or NULL with err) as JSON; NULL when absent.
  * Malformed JSON and unreadable files are config errors. */
@@ -275,7 +276,7 @@ static void walk(struct workspace *ws, const struct patterns *ps, int dirfd, con
 		const char *n = de->d_name;
 		if (n[0] == '.' && (!n[1] || (n[1] == '.' && !n[2])))
 			continue;
-		if (strcmp(n, "node_modules") == 0 || strcmp(n, ".git") == 0 || strcmp(n, ".vx") == 0)
+		if (walk_walled(n))
 			continue;
 		unsigned char type = de->d_type;
 		if (type == DT_UNKNOWN) {

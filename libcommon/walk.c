@@ -83,7 +83,7 @@ static void list_dir(int dirfd, struct entries *e)
 	qsort_r(e->v, e->n, sizeof(*e->v), cmp_ent, e->names);
 }
 
-static bool walled(const char *nm)
+bool walk_walled(const char *nm)
 {
 	return strcmp(nm, "node_modules") == 0 || strcmp(nm, ".git") == 0 || strcmp(nm, ".vx") == 0;
 }
@@ -242,7 +242,7 @@ static int visit(const struct at *at, const char *rel, struct entries *e,
 									      : DT_UNKNOWN;
 		}
 		if (type == DT_DIR) {
-			if (walled(nm) || (o->skip && o->skip(child, o->arg)) || !may_descend(o, child))
+			if (walk_walled(nm) || (o->skip && o->skip(child, o->arg)) || !may_descend(o, child))
 				continue;
 			if (at->dirfd < 0) {
 				rc = walk_cached(at->pb, at->baselen, child, o, fn);

@@ -20,6 +20,10 @@
 
 typedef int (*walk_fn)(const char *rel, const struct stat *st, void *arg);
 
+/* Is name one of the directories no walk enters (node_modules, .git, .vx)?
+ * vx-graph's project search and vx-watch prune the same ones. */
+bool walk_walled(const char *name);
+
 /* A cache of directory listings (vx-key's stat cache). A listing is a blob:
  * per entry, sorted by name, its d_type byte, its name and a NUL. get returns
  * the listing of directory rel (base-relative, "" for base) when st, the

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "err.h"
+#include "walk.h"
 
 #define COOKIE "watch-cookie-"
 
@@ -19,12 +20,6 @@ static const uint32_t TREE_MASK = IN_MODIFY | IN_ATTRIB | IN_CLOSE_WRITE | IN_MO
 				  IN_MOVE_SELF | IN_ONLYDIR | IN_DONT_FOLLOW | IN_EXCL_UNLINK;
 static const uint32_t VX_MASK = IN_CREATE | IN_DELETE_SELF | IN_MOVE_SELF | IN_ONLYDIR |
 				IN_DONT_FOLLOW;
-
-static bool pruned(const char *name)
-{
-	return strcmp(name, "node_modules") == 0 || strcmp(name, ".git") == 0 ||
-	       strcmp(name, ".vx") == 0;
-}
 
 static void set_path(struct wtree *w, int wd, const char *path)
 {
@@ -81,7 +76,7 @@ static int add_tree(struct wtree *w, const char *dir)
 	int r = 0;
 	while (r == 0 && (e = readdir(d))) {
 		const char *n = e->d_name;
-		if ((n[0] == '.' && (!n[1] || (n[1] == '.' && !n[2]))) || pruned(n))
+		if ((n[0] == '.' && (!n[1] || (n[1] == '.' && !n[2]))) || walk_walled(n))
 			continue;
 		bool isdir = e->d_type == DT_DIR;
 		if (e->d_type == DT_UNKNOWN) {
@@ -197,7 +192,7 @@ static void event(struct wtree *w, const struct inotify_event *ev,
 		w->gone = true;
 	if (ev->mask & IN_MOVE_SELF)
 		w->stale = true; /* its path and its subdirectories' are stale */
-	if (!(ev->mask & IN_ISDIR) || !ev->len || pruned(ev->name))
+	if (!(ev->mask & IN_ISDIR) || !ev->len || walk_walled(ev->name))
 		return;
 	if (ev->mask & IN_MOVED_FROM)
 		w->stale = true;
