@@ -1,7 +1,7 @@
 /* watch.h: a workspace tree under inotify, vx-watch's core.
  *
  * wtree_open watches every directory under root except those named
- * node_modules, .git or .vx at any depth (walk.h prunes the same names:
+ * node_modules, .git or .vx at any depth (walk_walled, the names walk.h prunes:
  * neither a key nor the graph reads there), plus <root>/.vx itself for the
  * sync cookies only. gen counts what was seen: every event under a watched
  * directory (an entry created, removed, moved, written, closed after a
