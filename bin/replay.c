@@ -19,17 +19,12 @@
 #include "runcache.h"
 #include "slots.h"
 #include "ui.h"
+#include "wsroot.h"
 
 #define HEADER "vx-run 1\n"
 #define SLOTS 8
 
 extern char **environ;
-
-/* the root's files every key folds (key.c's workspace fingerprint) */
-static const char *const fingerprint[] = {
-	"package-lock.json", "yarn.lock", "pnpm-lock.yaml", "bun.lock", "bun.lockb",
-	"pnpm-workspace.yaml",
-};
 
 static char *memo_path(const char *root, char *const *args, int nargs)
 {
@@ -190,8 +185,8 @@ void replay_save(const char *root, char *const *args, int nargs, const char *tok
 	char **names = xcalloc(1, sizeof(*names));
 	size_t nn = 0;
 	bool ok = n > 0;
-	for (size_t i = 0; ok && i < sizeof(fingerprint) / sizeof(*fingerprint); i++)
-		ok = no_symlink(rootfd, fingerprint[i]);
+	for (size_t i = 0; ok && i < WSROOT_NFINGERPRINT; i++)
+		ok = no_symlink(rootfd, wsroot_fingerprint[i]);
 	for (size_t i = 0; ok && i < n; i++)
 		ok = replayable(rootfd, recs[i], &names, &nn);
 	close(rootfd);

@@ -16,14 +16,10 @@
 #include "err.h"
 #include "glob.h"
 #include "path.h"
+#include "wsroot.h"
 
 #define KEY_FORMAT "vx-key 2"
 
-static const char *const fingerprint_files[] = {
-	"package-lock.json", "yarn.lock", "pnpm-lock.yaml", "bun.lock", "bun.lockb",
-	"pnpm-workspace.yaml",
-};
-#define NFP (sizeof(fingerprint_files) / sizeof(*fingerprint_files))
 
 /* What the final rule needs of a task already keyed. */
 struct task {
@@ -341,12 +337,12 @@ static int fingerprint(struct keyer *k, uint8_t out[16])
 		memcpy(out, k->fp, 16);
 		return 0;
 	}
-	uint8_t h[NFP][16];
-	bool present[NFP];
+	uint8_t h[WSROOT_NFINGERPRINT][16];
+	bool present[WSROOT_NFINGERPRINT];
 	uint64_t n = 0;
 	size_t linked = k->in.linked;
-	for (size_t i = 0; i < NFP; i++) {
-		int r = inputs_hash_file(&k->in, fingerprint_files[i], h[i]);
+	for (size_t i = 0; i < WSROOT_NFINGERPRINT; i++) {
+		int r = inputs_hash_file(&k->in, wsroot_fingerprint[i], h[i]);
 		if (r < 0)
 			return -1;
 		present[i] = r == 1;
@@ -356,10 +352,10 @@ static int fingerprint(struct keyer *k, uint8_t out[16])
 	XXH3_state_t s;
 	XXH3_128bits_reset(&s);
 	put_u64(&s, n);
-	for (size_t i = 0; i < NFP; i++) {
+	for (size_t i = 0; i < WSROOT_NFINGERPRINT; i++) {
 		if (!present[i])
 			continue;
-		put_str(&s, fingerprint_files[i]);
+		put_str(&s, wsroot_fingerprint[i]);
 		put(&s, h[i], 16);
 	}
 	digest16(&s, k->fp);
@@ -537,8 +533,8 @@ static bool is_final(struct keyer *k, const struct task *t, const cJSON *rec, co
 			list_add(&reads, &nr, under(".", pre));
 			free(pre);
 		}
-		for (size_t i = 0; i < NFP; i++)
-			list_add(&reads, &nr, xstrdup(fingerprint_files[i]));
+		for (size_t i = 0; i < WSROOT_NFINGERPRINT; i++)
+			list_add(&reads, &nr, xstrdup(wsroot_fingerprint[i]));
 	}
 	/* every transitive dependency's reach against those reads */
 	bool final = true;

@@ -12,6 +12,11 @@
 #include "fileio.h"
 #include "path.h"
 
+const char *const wsroot_fingerprint[WSROOT_NFINGERPRINT] = {
+	"package-lock.json", "yarn.lock", "pnpm-lock.yaml", "bun.lock", "bun.lockb",
+	"pnpm-workspace.yaml",
+};
+
 int wsroot_find(const char *start, const char *override, bool loud, char **root)
 {
 	if (override) {

@@ -14,4 +14,8 @@
 
 int wsroot_find(const char *start, const char *override, bool loud, char **root);
 
+/* The root's files every key folds, the workspace fingerprint. */
+extern const char *const wsroot_fingerprint[];
+#define WSROOT_NFINGERPRINT 6
+
 #endif
