@@ -61,7 +61,7 @@ static int by_str(const void *a, const void *b)
 /* The programs a run starts and the environment it reads, as 16 hex: the
  * named variables (sorted, unique), every VX_ one and HOME, and the working
  * directory when VX_CACHE_DIR is relative to it. */
-static void digest(char **names, size_t n, char out[17])
+static void digest(char *const *names, size_t n, char out[17])
 {
 	XXH3_state_t *s = XXH3_createState();
 	XXH3_64bits_reset(s);
@@ -80,8 +80,8 @@ static void digest(char **names, size_t n, char out[17])
 			XXH3_64bits_update(s, v, strlen(v) + 1);
 	}
 	size_t nvx = 0;
-	for (char **e = environ; *e; e++)
-		nvx += strncmp(*e, "VX_", 3) == 0 || strncmp(*e, "HOME=", 5) == 0;
+	while (environ[nvx])
+		nvx++;
 	char **vx = xcalloc(nvx + 1, sizeof(*vx));
 	nvx = 0;
 	for (char **e = environ; *e; e++)
@@ -236,23 +236,19 @@ struct remembered {
 	struct ui_buf log;
 };
 
-/* Split line at tabs into at most max fields; the count. */
+/* Split line at every tab into v (at most max fields); the count. */
 static size_t fields(char *line, char **v, size_t max)
 {
 	size_t n = 0;
-	while (n < max) {
-		v[n++] = line;
-		char *t = strchr(line, '\t');
-		if (!t)
-			break;
-		*t = '\0';
-		line = t + 1;
+	for (char *p = line; p && n < max; n++) {
+		v[n] = p;
+		if ((p = strchr(p, '\t')))
+			*p++ = '\0';
 	}
 	return n;
 }
 
-int replay_try(struct runcache *rc, const char *root, char *const *args, int nargs,
-	const char *tok, bool json)
+int replay_try(const char *root, char *const *args, int nargs, const char *tok, bool json)
 {
 	double t0 = ui_now_ms();
 	char *file = memo_path(root, args, nargs);
@@ -260,9 +256,10 @@ int replay_try(struct runcache *rc, const char *root, char *const *args, int nar
 	char *text = fileio_read_at(AT_FDCWD, file, &len);
 	free(file);
 	struct remembered *t = NULL;
-	char **names = NULL;
-	size_t n = 0, nn = 0;
+	char **f = NULL;
+	size_t n = 0;
 	int rc_out = -1;
+	struct runcache rc = {0};
 	/* the last line, "end\t<16 hex>\n", sums every byte before it */
 	if (!text || len < sizeof(HEADER) + 21 || memcmp(text, HEADER, sizeof(HEADER) - 1) != 0 ||
 		text[len - 1] != '\n')
@@ -273,32 +270,29 @@ int replay_try(struct runcache *rc, const char *root, char *const *args, int nar
 	if (memcmp(end, "end\t", 4) != 0 || memcmp(end + 4, sum, 16) != 0)
 		goto out;
 	*end = '\0';
-	char *line = text + sizeof(HEADER) - 1, *nl, *f[5];
-	bool env_ok = false, tok_ok = false;
-	for (; *line; line = nl + 1) {
+	/* the token first: a run after a change stops here, having stat'ed nothing */
+	size_t max = 1; /* no line has more fields than the file has tabs, plus one */
+	for (const char *p = text; (p = strchr(p, '\t')); p++)
+		max++;
+	f = xcalloc(max, sizeof(*f));
+	char *line = text + sizeof(HEADER) - 1, *nl;
+	bool env_ok = false;
+	if (strncmp(line, "token\t", 6) != 0 || !(nl = strchr(line, '\n')))
+		goto out;
+	*nl = '\0';
+	if (strcmp(line + 6, tok) != 0)
+		goto out;
+	for (line = nl + 1; *line; line = nl + 1) {
 		if (!(nl = strchr(line, '\n')))
 			goto out;
 		*nl = '\0';
-		size_t k = fields(line, f, 5);
-		if (strcmp(f[0], "token") == 0 && k == 2) {
-			tok_ok = strcmp(f[1], tok) == 0;
-		} else if (strcmp(f[0], "env") == 0 && k >= 2) {
-			/* "env\t<digest>[\t<name>]...": fields() stopped at 5 */
-			char *want = f[1];
-			for (size_t i = 2; i < k; i++)
-				f[i][-1] = '\t';
-			char *p = k > 2 ? f[2] : NULL;
-			if (p)
-				p[-1] = '\0';
-			while (p) {
-				names = xrealloc(names, (nn + 1) * sizeof(*names));
-				names[nn++] = p;
-				if ((p = strchr(p, '\t')))
-					*p++ = '\0';
-			}
+		size_t k = fields(line, f, max);
+		if (strcmp(f[0], "env") == 0 && k >= 2) {
 			char got[17];
-			digest(names, nn, got);
-			env_ok = strcmp(got, want) == 0;
+			digest(f + 2, k - 2, got);
+			env_ok = strcmp(got, f[1]) == 0;
+			if (!env_ok)
+				goto out;
 		} else if (strcmp(f[0], "task") == 0 && k == 5 && strlen(f[1]) == 1 &&
 			   strlen(f[2]) == 32) {
 			t = xrealloc(t, (n + 1) * sizeof(*t));
@@ -309,10 +303,11 @@ int replay_try(struct runcache *rc, const char *root, char *const *args, int nar
 			goto out;
 		}
 	}
-	if (!tok_ok || !env_ok || !n)
+	if (!env_ok || !n)
 		goto out;
+	runcache_open(&rc, root);
 	for (size_t i = 0; i < n; i++)
-		if (t[i].kind == 'e' && !runcache_hit_vouched(rc, t[i].key, root, t[i].dir, &t[i].log))
+		if (t[i].kind == 'e' && !runcache_hit_vouched(&rc, t[i].key, root, t[i].dir, &t[i].log))
 			goto out;
 	struct ui ui;
 	ui_init(&ui, json);
@@ -328,10 +323,12 @@ int replay_try(struct runcache *rc, const char *root, char *const *args, int nar
 	ui_summary(&ui, n, ui_now_ms() - t0);
 	rc_out = jsonl_out_finish();
 out:
+	if (rc.c)
+		runcache_close(&rc);
 	for (size_t i = 0; i < n; i++)
 		ui_buf_free(&t[i].log);
 	free(t);
-	free(names);
+	free(f);
 	free(text);
 	return rc_out;
 }

@@ -28,11 +28,8 @@
 
 #include <cjson/cJSON.h>
 
-struct runcache;
-
 void replay_save(const char *root, char *const *args, int nargs, const char *tok,
 	cJSON *const *recs, size_t n);
-int replay_try(struct runcache *rc, const char *root, char *const *args, int nargs,
-	const char *tok, bool json);
+int replay_try(const char *root, char *const *args, int nargs, const char *tok, bool json);
 
 #endif

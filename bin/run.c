@@ -940,9 +940,7 @@ int run_main(int argc, char **argv)
 	bool watched = r.use_cache && !r.force && !(remote && *remote) &&
 		       wsroot_find(".", r.root, false, &r.wroot) == 0 && watchq_token(r.wroot, tok);
 	if (watched) {
-		runcache_open(&r.cache, r.wroot);
-		int out = replay_try(&r.cache, r.wroot, argv + optind, argc - optind, tok, r.json);
-		runcache_close(&r.cache);
+		int out = replay_try(r.wroot, argv + optind, argc - optind, tok, r.json);
 		if (out >= 0)
 			return out;
 	}
