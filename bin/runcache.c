@@ -43,6 +43,21 @@ void runcache_remote(struct runcache *rc, const char *url)
 	rc->remote = remote_open(url, getenv("VX_REMOTE_CACHE_TOKEN"), ro && strcmp(ro, "1") == 0);
 }
 
+/* A hit in place by the cache's memo (outputs as the last check found
+ * them: no manifest to read), its log added to *log. Not with a remote,
+ * whose lookups also want every blob present. */
+static bool in_place(struct runcache *rc, const char *key, const char *proj, bool vouched,
+	struct ui_buf *log)
+{
+	char *text;
+	size_t len = 0;
+	if (rc->remote || !cache_hit_in_place(rc->c, key, proj, vouched, &text, &len))
+		return false;
+	ui_buf_add(log, text, len);
+	free(text);
+	return true;
+}
+
 int runcache_hit(struct runcache *rc, const char *key, const char *root, const char *dir,
 	struct ui_buf *log, struct runcache_write **out)
 {
@@ -51,14 +66,8 @@ int runcache_hit(struct runcache *rc, const char *key, const char *root, const c
 	if (!rc->c)
 		return 0;
 	char *proj = path_join(root, dir);
-	/* outputs as the last check found them: no manifest to read. Not with
-	 * a remote, whose lookups also want every blob present */
-	char *text;
-	size_t len = 0;
-	if (!rc->remote && cache_hit_in_place(rc->c, key, proj, false, &text, &len)) {
+	if (in_place(rc, key, proj, false, log)) {
 		free(proj);
-		ui_buf_add(log, text, len);
-		free(text);
 		return 1;
 	}
 	/* locally only the manifest is checked: the restore hashes every blob
@@ -72,7 +81,8 @@ int runcache_hit(struct runcache *rc, const char *key, const char *root, const c
 		free(proj);
 		return 0;
 	}
-	text = cache_entry_log(rc->c, e, &len);
+	size_t len = 0;
+	char *text = cache_entry_log(rc->c, e, &len);
 	struct cache_writes *w = NULL;
 	int r = text ? cache_restore_check(rc->c, e, proj, &w) : -1;
 	free(proj);
@@ -97,16 +107,11 @@ int runcache_hit(struct runcache *rc, const char *key, const char *root, const c
 int runcache_hit_vouched(struct runcache *rc, const char *key, const char *root, const char *dir,
 	struct ui_buf *log)
 {
-	if (!rc->c || rc->remote)
+	if (!rc->c)
 		return 0;
-	char *proj = path_join(root, dir), *text;
-	size_t len = 0;
-	int r = cache_hit_in_place(rc->c, key, proj, true, &text, &len);
+	char *proj = path_join(root, dir);
+	bool r = in_place(rc, key, proj, true, log);
 	free(proj);
-	if (r) {
-		ui_buf_add(log, text, len);
-		free(text);
-	}
 	return r;
 }
 
