@@ -439,6 +439,9 @@ static void start(struct run *r, struct rtask *t)
 		}
 	}
 
+	/* what it writes into its outputs must not reach the shadow's links */
+	runcache_unshadow(&r->cache, r->root, t->dir);
+
 	/* the environment, with node_modules/.bin of the project and the root first */
 	size_t ne = 0;
 	while (environ[ne])

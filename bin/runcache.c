@@ -37,6 +37,13 @@ void runcache_open(struct runcache *rc, const char *root)
 	free(state);
 }
 
+void runcache_unshadow(struct runcache *rc, const char *root, const char *dir)
+{
+	char *proj = path_join(root, dir);
+	cache_shadow_drop(rc->c, proj);
+	free(proj);
+}
+
 void runcache_remote(struct runcache *rc, const char *url)
 {
 	const char *ro = getenv("VX_REMOTE_CACHE_READONLY");

@@ -68,6 +68,10 @@ bool runcache_written(struct runcache_write *job);
  * upload it to the remote (which never fails the save). 0 or -1. */
 int runcache_save(struct runcache *rc, const char *key, const char *root, const char *dir,
 	const cJSON *rec, const char *log, size_t loglen, long ms);
+/* A task is about to run in root/dir: its project's outputs lose their
+ * second links in the checkout's shadow (cache.h), so that what the task
+ * writes into them stays in the project. */
+void runcache_unshadow(struct runcache *rc, const char *root, const char *dir);
 void runcache_close(struct runcache *rc);
 /* Empty the cache. 0 or -1 (after a message). */
 int runcache_clean(struct runcache *rc);

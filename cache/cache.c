@@ -18,6 +18,7 @@
 #include "fileio.h"
 #include "hash.h"
 #include "path.h"
+#include "shadow.h"
 #include "strmap.h"
 
 struct cache *cache_open(const char *dir, const char *statedir)
@@ -31,7 +32,7 @@ struct cache *cache_open(const char *dir, const char *statedir)
 	c->nonce = (unsigned)ts.tv_nsec ^ ((unsigned)c->pid << 12);
 	c->umask = umask(0);
 	umask(c->umask);
-	c->acfd = c->casfd = -1;
+	c->acfd = c->casfd = c->shadowfd = -1;
 	pthread_mutex_init(&c->stamp_mu, NULL);
 	return c;
 }
@@ -43,6 +44,8 @@ void cache_close(struct cache *c)
 	cache_stamp_close(c);
 	cache_inplace_close(c);
 	cache_forget_dirs(c);
+	if (c->shadowfd >= 0)
+		close(c->shadowfd);
 	pthread_mutex_destroy(&c->stamp_mu);
 	free(c->dir);
 	free(c->statedir);
@@ -141,6 +144,34 @@ static int subdir(struct cache *c, int *fd, const char *name)
 		return have;
 	}
 	return mine;
+}
+
+int cache_shadow_root(struct cache *c)
+{
+	int have = __atomic_load_n(&c->shadowfd, __ATOMIC_ACQUIRE);
+	if (have >= 0 || !c->statedir)
+		return have;
+	int mine = shadow_root_open(c->statedir, true);
+	if (mine >= 0 && !__atomic_compare_exchange_n(&c->shadowfd, &have, mine, false,
+				 __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
+		close(mine);
+		return have;
+	}
+	return mine;
+}
+
+const char *cache_shadow_rel(const struct cache *c, const char *projdir)
+{
+	const char *slash = c->statedir ? strrchr(c->statedir, '/') : NULL;
+	return slash ? shadow_rel(c->statedir, (size_t)(slash - c->statedir), projdir) : NULL;
+}
+
+void cache_shadow_drop(struct cache *c, const char *projdir)
+{
+	const char *rel = cache_shadow_rel(c, projdir);
+	int fd = rel ? cache_shadow_root(c) : -1;
+	if (fd >= 0 && shadow_drop(fd, rel) != 0)
+		err_warn_errno("unable to remove the shadow of '%s' (.vx/shadow)", projdir);
 }
 
 int cache_blob_stat(struct cache *c, const char *hash, struct stat *st)
@@ -562,5 +593,17 @@ int cache_clean(struct cache *c)
 	free(parent);
 	free(prefix);
 	free(real);
+	/* the checkout's shadow holds outputs' bytes too: a clean frees them */
+	if (c->statedir) {
+		if (c->shadowfd >= 0)
+			close(c->shadowfd);
+		c->shadowfd = -1;
+		char *sh = xasprintf("%s/shadow", c->statedir);
+		if (rm_tree(sh) != 0) {
+			err_warn_errno("unable to remove '%s'", sh);
+			r = -1;
+		}
+		free(sh);
+	}
 	return r;
 }

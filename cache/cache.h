@@ -14,8 +14,11 @@
  * unless all of them check out.
  * Outputs are never written through a symlink. The per-checkout state
  * directory (the driver's <root>/.vx) keeps stamps that let a rerun skip
- * outputs already identical without rehashing them, and a memo of entries
- * found whole in place that lets a rerun skip their manifests too.
+ * outputs already identical without rehashing them, a memo of entries
+ * found whole in place that lets a rerun skip their manifests too, and a
+ * shadow (shadow.h): a second hard link to each output written, so that an
+ * output deleted since is restored by a link, after its bytes are hashed,
+ * instead of a copy.
  *
  * Ownership: struct cache and struct cache_entry belong to the caller and are
  * freed with cache_close and cache_entry_free; strings returned by
@@ -86,6 +89,12 @@ struct cache_writes;
 int cache_restore_check(struct cache *c, const struct cache_entry *e, const char *projdir,
 	struct cache_writes **w);
 int cache_restore_write(struct cache *c, struct cache_writes *w);
+
+/* Before a task runs in projdir: its outputs' second links in the
+ * checkout's shadow (shadow.h) are removed, so that the task's writes to
+ * them reach nothing outside the project. Failures only cost speed (a
+ * later restore verifies the shadow's bytes before it links them). */
+void cache_shadow_drop(struct cache *c, const char *projdir);
 
 struct cache_save {
 	const char *key;

@@ -38,6 +38,7 @@ struct cache {
 	bool swept;       /* stale temporaries removed once per process */
 	bool openat2_off; /* the kernel (or a seccomp filter) refused openat2 */
 	int acfd, casfd;  /* ac/ and cas/ for lookups, -1 until needed */
+	int shadowfd;     /* <statedir>/shadow (shadow.h), -1 until needed */
 	struct cache_stamp *stamp; /* stamp.c's, loaded on first use */
 	struct cache_inplace *inplace; /* inplace.c's, the same way */
 	pthread_mutex_t stamp_mu; /* both of them */
@@ -80,6 +81,13 @@ char *cache_state_read(const char *path, size_t *len, struct timespec *at);
  * before the checkout moved (their absolute paths are all that differ):
  * nothing asks for them again, and they are not written back. */
 bool cache_in_checkout(const struct cache *c, const char *path);
+/* <statedir>/shadow, made and opened on first use: an fd the cache keeps,
+ * or -1 (no state directory, or it cannot be made: every output is then
+ * copied). */
+int cache_shadow_root(struct cache *c);
+/* projdir's path from the checkout's root (shadow.h's projrel), or NULL:
+ * no state directory, or projdir is not in the checkout. */
+const char *cache_shadow_rel(const struct cache *c, const char *projdir);
 /* lstat ac/<key>.json: 0, or -1 with errno set. */
 int cache_manifest_stat(struct cache *c, const char *key, struct stat *st);
 /* Drop the directory fds: after a save made the directories, or a clean

@@ -2,8 +2,10 @@
  *
  * Three passes: find the outputs that differ (a stamp, else their bytes,
  * say which are already right); stage each one under a temporary name
- * beside its target, checking the blob's hash while copying; only when every
- * one staged, rename them into place. A bad blob therefore changes nothing.
+ * beside its target, checking the blob's hash while copying (or, when the
+ * checkout's shadow holds the output's bytes, its hash while reading them,
+ * then a hard link: shadow.h); only when every one staged, rename them
+ * into place. A bad blob therefore changes nothing.
  * Directories are reached with openat2(RESOLVE_BENEATH|RESOLVE_NO_SYMLINKS),
  * else part by part with O_NOFOLLOW: a symlink planted in the project (dist
  * -> /etc) fails the restore instead of redirecting a write.
@@ -24,6 +26,7 @@
 
 #include "cache_int.h"
 #include "err.h"
+#include "shadow.h"
 
 int cache_open_beneath(struct cache *c, int projfd, const char *reldir, bool create)
 {
@@ -189,12 +192,54 @@ struct todo {
 	struct stat st; /* of the restored file, for the stamp */
 };
 
-/* Stage one output beside its target. A blob whose bytes do not match its
- * name is removed from the cache, so the next save writes it afresh. */
-static int stage(struct cache *c, int dfd, struct todo *t)
+struct cache_writes {
+	char *projdir;
+	int projfd;
+	int shadowfd; /* the project's shadow (shadow.h), or -1 */
+	const char *projrel; /* in projdir */
+	struct todo *todo;
+	size_t n;
+};
+
+/* Stage t by a link to its shadow name, when that holds t's bytes and mode
+ * and no other link: 0, else -1 (copy it). The link is checked to be the
+ * inode that was hashed: another run may have replaced the name since. */
+static int stage_link(int sfd, const char *name, int dfd, struct todo *t)
+{
+	int fd = openat(sfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	struct stat st, lst;
+	size_t n;
+	char got[33];
+	bool ok = fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_nlink == 1 &&
+		st.st_uid == geteuid() && (st.st_mode & 07777) == t->cf.mode &&
+		(size_t)st.st_size == t->cf.size && copy_hash(fd, -1, t->cf.size, &n, got) == 0 &&
+		n == t->cf.size && strcmp(got, t->cf.hash) == 0;
+	close(fd);
+	if (!ok || linkat(sfd, name, dfd, t->tmp, 0) != 0)
+		return -1;
+	if (fstatat(dfd, t->tmp, &lst, AT_SYMLINK_NOFOLLOW) == 0 && lst.st_ino == st.st_ino &&
+		lst.st_dev == st.st_dev && lst.st_nlink == 2)
+		return 0;
+	unlinkat(dfd, t->tmp, 0);
+	return -1;
+}
+
+/* Stage one output beside its target: a link to its shadow when that holds
+ * its bytes, else a copy of its blob, which the shadow then links to. A
+ * blob whose bytes do not match its name is removed from the cache, so the
+ * next save writes it afresh. */
+static int stage(struct cache *c, const struct cache_writes *w, int dfd, struct todo *t)
 {
 	snprintf(t->tmp, sizeof(t->tmp), CACHE_RESTORE_TMP "%d.%x.%u", c->pid, c->nonce,
 		__atomic_fetch_add(&c->seq, 1, __ATOMIC_RELAXED));
+	char sdir[SHADOW_NAME_LEN + 1], sname[SHADOW_NAME_LEN + 1];
+	if (w->shadowfd >= 0 && t->cf.hash) {
+		shadow_names(w->projrel, t->cf.path, sdir, sname);
+		if (stage_link(w->shadowfd, sname, dfd, t) == 0)
+			return 0;
+	}
 	if (t->cf.link) {
 		if (symlinkat(t->cf.link, dfd, t->tmp) == 0)
 			return 0;
@@ -238,24 +283,23 @@ static int stage(struct cache *c, int dfd, struct todo *t)
 		err_warn_errno("unable to restore '%s'", t->cf.path);
 		r = -1;
 	}
-	if (r == 0)
+	if (r == 0) {
+		/* the shadow's name for it now (failures only cost the next restore) */
+		if (w->shadowfd >= 0 && (unlinkat(w->shadowfd, sname, 0) == 0 || errno == ENOENT))
+			linkat(dfd, t->tmp, w->shadowfd, sname, 0);
 		return 0;
+	}
 	unlinkat(dfd, t->tmp, 0);
 	t->tmp[0] = '\0';
 	return -1;
 }
 
-struct cache_writes {
-	char *projdir;
-	int projfd;
-	struct todo *todo;
-	size_t n;
-};
-
 static void writes_free(struct cache_writes *w)
 {
 	if (w->projfd >= 0)
 		close(w->projfd);
+	if (w->shadowfd >= 0)
+		close(w->shadowfd);
 	free(w->projdir);
 	free(w->todo);
 	free(w);
@@ -361,6 +405,10 @@ int cache_restore_check(struct cache *c, const struct cache_entry *e, const char
 	struct cache_writes *w = *out = xcalloc(1, sizeof(*w));
 	w->projdir = xstrdup(projdir);
 	w->projfd = projfd;
+	const char *pr = cache_shadow_rel(c, projdir);
+	int sroot = pr ? cache_shadow_root(c) : -1;
+	w->shadowfd = sroot >= 0 ? shadow_proj_open(sroot, pr, true) : -1;
+	w->projrel = pr ? w->projdir + (pr - projdir) : NULL;
 	w->todo = todo;
 	w->n = n;
 	return 1;
@@ -380,7 +428,7 @@ int cache_restore_write(struct cache *c, struct cache_writes *w)
 				 "not a directory", t->cf.path);
 			r = -1;
 		} else {
-			r = stage(c, dfd, t);
+			r = stage(c, w, dfd, t);
 		}
 		if (r != 0)
 			break;

@@ -23,6 +23,7 @@
 #include "cache_int.h"
 #include "err.h"
 #include "hash.h"
+#include "shadow.h"
 #include "walk.h"
 
 /* outputs up to this size are hashed in memory before the cache is touched,
@@ -33,6 +34,8 @@ struct saver {
 	struct cache *c;
 	const char *projdir;
 	int projfd;
+	int shadowfd; /* the project's shadow (shadow.h), or -1 */
+	const char *projrel;
 	cJSON *files;
 };
 
@@ -232,6 +235,14 @@ static int collect_one(const char *rel, const struct stat *lst, void *arg)
 			cJSON_AddStringToObject(f, "link", target);
 		}
 	} else {
+		/* the shadow's name for it, before the stat the stamp keeps (a
+		 * link moves the ctime); its bytes are hashed before any use */
+		if (sv->shadowfd >= 0 && S_ISREG(lst->st_mode) && lst->st_nlink == 1) {
+			char sdir[SHADOW_NAME_LEN + 1], sname[SHADOW_NAME_LEN + 1];
+			shadow_names(sv->projrel, rel, sdir, sname);
+			if (unlinkat(sv->shadowfd, sname, 0) == 0 || errno == ENOENT)
+				linkat(dfd, base, sv->shadowfd, sname, 0);
+		}
 		struct stat before, after;
 		int fd = openat(dfd, base, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
 		char hash[33];
@@ -324,6 +335,9 @@ int cache_save(struct cache *c, const struct cache_save *s)
 		err_warn_errno("unable to open '%s'", s->projdir);
 		return -1;
 	}
+	sv.projrel = cache_shadow_rel(c, s->projdir);
+	int sroot = sv.projrel ? cache_shadow_root(c) : -1;
+	sv.shadowfd = sroot >= 0 ? shadow_proj_open(sroot, sv.projrel, true) : -1;
 	cJSON *m = cJSON_CreateObject();
 	cJSON_AddNumberToObject(m, "v", CACHE_MANIFEST_VERSION);
 	cJSON_AddStringToObject(m, "key", s->key);
@@ -350,5 +364,7 @@ int cache_save(struct cache *c, const struct cache_save *s)
 	}
 	cJSON_Delete(m);
 	close(sv.projfd);
+	if (sv.shadowfd >= 0)
+		close(sv.shadowfd);
 	return r ? -1 : 0;
 }

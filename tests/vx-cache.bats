@@ -129,6 +129,8 @@ leftovers() {
 	printf 'X' | dd of="$blob" bs=1 count=1 conv=notrunc status=none
 	rm -rf "$P/dist"
 	mkdir "$P/dist"
+	# the shadow would give back the right bytes by a link: the blob is read
+	rm -rf "$P/.vx/shadow"
 	run -1 vx-cache restore "$K" "$P"
 	assert_line --partial 'is corrupt: removed'
 	assert_not_exist "$P/dist/a.js"
@@ -147,6 +149,7 @@ leftovers() {
 	run -0 save_p
 	echo 'edited' > "$P/dist/a.js"
 	rm "$P/dist/bin/run.sh"
+	rm -rf "$P/.vx/shadow"
 	blob=$(blob_of dist/bin/run.sh)
 	chmod u+w "$blob"
 	printf 'X' | dd of="$blob" bs=1 count=1 conv=notrunc status=none
@@ -155,6 +158,80 @@ leftovers() {
 	assert_equal "$(cat "$P/dist/a.js")" edited
 	assert_not_exist "$P/dist/bin/run.sh"
 	assert_equal "$(leftovers "$P")" ''
+}
+
+# shadow_of PATH: the checkout's shadow name of $P's output PATH (the file
+# of $P/.vx/shadow that is the same inode), or nothing
+shadow_of() {
+	find "$P/.vx/shadow" -samefile "$P/$1"
+}
+
+@test "an output deleted comes back as a link to the checkout's shadow, its bytes checked first" {
+	run -0 save_p
+	# the save gave each output a second name in the shadow
+	local ino shadow
+	ino=$(stat -c %i "$P/dist/a.js")
+	shadow=$(shadow_of dist/a.js)
+	[ -n "$shadow" ]
+	assert_equal "$(stat -c %h "$P/dist/a.js")" 2
+	rm -rf "$P/dist"
+	run -0 vx-cache restore "$K" "$P"
+	# the same inode, no copy: right bytes, right modes
+	assert_equal "$(stat -c %i "$P/dist/a.js")" "$ino"
+	cmp "$P/dist/a.js" "$BATS_TEST_DIRNAME/fixtures/vx-cache/proj/dist/a.js"
+	cmp "$P/dist/bin/run.sh" "$BATS_TEST_DIRNAME/fixtures/vx-cache/proj/dist/bin/run.sh"
+	assert_equal "$(stat -c %a "$P/dist/bin/run.sh")" 755
+	assert_equal "$(readlink "$P/dist/latest.js")" a.js
+	assert_equal "$(leftovers "$P")" ''
+}
+
+@test "a shadow whose bytes or mode changed is never linked: the blob's bytes come back" {
+	run -0 save_p
+	local shadow
+	shadow=$(shadow_of dist/a.js)
+	# written through the output's name (the same inode), same size, mtime
+	# put back; then the output deleted: the shadow holds the wrong bytes
+	m=$(stat -c %Y "$P/dist/a.js")
+	printf 'X' | dd of="$P/dist/a.js" bs=1 count=1 conv=notrunc status=none
+	touch -d "@$m" "$P/dist/a.js"
+	rm "$P/dist/a.js"
+	[ "$(head -c 1 "$shadow")" = X ]
+	run -0 vx-cache restore "$K" "$P"
+	cmp "$P/dist/a.js" "$BATS_TEST_DIRNAME/fixtures/vx-cache/proj/dist/a.js"
+	# and the shadow's name now holds the restored file
+	cmp "$(shadow_of dist/a.js)" "$BATS_TEST_DIRNAME/fixtures/vx-cache/proj/dist/a.js"
+	# a mode changed through the shadow's name: not linked either
+	shadow=$(shadow_of dist/bin/run.sh)
+	rm "$P/dist/bin/run.sh"
+	chmod 644 "$shadow"
+	run -0 vx-cache restore "$K" "$P"
+	assert_equal "$(stat -c %a "$P/dist/bin/run.sh")" 755
+}
+
+@test "a shadow name with another link, or that is a symlink, is never linked to" {
+	run -0 save_p
+	local shadow ino
+	# a third name outside the checkout: a restored output must never
+	# share its inode with a file elsewhere
+	shadow=$(shadow_of dist/a.js)
+	ino=$(stat -c %i "$shadow")
+	ln "$shadow" "$BATS_TEST_TMPDIR/elsewhere"
+	rm "$P/dist/a.js"
+	run -0 vx-cache restore "$K" "$P"
+	[ "$(stat -c %i "$P/dist/a.js")" != "$ino" ]
+	echo changed > "$P/dist/a.js"
+	cmp "$BATS_TEST_TMPDIR/elsewhere" "$BATS_TEST_DIRNAME/fixtures/vx-cache/proj/dist/a.js"
+	# a symlink in the shadow's place, to a file with the right bytes and
+	# mode: not followed, not linked to, and gone after the restore
+	shadow=$(shadow_of dist/bin/run.sh)
+	cp -p "$shadow" "$BATS_TEST_TMPDIR/target"
+	rm "$P/dist/bin/run.sh" "$shadow"
+	ln -s "$BATS_TEST_TMPDIR/target" "$shadow"
+	run -0 vx-cache restore "$K" "$P"
+	[ "$(stat -c %i "$P/dist/bin/run.sh")" != "$(stat -c %i "$BATS_TEST_TMPDIR/target")" ]
+	cmp "$P/dist/bin/run.sh" "$BATS_TEST_DIRNAME/fixtures/vx-cache/proj/dist/bin/run.sh"
+	[ ! -L "$shadow" ]
+	assert_equal "$(stat -c %h "$BATS_TEST_TMPDIR/target")" 1
 }
 
 @test "verify names an entry whose blob was corrupted" {
