@@ -35,6 +35,7 @@
 #include "cache_int.h"
 #include "err.h"
 #include "hash.h"
+#include "shadow.h"
 #include "strmap.h"
 
 #define MAGIC "vx-inplace 1\n\0\0"
@@ -343,9 +344,12 @@ void cache_inplace_note(struct cache *c, const struct cache_entry *e, const char
 		if (!cache_before(since, sts[k].st_mtim.tv_sec, sts[k].st_mtim.tv_nsec))
 			return;
 	/* an output with another name may change under it with no event in
-	 * its project: a memo vouched for by vx-watch (replay.h) must not hold it */
+	 * its project: a memo vouched for by vx-watch (replay.h) must not hold
+	 * it, unless that name is the checkout's shadow (shadow.h) */
+	const char *projrel = cache_shadow_rel(c, projdir);
 	for (size_t k = 0; k < n; k++)
-		if (S_ISREG(sts[k].st_mode) && sts[k].st_nlink > 1)
+		if (S_ISREG(sts[k].st_mode) && sts[k].st_nlink > 1 &&
+			!(projrel && shadow_holds(c->statedir, projrel, rels[k], &sts[k])))
 			return;
 	const cJSON *log = cJSON_GetObjectItemCaseSensitive(e->manifest, "log");
 	const cJSON *lh = cJSON_GetObjectItemCaseSensitive(log, "hash");

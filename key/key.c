@@ -16,6 +16,7 @@
 #include "err.h"
 #include "glob.h"
 #include "path.h"
+#include "shadow.h"
 #include "wsroot.h"
 
 #define KEY_FORMAT "vx-key 2"
@@ -364,6 +365,21 @@ static int fingerprint(struct keyer *k, uint8_t out[16])
 	return 0;
 }
 
+/* Has this input a second name that vx-watch does not see (replay.h)?
+ * Not when that name is the checkout's shadow of an output (shadow.h),
+ * which only vx writes, and never into the bytes. */
+static bool linked_elsewhere(const struct keyer *k, const char *base, const char *rel,
+	const struct stat *st)
+{
+	if (!S_ISREG(st->st_mode) || st->st_nlink < 2)
+		return false;
+	char *state = path_join(k->in.root, ".vx"), *proj = path_normalize(base);
+	bool own = shadow_holds(state, strcmp(proj, ".") == 0 ? "" : proj, rel, st);
+	free(state);
+	free(proj);
+	return !own;
+}
+
 /* The input files of an exec task, folded in and listed in ex. */
 static int fold_files(struct keyer *k, XXH3_state_t *s, const char *section, const char *base,
 	const char *const *globs, size_t ng, const char *const *outs, size_t no, cJSON *ex)
@@ -371,7 +387,7 @@ static int fold_files(struct keyer *k, XXH3_state_t *s, const char *section, con
 	struct inputs in;
 	int rc = inputs_collect(&k->in, base, globs, ng, outs, no, &in);
 	for (size_t i = 0; rc == 0 && i < in.n; i++)
-		if (S_ISREG(in.v[i].st.st_mode) && in.v[i].st.st_nlink > 1)
+		if (linked_elsewhere(k, base, input_rel(&in, i), &in.v[i].st))
 			k->in.linked++;
 	if (rc == 0)
 		rc = inputs_hash(&k->in, &in);

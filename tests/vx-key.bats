@@ -442,6 +442,18 @@ for line in open(sys.argv[1]):
 	keyed
 	assert_equal "$(member @x/ui#build linked)" true
 	assert_equal "$(member @x/ui#build key)" "$key"
+	# a second link that is the checkout's shadow (a saved output's, which
+	# only vx writes, and that vx-watch watches) is not flagged
+	rm "$BATS_TEST_TMPDIR/elsewhere.js"
+	run -0 vx-cache --dir "$BATS_TEST_TMPDIR/cache" --state "$WS/.vx" save \
+		0123456789abcdef0123456789abcdef "$WS/packages/ui" --outputs src/a.js
+	assert_equal "$(stat -c %h packages/ui/src/a.js)" 2
+	keyed
+	assert_equal "$(member @x/ui#build linked)" '<absent>'
+	# the same shadow with a third name elsewhere is
+	ln packages/ui/src/a.js "$BATS_TEST_TMPDIR/elsewhere.js"
+	keyed
+	assert_equal "$(member @x/ui#build linked)" true
 	# a root lockfile linked: every exec task
 	rm "$BATS_TEST_TMPDIR/elsewhere.js"
 	put package-lock.json '{}'
