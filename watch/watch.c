@@ -109,6 +109,13 @@ static int setup(struct wtree *w)
 	}
 	if (add_tree(w, w->root) != 0)
 		return -1;
+	/* the checkout's shadow of outputs (shadow.h): its files are outputs'
+	 * second names, so a write there is a write to an output */
+	char *shadow = xasprintf("%s/.vx/shadow", w->root);
+	int r = add_tree(w, shadow);
+	free(shadow);
+	if (r != 0)
+		return -1;
 	/* the root's descriptor: adding a watch again returns the same one */
 	w->rootwd = inotify_add_watch(w->fd, w->root, TREE_MASK);
 	if (w->rootwd < 0) {
@@ -170,6 +177,14 @@ static void event(struct wtree *w, const struct inotify_event *ev,
 		else if ((ev->mask & IN_CREATE) && ev->len &&
 			 strncmp(ev->name, COOKIE, sizeof(COOKIE) - 1) == 0)
 			cookie(arg, strtoull(ev->name + sizeof(COOKIE) - 1, NULL, 10));
+		else if ((ev->mask & IN_CREATE) && (ev->mask & IN_ISDIR) && ev->len &&
+			 strcmp(ev->name, "shadow") == 0) {
+			w->gen++;
+			char *shadow = xasprintf("%s/.vx/shadow", w->root);
+			if (add_tree(w, shadow) != 0)
+				w->stale = true;
+			free(shadow);
+		}
 		return;
 	}
 	const char *dir = ev->wd >= 0 && (size_t)ev->wd < w->npaths ? w->paths[ev->wd] : NULL;

@@ -3,7 +3,8 @@
  * wtree_open watches every directory under root except those named
  * node_modules, .git or .vx at any depth (walk_walled, the names walk.h prunes:
  * neither a key nor the graph reads there), plus <root>/.vx itself for the
- * sync cookies only. gen counts what was seen: every event under a watched
+ * sync cookies only, and the tree of <root>/.vx/shadow (shadow.h: its
+ * files are second names of outputs) like any other. gen counts what was seen: every event under a watched
  * directory (an entry created, removed, moved, written, closed after a
  * write, its attributes changed) adds one. A directory created or moved in
  * is watched at once, then listed, so nothing made inside it is missed. A
