@@ -219,8 +219,11 @@ static int stage_link(int sfd, const char *name, int dfd, struct todo *t)
 	close(fd);
 	if (!ok || linkat(sfd, name, dfd, t->tmp, 0) != 0)
 		return -1;
+	/* then dated now, as a copy would be: make-like tools compare an
+	 * output's mtime with its sources' */
 	if (fstatat(dfd, t->tmp, &lst, AT_SYMLINK_NOFOLLOW) == 0 && lst.st_ino == st.st_ino &&
-		lst.st_dev == st.st_dev && lst.st_nlink == 2)
+		lst.st_dev == st.st_dev && lst.st_nlink == 2 &&
+		utimensat(dfd, t->tmp, NULL, AT_SYMLINK_NOFOLLOW) == 0)
 		return 0;
 	unlinkat(dfd, t->tmp, 0);
 	return -1;

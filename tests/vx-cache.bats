@@ -174,10 +174,13 @@ shadow_of() {
 	shadow=$(shadow_of dist/a.js)
 	[ -n "$shadow" ]
 	assert_equal "$(stat -c %h "$P/dist/a.js")" 2
+	touch -d '2001-01-01' "$P/dist/a.js"
 	rm -rf "$P/dist"
 	run -0 vx-cache restore "$K" "$P"
-	# the same inode, no copy: right bytes, right modes
+	# the same inode, no copy: right bytes, right modes, dated now as a
+	# copy would be (make-like tools compare it with its sources)
 	assert_equal "$(stat -c %i "$P/dist/a.js")" "$ino"
+	[ "$(stat -c %Y "$P/dist/a.js")" -gt "$(date -d '2020-01-01' +%s)" ]
 	cmp "$P/dist/a.js" "$BATS_TEST_DIRNAME/fixtures/vx-cache/proj/dist/a.js"
 	cmp "$P/dist/bin/run.sh" "$BATS_TEST_DIRNAME/fixtures/vx-cache/proj/dist/bin/run.sh"
 	assert_equal "$(stat -c %a "$P/dist/bin/run.sh")" 755
