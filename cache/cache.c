@@ -32,6 +32,7 @@ struct cache *cache_open(const char *dir, const char *statedir)
 	c->nonce = (unsigned)ts.tv_nsec ^ ((unsigned)c->pid << 12);
 	c->umask = umask(0);
 	umask(c->umask);
+	c->euid = geteuid();
 	c->acfd = c->casfd = c->shadowfd = -1;
 	pthread_mutex_init(&c->stamp_mu, NULL);
 	return c;

@@ -44,6 +44,7 @@ struct cache {
 	pthread_mutex_t stamp_mu; /* both of them */
 	int pid;          /* for temporary names (glibc's getpid is a system call) */
 	mode_t umask;     /* the process's, read once */
+	uid_t euid;       /* the same */
 };
 
 /* One element of a manifest's "files", checked by cache_file_parse. */

@@ -202,28 +202,26 @@ struct cache_writes {
 };
 
 /* Stage t by a link to its shadow name, when that holds t's bytes and mode
- * and no other link: 0, else -1 (copy it). The link is checked to be the
- * inode that was hashed: another run may have replaced the name since. */
-static int stage_link(int sfd, const char *name, int dfd, struct todo *t)
+ * and no other link: 0, else -1 (copy it). Linked first, then checked
+ * through the staged name: what is hashed is the very inode staged, even
+ * if another run replaces the shadow's name meanwhile. Dated now, as a
+ * copy would be: make-like tools compare an output's mtime with its
+ * sources'. */
+static int stage_link(struct cache *c, int sfd, const char *name, int dfd, struct todo *t)
 {
-	int fd = openat(sfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
-	if (fd < 0)
+	if (linkat(sfd, name, dfd, t->tmp, 0) != 0)
 		return -1;
-	struct stat st, lst;
+	int fd = openat(dfd, t->tmp, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+	struct stat st;
 	size_t n;
 	char got[33];
-	bool ok = fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_nlink == 1 &&
-		st.st_uid == geteuid() && (st.st_mode & 07777) == t->cf.mode &&
+	bool ok = fd >= 0 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_nlink == 2 &&
+		st.st_uid == c->euid && (st.st_mode & 07777) == t->cf.mode &&
 		(size_t)st.st_size == t->cf.size && copy_hash(fd, -1, t->cf.size, &n, got) == 0 &&
-		n == t->cf.size && strcmp(got, t->cf.hash) == 0;
-	close(fd);
-	if (!ok || linkat(sfd, name, dfd, t->tmp, 0) != 0)
-		return -1;
-	/* then dated now, as a copy would be: make-like tools compare an
-	 * output's mtime with its sources' */
-	if (fstatat(dfd, t->tmp, &lst, AT_SYMLINK_NOFOLLOW) == 0 && lst.st_ino == st.st_ino &&
-		lst.st_dev == st.st_dev && lst.st_nlink == 2 &&
-		utimensat(dfd, t->tmp, NULL, AT_SYMLINK_NOFOLLOW) == 0)
+		n == t->cf.size && strcmp(got, t->cf.hash) == 0 && futimens(fd, NULL) == 0;
+	if (fd >= 0)
+		close(fd);
+	if (ok)
 		return 0;
 	unlinkat(dfd, t->tmp, 0);
 	return -1;
@@ -240,7 +238,7 @@ static int stage(struct cache *c, const struct cache_writes *w, int dfd, struct 
 	char sdir[SHADOW_NAME_LEN + 1], sname[SHADOW_NAME_LEN + 1];
 	if (w->shadowfd >= 0 && t->cf.hash) {
 		shadow_names(w->projrel, t->cf.path, sdir, sname);
-		if (stage_link(w->shadowfd, sname, dfd, t) == 0)
+		if (stage_link(c, w->shadowfd, sname, dfd, t) == 0)
 			return 0;
 	}
 	if (t->cf.link) {

@@ -33,10 +33,13 @@ void shadow_names(const char *projrel, const char *rel, char dir[SHADOW_NAME_LEN
 	name_of(rel, name);
 }
 
-/* dirfd/name as a directory, made first when create. */
+/* dirfd/name as a directory, made when missing and create. */
 static int subdir(int dirfd, const char *name, bool create)
 {
-	if (create && mkdirat(dirfd, name, 0700) != 0 && errno != EEXIST)
+	int fd = openat(dirfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd >= 0 || errno != ENOENT || !create)
+		return fd;
+	if (mkdirat(dirfd, name, 0700) != 0 && errno != EEXIST)
 		return -1;
 	return openat(dirfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 }
