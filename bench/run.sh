@@ -86,7 +86,7 @@ read -r d_vx d_turbo d_ls d_cat d_xxh < <(median "$tmp/d.json")
 d_cold_vx=- d_cold_turbo=-
 if [ "$(id -u)" -eq 0 ] && [ -w /proc/sys/vm/drop_caches ]; then
 	log "(d) graph + keys, page cache dropped"
-	hyperfine --min-runs 5 --export-json "$tmp/dc.json" \
+	hyperfine --min-runs "$RUNS" --export-json "$tmp/dc.json" \
 		--prepare 'sync; echo 3 > /proc/sys/vm/drop_caches' \
 		-n vx "cd $VXWS && $BIN/vx-graph build | $BIN/vx-key > /dev/null" \
 		-n turbo "$TURBO run build --dry=json --cwd $TWS > /dev/null" >&2
