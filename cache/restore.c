@@ -235,10 +235,12 @@ static int stage(struct cache *c, const struct cache_writes *w, int dfd, struct 
 {
 	snprintf(t->tmp, sizeof(t->tmp), CACHE_RESTORE_TMP "%d.%x.%u", c->pid, c->nonce,
 		__atomic_fetch_add(&c->seq, 1, __ATOMIC_RELAXED));
+	/* regular files only: a symlink is as cheap to make as a link */
+	int sfd = t->cf.hash ? w->shadowfd : -1;
 	char sdir[SHADOW_NAME_LEN + 1], sname[SHADOW_NAME_LEN + 1];
-	if (w->shadowfd >= 0 && t->cf.hash) {
+	if (sfd >= 0) {
 		shadow_names(w->projrel, t->cf.path, sdir, sname);
-		if (stage_link(c, w->shadowfd, sname, dfd, t) == 0)
+		if (stage_link(c, sfd, sname, dfd, t) == 0)
 			return 0;
 	}
 	if (t->cf.link) {
@@ -286,8 +288,8 @@ static int stage(struct cache *c, const struct cache_writes *w, int dfd, struct 
 	}
 	if (r == 0) {
 		/* the shadow's name for it now (failures only cost the next restore) */
-		if (w->shadowfd >= 0 && (unlinkat(w->shadowfd, sname, 0) == 0 || errno == ENOENT))
-			linkat(dfd, t->tmp, w->shadowfd, sname, 0);
+		if (sfd >= 0 && (unlinkat(sfd, sname, 0) == 0 || errno == ENOENT))
+			linkat(dfd, t->tmp, sfd, sname, 0);
 		return 0;
 	}
 	unlinkat(dfd, t->tmp, 0);
