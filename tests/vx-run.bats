@@ -418,7 +418,7 @@ many_built() {
 
 @test "a sandboxed task runs inside vx-sandbox: its grants hold, a write past them fails the task" {
 	put packages/other/vx.json '{ "tasks": {
-		"ok": { "exec": { "command": "mkdir -p out && cat src/x.txt > out/copy.txt", "sandbox": { "allow": { "read": ["."], "write": ["out/"] } } },
+		"ok": { "exec": { "command": "mkdir -p out && (stat -c %h out/copy.txt 2>/dev/null || echo none) > out/links.txt && cat src/x.txt > out/copy.txt", "sandbox": { "allow": { "read": ["."], "write": ["out/"] } } },
 		        "cache": { "inputs": { "files": ["src/**"] }, "outputs": { "files": ["out/**"] } } },
 		"escape": { "exec": { "command": "echo pwned > ../../escaped.txt", "sandbox": { "allow": { "read": ["."] } } } },
 		"after": { "exec": { "command": "echo after >> ../../ran.log" }, "dependsOn": ["escape"] } } }'
@@ -428,6 +428,15 @@ many_built() {
 	run -0 vx run @x/other#ok
 	assert_line --regexp '^hit  @x/other#ok '
 	assert_file_exists packages/other/out/copy.txt
+	# restored as a link to the checkout's shadow; the sandboxed task that
+	# runs next found it with one link as it wrote it in place: the shadow,
+	# outside its grants, was not written with it
+	assert_equal "$(stat -c %h packages/other/out/copy.txt)" 2
+	put packages/other/src/x.txt "y"
+	run -0 vx run @x/other#ok
+	assert_line --regexp '^miss @x/other#ok '
+	assert_equal "$(cat packages/other/out/links.txt)" 1
+	assert_equal "$(cat packages/other/out/copy.txt)" "y"
 	run -1 vx run @x/other#after
 	assert_line --regexp '^fail @x/other#escape '
 	assert_output --partial "Read-only file system"
