@@ -161,18 +161,25 @@ int cache_shadow_root(struct cache *c)
 	return mine;
 }
 
-const char *cache_shadow_rel(const struct cache *c, const char *projdir)
+char *cache_shadow_rel(const struct cache *c, const char *projdir)
 {
 	const char *slash = c->statedir ? strrchr(c->statedir, '/') : NULL;
-	return slash ? shadow_rel(c->statedir, (size_t)(slash - c->statedir), projdir) : NULL;
+	if (!slash)
+		return NULL;
+	char *root = slash == c->statedir ? xstrdup("/")
+					  : xstrndup(c->statedir, (size_t)(slash - c->statedir));
+	char *rel = path_under(root, projdir);
+	free(root);
+	return rel;
 }
 
 void cache_shadow_drop(struct cache *c, const char *projdir)
 {
-	const char *rel = cache_shadow_rel(c, projdir);
+	char *rel = cache_shadow_rel(c, projdir);
 	int fd = rel ? cache_shadow_root(c) : -1;
 	if (fd >= 0 && shadow_drop(fd, rel) != 0)
 		err_warn_errno("unable to remove the shadow of '%s' (.vx/shadow)", projdir);
+	free(rel);
 }
 
 int cache_blob_stat(struct cache *c, const char *hash, struct stat *st)

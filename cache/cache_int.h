@@ -86,9 +86,9 @@ bool cache_in_checkout(const struct cache *c, const char *path);
  * or -1 (no state directory, or it cannot be made: every output is then
  * copied). */
 int cache_shadow_root(struct cache *c);
-/* projdir's path from the checkout's root (shadow.h's projrel), or NULL:
- * no state directory, or projdir is not in the checkout. */
-const char *cache_shadow_rel(const struct cache *c, const char *projdir);
+/* projdir's path from the checkout's root (shadow.h's projrel, malloc'd),
+ * or NULL: no state directory, or projdir is not in the checkout. */
+char *cache_shadow_rel(const struct cache *c, const char *projdir);
 /* lstat ac/<key>.json: 0, or -1 with errno set. */
 int cache_manifest_stat(struct cache *c, const char *key, struct stat *st);
 /* Drop the directory fds: after a save made the directories, or a clean

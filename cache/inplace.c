@@ -346,11 +346,18 @@ void cache_inplace_note(struct cache *c, const struct cache_entry *e, const char
 	/* an output with another name may change under it with no event in
 	 * its project: a memo vouched for by vx-watch (replay.h) must not hold
 	 * it, unless that name is the checkout's shadow (shadow.h) */
-	const char *projrel = cache_shadow_rel(c, projdir);
-	for (size_t k = 0; k < n; k++)
-		if (S_ISREG(sts[k].st_mode) && sts[k].st_nlink > 1 &&
-			!(projrel && shadow_holds(c->statedir, projrel, rels[k], &sts[k])))
+	char *projrel = NULL;
+	for (size_t k = 0; k < n; k++) {
+		if (!S_ISREG(sts[k].st_mode) || sts[k].st_nlink < 2)
+			continue;
+		if (!projrel && !(projrel = cache_shadow_rel(c, projdir)))
 			return;
+		if (!shadow_holds(c->statedir, projrel, rels[k], &sts[k])) {
+			free(projrel);
+			return;
+		}
+	}
+	free(projrel);
 	const cJSON *log = cJSON_GetObjectItemCaseSensitive(e->manifest, "log");
 	const cJSON *lh = cJSON_GetObjectItemCaseSensitive(log, "hash");
 	const cJSON *ls = cJSON_GetObjectItemCaseSensitive(log, "size");

@@ -196,7 +196,7 @@ struct cache_writes {
 	char *projdir;
 	int projfd;
 	int shadowfd; /* the project's shadow (shadow.h), or -1 */
-	const char *projrel; /* in projdir */
+	char *projrel;
 	struct todo *todo;
 	size_t n;
 };
@@ -304,6 +304,7 @@ static void writes_free(struct cache_writes *w)
 	if (w->shadowfd >= 0)
 		close(w->shadowfd);
 	free(w->projdir);
+	free(w->projrel);
 	free(w->todo);
 	free(w);
 }
@@ -408,10 +409,9 @@ int cache_restore_check(struct cache *c, const struct cache_entry *e, const char
 	struct cache_writes *w = *out = xcalloc(1, sizeof(*w));
 	w->projdir = xstrdup(projdir);
 	w->projfd = projfd;
-	const char *pr = cache_shadow_rel(c, projdir);
-	int sroot = pr ? cache_shadow_root(c) : -1;
-	w->shadowfd = sroot >= 0 ? shadow_proj_open(sroot, pr, true) : -1;
-	w->projrel = pr ? w->projdir + (pr - projdir) : NULL;
+	w->projrel = cache_shadow_rel(c, projdir);
+	int sroot = w->projrel ? cache_shadow_root(c) : -1;
+	w->shadowfd = sroot >= 0 ? shadow_proj_open(sroot, w->projrel, true) : -1;
 	w->todo = todo;
 	w->n = n;
 	return 1;

@@ -35,7 +35,7 @@ struct saver {
 	const char *projdir;
 	int projfd;
 	int shadowfd; /* the project's shadow (shadow.h), or -1 */
-	const char *projrel;
+	char *projrel;
 	cJSON *files;
 };
 
@@ -366,5 +366,6 @@ int cache_save(struct cache *c, const struct cache_save *s)
 	close(sv.projfd);
 	if (sv.shadowfd >= 0)
 		close(sv.shadowfd);
+	free(sv.projrel);
 	return r ? -1 : 0;
 }

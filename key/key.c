@@ -374,7 +374,7 @@ static bool linked_elsewhere(const struct keyer *k, const char *base, const char
 	if (!S_ISREG(st->st_mode) || st->st_nlink < 2)
 		return false;
 	char *state = path_join(k->in.root, ".vx"), *proj = path_normalize(base);
-	bool own = shadow_holds(state, strcmp(proj, ".") == 0 ? "" : proj, rel, st);
+	bool own = shadow_holds(state, proj, rel, st);
 	free(state);
 	free(proj);
 	return !own;

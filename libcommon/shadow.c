@@ -17,15 +17,6 @@ static void name_of(const char *s, char out[SHADOW_NAME_LEN + 1])
 	snprintf(out, SHADOW_NAME_LEN + 1, "%016llx", (unsigned long long)XXH3_64bits(s, strlen(s)));
 }
 
-const char *shadow_rel(const char *root, size_t rootlen, const char *path)
-{
-	if (strncmp(path, root, rootlen) != 0)
-		return NULL;
-	if (!path[rootlen])
-		return path + rootlen;
-	return path[rootlen] == '/' ? path + rootlen + 1 : NULL;
-}
-
 void shadow_names(const char *projrel, const char *rel, char dir[SHADOW_NAME_LEN + 1],
 	char name[SHADOW_NAME_LEN + 1])
 {

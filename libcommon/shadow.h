@@ -4,8 +4,8 @@
  * second hard link there, so that restoring it after it was deleted is a
  * link instead of a copy (creating a file costs an inode; on ext4 right
  * after a delete, ~250 us each). Named by the project's path from the root
- * (projrel: "" for the root itself, no "./", no trailing "/", so that the
- * names hold when the checkout moves) and the output's path in the project,
+ * (projrel, as path_under gives it: normalized, "." for the root itself, so
+ * that the names hold when the checkout moves) and the output's path in the project,
  * shadow/<xxh3-64 of projrel>/<xxh3-64 of rel>: one inode per output path,
  * linked to at most one output at a time.
  * Nothing trusts a shadow file's bytes: the output's own name writes the
@@ -19,14 +19,10 @@
 #define VX_SHADOW_H
 
 #include <stdbool.h>
-#include <stddef.h>
 #include <sys/stat.h>
 
 #define SHADOW_NAME_LEN 16
 
-/* path (absolute, normalized) from root: "" for root itself, NULL when
- * path is not under root. */
-const char *shadow_rel(const char *root, size_t rootlen, const char *path);
 /* The two names: the project's directory and the output's file in it. */
 void shadow_names(const char *projrel, const char *rel, char dir[SHADOW_NAME_LEN + 1],
 	char name[SHADOW_NAME_LEN + 1]);
