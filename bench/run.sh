@@ -8,6 +8,8 @@
 #   (d) graph + keys alone: `vx-graph | vx-key` vs `turbo run build --dry=json`,
 #       warm and with the page cache dropped (root only); vx from inside the
 #       workspace as a user runs it (turbo gets --cwd)
+#   (e) a rerun after one edit to a leaf package (one file of the last one,
+#       which nothing depends on), and what vx re-keyed and re-ran for it
 # beside the raw floor (git ls-files -s; cat and xxhsum of every input), and
 # each tool's peak RSS for (b). Prints a Markdown table of medians and ratios.
 #
@@ -97,6 +99,18 @@ rss_vx=$(rss "$BIN/vx" run build --root "$VXWS")
 rss_vx_nowatch=$(rss env VX_WATCH=0 "$BIN/vx" run build --root "$VXWS")
 rss_turbo=$(rss "$TURBO" run build --cwd "$TWS")
 
+# (e) after the RSS runs, which want the trees as (b) left them
+log "(e) one edit to a leaf package (p$((N - 1)): nothing depends on it)"
+LEAF=packages/p$((N - 1))/src/edit.js
+hyperfine --warmup 1 --min-runs "$RUNS" --export-json "$tmp/e.json" \
+	-n vx --prepare "date +%s%N > $VXWS/$LEAF" "$BIN/vx run build --root $VXWS" \
+	-n turbo --prepare "date +%s%N > $TWS/$LEAF" "$TURBO run build --cwd $TWS" >&2
+read -r e_vx e_turbo < <(median "$tmp/e.json")
+# what one more such edit re-keyed (files hashed) and re-ran
+date +%s%N > "$VXWS/$LEAF"
+e_what=$(VX_KEY_STATS=1 "$BIN/vx" run build --root "$VXWS" 2>&1 |
+	sed -n 's/^vx-key: \(hashed [0-9]* files\).*/\1/p; s/^miss \([^ ]*\) .*/ran \1/p' | paste -sd ';' -)
+
 ratio() { python3 -c 'import sys; a,b=sys.argv[1],sys.argv[2]; print("-" if "-" in (a,b) else "%.1fx" % (float(b)/float(a)))' "$1" "$2"; }
 cat <<EOF2
 | what | vx | turbo | turbo/vx |
@@ -109,6 +123,9 @@ cat <<EOF2
 | (d) graph + keys, cold, ms | $d_cold_vx | $d_cold_turbo | $(ratio "$d_cold_vx" "$d_cold_turbo") |
 | peak RSS in (b), KiB | $rss_vx | $rss_turbo | $(ratio "$rss_vx" "$rss_turbo") |
 | peak RSS in (b), VX_WATCH=0, KiB | $rss_vx_nowatch | $rss_turbo | $(ratio "$rss_vx_nowatch" "$rss_turbo") |
+| (e) one edit to a leaf package, ms | $e_vx | $e_turbo | $(ratio "$e_vx" "$e_turbo") |
+
+(e) re-keyed and re-ran: $e_what.
 
 Raw floor (warm, ms): git ls-files -s $d_ls; cat of every input $d_cat; xxhsum -H128 of every input $d_xxh.
 EOF2
