@@ -173,6 +173,15 @@ char *cache_shadow_rel(const struct cache *c, const char *projdir)
 	return rel;
 }
 
+int cache_shadow_proj(struct cache *c, const char *projdir)
+{
+	char *rel = cache_shadow_rel(c, projdir);
+	int root = rel ? cache_shadow_root(c) : -1;
+	int fd = root >= 0 ? shadow_proj_open(root, rel, true) : -1;
+	free(rel);
+	return fd;
+}
+
 void cache_shadow_drop(struct cache *c, const char *projdir)
 {
 	char *rel = cache_shadow_rel(c, projdir);

@@ -89,6 +89,9 @@ int cache_shadow_root(struct cache *c);
 /* projdir's path from the checkout's root (shadow.h's projrel, malloc'd),
  * or NULL: no state directory, or projdir is not in the checkout. */
 char *cache_shadow_rel(const struct cache *c, const char *projdir);
+/* projdir's directory in the shadow, made when missing: an fd for the
+ * caller to close, or -1 (then outputs are copied and not shadowed). */
+int cache_shadow_proj(struct cache *c, const char *projdir);
 /* lstat ac/<key>.json: 0, or -1 with errno set. */
 int cache_manifest_stat(struct cache *c, const char *key, struct stat *st);
 /* Drop the directory fds: after a save made the directories, or a clean

@@ -196,7 +196,6 @@ struct cache_writes {
 	char *projdir;
 	int projfd;
 	int shadowfd; /* the project's shadow (shadow.h), or -1 */
-	char *projrel;
 	struct todo *todo;
 	size_t n;
 };
@@ -237,9 +236,9 @@ static int stage(struct cache *c, const struct cache_writes *w, int dfd, struct 
 		__atomic_fetch_add(&c->seq, 1, __ATOMIC_RELAXED));
 	/* regular files only: a symlink is as cheap to make as a link */
 	int sfd = t->cf.hash ? w->shadowfd : -1;
-	char sdir[SHADOW_NAME_LEN + 1], sname[SHADOW_NAME_LEN + 1];
+	char sname[SHADOW_NAME_LEN + 1];
 	if (sfd >= 0) {
-		shadow_names(w->projrel, t->cf.path, sdir, sname);
+		shadow_name(t->cf.path, sname);
 		if (stage_link(c, sfd, sname, dfd, t) == 0)
 			return 0;
 	}
@@ -288,8 +287,8 @@ static int stage(struct cache *c, const struct cache_writes *w, int dfd, struct 
 	}
 	if (r == 0) {
 		/* the shadow's name for it now (failures only cost the next restore) */
-		if (sfd >= 0 && (unlinkat(sfd, sname, 0) == 0 || errno == ENOENT))
-			linkat(dfd, t->tmp, sfd, sname, 0);
+		if (sfd >= 0)
+			shadow_put(sfd, sname, dfd, t->tmp);
 		return 0;
 	}
 	unlinkat(dfd, t->tmp, 0);
@@ -304,7 +303,6 @@ static void writes_free(struct cache_writes *w)
 	if (w->shadowfd >= 0)
 		close(w->shadowfd);
 	free(w->projdir);
-	free(w->projrel);
 	free(w->todo);
 	free(w);
 }
@@ -409,9 +407,7 @@ int cache_restore_check(struct cache *c, const struct cache_entry *e, const char
 	struct cache_writes *w = *out = xcalloc(1, sizeof(*w));
 	w->projdir = xstrdup(projdir);
 	w->projfd = projfd;
-	w->projrel = cache_shadow_rel(c, projdir);
-	int sroot = w->projrel ? cache_shadow_root(c) : -1;
-	w->shadowfd = sroot >= 0 ? shadow_proj_open(sroot, w->projrel, true) : -1;
+	w->shadowfd = cache_shadow_proj(c, projdir);
 	w->todo = todo;
 	w->n = n;
 	return 1;

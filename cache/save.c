@@ -35,7 +35,6 @@ struct saver {
 	const char *projdir;
 	int projfd;
 	int shadowfd; /* the project's shadow (shadow.h), or -1 */
-	char *projrel;
 	cJSON *files;
 };
 
@@ -238,10 +237,9 @@ static int collect_one(const char *rel, const struct stat *lst, void *arg)
 		/* the shadow's name for it, before the stat the stamp keeps (a
 		 * link moves the ctime); its bytes are hashed before any use */
 		if (sv->shadowfd >= 0 && S_ISREG(lst->st_mode) && lst->st_nlink == 1) {
-			char sdir[SHADOW_NAME_LEN + 1], sname[SHADOW_NAME_LEN + 1];
-			shadow_names(sv->projrel, rel, sdir, sname);
-			if (unlinkat(sv->shadowfd, sname, 0) == 0 || errno == ENOENT)
-				linkat(dfd, base, sv->shadowfd, sname, 0);
+			char sname[SHADOW_NAME_LEN + 1];
+			shadow_name(rel, sname);
+			shadow_put(sv->shadowfd, sname, dfd, base);
 		}
 		struct stat before, after;
 		int fd = openat(dfd, base, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
@@ -335,9 +333,7 @@ int cache_save(struct cache *c, const struct cache_save *s)
 		err_warn_errno("unable to open '%s'", s->projdir);
 		return -1;
 	}
-	sv.projrel = cache_shadow_rel(c, s->projdir);
-	int sroot = sv.projrel ? cache_shadow_root(c) : -1;
-	sv.shadowfd = sroot >= 0 ? shadow_proj_open(sroot, sv.projrel, true) : -1;
+	sv.shadowfd = cache_shadow_proj(c, s->projdir);
 	cJSON *m = cJSON_CreateObject();
 	cJSON_AddNumberToObject(m, "v", CACHE_MANIFEST_VERSION);
 	cJSON_AddStringToObject(m, "key", s->key);
@@ -366,6 +362,5 @@ int cache_save(struct cache *c, const struct cache_save *s)
 	close(sv.projfd);
 	if (sv.shadowfd >= 0)
 		close(sv.shadowfd);
-	free(sv.projrel);
 	return r ? -1 : 0;
 }

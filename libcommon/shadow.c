@@ -24,6 +24,17 @@ void shadow_names(const char *projrel, const char *rel, char dir[SHADOW_NAME_LEN
 	name_of(rel, name);
 }
 
+void shadow_name(const char *rel, char name[SHADOW_NAME_LEN + 1])
+{
+	name_of(rel, name);
+}
+
+void shadow_put(int pfd, const char *name, int dfd, const char *file)
+{
+	if (unlinkat(pfd, name, 0) == 0 || errno == ENOENT)
+		linkat(dfd, file, pfd, name, 0);
+}
+
 /* dirfd/name as a directory, made when missing and create. */
 static int subdir(int dirfd, const char *name, bool create)
 {

@@ -26,6 +26,12 @@
 /* The two names: the project's directory and the output's file in it. */
 void shadow_names(const char *projrel, const char *rel, char dir[SHADOW_NAME_LEN + 1],
 	char name[SHADOW_NAME_LEN + 1]);
+/* The second alone, for a caller holding the project's directory open. */
+void shadow_name(const char *rel, char name[SHADOW_NAME_LEN + 1]);
+/* name in the project's shadow directory pfd becomes a second link of
+ * dfd/file, replacing what it was. Failures are ignored: they only cost a
+ * later restore its link. */
+void shadow_put(int pfd, const char *name, int dfd, const char *file);
 /* statedir/shadow (made when create), or -1 with errno set. */
 int shadow_root_open(const char *statedir, bool create);
 /* projrel's directory under an open shadow root, or -1 with errno set. */
