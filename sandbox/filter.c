@@ -2,6 +2,7 @@
 #include "filter.h"
 
 #include <errno.h>
+#include <linux/netlink.h>
 #include <linux/sched.h>
 #include <linux/seccomp.h>
 #include <stdbool.h>
@@ -32,6 +33,52 @@ static int rule(scmp_filter_ctx f, int err, const char *name, unsigned n,
 	return 0;
 }
 
+/* The socket families a task may make (filter.h): the rest, and any
+ * domain with bits above the low 32 (the kernel reads an int), fail as
+ * where the kernel lacks them. */
+static bool family_allowed(unsigned fam)
+{
+	return fam == AF_UNIX || fam == AF_INET || fam == AF_INET6 || fam == AF_NETLINK;
+}
+
+static bool families(scmp_filter_ctx f, const struct sb_request *r, bool tracer)
+{
+	struct scmp_arg_cmp high = SCMP_A0(SCMP_CMP_GE, FILTER_FAMILY_MAX);
+	struct scmp_arg_cmp nl[2] = {
+		SCMP_A0(SCMP_CMP_MASKED_EQ, 0xffffffffu, AF_NETLINK),
+		SCMP_A2(SCMP_CMP_NE, NETLINK_ROUTE),
+	};
+	struct scmp_arg_cmp unix_a0 = SCMP_A0(SCMP_CMP_MASKED_EQ, 0xffffffffu, AF_UNIX);
+	bool ok = true;
+	for (unsigned fam = 0; ok && fam < FILTER_FAMILY_MAX; fam++) {
+		struct scmp_arg_cmp eq = SCMP_A0(SCMP_CMP_MASKED_EQ, 0xffffffffu, fam);
+		if (!family_allowed(fam))
+			ok = rule(f, EAFNOSUPPORT, "socket", 1, &eq) == 0 &&
+				rule(f, EAFNOSUPPORT, "socketpair", 1, &eq) == 0;
+	}
+	ok = ok && rule(f, EAFNOSUPPORT, "socket", 1, &high) == 0 &&
+		rule(f, EAFNOSUPPORT, "socketpair", 1, &high) == 0 &&
+		rule(f, EPROTONOSUPPORT, "socket", 2, nl) == 0;
+	/* R-32: socketpair(AF_UNIX) reaches nothing but the task itself;
+	 * socket(AF_UNIX) could reach a host socket, so it fails unless
+	 * granted. Under the tracer the task's refusal is a trace stop instead:
+	 * pid 1 refuses it with EPERM and records it (trace.c); with no tracer
+	 * attached the kernel fails it with ENOSYS, still refused. */
+	if (ok && !r->unix_sockets) {
+		if (r->trace_fd >= 0 && !tracer) {
+			int rc = seccomp_rule_add_array(f, SCMP_ACT_TRACE(FILTER_TRACE_UNIX),
+				SCMP_SYS(socket), 1, &unix_a0);
+			if (rc) {
+				err_warn("seccomp: unable to add the rule for socket: %s", strerror(-rc));
+				ok = false;
+			}
+		} else {
+			ok = rule(f, EPERM, "socket", 1, &unix_a0) == 0;
+		}
+	}
+	return ok;
+}
+
 static scmp_filter_ctx build(const struct sb_request *r, bool tracer)
 {
 	static const char *const refused[] = {
@@ -48,7 +95,6 @@ static scmp_filter_ctx build(const struct sb_request *r, bool tracer)
 	};
 	scmp_filter_ctx f = seccomp_init(SCMP_ACT_ALLOW);
 	bool ok = f != NULL;
-	struct scmp_arg_cmp unix_a0 = SCMP_A0(SCMP_CMP_EQ, AF_UNIX);
 	struct scmp_arg_cmp newuser = SCMP_A0(SCMP_CMP_MASKED_EQ, CLONE_NEWUSER, CLONE_NEWUSER);
 	struct scmp_arg_cmp sti = SCMP_A1(SCMP_CMP_MASKED_EQ, 0xffffffffu, TIOCSTI);
 	struct scmp_arg_cmp linux_ = SCMP_A1(SCMP_CMP_MASKED_EQ, 0xffffffffu, TIOCLINUX);
@@ -69,9 +115,7 @@ static scmp_filter_ctx build(const struct sb_request *r, bool tracer)
 	}
 	for (size_t i = 0; ok && i < sizeof(uring) / sizeof(*uring); i++)
 		ok = rule(f, ENOSYS, uring[i], 0, NULL) == 0;
-	if (ok && !r->unix_sockets)
-		ok = rule(f, EPERM, "socket", 1, &unix_a0) == 0 &&
-			rule(f, EPERM, "socketpair", 1, &unix_a0) == 0;
+	ok = ok && families(f, r, tracer);
 	if (ok && !r->weaker_nested) {
 		ok = rule(f, EPERM, "clone", 1, &newuser) == 0 &&
 			rule(f, EPERM, "unshare", 1, &newuser) == 0;

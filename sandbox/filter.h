@@ -1,8 +1,19 @@
 /* filter.h: the task's seccomp filter (libseccomp), built once on the host
  * and loaded last in the sandbox, after every capability is gone.
  *
- * Refused with EPERM: socket/socketpair(AF_UNIX) unless the task's own grant
- * lifts it (R-32); new user namespaces through clone/unshare and the mount
+ * Socket families are allow-listed (issue 20 item 3): AF_INET and AF_INET6
+ * (the sandbox's network namespace holds only loopback, and vx-proxy's
+ * bridge), AF_NETLINK with NETLINK_ROUTE only (getaddrinfo's AI_ADDRCONFIG
+ * and getifaddrs read the namespace's own links and addresses), and AF_UNIX
+ * as R-32 says; every other family fails with EAFNOSUPPORT (AF_VSOCK,
+ * which no network namespace isolates and which reaches the hypervisor;
+ * AF_PACKET, AF_ALG, AF_XDP, ...), another netlink protocol with
+ * EPROTONOSUPPORT (audit, uevents and the rest are not all per namespace).
+ * socketpair(AF_UNIX) always works: the pair reaches only the task (Node
+ * makes one per piped child process). socket(AF_UNIX), which could reach a
+ * host pathname socket, fails with EPERM unless the task's own grant lifts
+ * it (R-32); under the tracer pid 1 refuses it instead, and records it.
+ * Refused with EPERM: new user namespaces through clone/unshare and the mount
  * system calls, old API and new, unless weakerWhenNested (R-33); ptrace,
  * process_vm_readv/writev, the keyring calls, bpf, perf_event_open; the
  * TIOCSTI and TIOCLINUX ioctls, the command compared as 32 bits. Refused with
@@ -17,6 +28,12 @@
 #include <seccomp.h>
 
 #include "request.h"
+
+/* Families 0 .. FILTER_FAMILY_MAX-1 are judged one by one; any larger
+ * domain is refused. */
+#define FILTER_FAMILY_MAX 64
+/* SECCOMP_RET_DATA of the task's socket(AF_UNIX) stop under the tracer. */
+#define FILTER_TRACE_UNIX 0x7655
 
 /* The filter, or NULL after one line naming the failure. */
 scmp_filter_ctx filter_build(const struct sb_request *r);

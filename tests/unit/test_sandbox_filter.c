@@ -4,6 +4,8 @@
  * The task's filter refuses ptrace outright, for comparison. */
 #include <errno.h>
 #include <linux/keyctl.h>
+#include <linux/netlink.h>
+#include <linux/vm_sockets.h>
 #include <sched.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,7 +26,8 @@
 #define ERR(call) ((call) < 0 ? errno : 0)
 
 enum { N_UNSHARE, N_CLONE, N_MOUNT, N_ATTACH, N_SEIZE, N_TRACEME, N_WRITEV, N_KEYCTL,
-	N_UNIX, N_URING, N_CONT, N_READV, N_MAX };
+	N_UNIX, N_URING, N_CONT, N_READV, N_PAIR, N_VSOCK, N_HIGH, N_AUDIT, N_ROUTE, N_INET6,
+	N_MAX };
 
 /* Load the filter in a child, try each call there, send back their errnos. */
 static void probe(scmp_filter_ctx f, int *got)
@@ -58,6 +61,16 @@ static void probe(scmp_filter_ctx f, int *got)
 		/* a request on a process it does not trace: the kernel's ESRCH */
 		e[N_CONT] = ERR(ptrace(PTRACE_CONT, parent, 0, 0));
 		e[N_READV] = ERR(process_vm_readv(getpid(), &l, 1, &rm, 1, 0));
+		{
+			int sv[2];
+			e[N_PAIR] = ERR(socketpair(AF_UNIX, SOCK_STREAM, 0, sv));
+		}
+		e[N_VSOCK] = ERR(socket(AF_VSOCK, SOCK_STREAM, 0));
+		/* the kernel reads an int: the high word must not hide AF_VSOCK */
+		e[N_HIGH] = ERR(syscall(SYS_socket, 0x100000000L | AF_VSOCK, SOCK_STREAM, 0));
+		e[N_AUDIT] = ERR(socket(AF_NETLINK, SOCK_RAW, NETLINK_AUDIT));
+		e[N_ROUTE] = ERR(socket(AF_NETLINK, SOCK_RAW, NETLINK_ROUTE));
+		e[N_INET6] = ERR(socket(AF_INET6, SOCK_DGRAM, 0));
 		_exit(write(pfd[1], e, sizeof(e)) == (ssize_t)sizeof(e) ? 0 : 4);
 	}
 	close(pfd[1]);
@@ -91,7 +104,9 @@ int main(void)
 	CHECK(got[N_CONT] == ESRCH);
 	CHECK(got[N_READV] == 0);
 
-	/* the task's own filter: no ptrace at all */
+	/* the task's own filter: no ptrace at all; socket families
+	 * allow-listed (issue 20 item 3); socketpair(AF_UNIX) free (R-32) */
+	r.trace_fd = -1;
 	f = filter_build(&r);
 	CHECK(f != NULL);
 	memset(got, -1, sizeof(got));
@@ -100,5 +115,35 @@ int main(void)
 	CHECK(got[N_CONT] == EPERM);
 	CHECK(got[N_READV] == EPERM);
 	CHECK(got[N_UNSHARE] == EPERM);
+	CHECK(got[N_UNIX] == EPERM);
+	CHECK(got[N_PAIR] == 0);
+	CHECK(got[N_VSOCK] == EAFNOSUPPORT);
+	CHECK(got[N_HIGH] == EAFNOSUPPORT);
+	CHECK(got[N_AUDIT] == EPROTONOSUPPORT);
+	CHECK(got[N_ROUTE] == 0);
+	CHECK(got[N_INET6] == 0);
+	CHECK(got[N_URING] == ENOSYS);
+
+	/* under --trace socket(AF_UNIX) is pid 1's to refuse; with no tracer
+	 * attached the kernel still fails it */
+	r.trace_fd = 0;
+	f = filter_build(&r);
+	CHECK(f != NULL);
+	memset(got, -1, sizeof(got));
+	probe(f, got);
+	seccomp_release(f);
+	CHECK(got[N_UNIX] == ENOSYS);
+	CHECK(got[N_PAIR] == 0);
+	CHECK(got[N_VSOCK] == EAFNOSUPPORT);
+
+	/* the grant lifts only AF_UNIX */
+	r.unix_sockets = true;
+	f = filter_build(&r);
+	CHECK(f != NULL);
+	memset(got, -1, sizeof(got));
+	probe(f, got);
+	seccomp_release(f);
+	CHECK(got[N_UNIX] == 0);
+	CHECK(got[N_VSOCK] == EAFNOSUPPORT);
 	return UNIT_END("sandbox_filter");
 }
