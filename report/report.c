@@ -298,7 +298,7 @@ bool report_judge(struct report *r, int exit_code)
 	const cJSON *a;
 	size_t nviol = 0, nhint = 0, naccess = (size_t)cJSON_GetArraySize(r->accesses);
 	const char *state = r->state ? r->state : "incomplete";
-	bool failed, incomplete;
+	bool failed, incomplete, unix_refused = false;
 
 	cJSON_ArrayForEach(a, r->accesses) {
 		const char *access = str(a, "access"), *op = str(a, "op"), *en = str(a, "errno");
@@ -310,6 +310,17 @@ bool report_judge(struct report *r, int exit_code)
 		if (!en && !wid) {
 			free(res);
 			continue; /* an access that went through: nothing to say */
+		}
+		if (!strcmp(access, "unix")) {
+			/* R-32: a socket(AF_UNIX) pid 1 refused; fails the task as a
+			 * refused network request does (R-31) */
+			line = xasprintf("deny unix-socket %s (%s: %s)", res, op, en ? en : "EPERM");
+			put("violation", a, line);
+			nviol++;
+			unix_refused = true;
+			free(line);
+			free(res);
+			continue;
 		}
 		if (ignored(r, write ? "write" : "read", res)) {
 			free(res);
@@ -351,6 +362,15 @@ bool report_judge(struct report *r, int exit_code)
 		char *line = xasprintf("vx: %s: the access trace is incomplete (%zu records, %s); "
 			"its accesses cannot be judged, so the task is not trusted", r->id, naccess,
 			strcmp(state, "end") ? "no end record" : "a count that differs");
+		put("hint", NULL, line);
+		nhint++;
+		free(line);
+	}
+	if (unix_refused) {
+		char *line = xasprintf("vx: %s made a unix socket, which could reach one the task did "
+			"not make (a host socket such as /var/run/docker.sock or a D-Bus bus), so the "
+			"sandbox refused it (R-32; a pair from socketpair needs no grant); fix: "
+			"allow.unixSockets: true", r->id);
 		put("hint", NULL, line);
 		nhint++;
 		free(line);

@@ -136,9 +136,7 @@ int main(int argc, char **argv)
 	}
 	if (r)
 		r->trace_fd = -1;
-	if (r && trace && (r->trace_fd = open(trace, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC,
-			0600)) < 0) {
-		err_warn_errno("unable to open the trace file '%s'", trace);
+	if (r && trace && (r->trace_fd = trace_open(trace)) < 0) {
 		request_free(r);
 		return RUN_EXIT_SETUP;
 	}

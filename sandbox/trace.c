@@ -23,7 +23,9 @@
 #include <sys/sendfile.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/socket.h>
 #include <sys/uio.h>
+#include <sys/user.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -111,6 +113,33 @@ static const struct sc calls[] = {
 	CALL(fchdir, -1, -1, -1, -1, -1, 0, 0, false),
 };
 #define NCALLS (sizeof(calls) / sizeof(*calls))
+
+int trace_open(const char *path)
+{
+	int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+	struct stat st;
+	if (fd >= 0)
+		return fd;
+	if (errno == EEXIST) {
+		/* no O_TRUNC before the checks: a hard link to another's file
+		 * must not be emptied; O_NONBLOCK: a FIFO does not hang us */
+		fd = open(path, O_WRONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+		if (fd >= 0 && !fstat(fd, &st) && S_ISREG(st.st_mode) && st.st_uid == geteuid() &&
+			st.st_nlink == 1 && !ftruncate(fd, 0) &&
+			!fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK))
+			return fd;
+		if (fd >= 0) {
+			close(fd);
+			err_warn("the trace file '%s' exists and is not a regular file of yours "
+				"with one link, so it is left alone; fix: remove it or pick a new name",
+				path);
+			return -1;
+		}
+	}
+	err_warn_errno("unable to open the trace file '%s'%s", path,
+		errno == ELOOP ? " (a symlink is never followed)" : "");
+	return -1;
+}
 
 int trace_filter(scmp_filter_ctx f)
 {
@@ -454,31 +483,10 @@ static void put_path(struct jsonw *w, const char *key, const char *s)
 	}
 }
 
+/* Every errno by its name (glibc's table), never a number (issue 18 item 4). */
 static const char *errno_name(int e)
 {
-	switch (e) {
-	case 0: return NULL;
-	case ENOENT: return "ENOENT";
-	case EROFS: return "EROFS";
-	case EACCES: return "EACCES";
-	case EPERM: return "EPERM";
-	case ENOTDIR: return "ENOTDIR";
-	case EEXIST: return "EEXIST";
-	case EISDIR: return "EISDIR";
-	case ENOTEMPTY: return "ENOTEMPTY";
-	case EBUSY: return "EBUSY";
-	case EXDEV: return "EXDEV";
-	case ELOOP: return "ELOOP";
-	case EINVAL: return "EINVAL";
-	case ENAMETOOLONG: return "ENAMETOOLONG";
-	case ETXTBSY: return "ETXTBSY";
-	case ENOEXEC: return "ENOEXEC";
-	case ENOSPC: return "ENOSPC";
-	case EMLINK: return "EMLINK";
-	case EBADF: return "EBADF";
-	case EFAULT: return "EFAULT";
-	default: return NULL;
-	}
+	return e ? strerrorname_np(e) : NULL;
 }
 
 /* ---- the judgement ---- */
@@ -502,7 +510,7 @@ struct dcache {
 
 struct ev {
 	const char *op;
-	char access;   /* 'r' or 'w' */
+	char access;   /* 'r', 'w', or 'u' (a unix socket refused, R-32) */
 	bool widened;  /* a granted read R-26 reports */
 	bool fast;     /* made from the fast path's page: a failure comes again */
 	char *path, *resolved;
@@ -551,7 +559,7 @@ static void emit(struct tracer *t, pid_t pid, const struct ev *e, int err, bool 
 	jsonw_key(w, "op");
 	jsonw_str(w, e->op);
 	jsonw_key(w, "access");
-	jsonw_str(w, e->access == 'w' ? "write" : "read");
+	jsonw_str(w, e->access == 'w' ? "write" : e->access == 'u' ? "unix" : "read");
 	put_path(w, "path", e->path);
 	put_path(w, "resolved", e->resolved);
 	jsonw_key(w, "errno");
@@ -1031,13 +1039,47 @@ static int judge(struct tracer *t, struct proc *pr, const struct sc *c, const ui
 	return 1;
 }
 
+/* The task's socket(AF_UNIX) without allow.unixSockets (filter.h, R-32):
+ * skipped with EPERM, and recorded. The domain is a register, so nothing
+ * the task does meanwhile changes what was judged; a tracee whose call
+ * cannot be skipped is killed, never let through. The socket's peer is not
+ * known yet (connect comes later, if at all), so the record names the
+ * family and the socket type. */
+static void refuse_unix(struct tracer *t, struct proc *pr, const struct sc_info *si)
+{
+	struct user_regs_struct regs;
+	struct ev e = {.op = "socket", .access = 'u'};
+	unsigned type = (unsigned)si->seccomp.args[1] & 0xf;
+	if (ptrace(PTRACE_GETREGS, pr->pid, 0, &regs)) {
+		kill(pr->pid, SIGKILL);
+		return;
+	}
+	regs.orig_rax = (unsigned long long)-1;
+	regs.rax = (unsigned long long)-EPERM;
+	if (ptrace(PTRACE_SETREGS, pr->pid, 0, &regs)) {
+		kill(pr->pid, SIGKILL);
+		return;
+	}
+	e.path = xstrdup(type == SOCK_STREAM ? "AF_UNIX SOCK_STREAM" : type == SOCK_DGRAM
+		? "AF_UNIX SOCK_DGRAM" : type == SOCK_SEQPACKET ? "AF_UNIX SOCK_SEQPACKET" : "AF_UNIX");
+	e.resolved = xstrdup(e.path);
+	emit(t, pr->pid, &e, EPERM, false);
+	ev_clear(&e);
+}
+
 static void on_seccomp(struct tracer *t, struct proc *pr)
 {
 	struct sc_info si;
 	const struct sc *c;
 	memset(&si, 0, sizeof(si));
 	if (ptrace(PTRACE_GET_SYSCALL_INFO, pr->pid, (void *)sizeof(si), &si) <= 0 ||
-		si.op != SC_OP_SECCOMP || si.seccomp.nr >= 1024 || !(c = t->bynr[si.seccomp.nr]))
+		si.op != SC_OP_SECCOMP || si.seccomp.nr >= 1024)
+		return;
+	if (si.seccomp.nr == __NR_socket && si.seccomp.ret_data == FILTER_TRACE_UNIX) {
+		refuse_unix(t, pr, &si);
+		return;
+	}
+	if (!(c = t->bynr[si.seccomp.nr]))
 		return;
 	t->stops[si.seccomp.nr]++;
 	pr->nev = 0;

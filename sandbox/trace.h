@@ -26,6 +26,13 @@
 #include "plan.h"
 #include "request.h"
 
+/* Open the trace file for writing (--trace FILE), made 0600: a new file
+ * with O_EXCL, or an existing one only when it is a regular file of this
+ * user with one link, truncated after that check; never through a
+ * symlink (O_NOFOLLOW). A name planted in a shared directory (/tmp) by
+ * another user cannot turn the write onto a file of theirs or ours
+ * (issue 20 item 4). The fd, or -1 after one line naming the file. */
+int trace_open(const char *path);
 /* Add the traced task's refusal to f (clone with CLONE_UNTRACED): 0, or -1
  * after one line. */
 int trace_filter(scmp_filter_ctx f);

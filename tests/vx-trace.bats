@@ -224,6 +224,146 @@ C
 	assert_output "clone: refused"
 }
 
+# --- sockets and the trace file (R-32; issue 18 item 1, issue 20 items 3, 4) ---
+
+@test "R-32: Node's child_process with piped stdio runs with only read and write grants" {
+	put packages/app/spawn.js 'const c = require("child_process").spawn("cat", ["src/check.txt"], { stdio: "pipe" });
+c.stdout.on("data", d => process.stdout.write("piped " + d));
+c.on("error", e => { console.log(e.message); process.exitCode = 3; });'
+	put packages/app/vx.json '{ "tasks": { "spawn": { "exec": { "command": "/usr/bin/node spawn.js",
+		"sandbox": { "allow": { "read": ["."], "write": ["dist/"] } } } } } }'
+	run -0 vx run @x/app#spawn
+	assert_line "@x/app#spawn: piped check"
+	refute_line --partial "SANDBOX VIOLATIONS"
+	refute_output --partial "EPERM"
+}
+
+# listen SOCKET-ADDRESS: a host unix listener (a path, or @name for an
+# abstract one) in the background, ready when this returns
+listen_unix() {
+	/usr/bin/python3 -c 'import os, socket, sys, time
+a = sys.argv[1]
+s = socket.socket(socket.AF_UNIX)
+s.bind("\0" + a[1:] if a[0] == "@" else a)
+if a[0] != "@":
+    os.chmod(a, 0o777)
+s.listen(8)
+open(sys.argv[2], "w").close()
+time.sleep(60)' "$1" "$BATS_TEST_TMPDIR/ready" &
+	BG=$!
+	while [ ! -e "$BATS_TEST_TMPDIR/ready" ]; do sleep 0.05; done
+	rm "$BATS_TEST_TMPDIR/ready"
+}
+
+teardown() {
+	if [ -n "${BG:-}" ]; then
+		kill "$BG" 2> /dev/null || true
+		wait "$BG" 2> /dev/null || true
+	fi
+	if [ -n "${SOCKDIR:-}" ]; then
+		rm -rf "$SOCKDIR"
+	fi
+}
+
+@test "R-32 attack: a host pathname socket and an abstract one stay refused with EPERM, and vx run reports it" {
+	SOCKDIR=$(mktemp -d /tmp/vx-trace-sock.XXXXXX)
+	chmod 755 "$SOCKDIR"
+	listen_unix "$SOCKDIR/host.sock"
+	local dial='import socket, sys
+a = sys.argv[1]
+try:
+    s = socket.socket(socket.AF_UNIX)
+    s.connect("\0" + a[1:] if a[0] == "@" else a)
+    print("reached", a)
+except OSError as e:
+    print("refused", e.strerror)'
+	# positive control: the host reaches it
+	run -0 /usr/bin/python3 -c "$dial" "$SOCKDIR/host.sock"
+	assert_output "reached $SOCKDIR/host.sock"
+	put packages/app/dial.py "$dial"
+	put packages/app/vx.json "{ \"tasks\": { \"dial\": { \"exec\": { \"command\": \"/usr/bin/python3 dial.py $SOCKDIR/host.sock\",
+		\"sandbox\": { \"allow\": { \"read\": [\".\"] } } } } } }"
+	run -1 vx run @x/app#dial
+	assert_line "@x/app#dial: refused Operation not permitted"
+	assert_line "  deny unix-socket AF_UNIX SOCK_STREAM (socket: EPERM)"
+	assert_line --partial "  vx: @x/app#dial made a unix socket, which could reach one the task did not make"
+	assert_line --partial "fix: allow.unixSockets: true"
+	assert_equal "$(grep -c '^  deny ' <<< "$output")" 1
+	kill "$BG"
+	wait "$BG" 2> /dev/null || true
+	local name="@vx-trace-$$-$RANDOM"
+	listen_unix "$name"
+	run -0 /usr/bin/python3 -c "$dial" "$name"
+	assert_output "reached $name"
+	put packages/app/vx.json "{ \"tasks\": { \"dial\": { \"exec\": { \"command\": \"/usr/bin/python3 dial.py $name\",
+		\"sandbox\": { \"allow\": { \"read\": [\".\"] } } } } } }"
+	run -1 vx run @x/app#dial
+	assert_line "@x/app#dial: refused Operation not permitted"
+	assert_line "  deny unix-socket AF_UNIX SOCK_STREAM (socket: EPERM)"
+	# the grant lifts it for the path (the abstract name stays behind the
+	# network namespace: refused by the kernel, not by a rule)
+	put packages/app/vx.json "{ \"tasks\": { \"dial\": { \"exec\": { \"command\": \"/usr/bin/python3 dial.py $name\",
+		\"sandbox\": { \"allow\": { \"read\": [\".\"], \"unixSockets\": true } } } } } }"
+	run -0 vx run @x/app#dial
+	assert_line "@x/app#dial: refused Connection refused"
+	refute_line --partial "SANDBOX VIOLATIONS"
+}
+
+@test "issue 20: socket families are allow-listed: AF_VSOCK, AF_PACKET, AF_ALG and netlink audit fail; inet, inet6, netlink route and socketpair work" {
+	local probe='import socket
+def tryit(name, *a):
+    try:
+        socket.socket(*a).close(); print(name, "ok")
+    except OSError as e:
+        print(name, e.strerror)
+tryit("vsock", socket.AF_VSOCK, socket.SOCK_STREAM)
+tryit("packet", socket.AF_PACKET, socket.SOCK_DGRAM)
+tryit("alg", socket.AF_ALG, socket.SOCK_SEQPACKET)
+tryit("audit", socket.AF_NETLINK, socket.SOCK_RAW, 9)
+tryit("route", socket.AF_NETLINK, socket.SOCK_RAW, 0)
+tryit("inet", socket.AF_INET, socket.SOCK_STREAM)
+tryit("inet6", socket.AF_INET6, socket.SOCK_DGRAM)
+a, b = socket.socketpair(); a.sendall(b"x"); print("pair", b.recv(1).decode())'
+	# positive control: the host makes a vsock socket (the module is there)
+	run -0 /usr/bin/python3 -c 'import socket; socket.socket(socket.AF_VSOCK, socket.SOCK_STREAM); print("ok")'
+	run -0 sb -- /usr/bin/python3 -c "$probe"
+	assert_output "vsock Address family not supported by protocol
+packet Address family not supported by protocol
+alg Address family not supported by protocol
+audit Protocol not supported
+route ok
+inet ok
+inet6 ok
+pair x"
+	# a domain with high bits set is refused too, whatever its low word
+	run -0 sb -- /usr/bin/python3 -c 'import ctypes, os
+libc = ctypes.CDLL(None, use_errno=True)
+fd = libc.syscall(41, ctypes.c_long(0x100000028), 1, 0)
+print(fd, os.strerror(ctypes.get_errno()) if fd < 0 else "")'
+	assert_output "-1 Address family not supported by protocol"
+}
+
+@test "issue 20: a symlink or a hard link planted at the trace file's name is not followed; an own file is truncated" {
+	echo precious > "$BATS_TEST_TMPDIR/victim"
+	ln -s "$BATS_TEST_TMPDIR/victim" "$BATS_TEST_TMPDIR/planted"
+	run -125 bash -c "cd '$WS/packages/app' && vx-sandbox --root '$WS' --project . --trace '$BATS_TEST_TMPDIR/planted' -- true"
+	assert_output --partial "unable to open the trace file '$BATS_TEST_TMPDIR/planted'"
+	assert_output --partial "a symlink is never followed"
+	assert_equal "$(cat "$BATS_TEST_TMPDIR/victim")" "precious"
+	ln "$BATS_TEST_TMPDIR/victim" "$BATS_TEST_TMPDIR/hard"
+	run -125 bash -c "cd '$WS/packages/app' && vx-sandbox --root '$WS' --project . --trace '$BATS_TEST_TMPDIR/hard' -- true"
+	assert_output --partial "is not a regular file of yours with one link"
+	assert_equal "$(cat "$BATS_TEST_TMPDIR/victim")" "precious"
+	mkfifo "$BATS_TEST_TMPDIR/fifo"
+	run -125 bash -c "cd '$WS/packages/app' && vx-sandbox --root '$WS' --project . --trace '$BATS_TEST_TMPDIR/fifo' -- true"
+	echo "old content" > "$BATS_TEST_TMPDIR/own"
+	run -0 sb -- true
+	run -0 bash -c "cd '$WS/packages/app' && vx-sandbox --root '$WS' --project . --trace '$BATS_TEST_TMPDIR/own' -- true"
+	run -0 grep -c '"trace":"start"' "$BATS_TEST_TMPDIR/own"
+	assert_output 1
+	refute [ -n "$(grep 'old content' "$BATS_TEST_TMPDIR/own")" ]
+}
+
 # --- the fast path (sandbox/fastpath.h) ---------------------------------------
 
 # a mix of every outcome: denied and granted reads by each call, relative,
