@@ -9,8 +9,12 @@
  * filter lets through untraced, and make it again from libc's own code (so
  * traced, judged and recorded as before) only when it failed. The kernel
  * still enforces every mount; the page only decides which calls pid 1 sees.
- * A task that calls from that page on purpose hides its own failed calls
- * from the report and gains no access.
+ * A task that calls from that page on purpose (or rewrites the shim's
+ * memory) hides its own failed calls from the report and gains no access:
+ * the residual of the fast path, closed by VX_TRACE_FAST=0. Nothing short
+ * of that steers it: the one setting the shim reads, FAST_ENV_ROOT, is
+ * checked by pid 1 at every exec stop and defaced when it does not name
+ * the root (trace.c env_check).
  */
 #ifndef VX_SANDBOX_FASTPATH_H
 #define VX_SANDBOX_FASTPATH_H
@@ -30,7 +34,9 @@
 
 /* The environment the shim reads: the workspace root, so a failed read of
  * an absolute path outside it (an include path search, a PATH probe) is not
- * made again: the tracer never reports one (trace.c judge). */
+ * made again: the tracer never reports one (trace.c judge). Set by
+ * vx-sandbox, verified by pid 1 at each exec (a wrong value is renamed, so
+ * the shim then makes every failed call again). */
 #define FAST_ENV_ROOT "VX_TRACE_ROOT"
 /* The shim's file name beside vx-sandbox (or in ../lib/vx/). */
 #define FAST_SHIM_NAME "vx-trace.so"

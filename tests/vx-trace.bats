@@ -461,6 +461,16 @@ openat write $WS/packages/app/w1 EROFS
 openat read $WS/packages/app/banner.txt ENOENT "
 }
 
+@test "hostile: a task that sets the shim's VX_TRACE_ROOT still has its undeclared reads recorded" {
+	run -0 sb -- sh -c 'VX_TRACE_ROOT=/nonexistent cat "$PWD/banner.txt"; env VX_TRACE_ROOT=/ VX_TRACE_ROOT=/usr stat "$PWD/src/check.txt"; exit 0' 2> /dev/null
+	run -0 records
+	assert_line "openat read $WS/packages/app/banner.txt ENOENT "
+	assert_line --regexp "^(newfstatat|statx) read $WS/packages/app/src/check.txt ENOENT "
+	# the task's own value, made harmless, is still its to read
+	run -0 sb -- sh -c 'VX_TRACE_ROOT=/x sh -c "env | grep -i ^vx_trace_root"'
+	assert_output "vX_TRACE_ROOT=/x"
+}
+
 @test "hostile: a call made from the fast path's page on purpose is still refused by the kernel" {
 	cat > "$BATS_TEST_TMPDIR/page.c" <<'C'
 #define _GNU_SOURCE
