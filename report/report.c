@@ -12,6 +12,9 @@
 #include "jsonl.h"
 #include "path.h"
 
+/* vx-sandbox's exit status when it refused before the task ran (run.h) */
+#define VX_SANDBOX_SETUP_EXIT 125
+
 static const char *str(const cJSON *o, const char *key)
 {
 	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
@@ -253,7 +256,7 @@ static char *spell(const struct report *r, const char *p)
 	if (path_is_within(r->root, p))
 		return path_relative(r->project, p);
 	if (home && *home && strcmp(home, "/") && path_is_within(home, p)) {
-		char *u = path_under(home, p), *o = xasprintf("~/%s", u);
+		char *u = path_under(home, p), *o = strcmp(u, ".") ? xasprintf("~/%s", u) : xstrdup("~");
 		free(u);
 		return o;
 	}
@@ -291,6 +294,94 @@ static const char *package_of(const struct report *r, const char *dir)
 	return NULL;
 }
 
+/* Could the sandbox have caused this errno (issue 18 item 4)? It hides
+ * (ENOENT, ENOTDIR), mounts read-only (EROFS), refuses (EACCES, EPERM),
+ * and its binds are mount points (EBUSY, EXDEV). Any other errno the host
+ * gives as well: EINVAL (readlink of a directory), ENXIO (/dev/tty with no
+ * terminal), EISDIR, ELOOP, ... A write's EEXIST is the sandbox's only when
+ * the name does not exist on the host; a write's ENOENT only when its
+ * directory does. */
+static bool sandbox_errno(const char *en, bool write, const char *res)
+{
+	static const char *const rd[] = {"ENOENT", "ENOTDIR", "EACCES", "EPERM"};
+	static const char *const wr[] = {"EROFS", "EACCES", "EPERM", "ENOTDIR", "EBUSY", "EXDEV"};
+	struct stat st;
+	if (!write) {
+		for (size_t i = 0; i < sizeof(rd) / sizeof(*rd); i++)
+			if (!strcmp(en, rd[i]))
+				return true;
+		return false;
+	}
+	for (size_t i = 0; i < sizeof(wr) / sizeof(*wr); i++)
+		if (!strcmp(en, wr[i]))
+			return true;
+	if (!strcmp(en, "EEXIST"))
+		return lstat(res, &st) != 0;
+	if (!strcmp(en, "ENOENT")) {
+		char *dir = xstrdup(res), *sl = strrchr(dir, '/');
+		bool there;
+		if (sl)
+			sl[sl == dir] = 0;
+		there = stat(dir, &st) == 0;
+		free(dir);
+		return there;
+	}
+	return false;
+}
+
+/* A call that reads what a file holds, a directory's listing or a program
+ * (not a stat, an access check or a readlink: issue 18 item 2). */
+static bool content_op(const char *op)
+{
+	return !strcmp(op, "openat") || !strcmp(op, "open") || !strcmp(op, "openat2") ||
+		!strcmp(op, "execve") || !strcmp(op, "execveat");
+}
+
+/* May a hint propose granting dir (absolute)? Not the workspace root or an
+ * ancestor of the project (that opens every sibling, and vx refuses a bind
+ * holding .git or a nested project), nothing in .git or .vx (R-26), not /,
+ * nor the sandbox's own /dev, /proc, /sys. */
+static bool grantable(const struct report *r, const char *dir)
+{
+	char *rel;
+	bool ok = true;
+	if (!strcmp(dir, "/") || path_is_within(dir, r->project) || path_is_within(dir, r->root) ||
+		path_is_within("/dev", dir) || path_is_within("/proc", dir) || path_is_within("/sys", dir))
+		return false;
+	if (!path_is_within(r->root, dir))
+		return true;
+	rel = path_under(r->root, dir);
+	for (char *c = strtok(rel, "/"); c && ok; c = strtok(NULL, "/"))
+		ok = strcmp(c, ".git") && strcmp(c, ".vx");
+	free(rel);
+	return ok;
+}
+
+/* The hidden-read hint (R-34, issue 18 item 2): the grant spelled from the
+ * project, and on a cached task the workspaceFiles entry that keys it. */
+static char *read_hint(const struct report *r, const cJSON *a, const char *res, bool bin,
+	bool keyed)
+{
+	struct stat st;
+	char *sp = spell(r, res), *shown = show(sp, bin), *line, *rel, *key;
+	bool dir = stat(res, &st) == 0 && S_ISDIR(st.st_mode);
+	rel = path_under(r->root, res);
+	key = show(rel, bin);
+	if (keyed)
+		line = xasprintf("vx: %s read '%s', which the sandbox wall hides, so its output may "
+			"depend on what it did not see (%s: %s); fix: allow.read: ['%s'] and "
+			"cache.inputs.workspaceFiles: ['%s%s']", r->id, shown, str(a, "op"),
+			str(a, "errno"), shown, key, dir ? "/**" : "");
+	else
+		line = xasprintf("vx: %s read '%s', which the sandbox wall hides (%s: %s); fix: "
+			"allow.read: ['%s']", r->id, shown, str(a, "op"), str(a, "errno"), shown);
+	free(rel);
+	free(key);
+	free(sp);
+	free(shown);
+	return line;
+}
+
 bool report_judge(struct report *r, int exit_code)
 {
 	cJSON *hits = cJSON_CreateArray(), *walls = cJSON_CreateArray(), *dirs = cJSON_CreateArray();
@@ -299,6 +390,8 @@ bool report_judge(struct report *r, int exit_code)
 	size_t nviol = 0, nhint = 0, naccess = (size_t)cJSON_GetArraySize(r->accesses);
 	const char *state = r->state ? r->state : "incomplete";
 	bool failed, incomplete, unix_refused = false;
+	bool cached = cJSON_IsObject(cJSON_GetObjectItemCaseSensitive(r->task, "cache"));
+	cJSON *keyed = cJSON_CreateArray();
 
 	cJSON_ArrayForEach(a, r->accesses) {
 		const char *access = str(a, "access"), *op = str(a, "op"), *en = str(a, "errno");
@@ -327,14 +420,15 @@ bool report_judge(struct report *r, int exit_code)
 			continue;
 		}
 		w = withheld_for(r, res);
-		if (!write && !wid && en && (!strcmp(en, "ENOENT") || !strcmp(en, "ENOTDIR")) &&
-			lstat(res, &st) != 0) {
-			/* not on the host either: the sandbox changed nothing (a PATH
-			 * probe, an optional config) */
+		if (!wid && (!sandbox_errno(en, write, res) || (!write && lstat(res, &st) != 0))) {
+			/* the host gives the same: the sandbox changed nothing (a
+			 * PATH probe, an optional config, mkdir -p of a directory
+			 * that exists, readlink of a directory) */
 			free(res);
 			continue;
 		}
-		if (path_is_within(r->project, res) || w) {
+		if (path_is_within(r->project, res) || w || (cached && !write && !wid &&
+			content_op(op) && path_is_within(r->root, res))) {
 			rel = path_relative(r->root, res);
 			shown = show(rel, bin);
 			if (wid)
@@ -347,6 +441,8 @@ bool report_judge(struct report *r, int exit_code)
 			nviol++;
 			if (w)
 				seen_before(hits, str(w, "dir"));
+			else if (!path_is_within(r->project, res))
+				cJSON_AddItemToArray(keyed, cJSON_Duplicate(a, 1));
 			free(line);
 			free(shown);
 			free(rel);
@@ -358,7 +454,11 @@ bool report_judge(struct report *r, int exit_code)
 	}
 	incomplete = strcmp(state, "off") && (strcmp(state, "end") || r->declared != (double)naccess);
 	failed = exit_code != 0 || nviol > 0 || incomplete;
-	if (incomplete) {
+	/* vx-sandbox refused before the task started (its own line said why):
+	 * nothing ran, so there is no trace to call incomplete */
+	if (incomplete && !r->started && !naccess && exit_code == VX_SANDBOX_SETUP_EXIT) {
+		state = "none";
+	} else if (incomplete) {
 		char *line = xasprintf("vx: %s: the access trace is incomplete (%zu records, %s); "
 			"its accesses cannot be judged, so the task is not trusted", r->id, naccess,
 			strcmp(state, "end") ? "no end record" : "a count that differs");
@@ -402,6 +502,21 @@ bool report_judge(struct report *r, int exit_code)
 		free(rd);
 		free(rl);
 	}
+	{
+		cJSON *named = cJSON_CreateArray();
+		cJSON_ArrayForEach(a, keyed) {
+			bool bin;
+			char *res = raw_path(a, "resolved", &bin), *line;
+			if (!seen_before(named, res)) {
+				line = read_hint(r, a, res, bin, true);
+				put("hint", a, line);
+				nhint++;
+				free(line);
+			}
+			free(res);
+		}
+		cJSON_Delete(named);
+	}
 	if (failed) {
 		cJSON *named = cJSON_CreateArray();
 		cJSON_ArrayForEach(a, walls) {
@@ -409,26 +524,40 @@ bool report_judge(struct report *r, int exit_code)
 			char *res = raw_path(a, "resolved", &bin), *line = NULL, *sp, *shown;
 			struct stat st;
 			if (write) {
-				/* the directory to grant: the one the write landed in */
+				/* the directory to grant: the one the write landed in,
+				 * or, when that one cannot be granted, the one a mkdir
+				 * makes; never the workspace root or above, nor one vx
+				 * would refuse */
+				const char *op = str(a, "op");
 				char *dir = xstrdup(res), *s = strrchr(dir, '/');
-				if (s && s != dir)
-					*s = 0;
+				if (s)
+					s[s == dir] = 0;
+				if ((!strcmp(op, "mkdir") || !strcmp(op, "mkdirat")) && !grantable(r, dir)) {
+					free(dir);
+					dir = xstrdup(res);
+				}
 				char *full = show(res, bin);
 				sp = spell(r, dir);
 				shown = show(sp, bin);
-				if (!seen_before(named, dir))
-					line = xasprintf("vx: %s wrote past the sandbox wall (%s %s: %s); "
-						"fix: allow.write: ['%s/']", r->id, str(a, "op"), full,
-						str(a, "errno"), shown);
+				if (!seen_before(named, dir)) {
+					if (grantable(r, dir))
+						line = xasprintf("vx: %s wrote past the sandbox wall (%s %s: "
+							"%s); fix: allow.write: ['%s%s']", r->id, op, full,
+							str(a, "errno"), shown, strcmp(shown, "/") ? "/" : "");
+					else
+						line = xasprintf("vx: %s wrote past the sandbox wall (%s %s: "
+							"%s); no grant can open it (it holds the project, or "
+							".git, or is the workspace root); fix: write inside the "
+							"project's own grants", r->id, op, full, str(a, "errno"));
+				}
 				free(full);
 				free(dir);
-			} else if (path_is_within(r->root, res) && lstat(res, &st) == 0) {
-				sp = spell(r, res);
-				shown = show(sp, bin);
+			} else if (path_is_within(r->root, res) && lstat(res, &st) == 0 &&
+				grantable(r, res)) {
+				sp = NULL;
+				shown = NULL;
 				if (!seen_before(named, res))
-					line = xasprintf("vx: %s read '%s', which the sandbox wall hides "
-						"(%s: %s); fix: allow.read: ['%s']", r->id, shown,
-						str(a, "op"), str(a, "errno"), shown);
+					line = read_hint(r, a, res, bin, false);
 			} else {
 				free(res);
 				continue;
@@ -463,11 +592,12 @@ bool report_judge(struct report *r, int exit_code)
 	cJSON_AddBoolToObject(verdict, "fail", nviol > 0 || incomplete);
 	cJSON_AddNumberToObject(verdict, "violations", (double)nviol);
 	cJSON_AddNumberToObject(verdict, "hints", (double)nhint);
-	cJSON_AddStringToObject(verdict, "trace", incomplete ? "incomplete" : state);
+	cJSON_AddStringToObject(verdict, "trace", incomplete && strcmp(state, "none") ? "incomplete" : state);
 	cJSON_AddNumberToObject(verdict, "events", (double)naccess);
 	jsonl_write(verdict);
 	cJSON_Delete(verdict);
 	cJSON_Delete(hits);
+	cJSON_Delete(keyed);
 	cJSON_Delete(walls);
 	cJSON_Delete(dirs);
 	return nviol > 0 || incomplete;

@@ -27,10 +27,16 @@ fixture() { # fixture NAME: the file with the workspace and home filled in
 	printf '%s\n' "$BATS_TEST_TMPDIR/$1"
 }
 
-report() { # report TRACE [ARGS...]
+report() { # report TRACE [ARGS...]: for the cached task of request.jsonl
 	local t=$1
 	shift
 	run vx-report --request "$(fixture request.jsonl)" --trace "$(fixture "$t")" "$@"
+}
+
+report_uncached() { # report_uncached TRACE [ARGS...]: the same task without cache
+	local t=$1
+	shift
+	run vx-report --request "$(fixture request-uncached.jsonl)" --trace "$(fixture "$t")" "$@"
 }
 
 line_of() { # the text lines, as vx run prints them
@@ -65,15 +71,15 @@ verdict {\"fail\": true, \"violations\": 2, \"hints\": 0, \"trace\": \"end\", \"
 	assert_output --partial "deny file-write packages/app/log.txt (openat: EROFS)"
 }
 
-@test "the wall is silent on a passing task" {
-	report wall.jsonl --exit 0
+@test "the wall is silent on a passing uncached task" {
+	report_uncached wall.jsonl --exit 0
 	assert_equal "$status" 0
 	run -0 line_of
 	assert_output 'verdict {"fail": false, "violations": 0, "hints": 0, "trace": "end", "events": 5}'
 }
 
 @test "a failed task names past-wall writes with the directory to grant, hidden host reads from the project, and untouched placeholders" {
-	report wall.jsonl --exit 2
+	report_uncached wall.jsonl --exit 2
 	assert_equal "$status" 0
 	run -0 line_of
 	assert_output "vx: @x/app#test read '../../tsconfig.base.json', which the sandbox wall hides (openat: ENOENT); fix: allow.read: ['../../tsconfig.base.json']
@@ -81,6 +87,57 @@ vx: @x/app#test wrote past the sandbox wall (mkdir $HOME/.cache/tool/x: EROFS); 
 vx: @x/app#test wrote past the sandbox wall (openat $WS/packages/other/gen.txt: EROFS); fix: allow.write: ['../other/']
 vx: @x/app#test: write grant 'out.txt' was made an empty file the task never wrote, now removed; fix: if it names a directory, spell it 'out.txt/'
 verdict {\"fail\": false, \"violations\": 0, \"hints\": 4, \"trace\": \"end\", \"events\": 5}"
+}
+
+@test "issue 18: a cached task's hidden read of a workspace file that exists is a violation, with the grant and the key input; one that exists nowhere is not" {
+	report wall.jsonl --exit 0
+	assert_equal "$status" 1
+	run -0 line_of
+	assert_output "deny file-read tsconfig.base.json (openat: ENOENT)
+vx: @x/app#test read '../../tsconfig.base.json', which the sandbox wall hides, so its output may depend on what it did not see (openat: ENOENT); fix: allow.read: ['../../tsconfig.base.json'] and cache.inputs.workspaceFiles: ['tsconfig.base.json']
+vx: @x/app#test wrote past the sandbox wall (mkdir $HOME/.cache/tool/x: EROFS); fix: allow.write: ['~/.cache/tool/']
+vx: @x/app#test wrote past the sandbox wall (openat $WS/packages/other/gen.txt: EROFS); fix: allow.write: ['../other/']
+vx: @x/app#test: write grant 'out.txt' was made an empty file the task never wrote, now removed; fix: if it names a directory, spell it 'out.txt/'
+verdict {\"fail\": true, \"violations\": 1, \"hints\": 4, \"trace\": \"end\", \"events\": 5}"
+}
+
+@test "issue 18: errnos the host gives too are no findings; stat probes of existing paths only hint on failure; no hint opens the root, .git or /dev" {
+	mkdir -p "$WS/.git" "$WS/packages/app/src"
+	report falsepos.jsonl --exit 0
+	assert_equal "$status" 0
+	run -0 line_of
+	assert_output 'verdict {"fail": false, "violations": 0, "hints": 0, "trace": "end", "events": 11}'
+	report falsepos.jsonl --exit 1
+	assert_equal "$status" 0
+	run -0 line_of
+	assert_output "vx: @x/app#test read '../../package.json', which the sandbox wall hides (statx: ENOENT); fix: allow.read: ['../../package.json']
+vx: @x/app#test wrote past the sandbox wall (mkdir $WS/shared: EROFS); fix: allow.write: ['../../shared/']
+vx: @x/app#test wrote past the sandbox wall (openat $WS/x.txt: EROFS); no grant can open it (it holds the project, or .git, or is the workspace root); fix: write inside the project's own grants
+vx: @x/app#test wrote past the sandbox wall (openat $WS/.git/hooks/x: EROFS); no grant can open it (it holds the project, or .git, or is the workspace root); fix: write inside the project's own grants
+verdict {\"fail\": false, \"violations\": 0, \"hints\": 4, \"trace\": \"end\", \"events\": 11}"
+	refute_output --partial "E6"
+	refute_output --partial "'/dev/'"
+	refute_output --partial "'../../'"
+	refute_output --partial "~/./"
+}
+
+@test "issue 18: a refusal before the task started is one line (vx-sandbox's), not followed by an incomplete-trace line; a lost trace still fails" {
+	report empty.jsonl --exit 125
+	assert_equal "$status" 1
+	run -0 line_of
+	assert_output 'verdict {"fail": true, "violations": 0, "hints": 0, "trace": "none", "events": 0}'
+	report empty.jsonl --exit 0
+	assert_equal "$status" 1
+	assert_line --partial 'the access trace is incomplete (0 records, no end record)'
+}
+
+@test "R-32: a refused socket(AF_UNIX) is a violation with the unixSockets hint" {
+	report unix.jsonl --exit 0
+	assert_equal "$status" 1
+	run -0 line_of
+	assert_output "deny unix-socket AF_UNIX SOCK_STREAM (socket: EPERM)
+vx: @x/app#test made a unix socket, which could reach one the task did not make (a host socket such as /var/run/docker.sock or a D-Bus bus), so the sandbox refused it (R-32; a pair from socketpair needs no grant); fix: allow.unixSockets: true
+verdict {\"fail\": true, \"violations\": 1, \"hints\": 1, \"trace\": \"end\", \"events\": 1}"
 }
 
 @test "ignore.read and ignore.write silence a denial without granting it, each for its own access" {
@@ -91,15 +148,20 @@ verdict {\"fail\": false, \"violations\": 0, \"hints\": 4, \"trace\": \"end\", \
 verdict {\"fail\": true, \"violations\": 1, \"hints\": 0, \"trace\": \"end\", \"events\": 3}"
 }
 
-@test "reads under a withheld linked package are violations with one hint naming the package, the link and the edge; an unlinked sibling stays the wall" {
+@test "reads under a withheld linked package are violations with one hint naming the package, the link and the edge; an unlinked sibling's file is one for a cached task, the wall for an uncached one" {
 	report withheld.jsonl
 	assert_equal "$status" 1
 	run -0 line_of
 	assert_output "deny file-read packages/ui/src/index.js (openat: ENOENT)
 deny file-read packages/ui/package.json (openat: ENOENT)
+deny file-read packages/secret/token.txt (openat: ENOENT)
 vx: @x/app#test read packages/ui through node_modules/@x/ui, and its key folds no cached task of @x/ui, so an edit there would not re-run it; fix: add a dependsOn edge that reaches one (^build where @x/ui#build keys its sources, or a source task), or grant and key the files yourself (allow.read plus cache.inputs.workspaceFiles)
-vx: @x/app#test read '../secret/token.txt', which the sandbox wall hides (openat: ENOENT); fix: allow.read: ['../secret/token.txt']
-verdict {\"fail\": true, \"violations\": 2, \"hints\": 2, \"trace\": \"end\", \"events\": 3}"
+vx: @x/app#test read '../secret/token.txt', which the sandbox wall hides, so its output may depend on what it did not see (openat: ENOENT); fix: allow.read: ['../secret/token.txt'] and cache.inputs.workspaceFiles: ['packages/secret/token.txt']
+verdict {\"fail\": true, \"violations\": 3, \"hints\": 2, \"trace\": \"end\", \"events\": 3}"
+	# uncached, the sibling is the wall: named only as a hint, and only on a failure
+	report_uncached withheld.jsonl --exit 1
+	assert_line --partial "which the sandbox wall hides (openat: ENOENT); fix: allow.read: ['../secret/token.txt']"
+	refute_line --partial "deny file-read packages/secret"
 }
 
 @test "R-26: a read a file grant's bound directory let through is a violation though it succeeded" {
