@@ -56,6 +56,17 @@ static bool families(scmp_filter_ctx f, const struct sb_request *r, bool tracer)
 			ok = rule(f, EAFNOSUPPORT, "socket", 1, &eq) == 0 &&
 				rule(f, EAFNOSUPPORT, "socketpair", 1, &eq) == 0;
 	}
+	/* a pair's datagram socket could still sendto() a host path
+	 * (journald's, /dev/log): only stream and seqpacket pairs, which
+	 * refuse another peer, are free */
+	for (unsigned type = 0; ok && type < 16; type++) {
+		struct scmp_arg_cmp pair[2] = {
+			SCMP_A0(SCMP_CMP_MASKED_EQ, 0xffffffffu, AF_UNIX),
+			SCMP_A1(SCMP_CMP_MASKED_EQ, 0xf, type),
+		};
+		if (type != SOCK_STREAM && type != SOCK_SEQPACKET && !r->unix_sockets)
+			ok = rule(f, EPERM, "socketpair", 2, pair) == 0;
+	}
 	ok = ok && rule(f, EAFNOSUPPORT, "socket", 1, &high) == 0 &&
 		rule(f, EAFNOSUPPORT, "socketpair", 1, &high) == 0 &&
 		rule(f, EPROTONOSUPPORT, "socket", 2, nl) == 0;

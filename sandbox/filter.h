@@ -9,8 +9,9 @@
  * which no network namespace isolates and which reaches the hypervisor;
  * AF_PACKET, AF_ALG, AF_XDP, ...), another netlink protocol with
  * EPROTONOSUPPORT (audit, uevents and the rest are not all per namespace).
- * socketpair(AF_UNIX) always works: the pair reaches only the task (Node
- * makes one per piped child process). socket(AF_UNIX), which could reach a
+ * socketpair(AF_UNIX) of SOCK_STREAM or SOCK_SEQPACKET always works: the
+ * pair reaches only the task (Node makes one per piped child process); a
+ * datagram pair could sendto() a host socket's path, so it needs the grant. socket(AF_UNIX), which could reach a
  * host pathname socket, fails with EPERM unless the task's own grant lifts
  * it (R-32); under the tracer pid 1 refuses it instead, and records it.
  * Refused with EPERM: new user namespaces through clone/unshare and the mount

@@ -27,7 +27,7 @@
 
 enum { N_UNSHARE, N_CLONE, N_MOUNT, N_ATTACH, N_SEIZE, N_TRACEME, N_WRITEV, N_KEYCTL,
 	N_UNIX, N_URING, N_CONT, N_READV, N_PAIR, N_VSOCK, N_HIGH, N_AUDIT, N_ROUTE, N_INET6,
-	N_MAX };
+	N_DPAIR, N_MAX };
 
 /* Load the filter in a child, try each call there, send back their errnos. */
 static void probe(scmp_filter_ctx f, int *got)
@@ -63,7 +63,8 @@ static void probe(scmp_filter_ctx f, int *got)
 		e[N_READV] = ERR(process_vm_readv(getpid(), &l, 1, &rm, 1, 0));
 		{
 			int sv[2];
-			e[N_PAIR] = ERR(socketpair(AF_UNIX, SOCK_STREAM, 0, sv));
+			e[N_PAIR] = ERR(socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv));
+			e[N_DPAIR] = ERR(socketpair(AF_UNIX, SOCK_DGRAM, 0, sv));
 		}
 		e[N_VSOCK] = ERR(socket(AF_VSOCK, SOCK_STREAM, 0));
 		/* the kernel reads an int: the high word must not hide AF_VSOCK */
@@ -117,6 +118,7 @@ int main(void)
 	CHECK(got[N_UNSHARE] == EPERM);
 	CHECK(got[N_UNIX] == EPERM);
 	CHECK(got[N_PAIR] == 0);
+	CHECK(got[N_DPAIR] == EPERM);
 	CHECK(got[N_VSOCK] == EAFNOSUPPORT);
 	CHECK(got[N_HIGH] == EAFNOSUPPORT);
 	CHECK(got[N_AUDIT] == EPROTONOSUPPORT);
@@ -144,6 +146,7 @@ int main(void)
 	probe(f, got);
 	seccomp_release(f);
 	CHECK(got[N_UNIX] == 0);
+	CHECK(got[N_DPAIR] == 0);
 	CHECK(got[N_VSOCK] == EAFNOSUPPORT);
 	return UNIT_END("sandbox_filter");
 }
