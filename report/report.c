@@ -329,12 +329,22 @@ static bool sandbox_errno(const char *en, bool write, const char *res)
 	return false;
 }
 
-/* A call that reads what a file holds, a directory's listing or a program
- * (not a stat, an access check or a readlink: issue 18 item 2). */
-static bool content_op(const char *op)
+/* Could this hidden read of res, an existing workspace path, change a
+ * cached task's output (issue 18 item 2)? An open or exec: it read nothing
+ * where the host has bytes. A stat, access or readlink of a regular file:
+ * tools probe a config file before they read it (browserslist checks
+ * package.json with existsSync, and never opens a hidden one), so the probe
+ * is where the output forks. Not a probe of a directory, nor of .git (a
+ * file in a worktree): tools walk upward testing every level for them, and
+ * their existence alone selects no bytes. */
+static bool forks_output(const char *op, const char *res)
 {
-	return !strcmp(op, "openat") || !strcmp(op, "open") || !strcmp(op, "openat2") ||
-		!strcmp(op, "execve") || !strcmp(op, "execveat");
+	struct stat st;
+	const char *base = strrchr(res, '/');
+	if (!strcmp(op, "openat") || !strcmp(op, "open") || !strcmp(op, "openat2") ||
+		!strcmp(op, "execve") || !strcmp(op, "execveat"))
+		return true;
+	return stat(res, &st) == 0 && S_ISREG(st.st_mode) && strcmp(base ? base + 1 : res, ".git");
 }
 
 /* May a hint propose granting dir (absolute)? Not the workspace root or an
@@ -426,7 +436,7 @@ bool report_judge(struct report *r, int exit_code)
 			continue;
 		}
 		if (path_is_within(r->project, res) || w || (cached && !write && !wid &&
-			content_op(op) && path_is_within(r->root, res))) {
+			path_is_within(r->root, res) && forks_output(op, res))) {
 			rel = path_relative(r->root, res);
 			shown = show(rel, bin);
 			if (wid)

@@ -101,8 +101,20 @@ vx: @x/app#test: write grant 'out.txt' was made an empty file the task never wro
 verdict {\"fail\": true, \"violations\": 1, \"hints\": 4, \"trace\": \"end\", \"events\": 5}"
 }
 
-@test "issue 18: errnos the host gives too are no findings; stat probes of existing paths only hint on failure; no hint opens the root, .git or /dev" {
-	mkdir -p "$WS/.git" "$WS/packages/app/src"
+@test "issue 18: a cached task's existence probe of a hidden config file (browserslist's existsSync) is a violation; of a directory or a .git file it is not" {
+	printf 'gitdir: /elsewhere\n' > "$WS/.git"
+	report probe.jsonl --exit 0
+	assert_equal "$status" 1
+	run -0 line_of
+	assert_output "deny file-read package.json (access: ENOENT)
+vx: @x/app#test read '../../package.json', which the sandbox wall hides, so its output may depend on what it did not see (access: ENOENT); fix: allow.read: ['../../package.json'] and cache.inputs.workspaceFiles: ['package.json']
+verdict {\"fail\": true, \"violations\": 1, \"hints\": 1, \"trace\": \"end\", \"events\": 5}"
+	report_uncached probe.jsonl --exit 0
+	assert_equal "$status" 0
+}
+
+@test "issue 18: errnos the host gives too are no findings; stat probes of existing directories only hint on failure; no hint opens the root, .git or /dev" {
+	mkdir -p "$WS/.git" "$WS/packages/app/src" "$WS/config"
 	report falsepos.jsonl --exit 0
 	assert_equal "$status" 0
 	run -0 line_of
@@ -110,7 +122,7 @@ verdict {\"fail\": true, \"violations\": 1, \"hints\": 4, \"trace\": \"end\", \"
 	report falsepos.jsonl --exit 1
 	assert_equal "$status" 0
 	run -0 line_of
-	assert_output "vx: @x/app#test read '../../package.json', which the sandbox wall hides (statx: ENOENT); fix: allow.read: ['../../package.json']
+	assert_output "vx: @x/app#test read '../../config', which the sandbox wall hides (statx: ENOENT); fix: allow.read: ['../../config']
 vx: @x/app#test wrote past the sandbox wall (mkdir $WS/shared: EROFS); fix: allow.write: ['../../shared/']
 vx: @x/app#test wrote past the sandbox wall (openat $WS/x.txt: EROFS); no grant can open it (it holds the project, or .git, or is the workspace root); fix: write inside the project's own grants
 vx: @x/app#test wrote past the sandbox wall (openat $WS/.git/hooks/x: EROFS); no grant can open it (it holds the project, or .git, or is the workspace root); fix: write inside the project's own grants
