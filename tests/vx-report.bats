@@ -130,6 +130,7 @@ verdict {\"fail\": false, \"violations\": 0, \"hints\": 4, \"trace\": \"end\", \
 	refute_output --partial "E6"
 	refute_output --partial "'/dev/'"
 	refute_output --partial "'../../'"
+	# shellcheck disable=SC2088  # the literal spelling no hint may print
 	refute_output --partial "~/./"
 }
 
