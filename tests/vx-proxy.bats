@@ -631,6 +631,31 @@ GET() {
 	assert_output --partial 'origin 8080 POST /smug host=origin.test:8080 body=5'
 }
 
+@test "hostile: Connection naming Content-Length does not unframe the body into a second request" {
+	hand origin.test
+	local smug='GET http://origin.test:8080/smuggled-by-connection HTTP/1.1\r\nHost: origin.test:8080\r\n\r\n'
+	local h
+	for h in 'Content-Length' 'close, content-length' 'Host, CONTENT-LENGTH'; do
+		run -0 c "POST http://origin.test:8080/framed HTTP/1.1\\r\\nConnection: $h\\r\\nContent-Length: 72\\r\\n\\r\\n$smug"
+		# the origin read the 72 bytes as this request's body
+		assert_output --partial 'origin 8080 POST /framed host=origin.test:8080 body=72'
+		refute_output --partial 'GET /smuggled-by-connection host='
+	done
+	# spellings a server may fold into a framing header, TE with CL in either order
+	for h in 'Content_Length: 72' 'Transfer_Encoding: chunked' \
+		'Transfer-Encoding: chunked\r\nContent-Length: 72' \
+		'Content-Length: 72\r\nTransfer-Encoding: chunked' \
+		'Transfer-Encoding: identity' 'Transfer-Encoding: gzip, chunked'; do
+		run -0 c "POST http://origin.test:8080/smuggle-y HTTP/1.1\\r\\n$h\\r\\n\\r\\n$smug"
+		assert_output --partial 'HTTP/1.1 400'
+	done
+	unreached '/smuggle-y' "$LOG"
+	records
+	assert_line --partial '"reason":"framing header spelled with '\''_'\'' (some servers read it as '\''-'\'')"'
+	assert_line --partial '"reason":"Content-Length and Transfer-Encoding together"'
+	assert_line --partial '"reason":"malformed Transfer-Encoding (not exactly '\''chunked'\'')"'
+}
+
 @test "hostile: oversized hosts and heads are refused" {
 	hand origin.test '*.wild.test'
 	local label long
