@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "err.h"
+#include "hostaddr.h"
 #include "http.h"
 #include "jsonl.h"
 #include "jsonw.h"
@@ -554,9 +555,10 @@ static void on_connected(struct conn *c, uint32_t ev)
 	relay_start(c);
 }
 
-/* The addresses a name led to are judged too: no loopback, link-local or
- * metadata address unless the entry named the host literally, and none an
- * IP entry of the deny list names. Then dial exactly these. */
+/* The addresses a name led to are judged too: no loopback, link-local,
+ * metadata address or address of the host's own interfaces unless the
+ * entry named the host literally, and none an IP entry of the deny list
+ * names. Then dial exactly these. */
 static void on_addresses(struct conn *c, const struct resolve_answer *a)
 {
 	for (int i = 0; i < a->naddr; i++) {
@@ -567,6 +569,8 @@ static void on_addresses(struct conn *c, const struct resolve_answer *a)
 			(const void *)&((const struct sockaddr_in6 *)sa)->sin6_addr;
 		inet_ntop(sa->sa_family, raw, text, sizeof(text));
 		const char *cls = policy_addr_class(sa), *d;
+		if (!cls && hostaddr_is_own(sa, now))
+			cls = "this host's";
 		if (cls && !c->literal) {
 			char *why = xasprintf("resolves to %s address %s", cls, text);
 			deny(c, c->host, c->port, why);

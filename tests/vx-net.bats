@@ -37,12 +37,19 @@ setup_file() {
 	ip netns exec "$NS" /usr/bin/python3 "$BATS_TEST_DIRNAME/fixtures/vx-proxy/origin.py" \
 		"$NETDIR/origin.log" "$NETDIR/ready" "$ORIGIN:8080" "$ORIGIN:9000" >/dev/null 2>&1 3>&- &
 	echo $! > "$NETDIR/origin.pid"
+	# a server on the host's own (veth) address, as one on 0.0.0.0 would be
+	: > "$NETDIR/own.log"
+	/usr/bin/python3 "$BATS_TEST_DIRNAME/fixtures/vx-proxy/origin.py" \
+		"$NETDIR/own.log" "$NETDIR/oready" "10.214.$N.1:0" >/dev/null 2>&1 3>&- &
+	echo $! > "$NETDIR/oorigin.pid"
 	for _ in $(seq 100); do
-		[ -e "$NETDIR/ready" ] && break
+		[ -e "$NETDIR/ready" ] && [ -e "$NETDIR/oready" ] && break
 		sleep 0.05
 	done
+	OPORT=$(sed 's/.*://' "$NETDIR/oready")
+	export OPORT
 	HOSTS=$NETDIR/hosts
-	echo "$ORIGIN origin.test other.test" > "$HOSTS"
+	printf '%s\n' "$ORIGIN origin.test other.test" "10.214.$N.1 own.test" > "$HOSTS"
 	chmod 644 "$HOSTS"
 	export HOSTS
 	if [ -n "${VX_NET_USER:-}" ]; then
@@ -55,7 +62,7 @@ setup_file() {
 
 teardown_file() {
 	if [ -n "${NETDIR:-}" ]; then
-		kill "$(cat "$NETDIR/origin.pid")" 2>/dev/null || true
+		kill "$(cat "$NETDIR/origin.pid")" "$(cat "$NETDIR/oorigin.pid")" 2>/dev/null || true
 		rm -rf "$NETDIR"
 	fi
 	ip netns del "$NS" 2>/dev/null || true
@@ -175,6 +182,14 @@ GET='get() { curl -sS --max-time 10 "$@" 2>&1 || true; echo; }
 	refute_output --partial 'SANDBOX VIOLATIONS a#fetch'
 	refute_output --partial 'GET /b1'
 	refute_output --partial 'GET /b2'
+}
+
+@test "attack: an allowed name rebound to the host's own address is refused and reported" {
+	task a rebind '{ "allow": { "network": ["own.test"] } }' "$GET"'get http://own.test:'"$OPORT"'/rebound'
+	run -1 vxr run a#rebind
+	assert_line 'SANDBOX VIOLATIONS a#rebind'
+	assert_line "  deny network-outbound own.test:$OPORT (resolves to this host's address 10.214.$N.1)"
+	run -1 grep -c /rebound "$NETDIR/own.log"
 }
 
 @test "ignore.network silences a deny: the task passes; without it the same task fails" {

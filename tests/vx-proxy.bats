@@ -23,7 +23,8 @@ setup_file() {
 	ip netns add "$NS"
 	ip link add "$VH" type veth peer name "vxpn$$"
 	ip link set "vxpn$$" netns "$NS"
-	ip addr add "10.213.$N.1/30" dev "$VH"
+	ip addr add "10.213.$N.1/30" brd + dev "$VH"
+	ip addr add "fd42:213:$N::1/64" dev "$VH" nodad
 	ip link set "$VH" up
 	ip -n "$NS" addr add "$ORIGIN/30" dev "vxpn$$"
 	ip -n "$NS" link set "vxpn$$" up
@@ -38,12 +39,20 @@ setup_file() {
 	echo $! > "$BATS_FILE_TMPDIR/origin.pid"
 	/usr/bin/python3 "$FIX/origin.py" "$LLOG" "$BATS_FILE_TMPDIR/lready" 127.0.0.1:0 >/dev/null 2>&1 3>&- &
 	echo $! > "$BATS_FILE_TMPDIR/lorigin.pid"
+	# a server on the host's own (veth) address, as one on 0.0.0.0 would be
+	OWNLOG=$BATS_FILE_TMPDIR/own.log
+	: > "$OWNLOG"
+	export OWNLOG
+	/usr/bin/python3 "$FIX/origin.py" "$OWNLOG" "$BATS_FILE_TMPDIR/oready" "10.213.$N.1:0" >/dev/null 2>&1 3>&- &
+	echo $! > "$BATS_FILE_TMPDIR/oorigin.pid"
 	for _ in $(seq 100); do
-		[ -e "$BATS_FILE_TMPDIR/ready" ] && [ -e "$BATS_FILE_TMPDIR/lready" ] && break
+		[ -e "$BATS_FILE_TMPDIR/ready" ] && [ -e "$BATS_FILE_TMPDIR/lready" ] &&
+			[ -e "$BATS_FILE_TMPDIR/oready" ] && break
 		sleep 0.05
 	done
 	LPORT=$(sed 's/.*://' "$BATS_FILE_TMPDIR/lready")
-	export LPORT
+	OPORT=$(sed 's/.*://' "$BATS_FILE_TMPDIR/oready")
+	export LPORT OPORT
 	HOSTS=$BATS_FILE_TMPDIR/hosts
 	cat > "$HOSTS" <<-EOF
 		$ORIGIN origin.test other.test a.wild.test b.c.wild.test wild.test origin.test.evil.test evilorigin.test
@@ -51,12 +60,17 @@ setup_file() {
 		169.254.169.254 meta.test
 		::ffff:127.0.0.1 mapped.test
 		::1 six.test
+		10.213.$N.1 own.test
+		10.213.$N.3 bcast.test
+		::ffff:10.213.$N.1 ownmapped.test
+		fd42:213:$N::1 own6.test
 	EOF
 	export HOSTS
 }
 
 teardown_file() {
-	kill "$(cat "$BATS_FILE_TMPDIR/origin.pid")" "$(cat "$BATS_FILE_TMPDIR/lorigin.pid")" 2>/dev/null || true
+	kill "$(cat "$BATS_FILE_TMPDIR/origin.pid")" "$(cat "$BATS_FILE_TMPDIR/lorigin.pid")" \
+		"$(cat "$BATS_FILE_TMPDIR/oorigin.pid")" 2>/dev/null || true
 	ip netns del "$NS" 2>/dev/null || true
 	ip link del "$VH" 2>/dev/null || true
 }
@@ -571,6 +585,27 @@ GET() {
 	assert_output --partial "GET /lh host=localhost:$LPORT"
 	run -0 c "$(GET "127.0.0.1:$LPORT" /lit)"
 	assert_output --partial 'HTTP/1.1 403'
+}
+
+@test "hostile: an allowed name resolving to the host's own address, its broadcast or their IPv6 forms is refused" {
+	hand own.test bcast.test ownmapped.test own6.test "10.213.$N.1:$OPORT"
+	local h
+	for h in own.test bcast.test ownmapped.test own6.test; do
+		run -0 c "$(GET "$h:$OPORT" /rebound)"
+		assert_output --partial 'HTTP/1.1 403'
+		run -0 c '\x05\x01\x00\x05\x01\x00\x03'"$(printf '\\x%02x' "${#h}")$h$(printf '\\x%02x\\x%02x' $((OPORT >> 8)) $((OPORT & 255)))"'GET /rebound-socks HTTP/1.0\r\n\r\n'
+		assert_output --partial '\x05\x00\x05\x02'
+	done
+	records
+	assert_line --partial '"host":"own.test","port":'"$OPORT"',"reason":"resolves to this host'\''s address 10.213.'"$N"'.1","via":"http"'
+	assert_line --partial '"host":"own.test","port":'"$OPORT"',"reason":"resolves to this host'\''s address 10.213.'"$N"'.1","via":"socks5"'
+	assert_line --partial '"host":"bcast.test","port":'"$OPORT"',"reason":"resolves to this host'\''s address 10.213.'"$N"'.3"'
+	assert_line --partial '"host":"ownmapped.test","port":'"$OPORT"',"reason":"resolves to this host'\''s address ::ffff:10.213.'"$N"'.1"'
+	assert_line --partial '"host":"own6.test","port":'"$OPORT"',"reason":"resolves to this host'\''s address fd42:213:'"$N"'::1"'
+	unreached '/rebound' "$OWNLOG"
+	# positive control: the address named literally is what was asked for
+	run -0 c "$(GET "10.213.$N.1:$OPORT" /literal)"
+	assert_output --partial "GET /literal host=10.213.$N.1:$OPORT"
 }
 
 @test "hostile: SOCKS5 BIND, UDP ASSOCIATE, an unknown address type and SOCKS4 are refused" {
