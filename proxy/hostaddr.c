@@ -21,13 +21,18 @@ static void add4(const struct sockaddr *sa)
 	v4[nv4++] = ((const struct sockaddr_in *)sa)->sin_addr;
 }
 
-static void refresh(double now)
+static int refresh(double now)
 {
+	static bool said;
 	struct ifaddrs *ifs;
 	if (getifaddrs(&ifs) < 0) {
-		/* keep the last list; try again at the next check */
-		err_warn_errno("getifaddrs");
-		return;
+		/* keep the last list (out of descriptors, say); try again at the
+		 * next check */
+		if (!said)
+			err_warn_errno("unable to list the host's addresses (getifaddrs); "
+				"the last list stands (said once per run)");
+		said = true;
+		return -1;
 	}
 	nv4 = nv6 = 0;
 	for (struct ifaddrs *i = ifs; i; i = i->ifa_next) {
@@ -45,12 +50,19 @@ static void refresh(double now)
 	}
 	freeifaddrs(ifs);
 	taken = now;
+	return 0;
+}
+
+void hostaddr_init(double now)
+{
+	if (refresh(now) < 0)
+		err_die(1, "unable to list the host's addresses");
 }
 
 bool hostaddr_is_own(const struct sockaddr *sa, double now)
 {
-	if (taken < 0 || now - taken >= HOSTADDR_TTL)
-		refresh(now);
+	if (now - taken >= HOSTADDR_TTL)
+		(void)refresh(now);
 	struct in_addr a4;
 	if (sa->sa_family == AF_INET) {
 		a4 = ((const struct sockaddr_in *)sa)->sin_addr;

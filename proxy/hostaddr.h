@@ -17,6 +17,9 @@
 
 #define HOSTADDR_TTL 1.0
 
+/* Take the list (dies when getifaddrs fails): before the first check, so
+ * that a later failure (EMFILE) leaves a list to judge by. */
+void hostaddr_init(double now);
 /* now: a CLOCK_MONOTONIC time in seconds, to age the list. */
 bool hostaddr_is_own(const struct sockaddr *sa, double now);
 

@@ -152,7 +152,7 @@ GET() {
 	run -0 vx-proxy --help
 	local opt
 	for opt in --request --listen-unix --listen-tcp --task --allow --deny --hosts \
-		--header-timeout --connect-timeout --idle-timeout; do
+		--header-timeout --connect-timeout --idle-timeout --max-conns; do
 		assert_output --partial -- "$opt"
 		run -0 grep -c -- "$opt" "$BATS_TEST_DIRNAME/../docs/man/vx-proxy.md"
 		run -0 vx-proxy --help
@@ -167,6 +167,8 @@ GET() {
 	run -2 vx-proxy --listen-unix "$P" --allow 'https://a.test'
 	run -2 vx-proxy --listen-unix "$P" --allow '*.com'
 	run -2 vx-proxy --listen-unix "$P" --header-timeout 0
+	run -2 vx-proxy --listen-unix "$P" --max-conns 0
+	assert_output "vx-proxy: --max-conns: '0' is not a count (1-1000000)"
 	printf '%s\n' '{"type":"proxy","v":1,"tasks":[{"task":"t","socket":"'"$P"'","network":["ok.test","intranet"]}]}' > "$BATS_TEST_TMPDIR/r.json"
 	run -2 vx-proxy --request "$BATS_TEST_TMPDIR/r.json"
 	assert_output --partial "r.json:1: tasks[0].network[1]: 'intranet': a dotless host"
@@ -715,6 +717,90 @@ GET() {
 	assert_line --partial '"reason":"label longer than 63 characters"'
 	assert_line --partial '"reason":"host name longer than 253 characters"'
 	assert_line --partial '"reason":"request head too large"'
+}
+
+# hold N READY [PAYLOAD]: hold.py on $P in the background ($HOLD_PID); waits
+# for READY.
+hold() {
+	"$FIX/hold.py" "$P" "$@" 3>&- &
+	HOLD_PID=$!
+	for _ in $(seq 250); do
+		[ -e "$2" ] && return 0
+		sleep 0.02
+	done
+	echo "hold.py did not get its connections" >&2
+	return 1
+}
+
+# cputicks PID: its user + system time so far, in clock ticks.
+cputicks() {
+	local f
+	read -r -a f < "/proc/$1/stat"
+	echo $((f[13] + f[14]))
+}
+
+@test "fault: out of descriptors, vx-proxy says it once, does not spin, keeps its tunnel and recovers" {
+	# soft = hard: vx-proxy cannot raise it
+	(ulimit -n 32 && exec vx-proxy --hosts "$HOSTS" --listen-unix "$P" --task t1 --allow origin.test \
+		--header-timeout 60 >"$OUT" 2>"$ERR" 3>&-) &
+	PROXY_PID=$!
+	for _ in $(seq 100); do grep -q '"listening"' "$OUT" && break; sleep 0.02; done
+	hold 1 "$BATS_TEST_TMPDIR/tunnel" 'CONNECT origin.test:9000 HTTP/1.1\r\n\r\nFIRST-BYTES\r\n\r\n'
+	local tunnel=$HOLD_PID
+	run -0 cat "$BATS_TEST_TMPDIR/tunnel"
+	assert_output 'HTTP/1.1 200 Connection established'
+	hold 60 "$BATS_TEST_TMPDIR/idle"
+	local idle=$HOLD_PID
+	for _ in $(seq 250); do grep -q 'out of file descriptors' "$ERR" && break; sleep 0.02; done
+	# two seconds of wall time with 60 clients waiting
+	local t0 t1 hz
+	hz=$(getconf CLK_TCK)
+	t0=$(cputicks "$PROXY_PID")
+	sleep 2
+	t1=$(cputicks "$PROXY_PID")
+	echo "# cpu ticks over 2 s: $((t1 - t0)) (hz $hz)" >&3
+	# said once (not once per accept)
+	run -0 wc -l < "$ERR"
+	assert_output 1
+	# a quarter of the wall time at most; idle, it is 0
+	[ $((t1 - t0)) -lt $((hz / 2)) ]
+	# the open tunnel still carries what its client sends
+	kill -USR1 "$tunnel"
+	for _ in $(seq 100); do grep -q LATER-BYTES "$LOG" && break; sleep 0.02; done
+	run -0 grep -c LATER-BYTES "$LOG"
+	run -0 cat "$ERR"
+	assert_output --regexp '^vx-proxy: out of file descriptors; new connections wait until one closes \(said once per run\): [A-Za-z ]+$'
+	# descriptors back: the waiting clients are served, and new ones
+	kill "$idle" "$tunnel"
+	wait "$idle" "$tunnel" || true
+	for _ in $(seq 100); do
+		run -0 c "$(GET origin.test:8080 /after-emfile)"
+		[[ $output == *'GET /after-emfile'* ]] && break
+		sleep 0.05
+	done
+	assert_output --partial 'origin 8080 GET /after-emfile host=origin.test:8080'
+	run -0 wc -l < "$ERR"
+	assert_output 1
+}
+
+@test "fault: a task past --max-conns open connections is refused with a record; one closes, the next passes" {
+	proxy --listen-unix "$P" --task t1 --allow origin.test --max-conns 3
+	hold 3 "$BATS_TEST_TMPDIR/three" 'CONNECT origin.test:9000 HTTP/1.1\r\n\r\n'
+	run -0 sort -u "$BATS_TEST_TMPDIR/three"
+	assert_output 'HTTP/1.1 200 Connection established'
+	run -0 c 'CONNECT origin.test:9000 HTTP/1.1\r\n\r\nFOURTH-BYTES'
+	assert_output --partial 'HTTP/1.1 403'
+	records
+	assert_line --partial '"host":"origin.test","port":9000,"reason":"more than 3 connections of the task open at once","via":"connect"'
+	kill "$HOLD_PID"
+	wait "$HOLD_PID" || true
+	for _ in $(seq 100); do
+		run -0 c "$(GET origin.test:8080 /after-cap)"
+		[[ $output == *'GET /after-cap'* ]] && break
+		sleep 0.05
+	done
+	assert_output --partial 'origin 8080 GET /after-cap host=origin.test:8080'
+	unreached FOURTH-BYTES "$LOG"
 }
 
 @test "hostile: a slowloris client is timed out; a silent tunnel too" {
