@@ -122,6 +122,7 @@ GET='get() { curl -sS --max-time 10 "$@" 2>&1 || true; echo; }
 	assert_line --regexp '^a#fetch: all_proxy=socks5h://127\.0\.0\.1:[0-9]+$'
 	assert_line 'a#fetch: NO_PROXY=localhost,127.0.0.1,::1'
 	assert_line 'a#fetch: no_proxy=localhost,127.0.0.1,::1'
+	assert_line 'a#fetch: NODE_USE_ENV_PROXY=1'
 	assert_line --partial 'a#fetch: origin 8080 GET /plain host=origin.test'
 	assert_line --partial 'a#fetch: origin 8080 GET /tunnel host=origin.test'
 	assert_line --partial 'a#fetch: origin 8080 GET /socks host=origin.test'
@@ -162,26 +163,33 @@ GET='get() { curl -sS --max-time 10 "$@" 2>&1 || true; echo; }
 	refute_output --partial 'GET /port-no'
 }
 
-@test "a task without a grant reaches nothing and gets no proxy variables while another in the same run does; network: true is the run's union" {
+@test "a task without a grant reaches nothing, and each attempt is reported by host:port and fails it; network: true is the run's union" {
 	task a fetch '{ "allow": { "network": ["origin.test"] } }' "$GET"'get http://origin.test:8080/a'
 	task b bare '{ "allow": { "read": ["."] } }' "$GET"'
-		env | grep -i _proxy= || echo "no proxy variables"
+		env | grep -c -i '^[a-z]*_proxy='
+		echo "NODE_USE_ENV_PROXY=$NODE_USE_ENV_PROXY"
 		get --noproxy "" -x http://127.0.0.1:3128 http://origin.test:8080/b1
-		get http://'"$ORIGIN"':8080/b2'
+		get http://'"$ORIGIN"':8080/b2
+		get -p http://origin.test:8443/b3
+		get --proxy "$ALL_PROXY" http://other.test:9000/b4'
 	task c all '{ "allow": { "network": true } }' "$GET"'
 		get http://origin.test:8080/c1
 		get http://other.test:8080/c2'
 	run -1 vxr run a#fetch b#bare c#all
 	assert_line --partial 'a#fetch: origin 8080 GET /a'
-	assert_line 'b#bare: no proxy variables'
+	assert_line 'b#bare: 8'
+	assert_line 'b#bare: NODE_USE_ENV_PROXY=1'
 	refute_line --partial 'b#bare: origin'
-	assert_line --regexp '^miss b#bare '
+	assert_line --regexp '^fail b#bare .*\(exit 0\)$'
+	assert_line 'SANDBOX VIOLATIONS b#bare'
+	assert_line "  deny network-outbound $ORIGIN:8080 (no network grant)"
+	assert_line '  deny network-outbound origin.test:8443 (no network grant)'
+	assert_line '  deny network-outbound other.test:9000 (no network grant)'
 	assert_line --partial 'c#all: origin 8080 GET /c1'
 	assert_line 'SANDBOX VIOLATIONS c#all'
 	assert_line '  deny network-outbound other.test:8080 (not in allow.network)'
 	refute_output --partial 'SANDBOX VIOLATIONS a#fetch'
-	refute_output --partial 'GET /b1'
-	refute_output --partial 'GET /b2'
+	refute_output --partial 'GET /b'
 }
 
 @test "attack: an allowed name rebound to the host's own address is refused and reported" {
@@ -225,17 +233,21 @@ GET='get() { curl -sS --max-time 10 "$@" 2>&1 || true; echo; }
 	refute_output --partial 'SANDBOX VIOLATIONS'
 }
 
-@test "R-35: a run with no network grant starts no vx-proxy; one with a grant does" {
-	# an unsandboxed task lists vx's children after a sandboxed one ran
+@test "R-35: a run with no sandboxed task starts no vx-proxy; a sandboxed task, granted or not, gets one" {
+	# an unsandboxed task lists vx's children after another task ran
 	task a fetch '{ "allow": { "network": ["origin.test"] } }' 'true'
 	task b bare '{ "allow": { "read": ["."] } }' 'true'
+	pkg packages/c plain '' '{ "tasks": { "t": { "exec": { "command": "true" } } } }'
 	pkg packages/look look '' '{ "tasks": {
 		"afternet": { "exec": { "command": "ps -o comm= --ppid $PPID | sort -u | tr \"\\n\" \" \"" }, "dependsOn": ["a#fetch"] },
-		"afterbare": { "exec": { "command": "ps -o comm= --ppid $PPID | sort -u | tr \"\\n\" \" \"" }, "dependsOn": ["b#bare"] } } }'
+		"afterbare": { "exec": { "command": "ps -o comm= --ppid $PPID | sort -u | tr \"\\n\" \" \"" }, "dependsOn": ["b#bare"] },
+		"afterplain": { "exec": { "command": "ps -o comm= --ppid $PPID | sort -u | tr \"\\n\" \" \"" }, "dependsOn": ["plain#t"] } } }'
 	run -0 vxr run look#afternet
 	assert_line --regexp '^look#afternet: .*vx-proxy'
 	run -0 vxr run look#afterbare
-	assert_line --regexp '^look#afterbare: '
+	assert_line --regexp '^look#afterbare: .*vx-proxy'
+	run -0 vxr run look#afterplain
+	assert_line --regexp '^look#afterplain: '
 	refute_output --partial 'vx-proxy'
 }
 
