@@ -732,6 +732,17 @@ hold() {
 	return 1
 }
 
+# served_again PATH: once the held connections are gone, a request for PATH
+# reaches the origin (retried while the proxy notices the hangups).
+served_again() {
+	for _ in $(seq 100); do
+		run -0 c "$(GET origin.test:8080 "$1")"
+		[[ $output == *"GET $1"* ]] && break
+		sleep 0.05
+	done
+	assert_output --partial "origin 8080 GET $1 host=origin.test:8080"
+}
+
 # cputicks PID: its user + system time so far, in clock ticks.
 cputicks() {
 	local f
@@ -773,12 +784,7 @@ cputicks() {
 	# descriptors back: the waiting clients are served, and new ones
 	kill "$idle" "$tunnel"
 	wait "$idle" "$tunnel" || true
-	for _ in $(seq 100); do
-		run -0 c "$(GET origin.test:8080 /after-emfile)"
-		[[ $output == *'GET /after-emfile'* ]] && break
-		sleep 0.05
-	done
-	assert_output --partial 'origin 8080 GET /after-emfile host=origin.test:8080'
+	served_again /after-emfile
 	run -0 wc -l < "$ERR"
 	assert_output 1
 }
@@ -794,12 +800,7 @@ cputicks() {
 	assert_line --partial '"host":"origin.test","port":9000,"reason":"more than 3 connections of the task open at once","via":"connect"'
 	kill "$HOLD_PID"
 	wait "$HOLD_PID" || true
-	for _ in $(seq 100); do
-		run -0 c "$(GET origin.test:8080 /after-cap)"
-		[[ $output == *'GET /after-cap'* ]] && break
-		sleep 0.05
-	done
-	assert_output --partial 'origin 8080 GET /after-cap host=origin.test:8080'
+	served_again /after-cap
 	unreached FOURTH-BYTES "$LOG"
 }
 
