@@ -1,8 +1,10 @@
 /* netproxy.h: vx run's side of the network boundary (R-31, R-35).
  *
- * One vx-proxy per run, started on the first sandboxed task with a network
- * grant (a run with none starts none), fed the "proxy" record (the graph's
- * run-wide deny list and allow union) and one "task" record per granted task,
+ * One vx-proxy per run, started on the first sandboxed task (a run with none
+ * starts none), fed the "proxy" record (the graph's run-wide deny list and
+ * allow union) and one "task" record per sandboxed task (issue 18: a task
+ * without a grant gets a socket too, where every request is refused and
+ * reported as `no network grant`, so its attempts are named, not lost),
  * each with its own socket in a 0700 directory under /tmp (hidden from every
  * sandbox by its private /tmp). The task's socket goes to vx-sandbox in the
  * request (proxySocket). When the task's sandbox has exited, a "done" record

@@ -462,16 +462,16 @@ static void start(struct run *r, struct rtask *t)
 	if (t->sandboxed) {
 		/* handed to vx-sandbox with its request; never run without it */
 		char *sock = NULL;
-		if (netproxy_granted(t->rec)) {
-			t->networked = true;
-			sock = netproxy_task(&r->net, r->g.graph, t->rec, (size_t)(t - r->t));
-			if (!sock) {
-				free(envp);
-				free(pathvar);
-				free(cwd);
-				fail_msg(r, t, "vx: unable to start vx-proxy for %s", t->id);
-				return;
-			}
+		/* every sandboxed task, granted or not: without a grant each
+		 * request is refused and reported (issue 18) */
+		t->networked = true;
+		sock = netproxy_task(&r->net, r->g.graph, t->rec, (size_t)(t - r->t));
+		if (!sock) {
+			free(envp);
+			free(pathvar);
+			free(cwd);
+			fail_msg(r, t, "vx: unable to start vx-proxy for %s", t->id);
+			return;
 		}
 		t->request = write_request(r, t, sock);
 		free(sock);

@@ -170,6 +170,7 @@ enum http_result http_parse(const char *buf, size_t len, struct http_req *r,
 
 	/* header lines */
 	bool have_host = false;
+	const struct http_hdr *te = NULL;
 	const char *host_val = NULL;
 	size_t host_vlen = 0;
 	p = eol + 2;
@@ -211,7 +212,13 @@ enum http_result http_parse(const char *buf, size_t len, struct http_req *r,
 			}
 			r->content_length = cl;
 		} else if (name_is(h, "transfer-encoding")) {
-			BAD(501, "Transfer-Encoding on a request (send Content-Length)");
+			/* only the one spelling every reader agrees on is even
+			 * answered 501; `Chunked`, `chunked,`, a list: 400 */
+			if (te)
+				BAD(400, "more than one Transfer-Encoding");
+			te = h;
+		} else if (name_is(h, "content_length") || name_is(h, "transfer_encoding")) {
+			BAD(400, "framing header spelled with '_' (some servers read it as '-')");
 		} else if (name_is(h, "host")) {
 			if (have_host)
 				BAD(400, "more than one Host header");
@@ -222,6 +229,12 @@ enum http_result http_parse(const char *buf, size_t len, struct http_req *r,
 		p = eol + 2;
 	}
 
+	if (te && r->content_length >= 0)
+		BAD(400, "Content-Length and Transfer-Encoding together");
+	if (te && !(te->value_len == 7 && memcmp(te->value, "chunked", 7) == 0))
+		BAD(400, "malformed Transfer-Encoding (not exactly 'chunked')");
+	if (te)
+		BAD(501, "Transfer-Encoding on a request (send Content-Length)");
 	if (r->kind == HTTP_CONNECT && r->content_length >= 0)
 		BAD(400, "Content-Length on CONNECT");
 	if (r->kind == HTTP_ABSOLUTE && !r->path) {
@@ -258,7 +271,12 @@ static bool hop_by_hop(const struct http_req *r, const struct http_hdr *h)
 	for (const char *const *n = hop; *n; n++)
 		if (name_is(h, *n))
 			return true;
-	/* and every header the client's Connection header names */
+	/* and every header the client's Connection header names, but never
+	 * Content-Length: dropping it while the body is forwarded would make
+	 * the body a second request the origin reads and nobody judged (Host
+	 * is rewritten above; Transfer-Encoding never gets this far) */
+	if (name_is(h, "content-length"))
+		return false;
 	for (size_t i = 0; i < r->nhdr; i++) {
 		const struct http_hdr *c = &r->hdr[i];
 		if (!name_is(c, "connection"))

@@ -6,10 +6,12 @@
  * Refused, with the HTTP status to answer: anything else, and every framing
  * a peer could read differently (RFC 9112): bare CR or LF, NUL, obs-fold,
  * space before a colon, duplicate Content-Length or Host, any
- * Transfer-Encoding (501: a request body needs Content-Length, so the bytes
+ * Transfer-Encoding (501 for exactly `chunked`, 400 for any other spelling
+ * or with Content-Length: a request body needs Content-Length, so the bytes
  * forwarded are exactly the ones framed here), userinfo in the URL, a Host
- * header naming another host than the target, a head over HTTP_HEAD_MAX
- * bytes or HTTP_MAX_HEADERS lines.
+ * header naming another host than the target, Content_Length or
+ * Transfer_Encoding (some servers read '_' as '-'), a head over
+ * HTTP_HEAD_MAX bytes or HTTP_MAX_HEADERS lines.
  */
 #ifndef VX_PROXY_HTTP_H
 #define VX_PROXY_HTTP_H
@@ -55,7 +57,8 @@ enum http_result http_parse(const char *buf, size_t len, struct http_req *r,
 /* The head to send to the origin for an absolute-form request: origin-form
  * request line, the canonical Host, the client's end-to-end headers (no
  * Connection, Proxy-*, Keep-Alive, TE, Upgrade, or headers Connection
- * names), then `Connection: close`. Malloc'd, *len its size. */
+ * names, except Content-Length: framing is never dropped), then
+ * `Connection: close`. Malloc'd, *len its size. */
 char *http_forward_head(const struct http_req *r, size_t *len);
 
 /* A complete error answer, `HTTP/1.1 <status> ...` with `vx-proxy: <msg>` as

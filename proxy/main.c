@@ -32,6 +32,8 @@ static const char usage[] =
 	"  --header-timeout S    seconds for a client to send its request (default 10)\n"
 	"  --connect-timeout S   seconds for the lookup and the connect (default 10)\n"
 	"  --idle-timeout S      seconds a connection may stay silent (default 300)\n"
+	"  --max-conns N         connections one task may hold open at once; a request\n"
+	"                        past it is refused and recorded (default 256)\n"
 	"  -h, --help            this text\n"
 	"\n"
 	"Exit status: 0 stopped (SIGTERM, SIGINT, SIGHUP, or EOF on the request's\n"
@@ -86,11 +88,13 @@ int main(int argc, char **argv)
 		{ "header-timeout", required_argument, NULL, 'T' },
 		{ "connect-timeout", required_argument, NULL, 'C' },
 		{ "idle-timeout", required_argument, NULL, 'I' },
+		{ "max-conns", required_argument, NULL, 'M' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
 	err_init(argv[0]);
-	struct server_opts o = { .header_timeout = 10, .connect_timeout = 10, .idle_timeout = 300 };
+	struct server_opts o = { .header_timeout = 10, .connect_timeout = 10, .idle_timeout = 300,
+		.max_conns = 256 };
 	static struct policy pol; /* static: reachable until exit, for LeakSanitizer */
 	const char *request = NULL, *listen_path = NULL, *listen_port = NULL, *task = "(command line)";
 	char **allow = NULL;
@@ -117,6 +121,15 @@ int main(int argc, char **argv)
 		case 'T': o.header_timeout = seconds("--header-timeout", optarg); break;
 		case 'C': o.connect_timeout = seconds("--connect-timeout", optarg); break;
 		case 'I': o.idle_timeout = seconds("--idle-timeout", optarg); break;
+		case 'M': {
+			char *end;
+			errno = 0;
+			long v = strtol(optarg, &end, 10);
+			if (errno || end == optarg || *end || v < 1 || v > 1000000)
+				err_die(VX_EXIT_USAGE, "--max-conns: '%s' is not a count (1-1000000)", optarg);
+			o.max_conns = (unsigned)v;
+			break;
+		}
 		case 'h': fputs(usage, stdout); return jsonl_out_finish();
 		default: fputs(usage, stderr); return VX_EXIT_USAGE;
 		}

@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "err.h"
+#include "hostaddr.h"
 #include "http.h"
 #include "jsonl.h"
 #include "jsonw.h"
@@ -50,6 +51,7 @@ struct listener {
 	struct ptask *task;
 	char *path; /* bound here (removed at exit), or NULL for an inherited fd */
 	bool done;  /* the driver said the task ended: answer once it is judged */
+	unsigned nconn; /* its connections now open */
 	struct listener *next;
 };
 
@@ -81,6 +83,8 @@ struct conn {
 	bool chup, uhup;
 	bool again; /* on the list of relays to run again (ran out of rounds) */
 	struct ptask *task;
+	struct listener *lis; /* whose socket accepted it */
+	bool over;            /* accepted past max_conns: its request is refused */
 	enum cstate state;
 	enum via via;
 	bool closed;
@@ -121,6 +125,11 @@ static int npool_pipe;
 static int nbulk; /* pipes grown to PIPE_BULK now open */
 static double now;
 static int exit_code = -1;
+/* Out of descriptors: the task sockets are out of the epoll set until a
+ * connection closes (closes moves) or a second passes. */
+static bool starved, starved_said;
+static unsigned long closes, starved_closes;
+static double starved_at;
 static struct jsonw rec;
 
 static int lines_fd = -1;
@@ -264,6 +273,9 @@ static void conn_close(struct conn *c)
 	if (c->closed)
 		return;
 	c->closed = true;
+	closes++;
+	if (c->lis)
+		c->lis->nconn--;
 	if (c->cfd >= 0)
 		close(c->cfd); /* close() also leaves the epoll set */
 	if (c->ufd >= 0)
@@ -463,9 +475,15 @@ static void relay(struct conn *c)
 	}
 }
 
-/* Connected: queue what each side is owed and start relaying. */
+/* Connected: queue what each side is owed and start relaying. Both pipes
+ * are taken now (from the pool, as a rule): out of descriptors, the
+ * connection fails here, never a tunnel that was working. */
 static void relay_start(struct conn *c)
 {
+	if (pipe_get(&c->up) < 0 || pipe_get(&c->down) < 0) {
+		refuse(c, 502, SOCKS_REP_FAIL, "out of file descriptors");
+		return;
+	}
 	c->state = C_RELAY;
 	c->deadline = now + opts.idle_timeout;
 	c->up.pre = c->upre;
@@ -554,9 +572,10 @@ static void on_connected(struct conn *c, uint32_t ev)
 	relay_start(c);
 }
 
-/* The addresses a name led to are judged too: no loopback, link-local or
- * metadata address unless the entry named the host literally, and none an
- * IP entry of the deny list names. Then dial exactly these. */
+/* The addresses a name led to are judged too: no loopback, link-local,
+ * metadata address or address of the host's own interfaces unless the
+ * entry named the host literally, and none an IP entry of the deny list
+ * names. Then dial exactly these. */
 static void on_addresses(struct conn *c, const struct resolve_answer *a)
 {
 	for (int i = 0; i < a->naddr; i++) {
@@ -567,6 +586,8 @@ static void on_addresses(struct conn *c, const struct resolve_answer *a)
 			(const void *)&((const struct sockaddr_in6 *)sa)->sin6_addr;
 		inet_ntop(sa->sa_family, raw, text, sizeof(text));
 		const char *cls = policy_addr_class(sa), *d;
+		if (!cls && hostaddr_is_own(sa, now))
+			cls = "this host's";
 		if (cls && !c->literal) {
 			char *why = xasprintf("resolves to %s address %s", cls, text);
 			deny(c, c->host, c->port, why);
@@ -617,6 +638,12 @@ static void judge(struct conn *c, const char *host, enum netpat_host kind, unsig
 	snprintf(c->host, sizeof(c->host), "%s", host);
 	c->port = port;
 	if (!policy_judge(pol, c->task, host, port, &c->literal, why, sizeof(why))) {
+		deny(c, host, port, why);
+		return;
+	}
+	if (c->over) {
+		snprintf(why, sizeof(why), "more than %u connections of the task open at once",
+			opts.max_conns);
 		deny(c, host, port, why);
 		return;
 	}
@@ -803,14 +830,44 @@ static void on_head_readable(struct conn *c)
 
 /* ---- accepting, timeouts, the loop ---- */
 
+/* Out of descriptors: a listening socket stays readable, so polling it
+ * would spin. Stop polling every task socket until resume(). */
+static void starve(void)
+{
+	if (!starved_said) {
+		err_warn_errno("out of file descriptors; new connections wait until one "
+			"closes (said once per run)");
+		starved_said = true;
+	}
+	starved = true;
+	starved_closes = closes;
+	starved_at = now;
+	for (struct listener *l = listeners; l; l = l->next)
+		if (l->fd >= 0)
+			epoll_ctl(ep, EPOLL_CTL_DEL, l->fd, NULL);
+}
+
+static void resume(void)
+{
+	starved = false;
+	for (struct listener *l = listeners; l; l = l->next) {
+		/* level-triggered: a waiting backlog is an event at once */
+		struct epoll_event ev = { .events = EPOLLIN, .data.ptr = &l->h };
+		if (l->fd >= 0 && epoll_ctl(ep, EPOLL_CTL_ADD, l->fd, &ev) < 0)
+			err_die_errno(1, "epoll_ctl");
+	}
+}
+
 static void on_accept(struct listener *l)
 {
-	for (;;) {
+	while (!starved) {
 		int fd = accept4(l->fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
 		if (fd < 0) {
 			if (errno == EINTR || errno == ECONNABORTED)
 				continue;
-			if (errno != EAGAIN)
+			if (errno == EMFILE || errno == ENFILE || errno == ENOBUFS || errno == ENOMEM)
+				starve();
+			else if (errno != EAGAIN)
 				err_warn_errno("accept on the socket of %s", l->task->id);
 			return;
 		}
@@ -828,6 +885,8 @@ static void on_accept(struct listener *l)
 		c->ufd = -1;
 		c->up.pipe[0] = c->down.pipe[0] = -1;
 		c->task = l->task;
+		c->lis = l;
+		c->over = ++l->nconn > opts.max_conns;
 		c->deadline = now + opts.header_timeout;
 		c->nextc = conns;
 		if (conns)
@@ -955,6 +1014,7 @@ void server_init(const struct server_opts *o, struct policy *p)
 	if (ep < 0 || sfd < 0)
 		err_die_errno(1, "epoll or signalfd");
 	rfd = resolve_init(o->hosts_file);
+	hostaddr_init(clock_now());
 	struct epoll_event ev = { .events = EPOLLIN, .data.ptr = &h_signal };
 	epoll_ctl(ep, EPOLL_CTL_ADD, sfd, &ev);
 	ev.data.ptr = &h_resolver;
@@ -1054,6 +1114,9 @@ static void check_done(void)
 	for (struct listener *l = listeners; l; l = l->next) {
 		if (!l->done || l->fd < 0)
 			continue;
+		/* its backlog is judged once descriptors are back */
+		if (starved)
+			continue;
 		on_accept(l);
 		bool pending = false;
 		for (struct conn *c = conns; c && !pending; c = c->nextc)
@@ -1083,7 +1146,7 @@ int server_run(void)
 	struct epoll_event evs[128];
 	double next_sweep = 0;
 	while (exit_code < 0) {
-		int n = epoll_wait(ep, evs, 128, again_list ? 0 : conns ? SWEEP_MS : -1);
+		int n = epoll_wait(ep, evs, 128, again_list ? 0 : conns || starved ? SWEEP_MS : -1);
 		if (n < 0 && errno != EINTR)
 			err_die_errno(1, "epoll_wait");
 		now = clock_now();
@@ -1130,6 +1193,8 @@ int server_run(void)
 				free(c);
 			}
 		}
+		if (starved && (closes != starved_closes || now - starved_at >= 1))
+			resume();
 		check_done();
 		if (now >= next_sweep) {
 			sweep();

@@ -11,6 +11,12 @@
  * splice(2) through a pipe per direction (64 KiB, grown to 1 MiB for a
  * direction that keeps filling it). Every refusal is one "deny" record on
  * stdout (docs/protocol.md).
+ *
+ * Out of descriptors (EMFILE, ENFILE; accept's ENOBUFS, ENOMEM), the loop
+ * stops polling the task sockets, says so once per run on stderr, and tries
+ * again when a connection closes or a second has passed: open connections
+ * go on, new ones wait in the backlog. A task may hold max_conns
+ * connections; a request on one more is refused and recorded.
  */
 #ifndef VX_PROXY_SERVER_H
 #define VX_PROXY_SERVER_H
@@ -22,6 +28,8 @@ struct server_opts {
 	double connect_timeout; /* seconds for the lookup and the connect */
 	double idle_timeout;    /* seconds with no byte either way */
 	const char *hosts_file; /* resolver override (tests), or NULL */
+	unsigned max_conns;     /* a task's open connections at once; past it,
+				 * a request is refused with a deny record */
 };
 
 /* Once, before anything else: blocks the stop signals, starts the resolver. */

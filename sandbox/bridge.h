@@ -1,12 +1,14 @@
 /* bridge.h: the sandbox's way out to vx-proxy, and localBinding's way in.
  *
  * The task's network namespace holds loopback only. With a proxy socket
- * (the task has a network grant; the driver names vx-proxy's socket for it)
+ * (vx run names vx-proxy's socket for every sandboxed task: where it has no
+ * network grant, vx-proxy refuses and reports each request)
  * the bridge listens on two ephemeral ports of that loopback, one for HTTP
  * (plain and CONNECT) and one for SOCKS5, and relays each connection to a
  * new stream on the proxy socket: vx-proxy reads the protocol from its first
  * byte. It sets HTTP(S)_PROXY, ALL_PROXY (socks5h) and NO_PROXY (and their
- * lowercase forms) for the task. With localBinding ports, each port is bound
+ * lowercase forms) for the task, and NODE_USE_ENV_PROXY=1 (Node >= 24 then
+ * sends fetch and http(s) through them). With localBinding ports, each port is bound
  * on the host's 127.0.0.1 before the sandbox exists (a taken port fails
  * before the task runs) and relayed into the sandbox's 127.0.0.1:port.
  *

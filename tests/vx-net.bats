@@ -37,12 +37,19 @@ setup_file() {
 	ip netns exec "$NS" /usr/bin/python3 "$BATS_TEST_DIRNAME/fixtures/vx-proxy/origin.py" \
 		"$NETDIR/origin.log" "$NETDIR/ready" "$ORIGIN:8080" "$ORIGIN:9000" >/dev/null 2>&1 3>&- &
 	echo $! > "$NETDIR/origin.pid"
+	# a server on the host's own (veth) address, as one on 0.0.0.0 would be
+	: > "$NETDIR/own.log"
+	/usr/bin/python3 "$BATS_TEST_DIRNAME/fixtures/vx-proxy/origin.py" \
+		"$NETDIR/own.log" "$NETDIR/oready" "10.214.$N.1:0" >/dev/null 2>&1 3>&- &
+	echo $! > "$NETDIR/oorigin.pid"
 	for _ in $(seq 100); do
-		[ -e "$NETDIR/ready" ] && break
+		[ -e "$NETDIR/ready" ] && [ -e "$NETDIR/oready" ] && break
 		sleep 0.05
 	done
+	OPORT=$(sed 's/.*://' "$NETDIR/oready")
+	export OPORT
 	HOSTS=$NETDIR/hosts
-	echo "$ORIGIN origin.test other.test" > "$HOSTS"
+	printf '%s\n' "$ORIGIN origin.test other.test" "10.214.$N.1 own.test" > "$HOSTS"
 	chmod 644 "$HOSTS"
 	export HOSTS
 	if [ -n "${VX_NET_USER:-}" ]; then
@@ -55,7 +62,7 @@ setup_file() {
 
 teardown_file() {
 	if [ -n "${NETDIR:-}" ]; then
-		kill "$(cat "$NETDIR/origin.pid")" 2>/dev/null || true
+		kill "$(cat "$NETDIR/origin.pid")" "$(cat "$NETDIR/oorigin.pid")" 2>/dev/null || true
 		rm -rf "$NETDIR"
 	fi
 	ip netns del "$NS" 2>/dev/null || true
@@ -115,6 +122,7 @@ GET='get() { curl -sS --max-time 10 "$@" 2>&1 || true; echo; }
 	assert_line --regexp '^a#fetch: all_proxy=socks5h://127\.0\.0\.1:[0-9]+$'
 	assert_line 'a#fetch: NO_PROXY=localhost,127.0.0.1,::1'
 	assert_line 'a#fetch: no_proxy=localhost,127.0.0.1,::1'
+	assert_line 'a#fetch: NODE_USE_ENV_PROXY=1'
 	assert_line --partial 'a#fetch: origin 8080 GET /plain host=origin.test'
 	assert_line --partial 'a#fetch: origin 8080 GET /tunnel host=origin.test'
 	assert_line --partial 'a#fetch: origin 8080 GET /socks host=origin.test'
@@ -155,26 +163,41 @@ GET='get() { curl -sS --max-time 10 "$@" 2>&1 || true; echo; }
 	refute_output --partial 'GET /port-no'
 }
 
-@test "a task without a grant reaches nothing and gets no proxy variables while another in the same run does; network: true is the run's union" {
+@test "a task without a grant reaches nothing, and each attempt is reported by host:port and fails it; network: true is the run's union" {
 	task a fetch '{ "allow": { "network": ["origin.test"] } }' "$GET"'get http://origin.test:8080/a'
 	task b bare '{ "allow": { "read": ["."] } }' "$GET"'
-		env | grep -i _proxy= || echo "no proxy variables"
+		env | grep -c -i '^[a-z]*_proxy='
+		echo "NODE_USE_ENV_PROXY=$NODE_USE_ENV_PROXY"
 		get --noproxy "" -x http://127.0.0.1:3128 http://origin.test:8080/b1
-		get http://'"$ORIGIN"':8080/b2'
+		get http://'"$ORIGIN"':8080/b2
+		get -p http://origin.test:8443/b3
+		get --proxy "$ALL_PROXY" http://other.test:9000/b4'
 	task c all '{ "allow": { "network": true } }' "$GET"'
 		get http://origin.test:8080/c1
 		get http://other.test:8080/c2'
 	run -1 vxr run a#fetch b#bare c#all
 	assert_line --partial 'a#fetch: origin 8080 GET /a'
-	assert_line 'b#bare: no proxy variables'
+	assert_line 'b#bare: 8'
+	assert_line 'b#bare: NODE_USE_ENV_PROXY=1'
 	refute_line --partial 'b#bare: origin'
-	assert_line --regexp '^miss b#bare '
+	assert_line --regexp '^fail b#bare .*\(exit 0\)$'
+	assert_line 'SANDBOX VIOLATIONS b#bare'
+	assert_line "  deny network-outbound $ORIGIN:8080 (no network grant)"
+	assert_line '  deny network-outbound origin.test:8443 (no network grant)'
+	assert_line '  deny network-outbound other.test:9000 (no network grant)'
 	assert_line --partial 'c#all: origin 8080 GET /c1'
 	assert_line 'SANDBOX VIOLATIONS c#all'
 	assert_line '  deny network-outbound other.test:8080 (not in allow.network)'
 	refute_output --partial 'SANDBOX VIOLATIONS a#fetch'
-	refute_output --partial 'GET /b1'
-	refute_output --partial 'GET /b2'
+	refute_output --partial 'GET /b'
+}
+
+@test "attack: an allowed name rebound to the host's own address is refused and reported" {
+	task a rebind '{ "allow": { "network": ["own.test"] } }' "$GET"'get http://own.test:'"$OPORT"'/rebound'
+	run -1 vxr run a#rebind
+	assert_line 'SANDBOX VIOLATIONS a#rebind'
+	assert_line "  deny network-outbound own.test:$OPORT (resolves to this host's address 10.214.$N.1)"
+	run -1 grep -c /rebound "$NETDIR/own.log"
 }
 
 @test "ignore.network silences a deny: the task passes; without it the same task fails" {
@@ -210,17 +233,21 @@ GET='get() { curl -sS --max-time 10 "$@" 2>&1 || true; echo; }
 	refute_output --partial 'SANDBOX VIOLATIONS'
 }
 
-@test "R-35: a run with no network grant starts no vx-proxy; one with a grant does" {
-	# an unsandboxed task lists vx's children after a sandboxed one ran
+@test "R-35: a run with no sandboxed task starts no vx-proxy; a sandboxed task, granted or not, gets one" {
+	# an unsandboxed task lists vx's children after another task ran
 	task a fetch '{ "allow": { "network": ["origin.test"] } }' 'true'
 	task b bare '{ "allow": { "read": ["."] } }' 'true'
+	pkg packages/c plain '' '{ "tasks": { "t": { "exec": { "command": "true" } } } }'
 	pkg packages/look look '' '{ "tasks": {
 		"afternet": { "exec": { "command": "ps -o comm= --ppid $PPID | sort -u | tr \"\\n\" \" \"" }, "dependsOn": ["a#fetch"] },
-		"afterbare": { "exec": { "command": "ps -o comm= --ppid $PPID | sort -u | tr \"\\n\" \" \"" }, "dependsOn": ["b#bare"] } } }'
+		"afterbare": { "exec": { "command": "ps -o comm= --ppid $PPID | sort -u | tr \"\\n\" \" \"" }, "dependsOn": ["b#bare"] },
+		"afterplain": { "exec": { "command": "ps -o comm= --ppid $PPID | sort -u | tr \"\\n\" \" \"" }, "dependsOn": ["plain#t"] } } }'
 	run -0 vxr run look#afternet
 	assert_line --regexp '^look#afternet: .*vx-proxy'
 	run -0 vxr run look#afterbare
-	assert_line --regexp '^look#afterbare: '
+	assert_line --regexp '^look#afterbare: .*vx-proxy'
+	run -0 vxr run look#afterplain
+	assert_line --regexp '^look#afterplain: '
 	refute_output --partial 'vx-proxy'
 }
 

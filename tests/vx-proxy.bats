@@ -23,7 +23,8 @@ setup_file() {
 	ip netns add "$NS"
 	ip link add "$VH" type veth peer name "vxpn$$"
 	ip link set "vxpn$$" netns "$NS"
-	ip addr add "10.213.$N.1/30" dev "$VH"
+	ip addr add "10.213.$N.1/30" brd + dev "$VH"
+	ip addr add "fd42:213:$N::1/64" dev "$VH" nodad
 	ip link set "$VH" up
 	ip -n "$NS" addr add "$ORIGIN/30" dev "vxpn$$"
 	ip -n "$NS" link set "vxpn$$" up
@@ -38,12 +39,20 @@ setup_file() {
 	echo $! > "$BATS_FILE_TMPDIR/origin.pid"
 	/usr/bin/python3 "$FIX/origin.py" "$LLOG" "$BATS_FILE_TMPDIR/lready" 127.0.0.1:0 >/dev/null 2>&1 3>&- &
 	echo $! > "$BATS_FILE_TMPDIR/lorigin.pid"
+	# a server on the host's own (veth) address, as one on 0.0.0.0 would be
+	OWNLOG=$BATS_FILE_TMPDIR/own.log
+	: > "$OWNLOG"
+	export OWNLOG
+	/usr/bin/python3 "$FIX/origin.py" "$OWNLOG" "$BATS_FILE_TMPDIR/oready" "10.213.$N.1:0" >/dev/null 2>&1 3>&- &
+	echo $! > "$BATS_FILE_TMPDIR/oorigin.pid"
 	for _ in $(seq 100); do
-		[ -e "$BATS_FILE_TMPDIR/ready" ] && [ -e "$BATS_FILE_TMPDIR/lready" ] && break
+		[ -e "$BATS_FILE_TMPDIR/ready" ] && [ -e "$BATS_FILE_TMPDIR/lready" ] &&
+			[ -e "$BATS_FILE_TMPDIR/oready" ] && break
 		sleep 0.05
 	done
 	LPORT=$(sed 's/.*://' "$BATS_FILE_TMPDIR/lready")
-	export LPORT
+	OPORT=$(sed 's/.*://' "$BATS_FILE_TMPDIR/oready")
+	export LPORT OPORT
 	HOSTS=$BATS_FILE_TMPDIR/hosts
 	cat > "$HOSTS" <<-EOF
 		$ORIGIN origin.test other.test a.wild.test b.c.wild.test wild.test origin.test.evil.test evilorigin.test
@@ -51,12 +60,17 @@ setup_file() {
 		169.254.169.254 meta.test
 		::ffff:127.0.0.1 mapped.test
 		::1 six.test
+		10.213.$N.1 own.test
+		10.213.$N.3 bcast.test
+		::ffff:10.213.$N.1 ownmapped.test
+		fd42:213:$N::1 own6.test
 	EOF
 	export HOSTS
 }
 
 teardown_file() {
-	kill "$(cat "$BATS_FILE_TMPDIR/origin.pid")" "$(cat "$BATS_FILE_TMPDIR/lorigin.pid")" 2>/dev/null || true
+	kill "$(cat "$BATS_FILE_TMPDIR/origin.pid")" "$(cat "$BATS_FILE_TMPDIR/lorigin.pid")" \
+		"$(cat "$BATS_FILE_TMPDIR/oorigin.pid")" 2>/dev/null || true
 	ip netns del "$NS" 2>/dev/null || true
 	ip link del "$VH" 2>/dev/null || true
 }
@@ -138,7 +152,7 @@ GET() {
 	run -0 vx-proxy --help
 	local opt
 	for opt in --request --listen-unix --listen-tcp --task --allow --deny --hosts \
-		--header-timeout --connect-timeout --idle-timeout; do
+		--header-timeout --connect-timeout --idle-timeout --max-conns; do
 		assert_output --partial -- "$opt"
 		run -0 grep -c -- "$opt" "$BATS_TEST_DIRNAME/../docs/man/vx-proxy.md"
 		run -0 vx-proxy --help
@@ -153,6 +167,8 @@ GET() {
 	run -2 vx-proxy --listen-unix "$P" --allow 'https://a.test'
 	run -2 vx-proxy --listen-unix "$P" --allow '*.com'
 	run -2 vx-proxy --listen-unix "$P" --header-timeout 0
+	run -2 vx-proxy --listen-unix "$P" --max-conns 0
+	assert_output "vx-proxy: --max-conns: '0' is not a count (1-1000000)"
 	printf '%s\n' '{"type":"proxy","v":1,"tasks":[{"task":"t","socket":"'"$P"'","network":["ok.test","intranet"]}]}' > "$BATS_TEST_TMPDIR/r.json"
 	run -2 vx-proxy --request "$BATS_TEST_TMPDIR/r.json"
 	assert_output --partial "r.json:1: tasks[0].network[1]: 'intranet': a dotless host"
@@ -573,6 +589,27 @@ GET() {
 	assert_output --partial 'HTTP/1.1 403'
 }
 
+@test "hostile: an allowed name resolving to the host's own address, its broadcast or their IPv6 forms is refused" {
+	hand own.test bcast.test ownmapped.test own6.test "10.213.$N.1:$OPORT"
+	local h
+	for h in own.test bcast.test ownmapped.test own6.test; do
+		run -0 c "$(GET "$h:$OPORT" /rebound)"
+		assert_output --partial 'HTTP/1.1 403'
+		run -0 c '\x05\x01\x00\x05\x01\x00\x03'"$(printf '\\x%02x' "${#h}")$h$(printf '\\x%02x\\x%02x' $((OPORT >> 8)) $((OPORT & 255)))"'GET /rebound-socks HTTP/1.0\r\n\r\n'
+		assert_output --partial '\x05\x00\x05\x02'
+	done
+	records
+	assert_line --partial '"host":"own.test","port":'"$OPORT"',"reason":"resolves to this host'\''s address 10.213.'"$N"'.1","via":"http"'
+	assert_line --partial '"host":"own.test","port":'"$OPORT"',"reason":"resolves to this host'\''s address 10.213.'"$N"'.1","via":"socks5"'
+	assert_line --partial '"host":"bcast.test","port":'"$OPORT"',"reason":"resolves to this host'\''s address 10.213.'"$N"'.3"'
+	assert_line --partial '"host":"ownmapped.test","port":'"$OPORT"',"reason":"resolves to this host'\''s address ::ffff:10.213.'"$N"'.1"'
+	assert_line --partial '"host":"own6.test","port":'"$OPORT"',"reason":"resolves to this host'\''s address fd42:213:'"$N"'::1"'
+	unreached '/rebound' "$OWNLOG"
+	# positive control: the address named literally is what was asked for
+	run -0 c "$(GET "10.213.$N.1:$OPORT" /literal)"
+	assert_output --partial "GET /literal host=10.213.$N.1:$OPORT"
+}
+
 @test "hostile: SOCKS5 BIND, UDP ASSOCIATE, an unknown address type and SOCKS4 are refused" {
 	hand origin.test
 	run -0 c '\x05\x01\x00\x05\x02\x00\x03\x0borigin.test\x1f\x90'
@@ -631,6 +668,31 @@ GET() {
 	assert_output --partial 'origin 8080 POST /smug host=origin.test:8080 body=5'
 }
 
+@test "hostile: Connection naming Content-Length does not unframe the body into a second request" {
+	hand origin.test
+	local smug='GET http://origin.test:8080/smuggled-by-connection HTTP/1.1\r\nHost: origin.test:8080\r\n\r\n'
+	local h
+	for h in 'Content-Length' 'close, content-length' 'Host, CONTENT-LENGTH'; do
+		run -0 c "POST http://origin.test:8080/framed HTTP/1.1\\r\\nConnection: $h\\r\\nContent-Length: 72\\r\\n\\r\\n$smug"
+		# the origin read the 72 bytes as this request's body
+		assert_output --partial 'origin 8080 POST /framed host=origin.test:8080 body=72'
+		refute_output --partial 'GET /smuggled-by-connection host='
+	done
+	# spellings a server may fold into a framing header, TE with CL in either order
+	for h in 'Content_Length: 72' 'Transfer_Encoding: chunked' \
+		'Transfer-Encoding: chunked\r\nContent-Length: 72' \
+		'Content-Length: 72\r\nTransfer-Encoding: chunked' \
+		'Transfer-Encoding: identity' 'Transfer-Encoding: gzip, chunked'; do
+		run -0 c "POST http://origin.test:8080/smuggle-y HTTP/1.1\\r\\n$h\\r\\n\\r\\n$smug"
+		assert_output --partial 'HTTP/1.1 400'
+	done
+	unreached '/smuggle-y' "$LOG"
+	records
+	assert_line --partial '"reason":"framing header spelled with '\''_'\'' (some servers read it as '\''-'\'')"'
+	assert_line --partial '"reason":"Content-Length and Transfer-Encoding together"'
+	assert_line --partial '"reason":"malformed Transfer-Encoding (not exactly '\''chunked'\'')"'
+}
+
 @test "hostile: oversized hosts and heads are refused" {
 	hand origin.test '*.wild.test'
 	local label long
@@ -655,6 +717,91 @@ GET() {
 	assert_line --partial '"reason":"label longer than 63 characters"'
 	assert_line --partial '"reason":"host name longer than 253 characters"'
 	assert_line --partial '"reason":"request head too large"'
+}
+
+# hold N READY [PAYLOAD]: hold.py on $P in the background ($HOLD_PID); waits
+# for READY.
+hold() {
+	"$FIX/hold.py" "$P" "$@" 3>&- &
+	HOLD_PID=$!
+	for _ in $(seq 250); do
+		[ -e "$2" ] && return 0
+		sleep 0.02
+	done
+	echo "hold.py did not get its connections" >&2
+	return 1
+}
+
+# served_again PATH: once the held connections are gone, a request for PATH
+# reaches the origin (retried while the proxy notices the hangups).
+served_again() {
+	for _ in $(seq 100); do
+		run -0 c "$(GET origin.test:8080 "$1")"
+		[[ $output == *"GET $1"* ]] && break
+		sleep 0.05
+	done
+	assert_output --partial "origin 8080 GET $1 host=origin.test:8080"
+}
+
+# cputicks PID: its user + system time so far, in clock ticks.
+cputicks() {
+	local f
+	read -r -a f < "/proc/$1/stat"
+	echo $((f[13] + f[14]))
+}
+
+@test "fault: out of descriptors, vx-proxy says it once, does not spin, keeps its tunnel and recovers" {
+	# soft = hard: vx-proxy cannot raise it
+	(ulimit -n 32 && exec vx-proxy --hosts "$HOSTS" --listen-unix "$P" --task t1 --allow origin.test \
+		--header-timeout 60 >"$OUT" 2>"$ERR" 3>&-) &
+	PROXY_PID=$!
+	for _ in $(seq 100); do grep -q '"listening"' "$OUT" && break; sleep 0.02; done
+	hold 1 "$BATS_TEST_TMPDIR/tunnel" 'CONNECT origin.test:9000 HTTP/1.1\r\n\r\nFIRST-BYTES\r\n\r\n'
+	local tunnel=$HOLD_PID
+	run -0 cat "$BATS_TEST_TMPDIR/tunnel"
+	assert_output 'HTTP/1.1 200 Connection established'
+	hold 60 "$BATS_TEST_TMPDIR/idle"
+	local idle=$HOLD_PID
+	for _ in $(seq 250); do grep -q 'out of file descriptors' "$ERR" && break; sleep 0.02; done
+	# two seconds of wall time with 60 clients waiting
+	local t0 t1 hz
+	hz=$(getconf CLK_TCK)
+	t0=$(cputicks "$PROXY_PID")
+	sleep 2
+	t1=$(cputicks "$PROXY_PID")
+	echo "# cpu ticks over 2 s: $((t1 - t0)) (hz $hz)" >&3
+	# said once (not once per accept)
+	run -0 wc -l < "$ERR"
+	assert_output 1
+	# a quarter of the wall time at most; idle, it is 0
+	[ $((t1 - t0)) -lt $((hz / 2)) ]
+	# the open tunnel still carries what its client sends
+	kill -USR1 "$tunnel"
+	for _ in $(seq 100); do grep -q LATER-BYTES "$LOG" && break; sleep 0.02; done
+	run -0 grep -c LATER-BYTES "$LOG"
+	run -0 cat "$ERR"
+	assert_output --regexp '^vx-proxy: out of file descriptors; new connections wait until one closes \(said once per run\): [A-Za-z ]+$'
+	# descriptors back: the waiting clients are served, and new ones
+	kill "$idle" "$tunnel"
+	wait "$idle" "$tunnel" || true
+	served_again /after-emfile
+	run -0 wc -l < "$ERR"
+	assert_output 1
+}
+
+@test "fault: a task past --max-conns open connections is refused with a record; one closes, the next passes" {
+	proxy --listen-unix "$P" --task t1 --allow origin.test --max-conns 3
+	hold 3 "$BATS_TEST_TMPDIR/three" 'CONNECT origin.test:9000 HTTP/1.1\r\n\r\n'
+	run -0 sort -u "$BATS_TEST_TMPDIR/three"
+	assert_output 'HTTP/1.1 200 Connection established'
+	run -0 c 'CONNECT origin.test:9000 HTTP/1.1\r\n\r\nFOURTH-BYTES'
+	assert_output --partial 'HTTP/1.1 403'
+	records
+	assert_line --partial '"host":"origin.test","port":9000,"reason":"more than 3 connections of the task open at once","via":"connect"'
+	kill "$HOLD_PID"
+	wait "$HOLD_PID" || true
+	served_again /after-cap
+	unreached FOURTH-BYTES "$LOG"
 }
 
 @test "hostile: a slowloris client is timed out; a silent tunnel too" {

@@ -71,6 +71,36 @@ int main(void)
 	CHECK(n == strlen(fw));
 	free(fw);
 
+	/* a framing header named by Connection stays: stripping Content-Length
+	 * would turn the forwarded body into a second, unjudged request */
+	CHECK(parse("POST http://a.test/ HTTP/1.1\r\nConnection: close, Content-Length, host\r\n"
+		"Content-Length: 3\r\n\r\nabc") == HTTP_OK);
+	fw = http_forward_head(&r, &n);
+	CHECK_STR(fw, "POST / HTTP/1.1\r\nHost: a.test\r\nContent-Length: 3\r\nConnection: close\r\n\r\n");
+	free(fw);
+	CHECK(parse("POST http://a.test/ HTTP/1.1\r\nConnection: CONTENT-LENGTH\r\nContent-Length: 3\r\n\r\n") == HTTP_OK);
+	fw = http_forward_head(&r, &n);
+	CHECK(strstr(fw, "\r\nContent-Length: 3\r\n") != NULL);
+	free(fw);
+	/* names some servers fold into a framing header ('_' read as '-') */
+	CHECK(bad("POST http://a.test/ HTTP/1.1\r\nContent_Length: 3\r\n\r\nabc") == 400);
+	CHECK(bad("POST http://a.test/ HTTP/1.1\r\nTransfer_Encoding: chunked\r\n\r\n") == 400);
+	/* every Transfer-Encoding spelling, and a CL that is not one decimal */
+	CHECK(bad("POST http://a.test/ HTTP/1.1\r\nTransfer-Encoding: chunked\r\nContent-Length: 3\r\n\r\n") == 400);
+	CHECK(bad("POST http://a.test/ HTTP/1.1\r\nContent-Length: 3\r\nTransfer-Encoding: chunked\r\n\r\n") == 400);
+	CHECK(bad("POST http://a.test/ HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n") == 501);
+	CHECK(bad("POST http://a.test/ HTTP/1.1\r\nTransfer-Encoding: chunked,\r\n\r\n") == 400);
+	CHECK(bad("POST http://a.test/ HTTP/1.1\r\nTransfer-Encoding: Chunked\r\n\r\n") == 400);
+	CHECK(bad("POST http://a.test/ HTTP/1.1\r\nTransfer-Encoding: gzip, chunked\r\n\r\n") == 400);
+	CHECK(bad("POST http://a.test/ HTTP/1.1\r\nTransfer-Encoding: identity\r\n\r\n") == 400);
+	CHECK(bad("POST http://a.test/ HTTP/1.1\r\nTransfer-Encoding:\r\n\r\n") == 400);
+	CHECK(bad("POST http://a.test/ HTTP/1.1\r\nTransfer-Encoding: chunked\r\nTransfer-Encoding: chunked\r\n\r\n") == 400);
+	CHECK(bad("POST http://a.test/ HTTP/1.1\r\nContent-Length: 3\r\nContent-Length: 4\r\n\r\n") == 400);
+	CHECK(bad("POST http://a.test/ HTTP/1.1\r\nContent-Length: 3 3\r\n\r\n") == 400);
+	CHECK(bad("POST http://a.test/ HTTP/1.1\r\nContent-Length: 0x3\r\n\r\n") == 400);
+	CHECK(bad("POST http://a.test/ HTTP/1.1\r\nContent-Length: -1\r\n\r\n") == 400);
+	CHECK(bad("POST http://a.test/ HTTP/1.1\r\nContent-Length\t: 3\r\n\r\n") == 400);
+
 	/* SOCKS5 */
 	size_t used = 0;
 	struct socks_req s;
