@@ -427,6 +427,20 @@ static const char *fetch_blobs(struct remote *r, struct cache *c, cJSON *m)
 	return why;
 }
 
+/* A file of m asking for setuid, setgid or sticky bits: the local cache
+ * would drop them (cache_file_parse), but no vx saves such a record, so
+ * the entry is not one to trust at all. Its path, or NULL. */
+static const char *privileged_file(const cJSON *m)
+{
+	const cJSON *f;
+	cJSON_ArrayForEach(f, cJSON_GetObjectItemCaseSensitive(m, "files")) {
+		struct cache_file cf;
+		if (!cache_file_parse(f, &cf) && cf.privileged)
+			return cf.path;
+	}
+	return NULL;
+}
+
 int remote_fetch(struct remote *r, struct cache *c, const char *key)
 {
 	if (!r || r->off || !hash_is_hex(key))
@@ -448,11 +462,16 @@ int remote_fetch(struct remote *r, struct cache *c, const char *key)
 		cJSON_Delete(m);
 		return 0;
 	}
-	const char *why = NULL;
-	if (!jstr(m, "key") || strcmp(jstr(m, "key"), key) != 0)
+	const char *why = NULL, *priv;
+	char buf[512];
+	if (!jstr(m, "key") || strcmp(jstr(m, "key"), key) != 0) {
 		why = "the manifest names another key";
-	else
+	} else if ((priv = privileged_file(m))) {
+		snprintf(buf, sizeof(buf), "'%s' asks for setuid, setgid or sticky bits", priv);
+		why = buf;
+	} else {
 		why = fetch_blobs(r, c, m);
+	}
 	/* the local cache's own checks, now that the blobs are there */
 	if (!why)
 		why = cache_entry_check(c, key, m, true);

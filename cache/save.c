@@ -7,6 +7,12 @@
  * removes the stale ones. Blobs are not fsynced one by one (that was ~33 ms a
  * task here, most of a first build): a restore checks every blob's hash, so
  * one a crash lost or zeroed makes its entry a miss, never a bad restore.
+ *
+ * What an entry may hold is what a restore can write back as the run left
+ * it, inside the project: regular files (never with setuid, setgid or sticky
+ * bits: those are stripped from the output itself too) and relative symlinks
+ * that stay in the project. A fifo, a socket, a device node or a symlink out
+ * of the project refuses the save. A hard link is saved as its bytes.
  */
 #include "cache.h"
 
@@ -200,6 +206,23 @@ static int blob_put_mem(struct saver *sv, const char *data, size_t len, char has
 	return blob_commit(sv, fd, tmp, hash, len);
 }
 
+/* A task may leave a setuid (or setgid, or sticky) file among its
+ * outputs: under a root-run vx, a setuid-root binary. The entry never
+ * records those bits, and the output itself loses them, so that it is what
+ * a hit would write. 0 (st updated), or -1 after a message. */
+static int strip_bits(int fd, const char *rel, struct stat *st)
+{
+	mode_t was = st->st_mode & 07777;
+	if (fchmod(fd, was & 0777) != 0 || fstat(fd, st) != 0) {
+		err_warn_errno("refusing to save '%s': unable to remove its setuid, setgid and sticky "
+			       "bits (mode %o)", rel, was);
+		return -1;
+	}
+	err_warn("stripped the setuid, setgid and sticky bits of '%s' (%o -> %o)", rel, was,
+		was & 0777);
+	return 0;
+}
+
 static int collect_one(const char *rel, const struct stat *lst, void *arg)
 {
 	struct saver *sv = arg;
@@ -225,14 +248,20 @@ static int collect_one(const char *rel, const struct stat *lst, void *arg)
 		if (n < 0) {
 			err_warn_errno("unable to read the symlink '%s'", rel);
 			r = 1;
-		} else if (target[0] == '/') {
-			err_warn("refusing to save '%s': a symlink to an absolute path ('%s') would tie "
-				 "the entry to this checkout", rel, target);
+		} else if (cache_link_why(rel, target)) {
+			err_warn("refusing to save '%s': %s ('%s') would tie the entry to what lies "
+				 "outside it", rel, cache_link_why(rel, target), target);
 			r = 1;
 		} else {
 			cJSON_AddNumberToObject(f, "mode", lst->st_mode);
 			cJSON_AddStringToObject(f, "link", target);
 		}
+	} else if (!S_ISREG(lst->st_mode)) {
+		err_warn("refusing to save '%s': a %s; the cache holds regular files and symlinks only",
+			rel, S_ISFIFO(lst->st_mode) ? "fifo" : S_ISSOCK(lst->st_mode) ? "socket"
+				: S_ISCHR(lst->st_mode) ? "character device" : S_ISBLK(lst->st_mode)
+				? "block device" : "special file");
+		r = 1;
 	} else {
 		/* the shadow's name for it, before the stat the stamp keeps (a
 		 * link moves the ctime); its bytes are hashed before any use */
@@ -248,10 +277,15 @@ static int collect_one(const char *rel, const struct stat *lst, void *arg)
 		if (fd < 0 || fstat(fd, &before) != 0) {
 			err_warn_errno("unable to open '%s'", rel);
 			r = 1;
+		} else if (!S_ISREG(before.st_mode)) {
+			err_warn("refusing to save '%s': it stopped being a regular file", rel);
+			r = 1;
+		} else if ((before.st_mode & 07000) && strip_bits(fd, rel, &before) != 0) {
+			r = 1;
 		} else if (blob_put_fd(sv, fd, rel, hash, &n) != 0) {
 			r = 1;
 		} else {
-			cJSON_AddNumberToObject(f, "mode", before.st_mode & 07777);
+			cJSON_AddNumberToObject(f, "mode", before.st_mode & 0777);
 			cJSON_AddNumberToObject(f, "size", (double)n);
 			cJSON_AddStringToObject(f, "hash", hash);
 			/* stamp only what did not move while it was read */
@@ -338,7 +372,7 @@ int cache_save(struct cache *c, const struct cache_save *s)
 	cJSON_AddNumberToObject(m, "v", CACHE_MANIFEST_VERSION);
 	cJSON_AddStringToObject(m, "key", s->key);
 	sv.files = cJSON_AddArrayToObject(m, "files");
-	struct walk_opts o = {.globs = s->globs, .nglobs = s->nglobs, .arg = &sv};
+	struct walk_opts o = {.globs = s->globs, .nglobs = s->nglobs, .specials = true, .arg = &sv};
 	int r = s->nglobs ? walk_tree(s->projdir, &o, collect_one) : 0;
 	if (r < 0)
 		err_warn_errno("unable to walk '%s'", s->projdir);

@@ -324,14 +324,100 @@ shadow_of() {
 	assert_equal "$(leftovers "$P")" ''
 }
 
-@test "a save never follows a symlinked directory out of the project" {
+@test "a save never follows a symlinked directory, and refuses a symlink out of the project" {
 	mkdir "$BATS_TEST_TMPDIR/outside"
 	echo secret > "$BATS_TEST_TMPDIR/outside/s.txt"
-	ln -s ../../outside "$P/dist/ext"
+	ln -s ../src "$P/dist/ext"
 	run -0 save_p
 	run -0 vx-cache get "$K"
-	assert_output --partial '{"path":"dist/ext","mode":41471,"link":"../../outside"}'
+	assert_output --partial '{"path":"dist/ext","mode":41471,"link":"../src"}'
+	refute_output --partial 'index.js'
+	# a relative link that climbs out of the project ties the entry to
+	# what lies beside it, as an absolute one does
+	ln -s ../../outside "$P/dist/out"
+	run -1 save_p "fedcba9876543210fedcba9876543210"
+	assert_output --partial "refusing to save 'dist/out': a symlink out of the project ('../../outside')"
+	run -1 vx-cache get fedcba9876543210fedcba9876543210
 	refute_output --partial 's.txt'
+}
+
+@test "a manifest's symlink out of the project is a miss and is never restored" {
+	run -0 save_p
+	tamper "[f for f in m['files'] if 'link' in f][0]['link'] = '../../../x'"
+	run -1 vx-cache get "$K"
+	assert_output --partial 'a symlink out of the project'
+	rm -rf "$P/dist"
+	run -1 vx-cache restore "$K" "$P"
+	assert_not_exist "$P/dist"
+}
+
+@test "setuid, setgid and sticky bits are stripped on save: the entry and the output are 0755" {
+	chmod 6755 "$P/dist/bin/run.sh"
+	chmod 1644 "$P/dist/a.js"
+	run -0 save_p
+	assert_output --partial "stripped the setuid, setgid and sticky bits of 'dist/bin/run.sh' (6755 -> 755)"
+	assert_equal "$(stat -c %a "$P/dist/bin/run.sh")" 755
+	assert_equal "$(stat -c %a "$P/dist/a.js")" 644
+	run -0 vx-cache get "$K"
+	assert_output --partial '{"path":"dist/bin/run.sh","mode":493,'
+	assert_output --partial '{"path":"dist/a.js","mode":420,'
+	# restored from the blob, then from the shadow
+	for _ in 1 2; do
+		rm -rf "$P/dist"
+		run -0 vx-cache restore "$K" "$P"
+		assert_equal "$(stat -c %a "$P/dist/bin/run.sh")" 755
+		assert_equal "$(stat -c %a "$P/dist/a.js")" 644
+	done
+}
+
+@test "a manifest recording setuid, setgid or sticky bits never restores them" {
+	run -0 save_p
+	tamper "[f for f in m['files'] if f['path'] == 'dist/bin/run.sh'][0]['mode'] = 0o6755"
+	tamper "[f for f in m['files'] if f['path'] == 'dist/a.js'][0]['mode'] = 0o1644"
+	# from the blob, then from the shadow, and over an output left setuid
+	for _ in 1 2; do
+		rm -rf "$P/dist"
+		run -0 vx-cache restore "$K" "$P"
+		assert_equal "$(stat -c %a "$P/dist/bin/run.sh")" 755
+		assert_equal "$(stat -c %a "$P/dist/a.js")" 644
+	done
+	chmod 4755 "$P/dist/bin/run.sh"
+	run -0 vx-cache restore "$K" "$P"
+	assert_equal "$(stat -c %a "$P/dist/bin/run.sh")" 755
+}
+
+@test "a fifo, a socket or a device node among the outputs refuses the save" {
+	mkfifo "$P/dist/pipe"
+	run -1 save_p
+	assert_output --partial "refusing to save 'dist/pipe': a fifo; the cache holds regular files and symlinks only"
+	run -1 vx-cache get "$K"
+	rm "$P/dist/pipe"
+	/usr/bin/python3 -c 'import socket, sys; socket.socket(socket.AF_UNIX).bind(sys.argv[1])' "$P/dist/sock"
+	run -1 save_p
+	assert_output --partial "refusing to save 'dist/sock': a socket"
+	rm "$P/dist/sock"
+	mknod "$P/dist/null" c 1 3
+	run -1 save_p
+	assert_output --partial "refusing to save 'dist/null': a character device"
+	rm "$P/dist/null"
+	# excluded, it is no output: the save goes on
+	mkfifo "$P/dist/skip.txt.fifo"
+	run -0 vx-cache save "$K" "$P" --outputs 'dist/**' '!dist/*.fifo'
+	# nor does a manifest make one
+	tamper "m['files'][0]['mode'] = 0o010644"
+	run -1 vx-cache get "$K"
+	assert_output --partial 'a bad mode'
+}
+
+@test "an output hard-linked to a file elsewhere is saved as its bytes and restored as a file of its own" {
+	echo other > "$BATS_TEST_TMPDIR/other"
+	ln -f "$BATS_TEST_TMPDIR/other" "$P/dist/hard.txt"
+	run -0 save_p
+	rm -rf "$P/dist"
+	run -0 vx-cache restore "$K" "$P"
+	assert_equal "$(cat "$P/dist/hard.txt")" other
+	echo changed > "$P/dist/hard.txt"
+	assert_equal "$(cat "$BATS_TEST_TMPDIR/other")" other
 }
 
 @test "an output that is a symlink to an absolute path is not saved" {

@@ -297,6 +297,53 @@ print([f["sha256"] for f in m["files"] if f["path"] == sys.argv[2]][0])
 	assert_equal "$(cat "$B/packages/ui/dist/lib.txt")" "lib v1"
 }
 
+# tamper_server PATH PYTHON: rewrite the server's manifest naming PATH;
+# PYTHON edits the dict m
+tamper_server() {
+	/usr/bin/python3 -c '
+import json, sys
+p = sys.argv[1]
+m = json.load(open(p))
+exec(sys.argv[2])
+open(p, "w").write(json.dumps(m))
+' "$(manifest_of "$1")" "$2"
+}
+
+@test "a task's setuid output is saved, uploaded and restored without the bit" {
+	start_nginx
+	pkg packages/suid @x/suid '' '{ "tasks": {
+		"build": { "exec": { "command": "mkdir -p out && cp /bin/true out/t && chmod 6755 out/t" },
+		           "cache": { "inputs": { "files": ["src/**"] }, "outputs": { "files": ["out/**"] } } } } }'
+	put packages/suid/src/x "x"
+	cp -a "$A/packages/suid" "$B/packages/suid"
+	run -0 in_a vx run @x/suid#build --remote-cache "$URL"
+	assert_line --regexp '^miss @x/suid#build '
+	assert_line "vx: stripped the setuid, setgid and sticky bits of 'out/t' (6755 -> 755)"
+	assert_equal "$(stat -c %a "$A/packages/suid/out/t")" 755
+	run -1 grep -l '"mode":3565' "$STORE"/ac/*
+	run -0 in_b vx run @x/suid#build --remote-cache "$URL"
+	assert_line --regexp '^hit  @x/suid#build '
+	assert_equal "$(stat -c %a "$B/packages/suid/out/t")" 755
+	rm -rf "$A/packages/suid/out"
+	run -0 in_a vx run @x/suid#build
+	assert_line --regexp '^hit  @x/suid#build '
+	assert_equal "$(stat -c %a "$A/packages/suid/out/t")" 755
+}
+
+@test "a server's entry with a setuid, setgid or sticky file is refused outright: a miss and a warning" {
+	start_nginx
+	run -0 in_a vx run build --remote-cache "$URL"
+	for mode in 0o4750 0o2750 0o1750; do
+		tamper_server dist/run.sh "[f for f in m['files'] if f['path'] == 'dist/run.sh'][0]['mode'] = $mode"
+		rm -rf "$B/packages/ui/dist" "$BATS_TEST_TMPDIR/cache-b"
+		run -0 in_b vx run @x/ui#build --remote-cache "$URL"
+		assert_line --regexp "^vx: remote cache: entry [0-9a-f]{32}: 'dist/run.sh' asks for setuid, setgid or sticky bits; a miss$"
+		assert_line --regexp '^miss @x/ui#build '
+		assert_equal "$(ran "$B")" "ui"
+		assert_equal "$(stat -c %a "$B/packages/ui/dist/run.sh")" 750
+	done
+}
+
 @test "a 50 MiB output round-trips through the server" {
 	start_nginx
 	pkg packages/big @x/big '' '{ "tasks": {
