@@ -344,6 +344,105 @@ open(p, "w").write(json.dumps(m))
 	done
 }
 
+# forge_ui: what a hostile server can make of its own store: ui's entry
+# ($UI, kept in ui.good) under its key, but with dist/lib.txt holding other
+# bytes, whose blob it serves too (taken from a third checkout's upload
+# under another key). With SIG, that upload's signature is kept; without,
+# the entry is unsigned.
+forge_ui() {
+	local C=$BATS_TEST_TMPDIR/c forged
+	if [ ! -d "$C" ]; then
+		cp -a "$A" "$C"
+		printf 'lib v1 forged\n' > "$C/packages/ui/src/lib.txt"
+		(cd "$C" && VX_CACHE_DIR=$BATS_TEST_TMPDIR/cache-c vx run @x/ui#build --remote-cache "$URL" >"$BATS_TEST_TMPDIR/c.out" 2>&1)
+	fi
+	forged=$(grep -l '"path":"dist/lib.txt"' "$STORE"/ac/* | grep -v "^$UI\$")
+	cp "$UI" "$BATS_TEST_TMPDIR/ui.good"
+	sed "s/\"key\":\"[0-9a-f]*\"/\"key\":\"$(basename "$UI")\"/" "$forged" > "$UI"
+	if [ "${1:-}" != SIG ]; then
+		sed -i 's/,"sig":"hmac-sha256:[0-9a-f]*"}$/}/' "$UI"
+	fi
+}
+
+@test "with a signing key, a server's forged entry restores nothing; a signed one still hits" {
+	start_nginx
+	export VX_REMOTE_CACHE_SIGNING_KEY=0123456789abcdef-test-key
+	run -0 in_a vx run build --remote-cache "$URL"
+	run -0 grep -c ',"sig":"hmac-sha256:[0-9a-f]\{64\}"}$' "$STORE"/ac/*
+	UI=$(manifest_of dist/lib.txt)
+	# the signature is the documented one (remote.h, docs/protocol.md)
+	run -0 /usr/bin/python3 -c '
+import hashlib, hmac, os, sys
+body = open(sys.argv[1], "rb").read()
+i = body.rindex(b",\"sig\":\"hmac-sha256:")
+msg = b"vx-remote-ac 1\n" + os.path.basename(sys.argv[1]).encode() + b"\n" + body[:i] + b"}"
+print(hmac.new(sys.argv[2].encode(), msg, hashlib.sha256).hexdigest() == body[i + 20:-2].decode())
+' "$UI" "$VX_REMOTE_CACHE_SIGNING_KEY"
+	assert_output True
+	# the forged entry is well formed: a reader with no key restores it
+	forge_ui
+	run -0 env -u VX_REMOTE_CACHE_SIGNING_KEY VX_CACHE_DIR="$BATS_TEST_TMPDIR/cache-x" \
+		sh -c "cd '$B' && vx run @x/ui#build --remote-cache '$URL'"
+	assert_line --regexp '^hit  @x/ui#build '
+	assert_equal "$(cat "$B/packages/ui/dist/lib.txt")" "lib v1 forged"
+	rm -rf "$B/packages/ui/dist"
+	# with the key: unsigned, a miss and one warning, nothing of it restored
+	run -0 in_b vx run @x/ui#build --remote-cache "$URL"
+	assert_line --regexp "^vx: remote cache: entry [0-9a-f]{32}: unsigned, or not signed with this signing key; a miss$"
+	assert_line --regexp '^miss @x/ui#build '
+	assert_equal "$(cat "$B/packages/ui/dist/lib.txt")" "lib v1"
+	run -1 grep -rl 'forged' "$BATS_TEST_TMPDIR/cache-b"
+	# another entry's good signature, moved under this key: a miss too
+	run -0 in_a vx run build --force --remote-cache "$URL"
+	forge_ui SIG
+	rm -rf "$B/packages/ui/dist" "$BATS_TEST_TMPDIR/cache-b"
+	run -0 in_b vx run @x/ui#build --remote-cache "$URL"
+	assert_line --regexp "^vx: remote cache: entry [0-9a-f]{32}: unsigned, or not signed with this signing key; a miss$"
+	assert_equal "$(cat "$B/packages/ui/dist/lib.txt")" "lib v1"
+	# a one-character change of a signed entry: a miss
+	cp "$BATS_TEST_TMPDIR/ui.good" "$UI"
+	sed -i 's/"mode":488/"mode":456/' "$UI"
+	rm -rf "$B/packages/ui/dist" "$BATS_TEST_TMPDIR/cache-b"
+	run -0 in_b vx run @x/ui#build --remote-cache "$URL"
+	assert_line --regexp '^miss @x/ui#build '
+	# the entry as signed: a hit; with another key: a miss
+	cp "$BATS_TEST_TMPDIR/ui.good" "$UI"
+	rm -rf "$B/packages/ui/dist" "$BATS_TEST_TMPDIR/cache-b"
+	VX_REMOTE_CACHE_READONLY=1 VX_REMOTE_CACHE_SIGNING_KEY=another-key-of-16-bytes run -0 in_b vx run @x/ui#build --remote-cache "$URL"
+	assert_line --regexp '^miss @x/ui#build '
+	rm -rf "$B/packages/ui/dist" "$BATS_TEST_TMPDIR/cache-b"
+	run -0 in_b vx run build --remote-cache "$URL"
+	assert_line --regexp '^hit  @x/ui#build '
+	assert_line --regexp '^hit  @x/app#build '
+	refute_output --partial 'remote cache'
+	assert_equal "$(cat "$B/packages/ui/dist/lib.txt")" "lib v1"
+}
+
+@test "the signing key from a file; a bad key is one warning and no remote at all" {
+	start_nginx
+	printf '0123456789abcdef-from-a-file\n' > "$BATS_TEST_TMPDIR/key"
+	VX_REMOTE_CACHE_SIGNING_KEY_FILE=$BATS_TEST_TMPDIR/key run -0 in_a vx run build --remote-cache "$URL"
+	refute_output --partial 'remote cache'
+	# the same key given as text (less the newline) verifies it
+	VX_REMOTE_CACHE_SIGNING_KEY=0123456789abcdef-from-a-file run -0 in_b vx run build --remote-cache "$URL"
+	assert_line --regexp '^hit  @x/app#build '
+	refute_output --partial 'remote cache'
+	: > "$NG/logs/access.log"
+	rm -rf "$B/packages" "$BATS_TEST_TMPDIR/cache-b" && cp -a "$A/packages" "$B/packages"
+	rm -rf "$B/packages/ui/dist" "$B/packages/app/out"
+	VX_REMOTE_CACHE_SIGNING_KEY=short run -0 in_b vx run build --remote-cache "$URL"
+	assert_line "vx: remote cache: the signing key is shorter than 16 bytes; make one with 'openssl rand -hex 32'"
+	assert_line --regexp '^miss @x/ui#build '
+	VX_REMOTE_CACHE_SIGNING_KEY_FILE=$BATS_TEST_TMPDIR/nokey run -0 in_b vx run build --force --remote-cache "$URL"
+	assert_line "vx: remote cache: unable to read the signing key '$BATS_TEST_TMPDIR/nokey' (VX_REMOTE_CACHE_SIGNING_KEY_FILE): No such file or directory"
+	VX_REMOTE_CACHE_SIGNING_KEY_FILE=$BATS_TEST_TMPDIR/key VX_REMOTE_CACHE_SIGNING_KEY=0123456789abcdef-x \
+		run -0 in_b vx run build --force --remote-cache "$URL"
+	assert_line --partial 'both VX_REMOTE_CACHE_SIGNING_KEY and VX_REMOTE_CACHE_SIGNING_KEY_FILE are set; set one'
+	# none of them asked the server anything
+	run -0 cat "$NG/logs/access.log"
+	assert_output ''
+}
+
 @test "a 50 MiB output round-trips through the server" {
 	start_nginx
 	pkg packages/big @x/big '' '{ "tasks": {
