@@ -21,6 +21,26 @@
 #include "shadow.h"
 #include "strmap.h"
 
+/* A size limit from the environment (cache.h). */
+static unsigned long long size_limit(const char *var, const char *dflt)
+{
+	const char *v = getenv(var);
+	for (int pass = 0; pass < 2; pass++, v = dflt) {
+		if (!v || !*v)
+			continue;
+		char *end;
+		errno = 0;
+		unsigned long long n = strtoull(v, &end, 10);
+		const char *unit = *end && !end[1] ? strchr("KMGT", *end) : NULL;
+		int shift = !*end ? 0 : unit ? (int)(unit - "KMGT" + 1) * 10 : -1;
+		if (!errno && end != v && v[0] != '-' && shift >= 0 && n <= (~0ULL >> shift))
+			return n << shift;
+		err_warn("%s: '%s' is not a size (bytes, or a number with K, M, G or T; 0 for none); "
+			 "using %s", var, v, dflt);
+	}
+	return 0; /* not reached: the defaults parse */
+}
+
 struct cache *cache_open(const char *dir, const char *statedir)
 {
 	struct cache *c = xcalloc(1, sizeof(*c));
@@ -34,6 +54,8 @@ struct cache *cache_open(const char *dir, const char *statedir)
 	umask(c->umask);
 	c->euid = geteuid();
 	c->acfd = c->casfd = c->shadowfd = -1;
+	c->max_output = size_limit("VX_CACHE_MAX_OUTPUT_SIZE", CACHE_MAX_OUTPUT_DEFAULT);
+	c->max_entry = size_limit("VX_CACHE_MAX_ENTRY_SIZE", CACHE_MAX_ENTRY_DEFAULT);
 	pthread_mutex_init(&c->stamp_mu, NULL);
 	return c;
 }

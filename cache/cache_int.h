@@ -45,6 +45,7 @@ struct cache {
 	int pid;          /* for temporary names (glibc's getpid is a system call) */
 	mode_t umask;     /* the process's, read once */
 	uid_t euid;       /* the same */
+	unsigned long long max_output, max_entry; /* cache.h's limits; 0: none */
 };
 
 /* One element of a manifest's "files", checked by cache_file_parse. */

@@ -529,16 +529,32 @@ static char *entry_verify(const struct remote *r, const char *key, const char *b
 	return text;
 }
 
-/* A file of m asking for setuid, setgid or sticky bits: the local cache
- * would drop them (cache_file_parse), but no vx saves such a record, so
- * the entry is not one to trust at all. Its path, or NULL. */
-static const char *privileged_file(const cJSON *m)
+/* Why m is no entry a save would make, before any blob is fetched: a file
+ * asking for setuid, setgid or sticky bits (the local cache would drop
+ * them, but no vx saves such a record: the entry is not one to trust at
+ * all), or outputs over the size limits (cache.h). In buf, or NULL. */
+static const char *entry_refused(const struct cache *c, const cJSON *m, char *buf, size_t len)
 {
 	const cJSON *f;
+	unsigned long long total = 0;
 	cJSON_ArrayForEach(f, cJSON_GetObjectItemCaseSensitive(m, "files")) {
 		struct cache_file cf;
-		if (!cache_file_parse(f, &cf) && cf.privileged)
-			return cf.path;
+		if (cache_file_parse(f, &cf))
+			continue; /* cache_entry_check says why, later */
+		if (cf.privileged) {
+			snprintf(buf, len, "'%s' asks for setuid, setgid or sticky bits", cf.path);
+			return buf;
+		}
+		total += cf.size;
+		if (c->max_output && cf.size > c->max_output) {
+			snprintf(buf, len, "'%s' is %zu bytes, over VX_CACHE_MAX_OUTPUT_SIZE", cf.path,
+				cf.size);
+			return buf;
+		}
+		if (c->max_entry && total > c->max_entry) {
+			snprintf(buf, len, "its outputs are over VX_CACHE_MAX_ENTRY_SIZE");
+			return buf;
+		}
 	}
 	return NULL;
 }
@@ -576,16 +592,12 @@ int remote_fetch(struct remote *r, struct cache *c, const char *key)
 		cJSON_Delete(m);
 		return 0;
 	}
-	const char *why = NULL, *priv;
+	const char *why = NULL;
 	char buf[512];
-	if (!jstr(m, "key") || strcmp(jstr(m, "key"), key) != 0) {
+	if (!jstr(m, "key") || strcmp(jstr(m, "key"), key) != 0)
 		why = "the manifest names another key";
-	} else if ((priv = privileged_file(m))) {
-		snprintf(buf, sizeof(buf), "'%s' asks for setuid, setgid or sticky bits", priv);
-		why = buf;
-	} else {
+	else if (!(why = entry_refused(c, m, buf, sizeof(buf))))
 		why = fetch_blobs(r, c, m);
-	}
 	/* the local cache's own checks, now that the blobs are there */
 	if (!why)
 		why = cache_entry_check(c, key, m, true);

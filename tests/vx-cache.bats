@@ -409,6 +409,29 @@ shadow_of() {
 	assert_output --partial 'a bad mode'
 }
 
+@test "a sparse 1 GiB output is not saved: one line names the file and the limit, and no byte of it is written" {
+	truncate -s 1G "$P/dist/sparse.bin"
+	run -1 save_p
+	assert_output "vx-cache: not saved to the cache: 'dist/sparse.bin' is 1073741824 bytes, over the limit of 536870912 per output (VX_CACHE_MAX_OUTPUT_SIZE)"
+	run -1 vx-cache get "$K"
+	run -0 du -sk "$VX_CACHE_DIR"
+	[ "${output%%[[:space:]]*}" -lt 1024 ]
+	# the limit is the user's: a lower one refuses a small file too
+	rm "$P/dist/sparse.bin"
+	VX_CACHE_MAX_OUTPUT_SIZE=19 run -1 save_p
+	assert_output --partial "'dist/a.js' is 20 bytes, over the limit of 19 per output (VX_CACHE_MAX_OUTPUT_SIZE)"
+	VX_CACHE_MAX_OUTPUT_SIZE=20 run -0 save_p
+	# and per entry: a.js and run.sh are 39 bytes
+	VX_CACHE_MAX_ENTRY_SIZE=38 run -1 save_p
+	assert_output "vx-cache: not saved to the cache: 'dist/bin/run.sh' brings the entry's outputs to 39 bytes, over the limit of 38 per entry (VX_CACHE_MAX_ENTRY_SIZE)"
+	VX_CACHE_MAX_ENTRY_SIZE=39 run -0 save_p
+	VX_CACHE_MAX_ENTRY_SIZE=1K run -0 save_p
+	# 0 is no limit; a bad value is one warning and the default
+	VX_CACHE_MAX_OUTPUT_SIZE=0 VX_CACHE_MAX_ENTRY_SIZE=0 run -0 save_p
+	VX_CACHE_MAX_OUTPUT_SIZE=lots run -0 save_p
+	assert_output "vx-cache: VX_CACHE_MAX_OUTPUT_SIZE: 'lots' is not a size (bytes, or a number with K, M, G or T; 0 for none); using 512M"
+}
+
 @test "an output hard-linked to a file elsewhere is saved as its bytes and restored as a file of its own" {
 	echo other > "$BATS_TEST_TMPDIR/other"
 	ln -f "$BATS_TEST_TMPDIR/other" "$P/dist/hard.txt"

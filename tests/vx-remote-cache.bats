@@ -318,7 +318,7 @@ open(p, "w").write(json.dumps(m))
 	cp -a "$A/packages/suid" "$B/packages/suid"
 	run -0 in_a vx run @x/suid#build --remote-cache "$URL"
 	assert_line --regexp '^miss @x/suid#build '
-	assert_line "vx: stripped the setuid, setgid and sticky bits of 'out/t' (6755 -> 755)"
+	assert_line "vx: @x/suid#build: stripped the setuid, setgid and sticky bits of 'out/t' (6755 -> 755)"
 	assert_equal "$(stat -c %a "$A/packages/suid/out/t")" 755
 	run -1 grep -l '"mode":3565' "$STORE"/ac/*
 	run -0 in_b vx run @x/suid#build --remote-cache "$URL"
@@ -441,6 +441,28 @@ print(hmac.new(sys.argv[2].encode(), msg, hashlib.sha256).hexdigest() == body[i 
 	# none of them asked the server anything
 	run -0 cat "$NG/logs/access.log"
 	assert_output ''
+}
+
+@test "a sparse 1 GiB output is neither saved nor uploaded; a server's entry over the limits is a miss" {
+	start_nginx
+	pkg packages/sparse @x/sparse '' '{ "tasks": {
+		"build": { "exec": { "command": "mkdir -p out && truncate -s 1G out/big && echo small > out/small" },
+		           "cache": { "inputs": { "files": ["src/**"] }, "outputs": { "files": ["out/**"] } } } } }'
+	put packages/sparse/src/x "x"
+	run -0 in_a vx run @x/sparse#build --remote-cache "$URL"
+	assert_line "vx: @x/sparse#build: not saved to the cache: 'out/big' is 1073741824 bytes, over the limit of 536870912 per output (VX_CACHE_MAX_OUTPUT_SIZE)"
+	assert_line --regexp '^miss @x/sparse#build '
+	run -1 grep '^PUT ' "$NG/logs/access.log"
+	run -0 du -sk "$BATS_TEST_TMPDIR/cache-a"
+	[ "${output%%[[:space:]]*}" -lt 1024 ]
+	# what the server offers is held to the reader's limits
+	run -0 in_a vx run build --remote-cache "$URL"
+	VX_CACHE_MAX_OUTPUT_SIZE=4 run -0 in_b vx run @x/ui#build --remote-cache "$URL"
+	assert_line --regexp "^vx: remote cache: entry [0-9a-f]{32}: 'dist/[a-z.]*' is [0-9]+ bytes, over VX_CACHE_MAX_OUTPUT_SIZE; a miss$"
+	assert_line --regexp '^miss @x/ui#build '
+	rm -rf "$BATS_TEST_TMPDIR/cache-b"
+	VX_CACHE_MAX_ENTRY_SIZE=12 run -0 in_b vx run @x/ui#build --remote-cache "$URL"
+	assert_line --regexp "^vx: remote cache: entry [0-9a-f]{32}: its outputs are over VX_CACHE_MAX_ENTRY_SIZE; a miss$"
 }
 
 @test "a 50 MiB output round-trips through the server" {
