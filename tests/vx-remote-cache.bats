@@ -350,7 +350,7 @@ open(p, "w").write(json.dumps(m))
 # under another key). With SIG, that upload's signature is kept; without,
 # the entry is unsigned.
 forge_ui() {
-	local C=$BATS_TEST_TMPDIR/c forged
+	local C=$BATS_TEST_TMPDIR/c forged key
 	if [ ! -d "$C" ]; then
 		cp -a "$A" "$C"
 		printf 'lib v1 forged\n' > "$C/packages/ui/src/lib.txt"
@@ -358,7 +358,8 @@ forge_ui() {
 	fi
 	forged=$(grep -l '"path":"dist/lib.txt"' "$STORE"/ac/* | grep -v "^$UI\$")
 	cp "$UI" "$BATS_TEST_TMPDIR/ui.good"
-	sed "s/\"key\":\"[0-9a-f]*\"/\"key\":\"$(basename "$UI")\"/" "$forged" > "$UI"
+	key=$(basename "$UI")
+	sed "s/\"key\":\"[0-9a-f]*\"/\"key\":\"$key\"/" "$forged" > "$UI"
 	if [ "${1:-}" != SIG ]; then
 		sed -i 's/,"sig":"hmac-sha256:[0-9a-f]*"}$/}/' "$UI"
 	fi
