@@ -316,7 +316,9 @@ static int collect_one(const char *rel, const struct stat *lst, void *arg)
 			shadow_put(sv->shadowfd, sname, dfd, base);
 		}
 		struct stat before, after;
-		int fd = openat(dfd, base, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+		/* O_NONBLOCK: a fifo swapped in since the walk's lstat must not hang the
+		 * open (the fstat below refuses it) */
+		int fd = openat(dfd, base, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
 		char hash[33];
 		size_t n;
 		if (fd < 0 || fstat(fd, &before) != 0) {
