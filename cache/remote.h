@@ -9,7 +9,9 @@
  * checked against its sha256, its local XXH3 name and its size before it is
  * renamed into cas/, and the manifest is written to ac/ only once the local
  * cache would take it as a hit; the caller then restores through the local
- * cache as for any hit. A bad entry is a miss and one warning.
+ * cache as for any hit. A bad entry is a miss and one warning; so, before
+ * any blob is fetched, is one no save would make (a file asking for setuid,
+ * setgid or sticky bits) or one over the local cache's size limits.
  *
  * Signed entries: the server is trusted for nothing but availability when
  * a signing key is set (VX_REMOTE_CACHE_SIGNING_KEY, or the bytes of the

@@ -297,6 +297,16 @@ print([f["sha256"] for f in m["files"] if f["path"] == sys.argv[2]][0])
 	assert_equal "$(cat "$B/packages/ui/dist/lib.txt")" "lib v1"
 }
 
+# task_pkg NAME COMMAND: a package @x/NAME in both checkouts whose build runs
+# COMMAND, cached with src/** as inputs and out/** as outputs
+task_pkg() {
+	pkg "packages/$1" "@x/$1" '' '{ "tasks": {
+		"build": { "exec": { "command": "'"$2"'" },
+		           "cache": { "inputs": { "files": ["src/**"] }, "outputs": { "files": ["out/**"] } } } } }'
+	put "packages/$1/src/x" "x"
+	cp -a "$A/packages/$1" "$B/packages/$1"
+}
+
 # tamper_server PATH PYTHON: rewrite the server's manifest naming PATH;
 # PYTHON edits the dict m
 tamper_server() {
@@ -311,11 +321,7 @@ open(p, "w").write(json.dumps(m))
 
 @test "a task's setuid output is saved, uploaded and restored without the bit" {
 	start_nginx
-	pkg packages/suid @x/suid '' '{ "tasks": {
-		"build": { "exec": { "command": "mkdir -p out && cp /bin/true out/t && chmod 6755 out/t" },
-		           "cache": { "inputs": { "files": ["src/**"] }, "outputs": { "files": ["out/**"] } } } } }'
-	put packages/suid/src/x "x"
-	cp -a "$A/packages/suid" "$B/packages/suid"
+	task_pkg suid 'mkdir -p out && cp /bin/true out/t && chmod 6755 out/t'
 	run -0 in_a vx run @x/suid#build --remote-cache "$URL"
 	assert_line --regexp '^miss @x/suid#build '
 	assert_line "vx: @x/suid#build: stripped the setuid, setgid and sticky bits of 'out/t' (6755 -> 755)"
@@ -446,10 +452,7 @@ print(hmac.new(sys.argv[2].encode(), msg, hashlib.sha256).hexdigest() == body[i 
 
 @test "a sparse 1 GiB output is neither saved nor uploaded; a server's entry over the limits is a miss" {
 	start_nginx
-	pkg packages/sparse @x/sparse '' '{ "tasks": {
-		"build": { "exec": { "command": "mkdir -p out && truncate -s 1G out/big && echo small > out/small" },
-		           "cache": { "inputs": { "files": ["src/**"] }, "outputs": { "files": ["out/**"] } } } } }'
-	put packages/sparse/src/x "x"
+	task_pkg sparse 'mkdir -p out && truncate -s 1G out/big && echo small > out/small'
 	run -0 in_a vx run @x/sparse#build --remote-cache "$URL"
 	assert_line "vx: @x/sparse#build: not saved to the cache: 'out/big' is 1073741824 bytes, over the limit of 536870912 per output (VX_CACHE_MAX_OUTPUT_SIZE)"
 	assert_line --regexp '^miss @x/sparse#build '
@@ -468,11 +471,7 @@ print(hmac.new(sys.argv[2].encode(), msg, hashlib.sha256).hexdigest() == body[i 
 
 @test "a 50 MiB output round-trips through the server" {
 	start_nginx
-	pkg packages/big @x/big '' '{ "tasks": {
-		"build": { "exec": { "command": "mkdir -p out && head -c 52428800 /dev/urandom > out/big.bin && echo made" },
-		           "cache": { "inputs": { "files": ["src/**"] }, "outputs": { "files": ["out/**"] } } } } }'
-	put packages/big/src/x "x"
-	cp -a "$A/packages/big" "$B/packages/big"
+	task_pkg big 'mkdir -p out && head -c 52428800 /dev/urandom > out/big.bin && echo made'
 	run -0 in_a vx run @x/big#build --remote-cache "$URL"
 	assert_line --regexp '^miss @x/big#build '
 	run -0 in_b vx run @x/big#build --remote-cache "$URL"
@@ -482,11 +481,7 @@ print(hmac.new(sys.argv[2].encode(), msg, hashlib.sha256).hexdigest() == body[i 
 
 @test "a task that prints nothing and writes an empty file round-trips (empty blobs)" {
 	start_nginx
-	pkg packages/quiet @x/quiet '' '{ "tasks": {
-		"build": { "exec": { "command": "mkdir -p out && : > out/empty" },
-		           "cache": { "inputs": { "files": ["src/**"] }, "outputs": { "files": ["out/**"] } } } } }'
-	put packages/quiet/src/x "x"
-	cp -a "$A/packages/quiet" "$B/packages/quiet"
+	task_pkg quiet 'mkdir -p out && : > out/empty'
 	run -0 in_a vx run @x/quiet#build --remote-cache "$URL"
 	assert_line --regexp '^miss @x/quiet#build '
 	assert_file_exists "$STORE/cas/e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"
