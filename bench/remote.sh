@@ -5,7 +5,10 @@
 #   local   an all-hit run from a warm local cache (no remote)
 #   remote  an all-hit run from an empty local cache through nginx (every
 #           manifest and blob downloaded, checked and written through)
-# Prints a Markdown table of medians and the ratio remote/local (target: 3x).
+#   signed  the same from a second prefix filled with signed entries, with
+#           VX_REMOTE_CACHE_SIGNING_KEY set (every manifest's HMAC checked)
+# Prints a Markdown table of medians and the ratios remote/local (target:
+# 3x) and signed/remote (the cost of signing).
 #
 # Environment: VX_BENCH_DIR (default /tmp/vx-bench), VX_BENCH_RUNS (default 10).
 set -euo pipefail
@@ -71,26 +74,39 @@ rm -rf "$WS/.vx" "$WS"/packages/*/dist
 VX_CACHE_DIR="$tmp/warm" "$BIN/vx" run build --root "$WS" --remote-cache "$URL" >/dev/null
 log "server: $(find "$tmp/ng/data" -type f | wc -l) files, $(du -sh "$tmp/ng/data" | cut -f1)"
 
-# the remote run must really be all hits from the server, or the timing means nothing
+KEY=$(python3 -c 'import secrets; print(secrets.token_hex(32))')
+log "filling a second prefix with signed entries"
 rm -rf "$WS"/packages/*/dist
-summary=$(VX_CACHE_DIR="$tmp/check" "$BIN/vx" run build --root "$WS" --remote-cache "$URL" 2>&1 | tail -n 1)
-case $summary in
-"vx: $N tasks: $N hit, 0 miss"*) ;;
-*) log "the remote run is not all hits: $summary"; exit 1 ;;
-esac
-rm -rf "$tmp/check"
+VX_REMOTE_CACHE_SIGNING_KEY=$KEY VX_CACHE_DIR="$tmp/warm-signed" "$BIN/vx" run build --root "$WS" --remote-cache "$URL-signed" >/dev/null
+rm -rf "$tmp/warm-signed"
+
+# the remote runs must really be all hits from the server, or the timing means nothing
+for sign in '' "$KEY"; do
+	rm -rf "$WS"/packages/*/dist
+	summary=$(VX_REMOTE_CACHE_SIGNING_KEY=$sign VX_CACHE_DIR="$tmp/check" "$BIN/vx" run build --root "$WS" \
+		--remote-cache "$URL${sign:+-signed}" 2>&1 | tail -n 1)
+	case $summary in
+	"vx: $N tasks: $N hit, 0 miss"*) ;;
+	*) log "the remote run${sign:+ (signed)} is not all hits: $summary"; exit 1 ;;
+	esac
+	rm -rf "$tmp/check"
+done
 
 log "all hits, outputs deleted: warm local cache vs empty local cache + nginx"
 hyperfine --warmup 1 --min-runs "$RUNS" --export-json "$tmp/r.json" \
 	-n local --prepare "rm -rf $WS/packages/*/dist" \
 	"VX_CACHE_DIR=$tmp/warm $BIN/vx run build --root $WS" \
 	-n remote --prepare "rm -rf $WS/packages/*/dist $tmp/empty" \
-	"VX_CACHE_DIR=$tmp/empty $BIN/vx run build --root $WS --remote-cache $URL" >&2
-read -r local remote < <(python3 -c 'import json,sys; r=json.load(open(sys.argv[1]))["results"]; print(" ".join("%.1f" % (x["median"]*1000) for x in r))' "$tmp/r.json")
+	"VX_CACHE_DIR=$tmp/empty $BIN/vx run build --root $WS --remote-cache $URL" \
+	-n signed --prepare "rm -rf $WS/packages/*/dist $tmp/empty" \
+	"VX_REMOTE_CACHE_SIGNING_KEY=$KEY VX_CACHE_DIR=$tmp/empty $BIN/vx run build --root $WS --remote-cache $URL-signed" >&2
+read -r local remote signed < <(python3 -c 'import json,sys; r=json.load(open(sys.argv[1]))["results"]; print(" ".join("%.1f" % (x["median"]*1000) for x in r))' "$tmp/r.json")
 cat <<EOF2
 | $N tasks, all hits, outputs deleted | median ms |
 |---|---|
 | local cache warm | $local |
 | local cache empty, nginx WebDAV on loopback | $remote |
+| local cache empty, nginx, entries signed and checked | $signed |
 | remote/local | $(python3 -c 'import sys; print("%.1fx" % (float(sys.argv[2]) / float(sys.argv[1])))' "$local" "$remote") |
+| signed/remote | $(python3 -c 'import sys; print("%.3fx" % (float(sys.argv[2]) / float(sys.argv[1])))' "$remote" "$signed") |
 EOF2

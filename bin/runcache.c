@@ -161,7 +161,8 @@ int runcache_save(struct runcache *rc, const char *key, const char *root, const 
 	const cJSON *g;
 	cJSON_ArrayForEach(g, outs) if (cJSON_IsString(g)) globs[n++] = g->valuestring;
 	char *proj = path_join(root, dir);
-	struct cache_save s = {.key = key, .projdir = proj, .globs = globs, .nglobs = n,
+	struct cache_save s = {.label = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(rec, "id")),
+		.key = key, .projdir = proj, .globs = globs, .nglobs = n,
 		.log = log ? log : "", .loglen = loglen, .exit = 0, .ms = (double)ms};
 	int r = cache_save(rc->c, &s);
 	free(proj);

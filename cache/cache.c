@@ -21,6 +21,26 @@
 #include "shadow.h"
 #include "strmap.h"
 
+/* A size limit from the environment (cache.h). */
+static unsigned long long size_limit(const char *var, const char *dflt)
+{
+	const char *v = getenv(var);
+	for (int pass = 0; pass < 2; pass++, v = dflt) {
+		if (!v || !*v)
+			continue;
+		char *end;
+		errno = 0;
+		unsigned long long n = strtoull(v, &end, 10);
+		const char *unit = *end && !end[1] ? strchr("KMGT", *end) : NULL;
+		int shift = !*end ? 0 : unit ? (int)(unit - "KMGT" + 1) * 10 : -1;
+		if (!errno && end != v && v[0] != '-' && shift >= 0 && n <= (~0ULL >> shift))
+			return n << shift;
+		err_warn("%s: '%s' is not a size (bytes, or a number with K, M, G or T; 0 for none); "
+			 "using %s", var, v, dflt);
+	}
+	return 0; /* not reached: the defaults parse */
+}
+
 struct cache *cache_open(const char *dir, const char *statedir)
 {
 	struct cache *c = xcalloc(1, sizeof(*c));
@@ -34,6 +54,8 @@ struct cache *cache_open(const char *dir, const char *statedir)
 	umask(c->umask);
 	c->euid = geteuid();
 	c->acfd = c->casfd = c->shadowfd = -1;
+	c->max_output = size_limit("VX_CACHE_MAX_OUTPUT_SIZE", CACHE_MAX_OUTPUT_DEFAULT);
+	c->max_entry = size_limit("VX_CACHE_MAX_ENTRY_SIZE", CACHE_MAX_ENTRY_DEFAULT);
 	pthread_mutex_init(&c->stamp_mu, NULL);
 	return c;
 }
@@ -72,6 +94,30 @@ bool cache_path_ok(const char *rel)
 	return true;
 }
 
+const char *cache_link_why(const char *rel, const char *target)
+{
+	if (!*target || target[0] == '/')
+		return "a symlink to an absolute path";
+	/* lexically, from the link's own directory: restores never follow a
+	 * symlink, so one planted on the way is refused there */
+	size_t depth = 0;
+	for (const char *s = rel; (s = strchr(s, '/')); s++)
+		depth++;
+	for (const char *s = target; *s;) {
+		const char *e = strchrnul(s, '/');
+		size_t n = (size_t)(e - s);
+		if (n == 2 && s[0] == '.' && s[1] == '.') {
+			if (depth == 0)
+				return "a symlink out of the project";
+			depth--;
+		} else if (n && !(n == 1 && s[0] == '.')) {
+			depth++;
+		}
+		s = *e ? e + 1 : e;
+	}
+	return NULL;
+}
+
 static const char *jstr(const cJSON *o, const char *k)
 {
 	return cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(o, k));
@@ -88,7 +134,9 @@ static double jcount(const cJSON *o, const char *k)
 }
 
 /* "mode" holds the permission bits; the type bits may be there too (the
- * example record gives a symlink 0120777) and must then agree. */
+ * example record gives a symlink 0120777) and must then agree. Setuid,
+ * setgid and sticky bits are dropped here, so that no restore sets them
+ * whatever the manifest says; privileged says they were asked for. */
 const char *cache_file_parse(const cJSON *f, struct cache_file *out)
 {
 	memset(out, 0, sizeof(*out));
@@ -99,13 +147,15 @@ const char *cache_file_parse(const cJSON *f, struct cache_file *out)
 	if (mode < 0 || mode > 0177777)
 		return "a bad mode";
 	mode_t m = (mode_t)mode, type = m & S_IFMT;
-	out->mode = m & 07777;
+	out->mode = m & 0777;
 	out->link = jstr(f, "link");
 	if (out->link) {
-		if (!*out->link || out->link[0] == '/')
-			return "a symlink to an absolute path";
+		const char *why = cache_link_why(out->path, out->link);
+		if (why)
+			return why;
 		return type && type != S_IFLNK ? "a bad mode" : NULL;
 	}
+	out->privileged = (m & 07000) != 0;
 	out->hash = jstr(f, "hash");
 	double size = jcount(f, "size");
 	if (!hash_is_hex(out->hash) || size < 0)

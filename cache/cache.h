@@ -96,7 +96,18 @@ int cache_restore_write(struct cache *c, struct cache_writes *w);
  * later restore verifies the shadow's bytes before it links them). */
 void cache_shadow_drop(struct cache *c, const char *projdir);
 
+/* Size limits (issue 20): an entry whose outputs hold a regular file of
+ * more than VX_CACHE_MAX_OUTPUT_SIZE bytes, or more than
+ * VX_CACHE_MAX_ENTRY_SIZE bytes in all, is not saved (nor fetched from a
+ * remote), so that a sparse file or a runaway task cannot fill the cache
+ * with bytes it never wrote. Read by cache_open: bytes, or a number with
+ * K, M, G or T (powers of 1024); 0 for no limit; a bad value is one
+ * warning and the default. */
+#define CACHE_MAX_OUTPUT_DEFAULT "512M"
+#define CACHE_MAX_ENTRY_DEFAULT "2G"
+
 struct cache_save {
+	const char *label;         /* the task, named in messages; may be NULL */
 	const char *key;
 	const char *projdir;       /* absolute */
 	const char *const *globs;  /* cache.outputs.files, "!" excludes */

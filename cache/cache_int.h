@@ -45,6 +45,7 @@ struct cache {
 	int pid;          /* for temporary names (glibc's getpid is a system call) */
 	mode_t umask;     /* the process's, read once */
 	uid_t euid;       /* the same */
+	unsigned long long max_output, max_entry; /* cache.h's limits; 0: none */
 };
 
 /* One element of a manifest's "files", checked by cache_file_parse. */
@@ -53,11 +54,15 @@ struct cache_file {
 	const char *hash; /* a regular file */
 	const char *link; /* a symlink */
 	size_t size;
-	mode_t mode; /* permission bits only */
+	mode_t mode; /* rwx bits only: never setuid, setgid or sticky */
+	bool privileged; /* the record asked for those (a regular file) */
 };
 
 /* cache.c */
 bool cache_path_ok(const char *rel);
+/* NULL when a symlink at rel to target stays in the project (relative,
+ * never climbing above it), else why not. */
+const char *cache_link_why(const char *rel, const char *target);
 /* NULL when f is a valid record (*out filled), else why not. */
 const char *cache_file_parse(const cJSON *f, struct cache_file *out);
 char *cache_blob_path(const struct cache *c, const char *hash);

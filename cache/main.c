@@ -36,6 +36,11 @@ static const char usage[] =
 	"  --state DIR    where stamps of restored outputs go (default: PROJECTDIR/.vx)\n"
 	"  -h, --help     this text\n"
 	"\n"
+	"A save refuses outputs over VX_CACHE_MAX_OUTPUT_SIZE (default 512M) each or\n"
+	"VX_CACHE_MAX_ENTRY_SIZE (default 2G) in all (0: no limit), fifos, sockets,\n"
+	"devices and symlinks out of the project; setuid, setgid and sticky bits are\n"
+	"stripped, and never restored.\n"
+	"\n"
 	"Exit status: 0 success or a hit, 1 a miss or a failure, 2 usage.\n";
 
 static _Noreturn void bad_usage(const char *what)

@@ -6,6 +6,7 @@
 #include "remote.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,6 +16,7 @@
 #include "cache.h"
 #include "cache_int.h"
 #include "err.h"
+#include "fileio.h"
 #include "hash.h"
 #include "remote_lib.h"
 #include "strmap.h"
@@ -27,12 +29,18 @@
 #define REMOTE_TOTAL_S 600L
 #define REMOTE_MANIFEST_MAX (64u << 20)
 #define SHA_HEX 64
+/* a signed manifest's last member, before its 64 hex and "} (remote.h) */
+#define SIG_MEMBER ",\"sig\":\"hmac-sha256:"
+#define SIG_DOMAIN "vx-remote-ac 1\n"
+#define SIG_KEY_MIN 16
 
 struct remote {
 	char *url;
 	bool readonly, off;
 	CURLM *multi;
 	struct curl_slist *hdrs;
+	char *sigkey; /* NULL: entries are neither signed nor checked */
+	size_t sigkeylen;
 };
 
 enum xkind { X_GET_MEM, X_GET_FILE, X_HEAD, X_PUT_FILE, X_PUT_MEM };
@@ -76,19 +84,63 @@ static void bad_entry(const char *key, const char *why)
 	err_warn("remote cache: entry %s: %s; a miss", key, why);
 }
 
+/* The signing key from the environment (remote.h): 0 with *key malloc'd or
+ * NULL (none set), or -1 after a message. */
+static int signing_key(char **key, size_t *len)
+{
+	const char *text = getenv("VX_REMOTE_CACHE_SIGNING_KEY");
+	const char *file = getenv("VX_REMOTE_CACHE_SIGNING_KEY_FILE");
+	*key = NULL;
+	*len = 0;
+	if (text && *text && file && *file) {
+		err_warn("remote cache: both VX_REMOTE_CACHE_SIGNING_KEY and "
+			 "VX_REMOTE_CACHE_SIGNING_KEY_FILE are set; set one");
+		return -1;
+	}
+	if (text && *text) {
+		*key = xstrdup(text);
+		*len = strlen(text);
+	} else if (file && *file) {
+		if (!(*key = fileio_read_at(AT_FDCWD, file, len))) {
+			err_warn_errno("remote cache: unable to read the signing key '%s' "
+				       "(VX_REMOTE_CACHE_SIGNING_KEY_FILE)", file);
+			return -1;
+		}
+		while (*len && ((*key)[*len - 1] == '\n' || (*key)[*len - 1] == '\r'))
+			(*key)[--*len] = '\0';
+	}
+	if (*key && *len < SIG_KEY_MIN) {
+		err_warn("remote cache: the signing key is shorter than %d bytes; make one with "
+			 "'openssl rand -hex 32'", SIG_KEY_MIN);
+		free(*key);
+		*key = NULL;
+		return -1;
+	}
+	return 0;
+}
+
 struct remote *remote_open(const char *url, const char *token, bool readonly)
 {
 	if (strncmp(url, "http://", 7) != 0 && strncmp(url, "https://", 8) != 0) {
 		err_warn("remote cache '%s': not an http:// or https:// URL", url);
 		return NULL;
 	}
-	if (remote_lib_load() != 0)
+	char *sigkey;
+	size_t sigkeylen;
+	if (signing_key(&sigkey, &sigkeylen) != 0)
 		return NULL;
+	if (remote_lib_load() != 0) {
+		free(sigkey);
+		return NULL;
+	}
 	if (curl_global_init(CURL_GLOBAL_DEFAULT) != 0) {
 		err_warn("remote cache '%s': libcurl will not start", url);
+		free(sigkey);
 		return NULL;
 	}
 	struct remote *r = xcalloc(1, sizeof(*r));
+	r->sigkey = sigkey;
+	r->sigkeylen = sigkeylen;
 	r->url = xstrdup(url);
 	for (size_t n = strlen(r->url); n > 0 && r->url[n - 1] == '/'; n--)
 		r->url[n - 1] = '\0';
@@ -111,6 +163,7 @@ void remote_close(struct remote *r)
 		return;
 	curl_multi_cleanup(r->multi);
 	curl_slist_free_all(r->hdrs);
+	free(r->sigkey);
 	free(r->url);
 	free(r);
 	curl_global_cleanup();
@@ -236,14 +289,19 @@ static bool xfer_failed(struct remote *r, const struct xfer *x, const char *meth
 	return true;
 }
 
+static void hex_of(const unsigned char *d, unsigned len, char out[SHA_HEX + 1])
+{
+	for (unsigned i = 0; i < len && i < SHA_HEX / 2; i++)
+		snprintf(out + 2 * i, 3, "%02x", d[i]);
+	out[SHA_HEX] = '\0';
+}
+
 static void sha_hex(EVP_MD_CTX *ctx, char out[SHA_HEX + 1])
 {
 	unsigned char d[EVP_MAX_MD_SIZE];
 	unsigned len = 0;
 	EVP_DigestFinal_ex(ctx, d, &len);
-	for (unsigned i = 0; i < len && i < 32; i++)
-		snprintf(out + 2 * i, 3, "%02x", d[i]);
-	out[SHA_HEX] = '\0';
+	hex_of(d, len, out);
 }
 
 static bool sha_is_hex(const char *s)
@@ -427,6 +485,80 @@ static const char *fetch_blobs(struct remote *r, struct cache *c, cJSON *m)
 	return why;
 }
 
+/* The MAC of key's manifest text (remote.h), in hex. */
+static void entry_mac(const struct remote *r, const char *key, const char *text, size_t len,
+	char hex[SHA_HEX + 1])
+{
+	size_t dlen = strlen(SIG_DOMAIN), klen = strlen(key), n = dlen + klen + 1 + len;
+	unsigned char *buf = xmalloc(n), d[EVP_MAX_MD_SIZE];
+	memcpy(buf, SIG_DOMAIN, dlen);
+	memcpy(buf + dlen, key, klen);
+	buf[dlen + klen] = '\n';
+	memcpy(buf + dlen + klen + 1, text, len);
+	unsigned dl = 0;
+	if (!HMAC(EVP_sha256(), r->sigkey, (int)r->sigkeylen, buf, n, d, &dl))
+		err_die(VX_EXIT_FAIL, "remote cache: libcrypto's HMAC failed");
+	free(buf);
+	hex_of(d, dl, hex);
+}
+
+/* The text key's downloaded manifest body signs, when its signature is
+ * good: malloc'd, its length in *n; else NULL. */
+static char *entry_verify(const struct remote *r, const char *key, const char *body, size_t len,
+	size_t *n)
+{
+	size_t mlen = strlen(SIG_MEMBER), tail = mlen + SHA_HEX + 2;
+	if (len <= tail)
+		return NULL;
+	const char *sig = body + len - tail;
+	if (memcmp(sig, SIG_MEMBER, mlen) != 0 || memcmp(sig + mlen + SHA_HEX, "\"}", 2) != 0)
+		return NULL;
+	*n = (size_t)(sig - body) + 1;
+	char *text = xmalloc(*n + 1), want[SHA_HEX + 1];
+	memcpy(text, body, *n - 1);
+	text[*n - 1] = '}';
+	text[*n] = '\0';
+	entry_mac(r, key, text, *n, want);
+	unsigned char diff = 0; /* in constant time */
+	for (size_t i = 0; i < SHA_HEX; i++)
+		diff |= (unsigned char)(want[i] ^ sig[mlen + i]);
+	if (diff) {
+		free(text);
+		return NULL;
+	}
+	return text;
+}
+
+/* Why m is no entry a save would make, before any blob is fetched: a file
+ * asking for setuid, setgid or sticky bits (the local cache would drop
+ * them, but no vx saves such a record: the entry is not one to trust at
+ * all), or outputs over the size limits (cache.h). In buf, or NULL. */
+static const char *entry_refused(const struct cache *c, const cJSON *m, char *buf, size_t len)
+{
+	const cJSON *f;
+	unsigned long long total = 0;
+	cJSON_ArrayForEach(f, cJSON_GetObjectItemCaseSensitive(m, "files")) {
+		struct cache_file cf;
+		if (cache_file_parse(f, &cf))
+			continue; /* cache_entry_check says why, later */
+		if (cf.privileged) {
+			snprintf(buf, len, "'%s' asks for setuid, setgid or sticky bits", cf.path);
+			return buf;
+		}
+		total += cf.size;
+		if (c->max_output && cf.size > c->max_output) {
+			snprintf(buf, len, "'%s' is %zu bytes, over VX_CACHE_MAX_OUTPUT_SIZE", cf.path,
+				cf.size);
+			return buf;
+		}
+		if (c->max_entry && total > c->max_entry) {
+			snprintf(buf, len, "its outputs are over VX_CACHE_MAX_ENTRY_SIZE");
+			return buf;
+		}
+	}
+	return NULL;
+}
+
 int remote_fetch(struct remote *r, struct cache *c, const char *key)
 {
 	if (!r || r->off || !hash_is_hex(key))
@@ -440,8 +572,20 @@ int remote_fetch(struct remote *r, struct cache *c, const char *key)
 		server_off(r, "GET %s: HTTP %ld", mx->url, mx->status);
 	else if (mx->over)
 		bad_entry(key, "the manifest is too large");
-	cJSON *m = got && mx->mem ? cJSON_ParseWithLength(mx->mem, mx->len) : NULL;
-	if (got && !cJSON_IsObject(m))
+	cJSON *m = NULL;
+	bool forged = false;
+	if (got && mx->mem && r->sigkey) {
+		size_t n;
+		char *text = entry_verify(r, key, mx->mem, mx->len, &n);
+		if ((forged = !text))
+			bad_entry(key, "unsigned, or not signed with this signing key");
+		else
+			m = cJSON_ParseWithLength(text, n);
+		free(text);
+	} else if (got && mx->mem) {
+		m = cJSON_ParseWithLength(mx->mem, mx->len);
+	}
+	if (got && !forged && !cJSON_IsObject(m))
 		bad_entry(key, "the manifest does not parse");
 	xfers_free(mx, 1);
 	if (!cJSON_IsObject(m)) {
@@ -449,9 +593,10 @@ int remote_fetch(struct remote *r, struct cache *c, const char *key)
 		return 0;
 	}
 	const char *why = NULL;
+	char buf[512];
 	if (!jstr(m, "key") || strcmp(jstr(m, "key"), key) != 0)
 		why = "the manifest names another key";
-	else
+	else if (!(why = entry_refused(c, m, buf, sizeof(buf))))
 		why = fetch_blobs(r, c, m);
 	/* the local cache's own checks, now that the blobs are there */
 	if (!why)
@@ -552,9 +697,18 @@ int remote_push(struct remote *r, struct cache *c, const char *key)
 	}
 	xfers_free(xs, n);
 	if (rc == 0) {
-		char *text = cJSON_PrintUnformatted(m);
-		struct xfer mx = {.kind = X_PUT_MEM, .fd = -1, .mem = text, .len = strlen(text),
-			.size = strlen(text), .url = xasprintf("%s/ac/%s", r->url, key)};
+		cJSON_DeleteItemFromObjectCaseSensitive(m, "sig");
+		char *text = cJSON_PrintUnformatted(m), mac[SHA_HEX + 1];
+		size_t len = strlen(text);
+		if (r->sigkey) {
+			entry_mac(r, key, text, len, mac);
+			char *body = xasprintf("%.*s" SIG_MEMBER "%s\"}", (int)len - 1, text, mac);
+			cJSON_free(text);
+			text = body;
+			len = strlen(body);
+		}
+		struct xfer mx = {.kind = X_PUT_MEM, .fd = -1, .mem = text, .len = len, .size = len,
+			.url = xasprintf("%s/ac/%s", r->url, key)};
 		xfer_run(r, &mx, 1);
 		if (xfer_failed(r, &mx, "PUT"))
 			rc = -1;
@@ -563,7 +717,10 @@ int remote_push(struct remote *r, struct cache *c, const char *key)
 			rc = -1;
 		}
 		free(mx.url);
-		cJSON_free(text);
+		if (r->sigkey)
+			free(text);
+		else
+			cJSON_free(text);
 	}
 	cJSON_Delete(m);
 	return rc;

@@ -9,7 +9,22 @@
  * checked against its sha256, its local XXH3 name and its size before it is
  * renamed into cas/, and the manifest is written to ac/ only once the local
  * cache would take it as a hit; the caller then restores through the local
- * cache as for any hit. A bad entry is a miss and one warning.
+ * cache as for any hit. A bad entry is a miss and one warning; so, before
+ * any blob is fetched, is one no save would make (a file asking for setuid,
+ * setgid or sticky bits) or one over the local cache's size limits.
+ *
+ * Signed entries: the server is trusted for nothing but availability when
+ * a signing key is set (VX_REMOTE_CACHE_SIGNING_KEY, or the bytes of the
+ * file VX_REMOTE_CACHE_SIGNING_KEY_FILE less trailing newlines; at least
+ * 16 bytes), which the server never holds. An upload then ends the
+ * manifest's JSON with one more member, ,"sig":"hmac-sha256:<64 hex>"}, the
+ * HMAC-SHA256 under that key of "vx-remote-ac 1\n" <key> "\n" and the
+ * manifest's text without that member (the bytes before it and a '}').
+ * A download is checked before anything of it is parsed or fetched: one not
+ * ending so, or whose MAC differs, is a miss and one warning, and what is
+ * parsed is the signed text alone. The manifest names each blob by its
+ * sha256 and XXH3, both checked as it arrives, so a signed entry binds its
+ * blobs too. Without a key any well-formed entry is taken for its key.
  *
  * The server is never a reason to fail: a transport error, a timeout or an
  * unexpected status costs one warning, after which the handle asks nothing
@@ -28,8 +43,10 @@ struct remote;
 
 /* url: the base (a trailing '/' is dropped); token: sent as
  * "Authorization: Bearer <token>" when not NULL; readonly: never uploads.
- * NULL after a message when url is not http:// or https:// or libcurl will
- * not start. */
+ * The signing key is read from the environment here. NULL after a message
+ * when url is not http:// or https://, libcurl will not start, or a signing
+ * key is set but unusable (both variables, an unreadable file, too short):
+ * no remote then, rather than one that takes unsigned entries. */
 struct remote *remote_open(const char *url, const char *token, bool readonly);
 void remote_close(struct remote *r);
 

@@ -65,7 +65,8 @@ int remote_lib_load(void)
 		  sym(crypto, CRYPTO_SONAME, "EVP_sha256", &l->sha256) &&
 		  sym(crypto, CRYPTO_SONAME, "EVP_DigestInit_ex", &l->digest_init_ex) &&
 		  sym(crypto, CRYPTO_SONAME, "EVP_DigestUpdate", &l->digest_update) &&
-		  sym(crypto, CRYPTO_SONAME, "EVP_DigestFinal_ex", &l->digest_final_ex);
+		  sym(crypto, CRYPTO_SONAME, "EVP_DigestFinal_ex", &l->digest_final_ex) &&
+		  sym(crypto, CRYPTO_SONAME, "HMAC", &l->hmac);
 	if (!ok)
 		return -1;
 	state = 1;

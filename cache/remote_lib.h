@@ -14,6 +14,7 @@
 
 #include <curl/curl.h>
 #include <openssl/evp.h>
+#include <openssl/hmac.h>
 
 struct remote_lib {
 	CURLcode (*global_init)(long);
@@ -39,6 +40,8 @@ struct remote_lib {
 	int (*digest_init_ex)(EVP_MD_CTX *, const EVP_MD *, ENGINE *);
 	int (*digest_update)(EVP_MD_CTX *, const void *, size_t);
 	int (*digest_final_ex)(EVP_MD_CTX *, unsigned char *, unsigned int *);
+	unsigned char *(*hmac)(const EVP_MD *, const void *, int, const unsigned char *, size_t,
+		unsigned char *, unsigned int *);
 };
 
 extern struct remote_lib remote_lib;
@@ -73,6 +76,7 @@ int remote_lib_load(void);
 #define EVP_DigestInit_ex remote_lib.digest_init_ex
 #define EVP_DigestUpdate remote_lib.digest_update
 #define EVP_DigestFinal_ex remote_lib.digest_final_ex
+#define HMAC remote_lib.hmac
 #endif
 
 #endif

@@ -7,13 +7,21 @@
  * removes the stale ones. Blobs are not fsynced one by one (that was ~33 ms a
  * task here, most of a first build): a restore checks every blob's hash, so
  * one a crash lost or zeroed makes its entry a miss, never a bad restore.
+ *
+ * What an entry may hold is what a restore can write back as the run left
+ * it, inside the project: regular files (never with setuid, setgid or sticky
+ * bits: those are stripped from the output itself too) and relative symlinks
+ * that stay in the project. A fifo, a socket, a device node or a symlink out
+ * of the project refuses the save. A hard link is saved as its bytes.
  */
 #include "cache.h"
 
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -32,11 +40,29 @@
 
 struct saver {
 	struct cache *c;
+	const char *label; /* cache_save's */
+	unsigned long long total; /* the regular outputs' bytes so far */
 	const char *projdir;
 	int projfd;
 	int shadowfd; /* the project's shadow (shadow.h), or -1 */
 	cJSON *files;
 };
+
+static void say(const struct saver *sv, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* A warning about the save, naming the task when the caller did. */
+static void say(const struct saver *sv, const char *fmt, ...)
+{
+	char msg[1024];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	if (sv->label)
+		err_warn("%s: %s", sv->label, msg);
+	else
+		err_warn("%s", msg);
+}
 
 /* Remove the temporaries of saves killed long ago (a live one keeps its
  * file's mtime fresh). */
@@ -107,8 +133,10 @@ static int tmp_open(struct saver *sv, char **tmp)
 	return fd;
 }
 
-/* Store the bytes of fd as a blob; hash gets its name, *n its size. */
-static int blob_put_fd(struct saver *sv, int fd, const char *rel, char hash[33], size_t *n)
+/* Store the bytes of fd as a blob; hash gets its name, *n its size. More
+ * than limit bytes fail it: the file grew since its stat. */
+static int blob_put_fd(struct saver *sv, int fd, const char *rel, unsigned long long limit,
+	char hash[33], size_t *n)
 {
 	XXH3_state_t *st = XXH3_createState();
 	XXH3_128bits_reset(st);
@@ -146,6 +174,12 @@ static int blob_put_fd(struct saver *sv, int fd, const char *rel, char hash[33],
 		XXH3_128bits_update(st, buf + len, (size_t)got);
 		len += (size_t)got;
 		*n += (size_t)got;
+		if (*n > limit) {
+			say(sv, "not saved to the cache: '%s' grew over the size limit while it was read",
+				rel);
+			r = -1;
+			break;
+		}
 	}
 	cache_hex128(XXH3_128bits_digest(st), hash);
 	XXH3_freeState(st);
@@ -200,6 +234,31 @@ static int blob_put_mem(struct saver *sv, const char *data, size_t len, char has
 	return blob_commit(sv, fd, tmp, hash, len);
 }
 
+/* A task may leave a setuid (or setgid, or sticky) file among its
+ * outputs: under a root-run vx, a setuid-root binary. The entry never
+ * records those bits, and the output itself loses them, so that it is what
+ * a hit would write. 0 (st updated), or -1 after a message. */
+static int strip_bits(const struct saver *sv, int fd, const char *rel, struct stat *st)
+{
+	mode_t was = st->st_mode & 07777;
+	if (fchmod(fd, was & 0777) != 0 || fstat(fd, st) != 0) {
+		say(sv, "refusing to save '%s': unable to remove its setuid, setgid and sticky bits "
+			"(mode %o): %s", rel, was, strerror(errno));
+		return -1;
+	}
+	say(sv, "stripped the setuid, setgid and sticky bits of '%s' (%o -> %o)", rel, was, was & 0777);
+	return 0;
+}
+
+/* The most bytes the next output may hold under both limits. */
+static unsigned long long room(const struct saver *sv)
+{
+	unsigned long long out = sv->c->max_output ? sv->c->max_output : ULLONG_MAX, left = ULLONG_MAX;
+	if (sv->c->max_entry)
+		left = sv->total < sv->c->max_entry ? sv->c->max_entry - sv->total : 0;
+	return out < left ? out : left;
+}
+
 static int collect_one(const char *rel, const struct stat *lst, void *arg)
 {
 	struct saver *sv = arg;
@@ -225,14 +284,29 @@ static int collect_one(const char *rel, const struct stat *lst, void *arg)
 		if (n < 0) {
 			err_warn_errno("unable to read the symlink '%s'", rel);
 			r = 1;
-		} else if (target[0] == '/') {
-			err_warn("refusing to save '%s': a symlink to an absolute path ('%s') would tie "
-				 "the entry to this checkout", rel, target);
+		} else if (cache_link_why(rel, target)) {
+			say(sv, "refusing to save '%s': %s ('%s') would tie the entry to what lies "
+				"outside it", rel, cache_link_why(rel, target), target);
 			r = 1;
 		} else {
 			cJSON_AddNumberToObject(f, "mode", lst->st_mode);
 			cJSON_AddStringToObject(f, "link", target);
 		}
+	} else if (!S_ISREG(lst->st_mode)) {
+		say(sv, "refusing to save '%s': a %s; the cache holds regular files and symlinks only",
+			rel, S_ISFIFO(lst->st_mode) ? "fifo" : S_ISSOCK(lst->st_mode) ? "socket"
+				: S_ISCHR(lst->st_mode) ? "character device" : S_ISBLK(lst->st_mode)
+				? "block device" : "special file");
+		r = 1;
+	} else if (sv->c->max_output && (unsigned long long)lst->st_size > sv->c->max_output) {
+		say(sv, "not saved to the cache: '%s' is %lld bytes, over the limit of %llu per output "
+			"(VX_CACHE_MAX_OUTPUT_SIZE)", rel, (long long)lst->st_size, sv->c->max_output);
+		r = 1;
+	} else if (sv->c->max_entry && sv->total + (unsigned long long)lst->st_size > sv->c->max_entry) {
+		say(sv, "not saved to the cache: '%s' brings the entry's outputs to %llu bytes, over the "
+			"limit of %llu per entry (VX_CACHE_MAX_ENTRY_SIZE)", rel,
+			sv->total + (unsigned long long)lst->st_size, sv->c->max_entry);
+		r = 1;
 	} else {
 		/* the shadow's name for it, before the stat the stamp keeps (a
 		 * link moves the ctime); its bytes are hashed before any use */
@@ -242,16 +316,24 @@ static int collect_one(const char *rel, const struct stat *lst, void *arg)
 			shadow_put(sv->shadowfd, sname, dfd, base);
 		}
 		struct stat before, after;
-		int fd = openat(dfd, base, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+		/* O_NONBLOCK: a fifo swapped in since the walk's lstat must not hang the
+		 * open (the fstat below refuses it) */
+		int fd = openat(dfd, base, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
 		char hash[33];
 		size_t n;
 		if (fd < 0 || fstat(fd, &before) != 0) {
 			err_warn_errno("unable to open '%s'", rel);
 			r = 1;
-		} else if (blob_put_fd(sv, fd, rel, hash, &n) != 0) {
+		} else if (!S_ISREG(before.st_mode)) {
+			err_warn("refusing to save '%s': it stopped being a regular file", rel);
+			r = 1;
+		} else if ((before.st_mode & 07000) && strip_bits(sv, fd, rel, &before) != 0) {
+			r = 1;
+		} else if (blob_put_fd(sv, fd, rel, room(sv), hash, &n) != 0) {
 			r = 1;
 		} else {
-			cJSON_AddNumberToObject(f, "mode", before.st_mode & 07777);
+			sv->total += n;
+			cJSON_AddNumberToObject(f, "mode", before.st_mode & 0777);
 			cJSON_AddNumberToObject(f, "size", (double)n);
 			cJSON_AddStringToObject(f, "hash", hash);
 			/* stamp only what did not move while it was read */
@@ -327,7 +409,7 @@ int cache_save(struct cache *c, const struct cache_save *s)
 	if (cache_dirs_make(c) != 0)
 		return -1;
 	sweep_stale(c);
-	struct saver sv = {.c = c, .projdir = s->projdir};
+	struct saver sv = {.c = c, .label = s->label, .projdir = s->projdir};
 	sv.projfd = open(s->projdir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (sv.projfd < 0) {
 		err_warn_errno("unable to open '%s'", s->projdir);
@@ -338,7 +420,7 @@ int cache_save(struct cache *c, const struct cache_save *s)
 	cJSON_AddNumberToObject(m, "v", CACHE_MANIFEST_VERSION);
 	cJSON_AddStringToObject(m, "key", s->key);
 	sv.files = cJSON_AddArrayToObject(m, "files");
-	struct walk_opts o = {.globs = s->globs, .nglobs = s->nglobs, .arg = &sv};
+	struct walk_opts o = {.globs = s->globs, .nglobs = s->nglobs, .specials = true, .arg = &sv};
 	int r = s->nglobs ? walk_tree(s->projdir, &o, collect_one) : 0;
 	if (r < 0)
 		err_warn_errno("unable to walk '%s'", s->projdir);

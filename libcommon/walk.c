@@ -237,10 +237,9 @@ static int visit(const struct at *at, const char *rel, struct entries *e,
 			if (lstat_at(at, nm, child, &st) != 0)
 				continue;
 			have_st = true;
-			type = S_ISDIR(st.st_mode) ? DT_DIR : S_ISREG(st.st_mode) ? DT_REG
-				: S_ISLNK(st.st_mode)                         ? DT_LNK
-									      : DT_UNKNOWN;
+			type = IFTODT(st.st_mode);
 		}
+		bool special = o->specials && type != DT_DIR && type != DT_REG && type != DT_LNK;
 		if (type == DT_DIR) {
 			if (walk_walled(nm) || (o->skip && o->skip(child, o->arg)) || !may_descend(o, child))
 				continue;
@@ -251,12 +250,13 @@ static int visit(const struct at *at, const char *rel, struct entries *e,
 			int fd = openat(at->dirfd, nm, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
 			if (fd >= 0)
 				rc = walk_fd(fd, child, o, fn);
-		} else if ((type == DT_REG || type == DT_LNK) &&
+		} else if ((type == DT_REG || type == DT_LNK || special) &&
 			   walk_globs_match(o->globs, o->nglobs, child)) {
 			/* the type can change between the listing and the stat */
 			if (!have_st && lstat_at(at, nm, child, &st) != 0)
 				continue;
-			if (S_ISREG(st.st_mode) || S_ISLNK(st.st_mode))
+			if (S_ISREG(st.st_mode) || S_ISLNK(st.st_mode) ||
+				(o->specials && !S_ISDIR(st.st_mode)))
 				rc = fn(child, &st, o->arg);
 		}
 	}

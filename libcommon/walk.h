@@ -1,6 +1,7 @@
 /* walk.h: the one directory walker (inputs for vx-key, outputs for the cache).
  *
- * walk_tree visits every regular file and symlink under base whose path
+ * walk_tree visits every regular file and symlink (with opts.specials, every
+ * fifo, socket and device too) under base whose path
  * relative to base matches the glob list (glob.h): an entry matches when some
  * positive glob matches it and no later "!glob" does (last match wins, as in
  * .gitignore). Directories named node_modules, .git and .vx are never entered,
@@ -51,6 +52,7 @@ struct walk_opts {
 	 * with its entry names, NUL-separated in directory order, len bytes */
 	void (*enter)(const char *rel, const char *names, size_t len, void *arg);
 	const struct walk_cache *cache; /* may be NULL */
+	bool specials;     /* fn also gets the fifos, sockets and devices that match */
 	void *arg;         /* passed to skip, enter, the cache and fn */
 };
 

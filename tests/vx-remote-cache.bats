@@ -297,13 +297,181 @@ print([f["sha256"] for f in m["files"] if f["path"] == sys.argv[2]][0])
 	assert_equal "$(cat "$B/packages/ui/dist/lib.txt")" "lib v1"
 }
 
+# task_pkg NAME COMMAND: a package @x/NAME in both checkouts whose build runs
+# COMMAND, cached with src/** as inputs and out/** as outputs
+task_pkg() {
+	pkg "packages/$1" "@x/$1" '' '{ "tasks": {
+		"build": { "exec": { "command": "'"$2"'" },
+		           "cache": { "inputs": { "files": ["src/**"] }, "outputs": { "files": ["out/**"] } } } } }'
+	put "packages/$1/src/x" "x"
+	cp -a "$A/packages/$1" "$B/packages/$1"
+}
+
+# tamper_server PATH PYTHON: rewrite the server's manifest naming PATH;
+# PYTHON edits the dict m
+tamper_server() {
+	/usr/bin/python3 -c '
+import json, sys
+p = sys.argv[1]
+m = json.load(open(p))
+exec(sys.argv[2])
+open(p, "w").write(json.dumps(m))
+' "$(manifest_of "$1")" "$2"
+}
+
+@test "a task's setuid output is saved, uploaded and restored without the bit" {
+	start_nginx
+	task_pkg suid 'mkdir -p out && cp /bin/true out/t && chmod 6755 out/t'
+	run -0 in_a vx run @x/suid#build --remote-cache "$URL"
+	assert_line --regexp '^miss @x/suid#build '
+	assert_line "vx: @x/suid#build: stripped the setuid, setgid and sticky bits of 'out/t' (6755 -> 755)"
+	assert_equal "$(stat -c %a "$A/packages/suid/out/t")" 755
+	run -1 grep -l '"mode":3565' "$STORE"/ac/*
+	run -0 in_b vx run @x/suid#build --remote-cache "$URL"
+	assert_line --regexp '^hit  @x/suid#build '
+	assert_equal "$(stat -c %a "$B/packages/suid/out/t")" 755
+	rm -rf "$A/packages/suid/out"
+	run -0 in_a vx run @x/suid#build
+	assert_line --regexp '^hit  @x/suid#build '
+	assert_equal "$(stat -c %a "$A/packages/suid/out/t")" 755
+}
+
+@test "a server's entry with a setuid, setgid or sticky file is refused outright: a miss and a warning" {
+	start_nginx
+	run -0 in_a vx run build --remote-cache "$URL"
+	for mode in 0o4750 0o2750 0o1750; do
+		tamper_server dist/run.sh "[f for f in m['files'] if f['path'] == 'dist/run.sh'][0]['mode'] = $mode"
+		rm -rf "$B/packages/ui/dist" "$BATS_TEST_TMPDIR/cache-b"
+		run -0 in_b vx run @x/ui#build --remote-cache "$URL"
+		assert_line --regexp "^vx: remote cache: entry [0-9a-f]{32}: 'dist/run.sh' asks for setuid, setgid or sticky bits; a miss$"
+		assert_line --regexp '^miss @x/ui#build '
+		assert_equal "$(ran "$B")" "ui"
+		assert_equal "$(stat -c %a "$B/packages/ui/dist/run.sh")" 750
+	done
+}
+
+# forge_ui: what a hostile server can make of its own store: ui's entry
+# ($UI, kept in ui.good) under its key, but with dist/lib.txt holding other
+# bytes, whose blob it serves too (taken from a third checkout's upload
+# under another key). With SIG, that upload's signature is kept; without,
+# the entry is unsigned.
+forge_ui() {
+	local C=$BATS_TEST_TMPDIR/c forged key
+	if [ ! -d "$C" ]; then
+		cp -a "$A" "$C"
+		printf 'lib v1 forged\n' > "$C/packages/ui/src/lib.txt"
+		(cd "$C" && VX_CACHE_DIR=$BATS_TEST_TMPDIR/cache-c vx run @x/ui#build --remote-cache "$URL" >"$BATS_TEST_TMPDIR/c.out" 2>&1)
+	fi
+	forged=$(grep -l '"path":"dist/lib.txt"' "$STORE"/ac/* | grep -v "^$UI\$")
+	cp "$UI" "$BATS_TEST_TMPDIR/ui.good"
+	key=$(basename "$UI")
+	sed "s/\"key\":\"[0-9a-f]*\"/\"key\":\"$key\"/" "$forged" > "$UI"
+	if [ "${1:-}" != SIG ]; then
+		sed -i 's/,"sig":"hmac-sha256:[0-9a-f]*"}$/}/' "$UI"
+	fi
+}
+
+@test "with a signing key, a server's forged entry restores nothing; a signed one still hits" {
+	start_nginx
+	export VX_REMOTE_CACHE_SIGNING_KEY=0123456789abcdef-test-key
+	run -0 in_a vx run build --remote-cache "$URL"
+	run -0 grep -c ',"sig":"hmac-sha256:[0-9a-f]\{64\}"}$' "$STORE"/ac/*
+	UI=$(manifest_of dist/lib.txt)
+	# the signature is the documented one (remote.h, docs/protocol.md)
+	run -0 /usr/bin/python3 -c '
+import hashlib, hmac, os, sys
+body = open(sys.argv[1], "rb").read()
+i = body.rindex(b",\"sig\":\"hmac-sha256:")
+msg = b"vx-remote-ac 1\n" + os.path.basename(sys.argv[1]).encode() + b"\n" + body[:i] + b"}"
+print(hmac.new(sys.argv[2].encode(), msg, hashlib.sha256).hexdigest() == body[i + 20:-2].decode())
+' "$UI" "$VX_REMOTE_CACHE_SIGNING_KEY"
+	assert_output True
+	# the forged entry is well formed: a reader with no key restores it
+	forge_ui
+	run -0 env -u VX_REMOTE_CACHE_SIGNING_KEY VX_CACHE_DIR="$BATS_TEST_TMPDIR/cache-x" \
+		sh -c "cd '$B' && vx run @x/ui#build --remote-cache '$URL'"
+	assert_line --regexp '^hit  @x/ui#build '
+	assert_equal "$(cat "$B/packages/ui/dist/lib.txt")" "lib v1 forged"
+	rm -rf "$B/packages/ui/dist"
+	# with the key: unsigned, a miss and one warning, nothing of it restored
+	run -0 in_b vx run @x/ui#build --remote-cache "$URL"
+	assert_line --regexp "^vx: remote cache: entry [0-9a-f]{32}: unsigned, or not signed with this signing key; a miss$"
+	assert_line --regexp '^miss @x/ui#build '
+	assert_equal "$(cat "$B/packages/ui/dist/lib.txt")" "lib v1"
+	run -1 grep -rl 'forged' "$BATS_TEST_TMPDIR/cache-b"
+	# another entry's good signature, moved under this key: a miss too
+	run -0 in_a vx run build --force --remote-cache "$URL"
+	forge_ui SIG
+	rm -rf "$B/packages/ui/dist" "$BATS_TEST_TMPDIR/cache-b"
+	run -0 in_b vx run @x/ui#build --remote-cache "$URL"
+	assert_line --regexp "^vx: remote cache: entry [0-9a-f]{32}: unsigned, or not signed with this signing key; a miss$"
+	assert_equal "$(cat "$B/packages/ui/dist/lib.txt")" "lib v1"
+	# a one-character change of a signed entry: a miss
+	cp "$BATS_TEST_TMPDIR/ui.good" "$UI"
+	sed -i 's/"mode":488/"mode":456/' "$UI"
+	rm -rf "$B/packages/ui/dist" "$BATS_TEST_TMPDIR/cache-b"
+	run -0 in_b vx run @x/ui#build --remote-cache "$URL"
+	assert_line --regexp '^miss @x/ui#build '
+	# the entry as signed: a hit; with another key: a miss
+	cp "$BATS_TEST_TMPDIR/ui.good" "$UI"
+	rm -rf "$B/packages/ui/dist" "$BATS_TEST_TMPDIR/cache-b"
+	VX_REMOTE_CACHE_READONLY=1 VX_REMOTE_CACHE_SIGNING_KEY=another-key-of-16-bytes run -0 in_b vx run @x/ui#build --remote-cache "$URL"
+	assert_line --regexp '^miss @x/ui#build '
+	rm -rf "$B/packages/ui/dist" "$BATS_TEST_TMPDIR/cache-b"
+	run -0 in_b vx run build --remote-cache "$URL"
+	assert_line --regexp '^hit  @x/ui#build '
+	assert_line --regexp '^hit  @x/app#build '
+	refute_output --partial 'remote cache'
+	assert_equal "$(cat "$B/packages/ui/dist/lib.txt")" "lib v1"
+}
+
+@test "the signing key from a file; a bad key is one warning and no remote at all" {
+	start_nginx
+	printf '0123456789abcdef-from-a-file\n' > "$BATS_TEST_TMPDIR/key"
+	VX_REMOTE_CACHE_SIGNING_KEY_FILE=$BATS_TEST_TMPDIR/key run -0 in_a vx run build --remote-cache "$URL"
+	refute_output --partial 'remote cache'
+	# the same key given as text (less the newline) verifies it
+	VX_REMOTE_CACHE_SIGNING_KEY=0123456789abcdef-from-a-file run -0 in_b vx run build --remote-cache "$URL"
+	assert_line --regexp '^hit  @x/app#build '
+	refute_output --partial 'remote cache'
+	: > "$NG/logs/access.log"
+	rm -rf "$B/packages" "$BATS_TEST_TMPDIR/cache-b" && cp -a "$A/packages" "$B/packages"
+	rm -rf "$B/packages/ui/dist" "$B/packages/app/out"
+	VX_REMOTE_CACHE_SIGNING_KEY=short run -0 in_b vx run build --remote-cache "$URL"
+	assert_line "vx: remote cache: the signing key is shorter than 16 bytes; make one with 'openssl rand -hex 32'"
+	assert_line --regexp '^miss @x/ui#build '
+	VX_REMOTE_CACHE_SIGNING_KEY_FILE=$BATS_TEST_TMPDIR/nokey run -0 in_b vx run build --force --remote-cache "$URL"
+	assert_line "vx: remote cache: unable to read the signing key '$BATS_TEST_TMPDIR/nokey' (VX_REMOTE_CACHE_SIGNING_KEY_FILE): No such file or directory"
+	VX_REMOTE_CACHE_SIGNING_KEY_FILE=$BATS_TEST_TMPDIR/key VX_REMOTE_CACHE_SIGNING_KEY=0123456789abcdef-x \
+		run -0 in_b vx run build --force --remote-cache "$URL"
+	assert_line --partial 'both VX_REMOTE_CACHE_SIGNING_KEY and VX_REMOTE_CACHE_SIGNING_KEY_FILE are set; set one'
+	# none of them asked the server anything
+	run -0 cat "$NG/logs/access.log"
+	assert_output ''
+}
+
+@test "a sparse 1 GiB output is neither saved nor uploaded; a server's entry over the limits is a miss" {
+	start_nginx
+	task_pkg sparse 'mkdir -p out && truncate -s 1G out/big && echo small > out/small'
+	run -0 in_a vx run @x/sparse#build --remote-cache "$URL"
+	assert_line "vx: @x/sparse#build: not saved to the cache: 'out/big' is 1073741824 bytes, over the limit of 536870912 per output (VX_CACHE_MAX_OUTPUT_SIZE)"
+	assert_line --regexp '^miss @x/sparse#build '
+	run -1 grep '^PUT ' "$NG/logs/access.log"
+	run -0 du -sk "$BATS_TEST_TMPDIR/cache-a"
+	[ "${output%%[[:space:]]*}" -lt 1024 ]
+	# what the server offers is held to the reader's limits
+	run -0 in_a vx run build --remote-cache "$URL"
+	VX_CACHE_MAX_OUTPUT_SIZE=4 run -0 in_b vx run @x/ui#build --remote-cache "$URL"
+	assert_line --regexp "^vx: remote cache: entry [0-9a-f]{32}: 'dist/[a-z.]*' is [0-9]+ bytes, over VX_CACHE_MAX_OUTPUT_SIZE; a miss$"
+	assert_line --regexp '^miss @x/ui#build '
+	rm -rf "$BATS_TEST_TMPDIR/cache-b"
+	VX_CACHE_MAX_ENTRY_SIZE=12 run -0 in_b vx run @x/ui#build --remote-cache "$URL"
+	assert_line --regexp "^vx: remote cache: entry [0-9a-f]{32}: its outputs are over VX_CACHE_MAX_ENTRY_SIZE; a miss$"
+}
+
 @test "a 50 MiB output round-trips through the server" {
 	start_nginx
-	pkg packages/big @x/big '' '{ "tasks": {
-		"build": { "exec": { "command": "mkdir -p out && head -c 52428800 /dev/urandom > out/big.bin && echo made" },
-		           "cache": { "inputs": { "files": ["src/**"] }, "outputs": { "files": ["out/**"] } } } } }'
-	put packages/big/src/x "x"
-	cp -a "$A/packages/big" "$B/packages/big"
+	task_pkg big 'mkdir -p out && head -c 52428800 /dev/urandom > out/big.bin && echo made'
 	run -0 in_a vx run @x/big#build --remote-cache "$URL"
 	assert_line --regexp '^miss @x/big#build '
 	run -0 in_b vx run @x/big#build --remote-cache "$URL"
@@ -313,11 +481,7 @@ print([f["sha256"] for f in m["files"] if f["path"] == sys.argv[2]][0])
 
 @test "a task that prints nothing and writes an empty file round-trips (empty blobs)" {
 	start_nginx
-	pkg packages/quiet @x/quiet '' '{ "tasks": {
-		"build": { "exec": { "command": "mkdir -p out && : > out/empty" },
-		           "cache": { "inputs": { "files": ["src/**"] }, "outputs": { "files": ["out/**"] } } } } }'
-	put packages/quiet/src/x "x"
-	cp -a "$A/packages/quiet" "$B/packages/quiet"
+	task_pkg quiet 'mkdir -p out && : > out/empty'
 	run -0 in_a vx run @x/quiet#build --remote-cache "$URL"
 	assert_line --regexp '^miss @x/quiet#build '
 	assert_file_exists "$STORE/cas/e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"

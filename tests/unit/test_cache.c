@@ -66,6 +66,20 @@ static void test_paths(void)
 	CHECK(!cache_path_ok("dist/"));
 	CHECK(!cache_path_ok(".git/hooks/pre-commit"));
 	CHECK(!cache_path_ok("a/.vx/stamps/x"));
+	/* symlink targets, from the link's own directory */
+	CHECK(!cache_link_why("dist/l", "a.js"));
+	CHECK(!cache_link_why("dist/l", "../src"));
+	CHECK(!cache_link_why("dist/l", "./../src/./x"));
+	CHECK(!cache_link_why("a/b/c/l", "../../../x"));
+	CHECK(!cache_link_why("a/b/l", "x/../../../a"));
+	CHECK(!cache_link_why("dist/l", "..//src"));
+	CHECK_STR(cache_link_why("l", ".."), "a symlink out of the project");
+	CHECK_STR(cache_link_why("dist/l", "../.."), "a symlink out of the project");
+	CHECK_STR(cache_link_why("dist/l", "../../outside"), "a symlink out of the project");
+	CHECK_STR(cache_link_why("a/b/l", "x/../../../../y"), "a symlink out of the project");
+	CHECK_STR(cache_link_why("dist/l", "./../.././x"), "a symlink out of the project");
+	CHECK_STR(cache_link_why("dist/l", "/etc"), "a symlink to an absolute path");
+	CHECK_STR(cache_link_why("dist/l", ""), "a symlink to an absolute path");
 }
 
 static const char *parse(const char *json)
@@ -93,6 +107,22 @@ static void test_records(void)
 	CHECK_STR(parse(buf), "a file with no hash or size");
 	CHECK_STR(parse("{\"path\":\"dist/l\",\"mode\":41471,\"link\":\"a.js\"}"), "ok");
 	CHECK_STR(parse("{\"path\":\"dist/l\",\"mode\":511,\"link\":\"../x\"}"), "ok");
+	CHECK_STR(parse("{\"path\":\"dist/l\",\"mode\":511,\"link\":\"../../x\"}"),
+		"a symlink out of the project");
+	/* setuid, setgid and sticky are parsed away, and said to have been asked */
+	struct cache_file cf;
+	snprintf(buf, sizeof(buf), "{\"path\":\"t\",\"mode\":%d,\"size\":12,%s}", 04755 | 0100000, h);
+	cJSON *f = cJSON_Parse(buf);
+	CHECK(cache_file_parse(f, &cf) == NULL);
+	CHECK(cf.mode == 0755 && cf.privileged);
+	cJSON_Delete(f);
+	snprintf(buf, sizeof(buf), "{\"path\":\"t\",\"mode\":%d,\"size\":12,%s}", 01644, h);
+	f = cJSON_Parse(buf);
+	CHECK(cache_file_parse(f, &cf) == NULL);
+	CHECK(cf.mode == 0644 && cf.privileged);
+	cJSON_Delete(f);
+	snprintf(buf, sizeof(buf), "{\"path\":\"t\",\"mode\":%d,\"size\":12,%s}", 010644, h);
+	CHECK_STR(parse(buf), "a bad mode"); /* a fifo */
 	CHECK_STR(parse("{\"path\":\"dist/l\",\"mode\":41471,\"link\":\"/etc\"}"),
 		"a symlink to an absolute path");
 	CHECK_STR(parse("{\"path\":\"../l\",\"mode\":41471,\"link\":\"a\"}"), "a path outside the project");
