@@ -13,13 +13,14 @@
 #define XXH_STATIC_LINKING_ONLY /* XXH3_state_t on the stack */
 #include <xxhash.h>
 
+#include "canon.h"
 #include "err.h"
 #include "glob.h"
 #include "path.h"
 #include "shadow.h"
 #include "wsroot.h"
 
-#define KEY_FORMAT "vx-key 2"
+#define KEY_FORMAT "vx-key 3"
 
 
 /* What the final rule needs of a task already keyed. */
@@ -426,6 +427,27 @@ static int key_exec(struct keyer *k, XXH3_state_t *s, const cJSON *rec, const ch
 		hex(h, hx);
 		cJSON_AddStringToObject(ex, "command", hx);
 	}
+	/* the boundary it runs under: another boundary, another result */
+	const cJSON *sb = jget(rec, "sandbox");
+	if (sb && !cJSON_IsNull(sb) && !cJSON_IsObject(sb)) {
+		err_warn("%s: invalid record: \"sandbox\" must be an object or null", where);
+		return -1;
+	}
+	char *sbc = canon_sandbox(sb);
+	put_str(s, "sandbox");
+	put_u64(s, sbc != NULL);
+	if (sbc)
+		put_str(s, sbc);
+	if (ex) {
+		uint8_t h[16];
+		char hx[33];
+		if (sbc) {
+			hash_bytes(sbc, strlen(sbc), h);
+			hex(h, hx);
+		}
+		cJSON_AddItemToObject(ex, "sandbox", sbc ? cJSON_CreateString(hx) : cJSON_CreateNull());
+	}
+	free(sbc);
 	const cJSON *cache = jget(rec, "cache"), *inp = jget(cache, "inputs");
 	bool cached = cJSON_IsObject(cache);
 	static const char *const all[] = {"**/*"};

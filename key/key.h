@@ -4,8 +4,10 @@
  * The key is XXH3-128 over a message of fields, each written as a u64
  * little-endian length and its bytes, lists as a u64 count then their items,
  * so two different inputs never give the same bytes:
- *   "vx-key 2", kind,
+ *   "vx-key 3", kind,
  *   exec:  "command", command;
+ *          "sandbox", 0 | 1 then exec.sandbox in its canonical spelling
+ *            (canon.h: members sorted, lists as sets, defaults dropped);
  *          "files", n, (project-relative path, content hash)* sorted by path
  *            (a symlink's content hash covers "link\0" + its target);
  *          "workspaceFiles", n, (root-relative path, content hash)* sorted;

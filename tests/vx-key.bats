@@ -140,6 +140,45 @@ for line in open(sys.argv[1]):
 	assert_equal "$(member @x/ui#build explain | /usr/bin/python3 -c 'import json,sys; print(list(json.load(sys.stdin)["workspaceFiles"]))')" "['tsconfig.base.json']"
 }
 
+@test "exec.sandbox folds into the key: adding, changing or removing it moves the key; reordering does not" {
+	# issue 18 item 3: outputs made under another boundary are another result
+	local cmd='"command": "echo ui"'
+	local cache='"cache": { "inputs": { "files": ["src/**"] } }'
+	sb() {
+		put packages/ui/vx.json "{ \"tasks\": { \"build\": { \"exec\": { $cmd$1 }, $cache } } }"
+	}
+	local none block grant reordered spelled dupes macos
+	sb ''
+	none=$(key_of @x/ui#build)
+	sb ', "sandbox": { "allow": { "read": ["src/", "."], "write": ["dist/"], "network": ["Example.com."] } }'
+	block=$(key_of @x/ui#build)
+	[ "$block" != "$none" ]
+	# a grant changed: another key
+	sb ', "sandbox": { "allow": { "read": ["src/", "."], "write": ["out/"], "network": ["Example.com."] } }'
+	grant=$(key_of @x/ui#build)
+	[ "$grant" != "$block" ] && [ "$grant" != "$none" ]
+	sb ', "sandbox": { "allow": { "read": ["src/", "."], "write": ["dist/"], "network": ["example.com"] }, "weakerWhenNested": true }'
+	[ "$(key_of @x/ui#build)" != "$block" ]
+	# the same boundary spelled in another order: the same key
+	sb ', "sandbox": { "allow": { "network": ["example.com"], "write": ["dist/"], "read": [".", "src/", "."] } }'
+	reordered=$(key_of @x/ui#build)
+	assert_equal "$reordered" "$block"
+	sb ', "sandbox": { "allow": { "write": ["dist/"], "read": [".", "src/"], "network": ["EXAMPLE.COM"], "gitConfig": false, "pty": true }, "ignore": { "read": [] } }'
+	assert_equal "$(key_of @x/ui#build)" "$block"
+	# the sandbox moved after the exec's command in the file: the same key
+	put packages/ui/vx.json "{ \"tasks\": { \"build\": { $cache, \"exec\": { \"sandbox\": { \"allow\": { \"write\": [\"dist/\"], \"network\": [\"example.com\"], \"read\": [\".\", \"src/\"] } }, $cmd } } } }"
+	assert_equal "$(key_of @x/ui#build)" "$block"
+	# removed again: back to the unsandboxed key
+	sb ''
+	assert_equal "$(key_of @x/ui#build)" "$none"
+	# the baseline block is a boundary too
+	sb ', "sandbox": {}'
+	[ "$(key_of @x/ui#build)" != "$none" ]
+	keyed --explain
+	run -0 member @x/ui#build explain
+	assert_output --regexp '"sandbox":"[0-9a-f]{32}"'
+}
+
 @test "a folded dependency's key moves the dependent's key and its group's; an unfolded one does not" {
 	local build lint check
 	keyed
