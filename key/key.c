@@ -159,6 +159,7 @@ void key_init(struct keyer *k, const char *root, const cJSON *graph, bool live)
 	free(early_root);
 	strmap_init(&k->tasks);
 	strmap_init(&k->runtime);
+	strmap_init(&k->warned);
 	/* nested projects are walls for the projects around them (the root's
 	 * above all); copied, the graph record is freed after this */
 	const cJSON *p, *projects = jget(graph, "projects");
@@ -381,12 +382,19 @@ static bool linked_elsewhere(const struct keyer *k, const char *base, const char
 	return !own;
 }
 
-/* The input files of an exec task, folded in and listed in ex. */
+/* The input files of an exec task, folded in and listed in ex. matched,
+ * when given, says for each glob whether it selected a file. */
 static int fold_files(struct keyer *k, XXH3_state_t *s, const char *section, const char *base,
-	const char *const *globs, size_t ng, const char *const *outs, size_t no, cJSON *ex)
+	const char *const *globs, size_t ng, const char *const *outs, size_t no, cJSON *ex,
+	bool *matched)
 {
 	struct inputs in;
 	int rc = inputs_collect(&k->in, base, globs, ng, outs, no, &in);
+	for (size_t g = 0; rc == 0 && matched && g < ng; g++) {
+		matched[g] = globs[g][0] == '!';
+		for (size_t i = 0; i < in.n && !matched[g]; i++)
+			matched[g] = glob_match(globs[g], input_rel(&in, i));
+	}
 	for (size_t i = 0; rc == 0 && i < in.n; i++)
 		if (linked_elsewhere(k, base, input_rel(&in, i), &in.v[i].st))
 			k->in.linked++;
@@ -408,6 +416,23 @@ static int fold_files(struct keyer *k, XXH3_state_t *s, const char *section, con
 	}
 	inputs_free(&in);
 	return rc;
+}
+
+/* A workspaceFiles glob that selects no file keys nothing, which its
+ * author did not mean: once per task and glob per process. */
+static void warn_unmatched(struct keyer *k, const cJSON *rec, const char *glob, size_t i)
+{
+	const char *id = jstr(rec, "id"), *name = jstr(rec, "name"), *file = jstr(rec, "config");
+	char *seen = xasprintf("%s\n%s", id, glob);
+	if (strmap_get(&k->warned, seen)) {
+		free(seen);
+		return;
+	}
+	strmap_put(&k->warned, seen, seen);
+	err_warn("%s: tasks.%s.cache.inputs.workspaceFiles[%zu]: '%s' matches no file, so %s's key "
+		 "folds nothing for it; fix: write a glob relative to the workspace root that names "
+		 "files (gitignored ones and node_modules never count), or remove it",
+		file ? file : "(no vx.json)", name ? name : id, i, glob, id);
 }
 
 static int key_exec(struct keyer *k, XXH3_state_t *s, const cJSON *rec, const char *dir,
@@ -467,9 +492,21 @@ static int key_exec(struct keyer *k, XXH3_state_t *s, const cJSON *rec, const ch
 		qsort(rt, nr, sizeof(*rt), cmp_str);
 	/* no cache, or no inputs.files: every file of the project */
 	bool dflt = !cached || !jget(inp, "files") || cJSON_IsNull(jget(inp, "files"));
-	if (fold_files(k, s, "files", dir, dflt ? all : globs, dflt ? 1 : ng, outs, no, ex) != 0)
+	if (fold_files(k, s, "files", dir, dflt ? all : globs, dflt ? 1 : ng, outs, no, ex, NULL) != 0)
 		goto out;
-	if (fold_files(k, s, "workspaceFiles", ".", wsf, nw, NULL, 0, ex) != 0)
+	/* root-relative globs the user wrote: they reach into the projects
+	 * nested in the root too (a sibling's sources, as the withheld-link
+	 * hint recommends), which a project's own files leave out */
+	bool *matched = xcalloc(nw + 1, sizeof(bool));
+	size_t nskip = k->in.nskip;
+	k->in.nskip = 0;
+	int wr = fold_files(k, s, "workspaceFiles", ".", wsf, nw, NULL, 0, ex, matched);
+	k->in.nskip = nskip;
+	for (size_t i = 0; wr == 0 && i < nw; i++)
+		if (!matched[i])
+			warn_unmatched(k, rec, wsf[i], i);
+	free(matched);
+	if (wr != 0)
 		goto out;
 
 	put_str(s, "env");
@@ -747,6 +784,9 @@ void key_free(struct keyer *k)
 		free(k->runtime.vals[i]);
 	}
 	strmap_free(&k->runtime);
+	for (size_t i = 0; i < k->warned.cap; i++)
+		free((char *)k->warned.keys[i]);
+	strmap_free(&k->warned);
 	for (size_t i = 0; i < k->in.nskip; i++)
 		free((char *)k->in.skip_dirs[i]);
 	free((void *)k->in.skip_dirs);

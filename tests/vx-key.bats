@@ -179,6 +179,32 @@ for line in open(sys.argv[1]):
 	assert_output --regexp '"sandbox":"[0-9a-f]{32}"'
 }
 
+@test "workspaceFiles reach into a project: a sibling's sources fold in, and an edit there moves the key" {
+	# issue 19 item 3: the remedy the withheld-link hint names gave {} and a stale hit
+	put packages/app/vx.json '{ "tasks": { "test": { "exec": { "command": "true" },
+		"cache": { "inputs": { "files": ["src/**"], "workspaceFiles": ["packages/ui/src/**"] } } } } }'
+	keyed --explain
+	assert_equal "$(member @x/app#test explain | /usr/bin/python3 -c 'import json,sys; print(sorted(json.load(sys.stdin)["workspaceFiles"]))')" "['packages/ui/src/a.js']"
+	local k0
+	k0=$(member @x/app#test key)
+	put packages/ui/src/a.js 'export const label = "v2";'
+	[ "$(key_of @x/app#test)" != "$k0" ]
+}
+
+@test "a workspaceFiles glob that matches no file is one warning naming the vx.json, the task and the glob" {
+	put packages/app/vx.json '{ "tasks": { "test": { "exec": { "command": "true" },
+		"cache": { "inputs": { "workspaceFiles": ["packages/ui/src/**", "packages/ui/sources/**", "!x", "node_modules/**"] } } } } }'
+	vx-graph --root "$WS" > "$GRAPH"
+	# sent twice, as vx run sends a task before and after it ran: said once
+	cat "$GRAPH" <(tail -n +2 "$GRAPH") > "$GRAPH.twice"
+	run -0 --separate-stderr vx-key < "$GRAPH.twice"
+	assert_equal "$(printf '%s\n' "$stderr" | grep -c '^vx-key: ')" 2
+	assert_equal "$(printf '%s\n' "$stderr" | grep -c "packages/app/vx.json: tasks.test.cache.inputs.workspaceFiles\[1\]: 'packages/ui/sources/\*\*' matches no file, so @x/app#test's key folds nothing for it; fix: ")" 1
+	assert_equal "$(printf '%s\n' "$stderr" | grep -c "workspaceFiles\[3\]: 'node_modules/\*\*' matches no file")" 1
+	# a glob that matches is not named
+	refute_regex "$stderr" "workspaceFiles\[0\]"
+}
+
 @test "a folded dependency's key moves the dependent's key and its group's; an unfolded one does not" {
 	local build lint check
 	keyed
