@@ -162,13 +162,23 @@ two_pkgs() {
 	assert_equal "$(field "$output" @x/app#test keyed)" '["@x/ui"]'
 }
 
-@test "K(T): only an uncached P#build reached gives {}" {
+@test "K(T): an uncached P#build reached gives {ui}: its key folds all of ui's files (the design's correction)" {
+	# issue 19 item 6: with {} the link was withheld and the hint said "an
+	# edit there would not re-run it" while the key did move
 	pkg packages/ui @x/ui '' '{ "tasks": { "build": { "exec": { "command": "true" } } } }'
 	pkg packages/app @x/app '{ "@x/ui": "*" }' '{ "tasks": {
 		"test": { "exec": { "command": "true" }, "dependsOn": ["^build"], "cache": {} } } }'
 	run -0 vx-graph @x/app#test
-	assert_equal "$(field "$output" @x/app#test keyed)" '[]'
+	assert_equal "$(field "$output" @x/app#test keyed)" '["@x/ui"]'
 	assert_equal "$(field "$output" @x/app#test folds)" '["@x/ui#build"]'
+}
+
+@test "K(T): a group of ui reached, folding nothing of ui's, gives {}" {
+	pkg packages/ui @x/ui '' '{ "tasks": { "all": { } } }'
+	pkg packages/app @x/app '{ "@x/ui": "*" }' '{ "tasks": {
+		"test": { "exec": { "command": "true" }, "dependsOn": ["^all"], "cache": {} } } }'
+	run -0 vx-graph @x/app#test
+	assert_equal "$(field "$output" @x/app#test keyed)" '[]'
 }
 
 @test "K(T): T's inputs.tasks ['!^build'] gives {}" {
@@ -200,7 +210,8 @@ two_pkgs() {
 	pkg packages/app @x/app '{ "@x/lib": "*" }' '{ "tasks": {
 		"test": { "exec": { "command": "true" }, "dependsOn": ["^build"], "cache": {} } } }'
 	run -0 vx-graph @x/app#test
-	assert_equal "$(field "$output" @x/app#test keyed)" '["@x/ui"]'
+	# lib#build is uncached, so its key folds lib's files too
+	assert_equal "$(field "$output" @x/app#test keyed)" '["@x/lib","@x/ui"]'
 }
 
 @test "K(T): a persistent task passes nothing on; keyed is always present" {

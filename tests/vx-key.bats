@@ -205,6 +205,43 @@ for line in open(sys.argv[1]):
 	refute_regex "$stderr" "workspaceFiles\[0\]"
 }
 
+# root_links: node_modules/@x/{ui,app} as npm and Yarn lay them out.
+root_links() {
+	mkdir -p "$WS/node_modules/@x"
+	ln -s ../../packages/ui "$WS/node_modules/@x/ui"
+	ln -s ../../packages/app "$WS/node_modules/@x/app"
+}
+
+@test "K(T) in vx run: an edge to an uncached upstream task grants its package, and an edit there re-runs the task" {
+	# issue 19 item 6: the link was withheld and the hint said "an edit there
+	# would not re-run it" while the key did move
+	root_links
+	put packages/ui/vx.json '{ "tasks": { "bare": { "exec": { "command": "true" } } } }'
+	put packages/app/vx.json '{ "tasks": { "test": { "exec": { "command": "cat ../../node_modules/@x/ui/README.md",
+		"sandbox": { "allow": { "read": ["."] } } }, "dependsOn": ["^bare"], "cache": { "inputs": { "files": ["src/**"] } } } } }'
+	run -0 vx run @x/app#test
+	refute_line --partial 'SANDBOX VIOLATIONS'
+	refute_line --partial 'would not re-run it'
+	assert_line '@x/app#test: readme'
+	put packages/ui/README.md 'readme v2'
+	run -0 vx run @x/app#test
+	assert_line --regexp '^miss @x/app#test '
+	assert_line '@x/app#test: readme v2'
+}
+
+@test "a withheld link to a directory that is no project: no hint proposes a dependsOn edge" {
+	# issue 19 item 6: no task of a non-project can be depended on
+	mkdir -p "$WS/vendor/lib" "$WS/node_modules"
+	echo vendored > "$WS/vendor/lib/x.txt"
+	ln -s ../vendor/lib "$WS/node_modules/lib"
+	put packages/app/vx.json '{ "tasks": { "test": { "exec": { "command": "cat ../../node_modules/lib/x.txt",
+		"sandbox": { "allow": { "read": ["."] } } }, "cache": { "inputs": { "files": ["src/**"] } } } } }'
+	run -1 vx run @x/app#test
+	assert_line '  deny file-read vendor/lib/x.txt (openat: ENOENT)'
+	refute_line --partial 'dependsOn'
+	assert_line "  vx: @x/app#test read vendor/lib through node_modules/lib, which is no project of the workspace, so no task's key can answer for it; fix: grant and key the files yourself (allow.read: ['../../vendor/lib'] plus cache.inputs.workspaceFiles: ['vendor/lib/**'])"
+}
+
 @test "a folded dependency's key moves the dependent's key and its group's; an unfolded one does not" {
 	local build lint check
 	keyed
