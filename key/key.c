@@ -17,6 +17,7 @@
 #include "err.h"
 #include "glob.h"
 #include "path.h"
+#include "runtime.h"
 #include "shadow.h"
 #include "wsroot.h"
 
@@ -172,6 +173,16 @@ void key_init(struct keyer *k, const char *root, const cJSON *graph, bool live)
 	}
 	qsort(dirs, n, sizeof(*dirs), cmp_str);
 	k->in.skip_dirs = (const char *const *)dirs;
+	/* what vx-sandbox needs of the graph to run a runtime command */
+	cJSON *g = cJSON_CreateObject();
+	cJSON_AddStringToObject(g, "type", "graph");
+	cJSON_AddNumberToObject(g, "v", 1);
+	cJSON_AddStringToObject(g, "root", root);
+	cJSON_AddItemToObject(g, "projects", projects ? cJSON_Duplicate(projects, 1) : cJSON_CreateArray());
+	char *line = cJSON_PrintUnformatted(g);
+	k->graph = xstrdup(line);
+	cJSON_free(line);
+	cJSON_Delete(g);
 	k->in.nskip = n;
 }
 
@@ -276,59 +287,34 @@ static void task_clear(struct task *t)
 	t->nreach = t->ndeps = 0;
 }
 
-/* Run a runtime command in the project dir, once per process: the hash of
- * its stdout, and of its exit status when that is not 0. */
-static const struct runtime_out *runtime_run(struct keyer *k, const char *dir, const char *cmd)
+/* A runtime command's output, once per process for each project, command
+ * and boundary (runtime.h): NULL after a message when a sandboxed task's
+ * command cannot run in its sandbox. sbc: the canonical sandbox, or NULL. */
+static const struct runtime_out *runtime_run(struct keyer *k, const cJSON *rec, const char *dir,
+	const char *cmd, const char *sbc)
 {
-	char *id = xasprintf("%s\n%s", dir, cmd);
+	/* a sandboxed task's linked packages follow its cache and keyed too */
+	char *keyed = sbc ? cJSON_PrintUnformatted(jget(rec, "keyed")) : NULL;
+	char *id = xasprintf("%s\n%s\n%s\n%d\n%s", dir, cmd, sbc ? sbc : "",
+		cJSON_IsObject(jget(rec, "cache")), keyed ? keyed : "");
+	cJSON_free(keyed);
 	struct runtime_out *ro = strmap_get(&k->runtime, id);
 	if (ro) {
 		free(id);
 		return ro;
 	}
+	uint8_t h[16];
+	int code;
+	if (runtime_exec(k->in.root, dir, cmd, k->graph, sbc ? rec : NULL, h, &code) != 0) {
+		free(id);
+		return NULL;
+	}
+	if (code != 0)
+		err_warn("inputs.runtime '%s' in '%s'%s exited %d; its status folds into the key", cmd,
+			dir, sbc ? " (inside the task's sandbox)" : "", code);
 	ro = xcalloc(1, sizeof(*ro));
+	memcpy(ro->hash, h, 16);
 	strmap_put(&k->runtime, id, ro);
-	char *cwd = path_join(k->in.root, dir);
-	XXH3_state_t s;
-	XXH3_128bits_reset(&s);
-	int p[2], code = 127;
-	pid_t pid = -1;
-	if (pipe2(p, O_CLOEXEC) == 0) {
-		pid = fork();
-		if (pid == 0) {
-			dup2(p[1], 1);
-			int nul = open("/dev/null", O_RDONLY);
-			if (nul >= 0)
-				dup2(nul, 0);
-			if (chdir(cwd) == 0)
-				execl("/bin/sh", "sh", "-c", cmd, (char *)NULL);
-			_exit(127);
-		}
-		close(p[1]);
-		char buf[8192];
-		ssize_t n;
-		while (pid > 0 && (n = read(p[0], buf, sizeof(buf))) != 0) {
-			if (n < 0 && errno == EINTR)
-				continue;
-			if (n < 0)
-				break;
-			XXH3_128bits_update(&s, buf, (size_t)n);
-		}
-		close(p[0]);
-		int st = 0;
-		while (pid > 0 && waitpid(pid, &st, 0) < 0 && errno == EINTR)
-			;
-		if (pid > 0)
-			code = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
-	}
-	if (code != 0) {
-		char tail[32];
-		int n = snprintf(tail, sizeof(tail), "%cexit %d", 0, code);
-		XXH3_128bits_update(&s, tail, (size_t)n);
-		err_warn("inputs.runtime '%s' in '%s' exited %d; its status folds into the key", cmd, dir, code);
-	}
-	digest16(&s, ro->hash);
-	free(cwd);
 	return ro;
 }
 
@@ -472,7 +458,6 @@ static int key_exec(struct keyer *k, XXH3_state_t *s, const cJSON *rec, const ch
 		}
 		cJSON_AddItemToObject(ex, "sandbox", sbc ? cJSON_CreateString(hx) : cJSON_CreateNull());
 	}
-	free(sbc);
 	const cJSON *cache = jget(rec, "cache"), *inp = jget(cache, "inputs");
 	bool cached = cJSON_IsObject(cache);
 	static const char *const all[] = {"**/*"};
@@ -533,7 +518,9 @@ static int key_exec(struct keyer *k, XXH3_state_t *s, const cJSON *rec, const ch
 	put_u64(s, nr);
 	cJSON *exr = ex ? cJSON_AddObjectToObject(ex, "runtime") : NULL;
 	for (size_t i = 0; i < nr; i++) {
-		const struct runtime_out *ro = runtime_run(k, dir, rt[i]);
+		const struct runtime_out *ro = runtime_run(k, rec, dir, rt[i], sbc);
+		if (!ro)
+			goto out;
 		put_str(s, rt[i]);
 		put(s, ro->hash, 16);
 		if (exr) {
@@ -564,6 +551,7 @@ static int key_exec(struct keyer *k, XXH3_state_t *s, const cJSON *rec, const ch
 	}
 	rc = 0;
 out:
+	free(sbc);
 	free(globs);
 	free(outs);
 	free(wsf);
@@ -793,6 +781,7 @@ void key_free(struct keyer *k)
 	statcache_free(k->in.sc);
 	ignore_free(k->in.ig);
 	free((char *)k->in.root);
+	free(k->graph);
 	statcache_free(k->early); /* key_prepare's, when no key_init took it */
 	free(k->early_root);
 }

@@ -51,6 +51,7 @@ struct keyer {
 	struct inputs_ctx in;
 	struct strmap tasks;   /* task id -> struct task (key.c) */
 	struct strmap runtime; /* "dir\ncmd" -> struct runtime_out (key.c) */
+	char *graph;           /* the graph record for vx-sandbox (runtime.h) */
 	struct strmap warned;  /* "id\nglob": unmatched workspaceFiles said once */
 	bool live;             /* inputs may change between records */
 	bool have_fp;

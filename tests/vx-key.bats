@@ -116,6 +116,49 @@ for line in open(sys.argv[1]):
 	[ "$(member @x/ui#build key <(printf '%s\n' "$output"))" != "$k1" ]
 }
 
+@test "runtime commands of a sandboxed task run inside its sandbox: no write past its grants, no credential read" {
+	# issue 20 item 2: they ran on the host, from vx-key, even with --dry
+	export HOME=$BATS_TEST_TMPDIR/home
+	mkdir -p "$HOME/.ssh"
+	echo 'secret 1' > "$HOME/.ssh/id_rsa"
+	local out=$BATS_TEST_TMPDIR/outside.txt
+	put packages/ui/vx.json "{ \"tasks\": { \"build\": {
+		\"exec\": { \"command\": \"true\", \"sandbox\": { \"allow\": { \"read\": [\".\"] } } },
+		\"cache\": { \"inputs\": { \"files\": [\"src/**\"], \"runtime\": [
+			\"cat $HOME/.ssh/id_rsa\",
+			\"echo pwned > ../../escaped.txt; echo pwned > $out; echo pwned > README.md; echo done\",
+			\"cat README.md\" ] } } } } }"
+	local k0 k1
+	k0=$(key_of @x/ui#build)
+	assert_file_not_exists "$WS/escaped.txt"
+	assert_file_not_exists "$out"
+	assert_equal "$(cat "$WS/packages/ui/README.md")" readme
+	# the credential never reached the key: another secret, the same key
+	echo 'secret 2' > "$HOME/.ssh/id_rsa"
+	assert_equal "$(key_of @x/ui#build)" "$k0"
+	# what its grant does let it read folds in: README.md is no input file
+	put packages/ui/README.md 'readme v2'
+	k1=$(key_of @x/ui#build)
+	[ "$k1" != "$k0" ]
+	# and the refused ones say so, once each, naming the sandbox
+	vx-graph --root "$WS" > "$GRAPH"
+	run -0 --separate-stderr vx-key < "$GRAPH"
+	assert_regex "$stderr" "vx-key: inputs.runtime 'cat $HOME/.ssh/id_rsa' in 'packages/ui' \\(inside the task's sandbox\\) exited 1; its status folds into the key"
+}
+
+@test "runtime commands of a sandboxed task: no vx-sandbox beside vx-key is a refusal, never a run on the host" {
+	local bin=$BATS_TEST_TMPDIR/bin
+	mkdir -p "$bin"
+	cp "$VX_BIN_DIR/vx-key" "$bin/"
+	put packages/ui/vx.json '{ "tasks": { "build": {
+		"exec": { "command": "true", "sandbox": { "allow": { "read": ["."] } } },
+		"cache": { "inputs": { "runtime": ["echo ran > ran.txt"] } } } } }'
+	vx-graph --root "$WS" > "$GRAPH"
+	run -1 --separate-stderr "$bin/vx-key" < "$GRAPH"
+	assert_equal "$stderr" "vx-key: @x/ui#build: inputs.runtime 'echo ran > ran.txt' must run in the task's sandbox, and '$bin/vx-sandbox' cannot run (No such file or directory); fix: install vx-sandbox beside vx-key (make install)"
+	assert_file_not_exists "$WS/packages/ui/ran.txt"
+}
+
 @test "the project's package.json and a root lockfile fold in" {
 	local k0 k1 k2
 	k0=$(key_of @x/ui#build)
