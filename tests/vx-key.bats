@@ -458,6 +458,40 @@ root_links() {
 	assert_output --partial '"env":{"MODE":null}'
 }
 
+@test "vx why after a miss: what moved the last run's key against the run before, file by file, then what moved since" {
+	# issue 19 item 7 (R-12): it compared now with the last run only, so it
+	# said "unchanged" right after the miss it was asked to explain
+	run -0 vx run @x/ui#build
+	put packages/ui/src/a.js 'export const a = 2;'
+	run -0 vx run @x/ui#build
+	assert_line --regexp '^miss @x/ui#build '
+	run -0 vx why @x/ui#build
+	assert_line --index 0 --regexp '^@x/ui#build: last run vs the run before: key moved from [0-9a-f]{32} to [0-9a-f]{32}$'
+	assert_line --index 1 '  file changed: src/a.js'
+	assert_line --index 2 --regexp '^@x/ui#build: key [0-9a-f]{32} unchanged since the last run$'
+	assert_equal "${#lines[@]}" 3
+	# an edit since: both, each under its own label
+	put packages/ui/src/b.js 'export const b = 1;'
+	MODE=x run -0 vx why @x/ui#build
+	assert_line --index 0 --partial '@x/ui#build: last run vs the run before: key moved from '
+	assert_line --index 1 '  file changed: src/a.js'
+	assert_line --index 2 --regexp '^@x/ui#build: key [0-9a-f]{32} moved since the last run \(was [0-9a-f]{32}\)$'
+	assert_line --index 3 '  file added: src/b.js'
+	assert_line --index 4 '  env changed: MODE'
+	assert_equal "${#lines[@]}" 5
+	# a hit keeps the last run's record; the first run has nothing before it
+	rm packages/ui/src/b.js
+	run -0 vx run @x/ui#build
+	assert_line --regexp '^hit  @x/ui#build '
+	run -0 vx why @x/ui#build
+	assert_line --index 1 '  file changed: src/a.js'
+	run -0 vx why @x/app#build
+	assert_line --index 0 --regexp '^@x/app#build: key [0-9a-f]{32}; no earlier run recorded$'
+	run -0 vx run @x/app#build
+	run -0 vx why @x/app#build
+	assert_line --index 0 '@x/app#build: last run vs the run before: no run before it with another key recorded'
+}
+
 @test "final: false downstream of an uncached unsandboxed task of the same project" {
 	put packages/ui/vx.json '{ "tasks": {
 		"gen": { "exec": { "command": "true" } },
