@@ -367,9 +367,51 @@ refuse() { # refuse VXJSON EXPECTED-SUBSTRING...
 
 @test "refuse: invalid JSON names the line" {
 	pkg packages/a @x/a
-	printf '{\n  "tasks": {\n    "b": { "exec": { "command": "x" }, }\n  }\n}\n' > packages/a/vx.json
+	printf '{\n  "tasks": {\n    "b": { "exec": { "command": "x" } "cache": {} }\n  }\n}\n' > packages/a/vx.json
 	run -2 vx-graph
 	assert_output "vx-graph: packages/a/vx.json: (file): invalid JSON at line 3; fix: correct the JSON syntax"
+}
+
+@test "vx.json with comments and trailing commas, as tsconfig.json is written" {
+	# issue 22 item 2
+	pkg packages/a @x/a '' '// the a package
+{
+  /* its tasks,
+     one per line */
+  "tasks": {
+    "b": {
+      "exec": { "command": "echo http://x/* not a comment */ // nor this", }, // a trailing comma
+      "cache": { "inputs": { "files": ["src/**", /* "dist/**", */ ], }, },
+    },
+  },
+}'
+	run -0 vx-graph
+	assert_equal "$(field "$output" @x/a#b command)" '"echo http://x/* not a comment */ // nor this"'
+	assert_equal "$(field "$output" @x/a#b cache)" '{"inputs":{"files":["src/**"],"env":[],"runtime":[],"workspaceFiles":[]},"outputs":{"files":[]}}'
+	# a root marked by a commented vx.json's projects
+	rm package.json
+	put vx.json '{ /* the workspace */ "projects": ["packages/*"], // all of them
+}'
+	cd packages/a
+	run -0 vx-graph
+	assert_equal "$(ids "$output")" "@x/a#b"
+}
+
+@test "vx.json with comments: errors still name the file, the line and the key" {
+	pkg packages/a @x/a
+	printf '// one\n/* two\n   three */\n{ "tasks": {\n  "b": { "exec": { "command": "x" }, "cahce": {}, },\n} }\n' > packages/a/vx.json
+	run -2 vx-graph
+	assert_output "vx-graph: packages/a/vx.json: tasks.b.cahce: unknown key; fix: remove it or use one of: exec, dependsOn, cache"
+	printf '// one\n/* two */\n{ "tasks": {\n  "b": { "exec": { "command": "x" } "cache": {} }\n} }\n' > packages/a/vx.json
+	run -2 vx-graph
+	assert_output "vx-graph: packages/a/vx.json: (file): invalid JSON at line 4; fix: correct the JSON syntax"
+	# a lone comma is no trailing comma
+	printf '{ "tasks": {\n  "b": { "exec": { "command": "x" }, "dependsOn": [,] }\n} }\n' > packages/a/vx.json
+	run -2 vx-graph
+	assert_output "vx-graph: packages/a/vx.json: (file): invalid JSON at line 2; fix: correct the JSON syntax"
+	printf '{ "tasks": {}\n/* never closed\n}\n' > packages/a/vx.json
+	run -2 vx-graph
+	assert_output "vx-graph: packages/a/vx.json: (file): a comment that never ends, at line 2; fix: close it with */"
 }
 
 @test "refuse: a key given twice" {
