@@ -325,6 +325,27 @@ root_links() {
 	[ "$(key_of @x/ui#build)" != "$k0" ]
 }
 
+@test "a gitignored file the inputs name outright folds in; a glob still leaves gitignored files out" {
+	# the sibling of issue 19 item 3: a .env named in inputs.files was never
+	# keyed, so editing it was a stale hit
+	put .gitignore $'.env\nconf/\n*.local.json'
+	put packages/ui/.env 'A=1'
+	put packages/ui/conf/app.json '{}'
+	put packages/ui/src/x.local.json '{}'
+	put packages/ui/vx.json '{ "tasks": { "build": { "exec": { "command": "true" },
+		"cache": { "inputs": { "files": ["src/**", ".env", "conf/app.json"] } } } } }'
+	keyed --explain
+	assert_equal "$(member @x/ui#build explain | /usr/bin/python3 -c 'import json,sys; print(sorted(json.load(sys.stdin)["files"]))')" "['.env', 'conf/app.json', 'src/a.js']"
+	local k0
+	k0=$(member @x/ui#build key)
+	put packages/ui/.env 'A=2'
+	local k1
+	k1=$(key_of @x/ui#build)
+	[ "$k1" != "$k0" ]
+	put packages/ui/conf/app.json '{ "x": 1 }'
+	[ "$(key_of @x/ui#build)" != "$k1" ]
+}
+
 @test "the root project's key leaves nested projects out" {
 	put vx.json '{ "tasks": { "r": { "exec": { "command": "true" }, "cache": {} } } }'
 	local k0
