@@ -482,6 +482,24 @@ refuse() { # refuse VXJSON EXPECTED-SUBSTRING...
 	assert_help_matches_man vx-graph
 }
 
+@test "vx's manual: its synopsis and exit status agree with vx --help, with vx why, vx clean and vx run's options" {
+	local man=$BATS_TEST_DIRNAME/../docs/man/vx.md sub
+	assert_help_matches_man vx
+	for sub in why clean; do
+		run -0 vx "$sub" --help
+		grep -qF -- "    ${lines[0]#usage: }" "$man" || fail "docs/man/vx.md lacks: ${lines[0]}"
+	done
+	# vx run's options, each under vx run
+	run -0 vx run --help
+	local opt
+	for opt in '-j, --jobs N' '--force' '--no-cache' '--dry' '--json' '--root DIR' '--remote-cache URL'; do
+		grep -qF -- "    $opt" "$man" || fail "docs/man/vx.md lacks vx run's $opt"
+		assert_output --partial "$opt"
+	done
+	# the keying limits are where users look
+	grep -q '^## KEYING LIMITS' "$man"
+}
+
 # --- the saved graphs (.vx/graph-<key>) ---------------------------------------
 
 # The cache keeps only notes of files last changed over a second before the
