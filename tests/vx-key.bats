@@ -190,7 +190,7 @@ for line in open(sys.argv[1]):
 	sb() {
 		put packages/ui/vx.json "{ \"tasks\": { \"build\": { \"exec\": { $cmd$1 }, $cache } } }"
 	}
-	local none block grant reordered spelled dupes macos
+	local none block grant reordered
 	sb ''
 	none=$(key_of @x/ui#build)
 	sb ', "sandbox": { "allow": { "read": ["src/", "."], "write": ["dist/"], "network": ["Example.com."] } }'
