@@ -218,11 +218,12 @@ static void id_hash(const char *id, char out[17])
 	snprintf(out, 17, "%016llx", (unsigned long long)XXH3_64bits(id, strlen(id)));
 }
 
-static char *why_path(const char *root, const char *id)
+/* which: "" for the last record, ".before" for the one it replaced */
+static char *why_path(const char *root, const char *id, const char *which)
 {
 	char h[17];
 	id_hash(id, h);
-	return xasprintf("%s/.vx/why/%s.json", root, h);
+	return xasprintf("%s/.vx/why/%s%s.json", root, h, which);
 }
 
 static void keys_load(struct runcache *rc, const char *root)
@@ -285,7 +286,11 @@ void runcache_remember(struct runcache *rc, const char *root, const char *id, co
 		free(dir);
 		rc->why_dir_made = true;
 	}
-	char *path = why_path(root, id);
+	char *path = why_path(root, id, ""), *before = why_path(root, id, ".before");
+	/* the record it replaces is what vx why compares the last run with */
+	if (rename(path, before) != 0)
+		unlink(before);
+	free(before);
 	char *tmp = xasprintf("%s.%d.tmp", path, (int)getpid());
 	int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
 	size_t n = strlen(text);
@@ -299,9 +304,9 @@ void runcache_remember(struct runcache *rc, const char *root, const char *id, co
 	cJSON_free(text);
 }
 
-cJSON *runcache_recall(const char *root, const char *id)
+cJSON *runcache_recall(const char *root, const char *id, bool before)
 {
-	char *path = why_path(root, id);
+	char *path = why_path(root, id, before ? ".before" : "");
 	char *text = fileio_read_at(AT_FDCWD, path, NULL);
 	free(path);
 	if (!text)

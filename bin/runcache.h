@@ -75,9 +75,10 @@ void runcache_unshadow(struct runcache *rc, const char *root, const char *dir);
 void runcache_close(struct runcache *rc);
 /* Empty the cache. 0 or -1 (after a message). */
 int runcache_clean(struct runcache *rc);
-/* Keep what the key folded (the record's "explain") for vx why. */
+/* Keep what the key folded (the record's "explain") for vx why, when the
+ * key moved; the record it replaces is kept as the one before. */
 void runcache_remember(struct runcache *rc, const char *root, const char *id, const cJSON *keyed);
-/* The last remembered record of id, or NULL. */
-cJSON *runcache_recall(const char *root, const char *id);
+/* The last remembered record of id (before: the one it replaced), or NULL. */
+cJSON *runcache_recall(const char *root, const char *id, bool before);
 
 #endif

@@ -19,7 +19,7 @@ static const char usage[] =
 	"  vx run TASK... [-j N] [--force] [--no-cache] [--dry] [--json]\n"
 	"                       run the tasks and their dependencies, restoring hits\n"
 	"  vx graph [TASK...]   the folded task graph, as vx-graph prints it\n"
-	"  vx why TASK...       which inputs moved each task's key since its last run\n"
+	"  vx why TASK...       what moved each task's key: for its last run, and since\n"
 	"  vx clean             empty the local cache\n"
 	"  vx <name> ARGS...    runs the program vx-<name> beside vx\n"
 	"  vx --help            this text\n"

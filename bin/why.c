@@ -14,9 +14,12 @@
 static const char why_usage[] =
 	"usage: vx why TASK... [--root DIR]\n"
 	"\n"
-	"Say which inputs moved each task's key since its last run, file by file\n"
-	"(R-12): input files changed, added or removed, env values, runtime\n"
-	"outputs, package.json, the root lockfiles, the command, dependency keys.\n";
+	"Say, file by file, which inputs moved each task's key (R-12): first what\n"
+	"moved the key of the last run against the run before it (why it missed;\n"
+	"runs that kept the key count as one), then what moved since the last run.\n"
+	"Input files changed, added or removed, env values, runtime outputs,\n"
+	"package.json, the root lockfiles, the command, exec.sandbox, dependency\n"
+	"keys.\n";
 
 /* The options vx why and vx clean share: --root DIR and --help. Returns -1
  * to go on, else the exit code. */
@@ -41,6 +44,15 @@ static int root_options(int argc, char **argv, const char *usage, const char **r
 		}
 	}
 	return -1;
+}
+
+/* What moved between two records' explains, one indented line each. */
+static void diff(const cJSON *was, const cJSON *now)
+{
+	size_t n = explain_diff(cJSON_GetObjectItemCaseSensitive(was, "explain"),
+		cJSON_GetObjectItemCaseSensitive(now, "explain"), stdout, "  ");
+	if (!n)
+		printf("  the key format changed\n");
 }
 
 int why_main(int argc, char **argv)
@@ -72,20 +84,33 @@ int why_main(int argc, char **argv)
 			printf("%s: a persistent task has no key\n", id);
 			continue;
 		}
-		cJSON *last = runcache_recall(wsroot, id);
+		cJSON *last = runcache_recall(wsroot, id, false);
+		cJSON *before = runcache_recall(wsroot, id, true);
 		const char *was = last ? graphin_str(last, "key") : NULL;
+		const char *prior = before ? graphin_str(before, "key") : NULL;
 		if (!was) {
 			printf("%s: key %s; no earlier run recorded\n", id, key);
-		} else if (strcmp(was, key) == 0) {
+			cJSON_Delete(last);
+			cJSON_Delete(before);
+			continue;
+		}
+		/* why the last run missed: its key against the one before it */
+		if (!prior || strcmp(prior, was) == 0) {
+			printf("%s: last run vs the run before: no run before it with another key "
+			       "recorded\n", id);
+		} else {
+			printf("%s: last run vs the run before: key moved from %s to %s\n", id, prior, was);
+			diff(before, last);
+		}
+		/* and what moved since */
+		if (strcmp(was, key) == 0) {
 			printf("%s: key %s unchanged since the last run\n", id, key);
 		} else {
 			printf("%s: key %s moved since the last run (was %s)\n", id, key, was);
-			size_t n = explain_diff(cJSON_GetObjectItemCaseSensitive(last, "explain"),
-				cJSON_GetObjectItemCaseSensitive(t, "explain"), stdout, "  ");
-			if (!n)
-				printf("  the key format changed\n");
+			diff(last, t);
 		}
 		cJSON_Delete(last);
+		cJSON_Delete(before);
 	}
 	graphin_free(&g);
 	return jsonl_out_finish();

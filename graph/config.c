@@ -7,6 +7,7 @@
 
 #include "err.h"
 #include "fileio.h"
+#include "jsonc.h"
 #include "jsonl.h"
 #include "netpat.h"
 #include "path.h"
@@ -482,6 +483,13 @@ void config_load(struct workspace *ws, struct project *p)
 	}
 	p->config = file;
 	const char *end = NULL;
+	size_t bad;
+	if (!jsonc_strip(text, &bad)) {
+		diag_config(ws, file, "(file)", "close it with */", "a comment that never ends, at line %zu",
+			jsonl_line_of(text, bad));
+		free(text);
+		return;
+	}
 	p->json = cJSON_ParseWithOpts(text, &end, 1);
 	if (!p->json) {
 		size_t off = end ? (size_t)(end - text) : 0;

@@ -266,7 +266,11 @@ void graph_keyed(struct task **order, size_t n)
 			const struct edge *ed = &t->edges[e];
 			if (!ed->folded)
 				continue;
-			if (ed->to->cache) {
+			/* every exec task folds its project's files, cached or not
+			 * (an uncached one over all of them, R-8): the design's
+			 * corrected rule; a group folds none, a persistent one is
+			 * never folded */
+			if (ed->to->kind == TASK_EXEC) {
 				size_t one = ed->to->proj->index;
 				set_union(&t->keyed, &t->nkeyed, &one, 1);
 			}

@@ -5,7 +5,8 @@
  * that name nothing. graph_select marks the tasks asked for (R-40) and
  * everything they depend on, refuses cycles among them, and returns them in
  * dependency order. graph_keyed computes K(T) for each selected task: the
- * projects of the cached tasks the fold relation reaches from it.
+ * projects of the exec tasks, cached or not, the fold relation reaches from
+ * it (an uncached exec task's key folds all its files, R-8).
  * Errors are config errors (ws->errors), or -1 for a TASK naming nothing.
  */
 #ifndef VX_GRAPH_GRAPH_H

@@ -56,7 +56,8 @@ struct task {
 	size_t nedges;
 	/* traversal state */
 	int mark;
-	size_t *keyed; /* K(T) closure without T: sorted project indices */
+	size_t *keyed; /* K(T) closure without T: sorted project indices of the
+			* exec tasks it folds, cached or not */
 	size_t nkeyed;
 };
 

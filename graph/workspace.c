@@ -15,6 +15,7 @@
 #include "fileio.h"
 #include "glob.h"
 #include "par.h"
+#include "jsonc.h"
 #include "jsonl.h"
 #include "path.h"
 #include "walk.h"
@@ -360,7 +361,13 @@ void workspace_load(struct workspace *ws)
 			add_pattern_array(ws, &ps, w, "package.json", "workspaces");
 	}
 	read_pnpm(ws, &ps, rootfd);
-	cJSON *rootvx = read_json(ws, rootfd, "vx.json", "vx.json");
+	/* vx.json may hold comments (jsonc.h); config_load says where one is unclosed */
+	char *vxtext = gcache_read(rootfd, "vx.json");
+	int vxerr = vxtext ? 0 : errno;
+	size_t bad;
+	cJSON *rootvx = vxtext && !jsonc_strip(vxtext, &bad) ? NULL
+		: parse_json(ws, vxtext, vxerr, "vx.json");
+	free(vxtext);
 	if (rootvx) {
 		const cJSON *pr = cJSON_GetObjectItemCaseSensitive(rootvx, "projects");
 		if (pr)

@@ -24,6 +24,8 @@ struct walkarg {
 	size_t baselen;
 	const char *const *exclude;
 	size_t nexclude;
+	const char *const *globs; /* the task's, base-relative */
+	size_t nglobs;
 	struct inputs *out;
 	char *buf; /* scratch for root-relative paths */
 	size_t cap;
@@ -60,13 +62,29 @@ static int cmp_str(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
+/* Does a glob free of magic name rel itself (exact) or a path under it?
+ * A file the user names outright is an input even when .gitignore ignores
+ * it (a .env beside the code): its edit must move the key. */
+static bool named(const struct walkarg *w, const char *rel, bool exact)
+{
+	size_t n = strlen(rel);
+	for (size_t i = 0; i < w->nglobs; i++) {
+		const char *g = w->globs[i];
+		if (g[0] == '!' || glob_has_magic(g) || strncmp(g, rel, n) != 0)
+			continue;
+		if (exact ? g[n] == '\0' : g[n] == '/')
+			return true;
+	}
+	return false;
+}
+
 static bool skip_dir(const char *rel, void *arg)
 {
 	struct walkarg *w = arg;
 	const char *p = rootrel(w, rel);
 	if (w->c->nskip && bsearch(&p, w->c->skip_dirs, w->c->nskip, sizeof(char *), cmp_str))
 		return true;
-	return ignore_match(w->c->ig, p, true);
+	return ignore_match(w->c->ig, p, true) && !named(w, rel, false);
 }
 
 /* a directory the walk lists without a .gitignore needs no probe for one */
@@ -144,7 +162,7 @@ static int add_file(const char *rel, const struct stat *st, void *arg)
 		if (glob_match(w->exclude[i], rel))
 			return 0;
 	const char *p = rootrel(w, rel);
-	if (ignore_match(w->c->ig, p, false))
+	if (ignore_match(w->c->ig, p, false) && !named(w, rel, true))
 		return 0;
 	struct inputs *o = w->out;
 	if (o->n == o->cap) {
@@ -174,7 +192,7 @@ int inputs_collect(struct inputs_ctx *c, const char *base, const char *const *gl
 		return 0;
 	const char *b = strcmp(base, ".") == 0 ? "" : base;
 	struct walkarg w = {.c = c, .base = b, .baselen = strlen(b), .exclude = exclude,
-		.nexclude = nexclude, .out = out};
+		.nexclude = nexclude, .globs = globs, .nglobs = nglobs, .out = out};
 	char *dir = *b ? path_join(c->root, b) : xstrdup(c->root);
 	struct walk_opts o = {.globs = globs, .nglobs = nglobs, .skip = skip_dir, .enter = entered,
 		.cache = c->sc ? &listings : NULL, .arg = &w};

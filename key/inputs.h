@@ -3,7 +3,9 @@
  * inputs_collect lists the files under base (root-relative, "." for the root)
  * that the globs select ("!" entries exclude, last match wins), leaving out
  * node_modules/, .git/, .vx/, the directories in skip_dirs (root-relative,
- * sorted: nested projects), what the workspace's .gitignore files ignore, and
+ * sorted: nested projects), what the workspace's .gitignore files ignore
+ * (but for a path a glob free of magic names outright: a gitignored .env
+ * named in the inputs is one), and
  * what the exclude globs match (a task's declared outputs, base-relative).
  * inputs_hash fills in every file's hash: from the stat cache where it is
  * trusted, otherwise by reading the file, on up to four threads; a file that

@@ -13,13 +13,15 @@
 #define XXH_STATIC_LINKING_ONLY /* XXH3_state_t on the stack */
 #include <xxhash.h>
 
+#include "canon.h"
 #include "err.h"
 #include "glob.h"
 #include "path.h"
+#include "runtime.h"
 #include "shadow.h"
 #include "wsroot.h"
 
-#define KEY_FORMAT "vx-key 2"
+#define KEY_FORMAT "vx-key 3"
 
 
 /* What the final rule needs of a task already keyed. */
@@ -158,6 +160,7 @@ void key_init(struct keyer *k, const char *root, const cJSON *graph, bool live)
 	free(early_root);
 	strmap_init(&k->tasks);
 	strmap_init(&k->runtime);
+	strmap_init(&k->warned);
 	/* nested projects are walls for the projects around them (the root's
 	 * above all); copied, the graph record is freed after this */
 	const cJSON *p, *projects = jget(graph, "projects");
@@ -170,6 +173,16 @@ void key_init(struct keyer *k, const char *root, const cJSON *graph, bool live)
 	}
 	qsort(dirs, n, sizeof(*dirs), cmp_str);
 	k->in.skip_dirs = (const char *const *)dirs;
+	/* what vx-sandbox needs of the graph to run a runtime command */
+	cJSON *g = cJSON_CreateObject();
+	cJSON_AddStringToObject(g, "type", "graph");
+	cJSON_AddNumberToObject(g, "v", 1);
+	cJSON_AddStringToObject(g, "root", root);
+	cJSON_AddItemToObject(g, "projects", projects ? cJSON_Duplicate(projects, 1) : cJSON_CreateArray());
+	char *line = cJSON_PrintUnformatted(g);
+	k->graph = xstrdup(line);
+	cJSON_free(line);
+	cJSON_Delete(g);
 	k->in.nskip = n;
 }
 
@@ -274,59 +287,34 @@ static void task_clear(struct task *t)
 	t->nreach = t->ndeps = 0;
 }
 
-/* Run a runtime command in the project dir, once per process: the hash of
- * its stdout, and of its exit status when that is not 0. */
-static const struct runtime_out *runtime_run(struct keyer *k, const char *dir, const char *cmd)
+/* A runtime command's output, once per process for each project, command
+ * and boundary (runtime.h): NULL after a message when a sandboxed task's
+ * command cannot run in its sandbox. sbc: the canonical sandbox, or NULL. */
+static const struct runtime_out *runtime_run(struct keyer *k, const cJSON *rec, const char *dir,
+	const char *cmd, const char *sbc)
 {
-	char *id = xasprintf("%s\n%s", dir, cmd);
+	/* a sandboxed task's linked packages follow its cache and keyed too */
+	char *keyed = sbc ? cJSON_PrintUnformatted(jget(rec, "keyed")) : NULL;
+	char *id = xasprintf("%s\n%s\n%s\n%d\n%s", dir, cmd, sbc ? sbc : "",
+		cJSON_IsObject(jget(rec, "cache")), keyed ? keyed : "");
+	cJSON_free(keyed);
 	struct runtime_out *ro = strmap_get(&k->runtime, id);
 	if (ro) {
 		free(id);
 		return ro;
 	}
+	uint8_t h[16];
+	int code;
+	if (runtime_exec(k->in.root, dir, cmd, k->graph, sbc ? rec : NULL, h, &code) != 0) {
+		free(id);
+		return NULL;
+	}
+	if (code != 0)
+		err_warn("inputs.runtime '%s' in '%s'%s exited %d; its status folds into the key", cmd,
+			dir, sbc ? " (inside the task's sandbox)" : "", code);
 	ro = xcalloc(1, sizeof(*ro));
+	memcpy(ro->hash, h, 16);
 	strmap_put(&k->runtime, id, ro);
-	char *cwd = path_join(k->in.root, dir);
-	XXH3_state_t s;
-	XXH3_128bits_reset(&s);
-	int p[2], code = 127;
-	pid_t pid = -1;
-	if (pipe2(p, O_CLOEXEC) == 0) {
-		pid = fork();
-		if (pid == 0) {
-			dup2(p[1], 1);
-			int nul = open("/dev/null", O_RDONLY);
-			if (nul >= 0)
-				dup2(nul, 0);
-			if (chdir(cwd) == 0)
-				execl("/bin/sh", "sh", "-c", cmd, (char *)NULL);
-			_exit(127);
-		}
-		close(p[1]);
-		char buf[8192];
-		ssize_t n;
-		while (pid > 0 && (n = read(p[0], buf, sizeof(buf))) != 0) {
-			if (n < 0 && errno == EINTR)
-				continue;
-			if (n < 0)
-				break;
-			XXH3_128bits_update(&s, buf, (size_t)n);
-		}
-		close(p[0]);
-		int st = 0;
-		while (pid > 0 && waitpid(pid, &st, 0) < 0 && errno == EINTR)
-			;
-		if (pid > 0)
-			code = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
-	}
-	if (code != 0) {
-		char tail[32];
-		int n = snprintf(tail, sizeof(tail), "%cexit %d", 0, code);
-		XXH3_128bits_update(&s, tail, (size_t)n);
-		err_warn("inputs.runtime '%s' in '%s' exited %d; its status folds into the key", cmd, dir, code);
-	}
-	digest16(&s, ro->hash);
-	free(cwd);
 	return ro;
 }
 
@@ -380,12 +368,19 @@ static bool linked_elsewhere(const struct keyer *k, const char *base, const char
 	return !own;
 }
 
-/* The input files of an exec task, folded in and listed in ex. */
+/* The input files of an exec task, folded in and listed in ex. matched,
+ * when given, says for each glob whether it selected a file. */
 static int fold_files(struct keyer *k, XXH3_state_t *s, const char *section, const char *base,
-	const char *const *globs, size_t ng, const char *const *outs, size_t no, cJSON *ex)
+	const char *const *globs, size_t ng, const char *const *outs, size_t no, cJSON *ex,
+	bool *matched)
 {
 	struct inputs in;
 	int rc = inputs_collect(&k->in, base, globs, ng, outs, no, &in);
+	for (size_t g = 0; rc == 0 && matched && g < ng; g++) {
+		matched[g] = globs[g][0] == '!';
+		for (size_t i = 0; i < in.n && !matched[g]; i++)
+			matched[g] = glob_match(globs[g], input_rel(&in, i));
+	}
 	for (size_t i = 0; rc == 0 && i < in.n; i++)
 		if (linked_elsewhere(k, base, input_rel(&in, i), &in.v[i].st))
 			k->in.linked++;
@@ -409,6 +404,23 @@ static int fold_files(struct keyer *k, XXH3_state_t *s, const char *section, con
 	return rc;
 }
 
+/* A workspaceFiles glob that selects no file keys nothing, which its
+ * author did not mean: once per task and glob per process. */
+static void warn_unmatched(struct keyer *k, const cJSON *rec, const char *glob, size_t i)
+{
+	const char *id = jstr(rec, "id"), *name = jstr(rec, "name"), *file = jstr(rec, "config");
+	char *seen = xasprintf("%s\n%s", id, glob);
+	if (strmap_get(&k->warned, seen)) {
+		free(seen);
+		return;
+	}
+	strmap_put(&k->warned, seen, seen);
+	err_warn("%s: tasks.%s.cache.inputs.workspaceFiles[%zu]: '%s' matches no file, so %s's key "
+		 "folds nothing for it; fix: write a glob relative to the workspace root that names "
+		 "files (gitignored ones and node_modules never count), or remove it",
+		file ? file : "(no vx.json)", name ? name : id, i, glob, id);
+}
+
 static int key_exec(struct keyer *k, XXH3_state_t *s, const cJSON *rec, const char *dir,
 	const char *where, cJSON *ex)
 {
@@ -425,6 +437,26 @@ static int key_exec(struct keyer *k, XXH3_state_t *s, const cJSON *rec, const ch
 		hash_bytes(cmd, strlen(cmd), h);
 		hex(h, hx);
 		cJSON_AddStringToObject(ex, "command", hx);
+	}
+	/* the boundary it runs under: another boundary, another result */
+	const cJSON *sb = jget(rec, "sandbox");
+	if (sb && !cJSON_IsNull(sb) && !cJSON_IsObject(sb)) {
+		err_warn("%s: invalid record: \"sandbox\" must be an object or null", where);
+		return -1;
+	}
+	char *sbc = canon_sandbox(sb);
+	put_str(s, "sandbox");
+	put_u64(s, sbc != NULL);
+	if (sbc)
+		put_str(s, sbc);
+	if (ex) {
+		uint8_t h[16];
+		char hx[33];
+		if (sbc) {
+			hash_bytes(sbc, strlen(sbc), h);
+			hex(h, hx);
+		}
+		cJSON_AddItemToObject(ex, "sandbox", sbc ? cJSON_CreateString(hx) : cJSON_CreateNull());
 	}
 	const cJSON *cache = jget(rec, "cache"), *inp = jget(cache, "inputs");
 	bool cached = cJSON_IsObject(cache);
@@ -445,9 +477,21 @@ static int key_exec(struct keyer *k, XXH3_state_t *s, const cJSON *rec, const ch
 		qsort(rt, nr, sizeof(*rt), cmp_str);
 	/* no cache, or no inputs.files: every file of the project */
 	bool dflt = !cached || !jget(inp, "files") || cJSON_IsNull(jget(inp, "files"));
-	if (fold_files(k, s, "files", dir, dflt ? all : globs, dflt ? 1 : ng, outs, no, ex) != 0)
+	if (fold_files(k, s, "files", dir, dflt ? all : globs, dflt ? 1 : ng, outs, no, ex, NULL) != 0)
 		goto out;
-	if (fold_files(k, s, "workspaceFiles", ".", wsf, nw, NULL, 0, ex) != 0)
+	/* root-relative globs the user wrote: they reach into the projects
+	 * nested in the root too (a sibling's sources, as the withheld-link
+	 * hint recommends), which a project's own files leave out */
+	bool *matched = xcalloc(nw + 1, sizeof(bool));
+	size_t nskip = k->in.nskip;
+	k->in.nskip = 0;
+	int wr = fold_files(k, s, "workspaceFiles", ".", wsf, nw, NULL, 0, ex, matched);
+	k->in.nskip = nskip;
+	for (size_t i = 0; wr == 0 && i < nw; i++)
+		if (!matched[i])
+			warn_unmatched(k, rec, wsf[i], i);
+	free(matched);
+	if (wr != 0)
 		goto out;
 
 	put_str(s, "env");
@@ -474,7 +518,9 @@ static int key_exec(struct keyer *k, XXH3_state_t *s, const cJSON *rec, const ch
 	put_u64(s, nr);
 	cJSON *exr = ex ? cJSON_AddObjectToObject(ex, "runtime") : NULL;
 	for (size_t i = 0; i < nr; i++) {
-		const struct runtime_out *ro = runtime_run(k, dir, rt[i]);
+		const struct runtime_out *ro = runtime_run(k, rec, dir, rt[i], sbc);
+		if (!ro)
+			goto out;
 		put_str(s, rt[i]);
 		put(s, ro->hash, 16);
 		if (exr) {
@@ -505,6 +551,7 @@ static int key_exec(struct keyer *k, XXH3_state_t *s, const cJSON *rec, const ch
 	}
 	rc = 0;
 out:
+	free(sbc);
 	free(globs);
 	free(outs);
 	free(wsf);
@@ -725,12 +772,16 @@ void key_free(struct keyer *k)
 		free(k->runtime.vals[i]);
 	}
 	strmap_free(&k->runtime);
+	for (size_t i = 0; i < k->warned.cap; i++)
+		free((char *)k->warned.keys[i]);
+	strmap_free(&k->warned);
 	for (size_t i = 0; i < k->in.nskip; i++)
 		free((char *)k->in.skip_dirs[i]);
 	free((void *)k->in.skip_dirs);
 	statcache_free(k->in.sc);
 	ignore_free(k->in.ig);
 	free((char *)k->in.root);
+	free(k->graph);
 	statcache_free(k->early); /* key_prepare's, when no key_init took it */
 	free(k->early_root);
 }

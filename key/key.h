@@ -4,11 +4,15 @@
  * The key is XXH3-128 over a message of fields, each written as a u64
  * little-endian length and its bytes, lists as a u64 count then their items,
  * so two different inputs never give the same bytes:
- *   "vx-key 2", kind,
+ *   "vx-key 3", kind,
  *   exec:  "command", command;
+ *          "sandbox", 0 | 1 then exec.sandbox in its canonical spelling
+ *            (canon.h: members sorted, lists as sets, defaults dropped);
  *          "files", n, (project-relative path, content hash)* sorted by path
  *            (a symlink's content hash covers "link\0" + its target);
- *          "workspaceFiles", n, (root-relative path, content hash)* sorted;
+ *          "workspaceFiles", n, (root-relative path, content hash)* sorted
+ *            (nested projects are no wall here: the globs are the user's;
+ *            one that selects no file is a warning, once per task and glob);
  *          "env", n, (name, 0 | 1 then value)* sorted by name;
  *          "runtime", n, (command, hash of stdout, and of the exit status
  *            when it is not 0)* sorted by command;
@@ -47,6 +51,8 @@ struct keyer {
 	struct inputs_ctx in;
 	struct strmap tasks;   /* task id -> struct task (key.c) */
 	struct strmap runtime; /* "dir\ncmd" -> struct runtime_out (key.c) */
+	char *graph;           /* the graph record for vx-sandbox (runtime.h) */
+	struct strmap warned;  /* "id\nglob": unmatched workspaceFiles said once */
 	bool live;             /* inputs may change between records */
 	bool have_fp;
 	bool fp_linked;        /* a root lockfile has more than one hard link */

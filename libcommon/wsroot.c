@@ -10,6 +10,7 @@
 
 #include "err.h"
 #include "fileio.h"
+#include "jsonc.h"
 #include "path.h"
 
 const char *const wsroot_fingerprint[WSROOT_NFINGERPRINT] = {
@@ -51,7 +52,8 @@ int wsroot_find(const char *start, const char *override, bool loud, char **root)
 			if (!found)
 				found = faccessat(fd, "pnpm-workspace.yaml", F_OK, 0) == 0;
 			if (!found && (text = fileio_read_at(fd, "vx.json", NULL))) {
-				if ((j = cJSON_Parse(text))) {
+				size_t bad;
+				if (jsonc_strip(text, &bad) && (j = cJSON_Parse(text))) {
 					found = cJSON_GetObjectItemCaseSensitive(j, "projects") != NULL;
 					cJSON_Delete(j);
 				}

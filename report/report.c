@@ -488,13 +488,21 @@ bool report_judge(struct report *r, int exit_code)
 		pkg = package_of(r, dir);
 		rd = path_relative(r->root, dir);
 		rl = path_relative(r->root, link);
-		if (!pkg)
-			pkg = rd;
-		line = xasprintf("vx: %s read %s through %s, and its key folds no cached task of "
-			"%s, so an edit there would not re-run it; fix: add a dependsOn edge that "
-			"reaches one (^build where %s#build keys its sources, or a source task), or "
-			"grant and key the files yourself (allow.read plus cache.inputs.workspaceFiles)",
-			r->id, rd, rl, pkg, pkg);
+		if (!pkg) {
+			/* no project: no task there, so no dependsOn edge can key it */
+			char *sp = spell(r, dir);
+			line = xasprintf("vx: %s read %s through %s, which is no project of the "
+				"workspace, so no task's key can answer for it; fix: grant and key the "
+				"files yourself (allow.read: ['%s'] plus cache.inputs.workspaceFiles: "
+				"['%s/**'])", r->id, rd, rl, sp, rd);
+			free(sp);
+		} else {
+			line = xasprintf("vx: %s read %s through %s, and its key folds no cached task of "
+				"%s, so an edit there would not re-run it; fix: add a dependsOn edge that "
+				"reaches one (^build where %s#build keys its sources, or a source task), or "
+				"grant and key the files yourself (allow.read plus cache.inputs.workspaceFiles)",
+				r->id, rd, rl, pkg, pkg);
+		}
 		put("hint", NULL, line);
 		nhint++;
 		free(line);

@@ -162,13 +162,23 @@ two_pkgs() {
 	assert_equal "$(field "$output" @x/app#test keyed)" '["@x/ui"]'
 }
 
-@test "K(T): only an uncached P#build reached gives {}" {
+@test "K(T): an uncached P#build reached gives {ui}: its key folds all of ui's files (the design's correction)" {
+	# issue 19 item 6: with {} the link was withheld and the hint said "an
+	# edit there would not re-run it" while the key did move
 	pkg packages/ui @x/ui '' '{ "tasks": { "build": { "exec": { "command": "true" } } } }'
 	pkg packages/app @x/app '{ "@x/ui": "*" }' '{ "tasks": {
 		"test": { "exec": { "command": "true" }, "dependsOn": ["^build"], "cache": {} } } }'
 	run -0 vx-graph @x/app#test
-	assert_equal "$(field "$output" @x/app#test keyed)" '[]'
+	assert_equal "$(field "$output" @x/app#test keyed)" '["@x/ui"]'
 	assert_equal "$(field "$output" @x/app#test folds)" '["@x/ui#build"]'
+}
+
+@test "K(T): a group of ui reached, folding nothing of ui's, gives {}" {
+	pkg packages/ui @x/ui '' '{ "tasks": { "all": { } } }'
+	pkg packages/app @x/app '{ "@x/ui": "*" }' '{ "tasks": {
+		"test": { "exec": { "command": "true" }, "dependsOn": ["^all"], "cache": {} } } }'
+	run -0 vx-graph @x/app#test
+	assert_equal "$(field "$output" @x/app#test keyed)" '[]'
 }
 
 @test "K(T): T's inputs.tasks ['!^build'] gives {}" {
@@ -200,7 +210,8 @@ two_pkgs() {
 	pkg packages/app @x/app '{ "@x/lib": "*" }' '{ "tasks": {
 		"test": { "exec": { "command": "true" }, "dependsOn": ["^build"], "cache": {} } } }'
 	run -0 vx-graph @x/app#test
-	assert_equal "$(field "$output" @x/app#test keyed)" '["@x/ui"]'
+	# lib#build is uncached, so its key folds lib's files too
+	assert_equal "$(field "$output" @x/app#test keyed)" '["@x/lib","@x/ui"]'
 }
 
 @test "K(T): a persistent task passes nothing on; keyed is always present" {
@@ -356,9 +367,51 @@ refuse() { # refuse VXJSON EXPECTED-SUBSTRING...
 
 @test "refuse: invalid JSON names the line" {
 	pkg packages/a @x/a
-	printf '{\n  "tasks": {\n    "b": { "exec": { "command": "x" }, }\n  }\n}\n' > packages/a/vx.json
+	printf '{\n  "tasks": {\n    "b": { "exec": { "command": "x" } "cache": {} }\n  }\n}\n' > packages/a/vx.json
 	run -2 vx-graph
 	assert_output "vx-graph: packages/a/vx.json: (file): invalid JSON at line 3; fix: correct the JSON syntax"
+}
+
+@test "vx.json with comments and trailing commas, as tsconfig.json is written" {
+	# issue 22 item 2
+	pkg packages/a @x/a '' '// the a package
+{
+  /* its tasks,
+     one per line */
+  "tasks": {
+    "b": {
+      "exec": { "command": "echo http://x/* not a comment */ // nor this", }, // a trailing comma
+      "cache": { "inputs": { "files": ["src/**", /* "dist/**", */ ], }, },
+    },
+  },
+}'
+	run -0 vx-graph
+	assert_equal "$(field "$output" @x/a#b command)" '"echo http://x/* not a comment */ // nor this"'
+	assert_equal "$(field "$output" @x/a#b cache)" '{"inputs":{"files":["src/**"],"env":[],"runtime":[],"workspaceFiles":[]},"outputs":{"files":[]}}'
+	# a root marked by a commented vx.json's projects
+	rm package.json
+	put vx.json '{ /* the workspace */ "projects": ["packages/*"], // all of them
+}'
+	cd packages/a
+	run -0 vx-graph
+	assert_equal "$(ids "$output")" "@x/a#b"
+}
+
+@test "vx.json with comments: errors still name the file, the line and the key" {
+	pkg packages/a @x/a
+	printf '// one\n/* two\n   three */\n{ "tasks": {\n  "b": { "exec": { "command": "x" }, "cahce": {}, },\n} }\n' > packages/a/vx.json
+	run -2 vx-graph
+	assert_output "vx-graph: packages/a/vx.json: tasks.b.cahce: unknown key; fix: remove it or use one of: exec, dependsOn, cache"
+	printf '// one\n/* two */\n{ "tasks": {\n  "b": { "exec": { "command": "x" } "cache": {} }\n} }\n' > packages/a/vx.json
+	run -2 vx-graph
+	assert_output "vx-graph: packages/a/vx.json: (file): invalid JSON at line 4; fix: correct the JSON syntax"
+	# a lone comma is no trailing comma
+	printf '{ "tasks": {\n  "b": { "exec": { "command": "x" }, "dependsOn": [,] }\n} }\n' > packages/a/vx.json
+	run -2 vx-graph
+	assert_output "vx-graph: packages/a/vx.json: (file): invalid JSON at line 2; fix: correct the JSON syntax"
+	printf '{ "tasks": {}\n/* never closed\n}\n' > packages/a/vx.json
+	run -2 vx-graph
+	assert_output "vx-graph: packages/a/vx.json: (file): a comment that never ends, at line 2; fix: close it with */"
 }
 
 @test "refuse: a key given twice" {
@@ -427,6 +480,24 @@ refuse() { # refuse VXJSON EXPECTED-SUBSTRING...
 
 @test "--help agrees with the manual page's synopsis and options" {
 	assert_help_matches_man vx-graph
+}
+
+@test "vx's manual: its synopsis and exit status agree with vx --help, with vx why, vx clean and vx run's options" {
+	local man=$BATS_TEST_DIRNAME/../docs/man/vx.md sub
+	assert_help_matches_man vx
+	for sub in why clean; do
+		run -0 vx "$sub" --help
+		grep -qF -- "    ${lines[0]#usage: }" "$man" || fail "docs/man/vx.md lacks: ${lines[0]}"
+	done
+	# vx run's options, each under vx run
+	run -0 vx run --help
+	local opt
+	for opt in '-j, --jobs N' '--force' '--no-cache' '--dry' '--json' '--root DIR' '--remote-cache URL'; do
+		grep -qF -- "    $opt" "$man" || fail "docs/man/vx.md lacks vx run's $opt"
+		assert_output --partial "$opt"
+	done
+	# the keying limits are where users look
+	grep -q '^## KEYING LIMITS' "$man"
 }
 
 # --- the saved graphs (.vx/graph-<key>) ---------------------------------------

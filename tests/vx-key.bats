@@ -116,6 +116,49 @@ for line in open(sys.argv[1]):
 	[ "$(member @x/ui#build key <(printf '%s\n' "$output"))" != "$k1" ]
 }
 
+@test "runtime commands of a sandboxed task run inside its sandbox: no write past its grants, no credential read" {
+	# issue 20 item 2: they ran on the host, from vx-key, even with --dry
+	export HOME=$BATS_TEST_TMPDIR/home
+	mkdir -p "$HOME/.ssh"
+	echo 'secret 1' > "$HOME/.ssh/id_rsa"
+	local out=$BATS_TEST_TMPDIR/outside.txt
+	put packages/ui/vx.json "{ \"tasks\": { \"build\": {
+		\"exec\": { \"command\": \"true\", \"sandbox\": { \"allow\": { \"read\": [\".\"] } } },
+		\"cache\": { \"inputs\": { \"files\": [\"src/**\"], \"runtime\": [
+			\"cat $HOME/.ssh/id_rsa\",
+			\"echo pwned > ../../escaped.txt; echo pwned > $out; echo pwned > README.md; echo done\",
+			\"cat README.md\" ] } } } } }"
+	local k0 k1
+	k0=$(key_of @x/ui#build)
+	assert_file_not_exists "$WS/escaped.txt"
+	assert_file_not_exists "$out"
+	assert_equal "$(cat "$WS/packages/ui/README.md")" readme
+	# the credential never reached the key: another secret, the same key
+	echo 'secret 2' > "$HOME/.ssh/id_rsa"
+	assert_equal "$(key_of @x/ui#build)" "$k0"
+	# what its grant does let it read folds in: README.md is no input file
+	put packages/ui/README.md 'readme v2'
+	k1=$(key_of @x/ui#build)
+	[ "$k1" != "$k0" ]
+	# and the refused ones say so, once each, naming the sandbox
+	vx-graph --root "$WS" > "$GRAPH"
+	run -0 --separate-stderr vx-key < "$GRAPH"
+	assert_regex "$stderr" "vx-key: inputs.runtime 'cat $HOME/.ssh/id_rsa' in 'packages/ui' \\(inside the task's sandbox\\) exited 1; its status folds into the key"
+}
+
+@test "runtime commands of a sandboxed task: no vx-sandbox beside vx-key is a refusal, never a run on the host" {
+	local bin=$BATS_TEST_TMPDIR/bin
+	mkdir -p "$bin"
+	cp "$VX_BIN_DIR/vx-key" "$bin/"
+	put packages/ui/vx.json '{ "tasks": { "build": {
+		"exec": { "command": "true", "sandbox": { "allow": { "read": ["."] } } },
+		"cache": { "inputs": { "runtime": ["echo ran > ran.txt"] } } } } }'
+	vx-graph --root "$WS" > "$GRAPH"
+	run -1 --separate-stderr "$bin/vx-key" < "$GRAPH"
+	assert_equal "$stderr" "vx-key: @x/ui#build: inputs.runtime 'echo ran > ran.txt' must run in the task's sandbox, and '$bin/vx-sandbox' cannot run (No such file or directory); fix: install vx-sandbox beside vx-key (make install)"
+	assert_file_not_exists "$WS/packages/ui/ran.txt"
+}
+
 @test "the project's package.json and a root lockfile fold in" {
 	local k0 k1 k2
 	k0=$(key_of @x/ui#build)
@@ -138,6 +181,108 @@ for line in open(sys.argv[1]):
 	[ "$(key_of @x/ui#build)" != "$k0" ]
 	keyed --explain
 	assert_equal "$(member @x/ui#build explain | /usr/bin/python3 -c 'import json,sys; print(list(json.load(sys.stdin)["workspaceFiles"]))')" "['tsconfig.base.json']"
+}
+
+@test "exec.sandbox folds into the key: adding, changing or removing it moves the key; reordering does not" {
+	# issue 18 item 3: outputs made under another boundary are another result
+	local cmd='"command": "echo ui"'
+	local cache='"cache": { "inputs": { "files": ["src/**"] } }'
+	sb() {
+		put packages/ui/vx.json "{ \"tasks\": { \"build\": { \"exec\": { $cmd$1 }, $cache } } }"
+	}
+	local none block grant reordered
+	sb ''
+	none=$(key_of @x/ui#build)
+	sb ', "sandbox": { "allow": { "read": ["src/", "."], "write": ["dist/"], "network": ["Example.com."] } }'
+	block=$(key_of @x/ui#build)
+	[ "$block" != "$none" ]
+	# a grant changed: another key
+	sb ', "sandbox": { "allow": { "read": ["src/", "."], "write": ["out/"], "network": ["Example.com."] } }'
+	grant=$(key_of @x/ui#build)
+	[ "$grant" != "$block" ] && [ "$grant" != "$none" ]
+	sb ', "sandbox": { "allow": { "read": ["src/", "."], "write": ["dist/"], "network": ["example.com"] }, "weakerWhenNested": true }'
+	[ "$(key_of @x/ui#build)" != "$block" ]
+	# the same boundary spelled in another order: the same key
+	sb ', "sandbox": { "allow": { "network": ["example.com"], "write": ["dist/"], "read": [".", "src/", "."] } }'
+	reordered=$(key_of @x/ui#build)
+	assert_equal "$reordered" "$block"
+	sb ', "sandbox": { "allow": { "write": ["dist/"], "read": [".", "src/"], "network": ["EXAMPLE.COM"], "gitConfig": false, "pty": true }, "ignore": { "read": [] } }'
+	assert_equal "$(key_of @x/ui#build)" "$block"
+	# the sandbox moved after the exec's command in the file: the same key
+	put packages/ui/vx.json "{ \"tasks\": { \"build\": { $cache, \"exec\": { \"sandbox\": { \"allow\": { \"write\": [\"dist/\"], \"network\": [\"example.com\"], \"read\": [\".\", \"src/\"] } }, $cmd } } } }"
+	assert_equal "$(key_of @x/ui#build)" "$block"
+	# removed again: back to the unsandboxed key
+	sb ''
+	assert_equal "$(key_of @x/ui#build)" "$none"
+	# the baseline block is a boundary too
+	sb ', "sandbox": {}'
+	[ "$(key_of @x/ui#build)" != "$none" ]
+	keyed --explain
+	run -0 member @x/ui#build explain
+	assert_output --regexp '"sandbox":"[0-9a-f]{32}"'
+}
+
+@test "workspaceFiles reach into a project: a sibling's sources fold in, and an edit there moves the key" {
+	# issue 19 item 3: the remedy the withheld-link hint names gave {} and a stale hit
+	put packages/app/vx.json '{ "tasks": { "test": { "exec": { "command": "true" },
+		"cache": { "inputs": { "files": ["src/**"], "workspaceFiles": ["packages/ui/src/**"] } } } } }'
+	keyed --explain
+	assert_equal "$(member @x/app#test explain | /usr/bin/python3 -c 'import json,sys; print(sorted(json.load(sys.stdin)["workspaceFiles"]))')" "['packages/ui/src/a.js']"
+	local k0
+	k0=$(member @x/app#test key)
+	put packages/ui/src/a.js 'export const label = "v2";'
+	[ "$(key_of @x/app#test)" != "$k0" ]
+}
+
+@test "a workspaceFiles glob that matches no file is one warning naming the vx.json, the task and the glob" {
+	put packages/app/vx.json '{ "tasks": { "test": { "exec": { "command": "true" },
+		"cache": { "inputs": { "workspaceFiles": ["packages/ui/src/**", "packages/ui/sources/**", "!x", "node_modules/**"] } } } } }'
+	vx-graph --root "$WS" > "$GRAPH"
+	# sent twice, as vx run sends a task before and after it ran: said once
+	cat "$GRAPH" <(tail -n +2 "$GRAPH") > "$GRAPH.twice"
+	run -0 --separate-stderr vx-key < "$GRAPH.twice"
+	assert_equal "$(printf '%s\n' "$stderr" | grep -c '^vx-key: ')" 2
+	assert_equal "$(printf '%s\n' "$stderr" | grep -c "packages/app/vx.json: tasks.test.cache.inputs.workspaceFiles\[1\]: 'packages/ui/sources/\*\*' matches no file, so @x/app#test's key folds nothing for it; fix: ")" 1
+	assert_equal "$(printf '%s\n' "$stderr" | grep -c "workspaceFiles\[3\]: 'node_modules/\*\*' matches no file")" 1
+	# a glob that matches is not named
+	refute_regex "$stderr" "workspaceFiles\[0\]"
+}
+
+# root_links: node_modules/@x/{ui,app} as npm and Yarn lay them out.
+root_links() {
+	mkdir -p "$WS/node_modules/@x"
+	ln -s ../../packages/ui "$WS/node_modules/@x/ui"
+	ln -s ../../packages/app "$WS/node_modules/@x/app"
+}
+
+@test "K(T) in vx run: an edge to an uncached upstream task grants its package, and an edit there re-runs the task" {
+	# issue 19 item 6: the link was withheld and the hint said "an edit there
+	# would not re-run it" while the key did move
+	root_links
+	put packages/ui/vx.json '{ "tasks": { "bare": { "exec": { "command": "true" } } } }'
+	put packages/app/vx.json '{ "tasks": { "test": { "exec": { "command": "cat ../../node_modules/@x/ui/README.md",
+		"sandbox": { "allow": { "read": ["."] } } }, "dependsOn": ["^bare"], "cache": { "inputs": { "files": ["src/**"] } } } } }'
+	run -0 vx run @x/app#test
+	refute_line --partial 'SANDBOX VIOLATIONS'
+	refute_line --partial 'would not re-run it'
+	assert_line '@x/app#test: readme'
+	put packages/ui/README.md 'readme v2'
+	run -0 vx run @x/app#test
+	assert_line --regexp '^miss @x/app#test '
+	assert_line '@x/app#test: readme v2'
+}
+
+@test "a withheld link to a directory that is no project: no hint proposes a dependsOn edge" {
+	# issue 19 item 6: no task of a non-project can be depended on
+	mkdir -p "$WS/vendor/lib" "$WS/node_modules"
+	echo vendored > "$WS/vendor/lib/x.txt"
+	ln -s ../vendor/lib "$WS/node_modules/lib"
+	put packages/app/vx.json '{ "tasks": { "test": { "exec": { "command": "cat ../../node_modules/lib/x.txt",
+		"sandbox": { "allow": { "read": ["."] } } }, "cache": { "inputs": { "files": ["src/**"] } } } } }'
+	run -1 vx run @x/app#test
+	assert_line '  deny file-read vendor/lib/x.txt (openat: ENOENT)'
+	refute_line --partial 'dependsOn'
+	assert_line "  vx: @x/app#test read vendor/lib through node_modules/lib, which is no project of the workspace, so no task's key can answer for it; fix: grant and key the files yourself (allow.read: ['../../vendor/lib'] plus cache.inputs.workspaceFiles: ['vendor/lib/**'])"
 }
 
 @test "a folded dependency's key moves the dependent's key and its group's; an unfolded one does not" {
@@ -178,6 +323,27 @@ for line in open(sys.argv[1]):
 	assert_equal "$(key_of @x/ui#build)" "$k0"
 	put packages/ui/src/keep.bak 'kept'          # re-included by "!"
 	[ "$(key_of @x/ui#build)" != "$k0" ]
+}
+
+@test "a gitignored file the inputs name outright folds in; a glob still leaves gitignored files out" {
+	# the sibling of issue 19 item 3: a .env named in inputs.files was never
+	# keyed, so editing it was a stale hit
+	put .gitignore $'.env\nconf/\n*.local.json'
+	put packages/ui/.env 'A=1'
+	put packages/ui/conf/app.json '{}'
+	put packages/ui/src/x.local.json '{}'
+	put packages/ui/vx.json '{ "tasks": { "build": { "exec": { "command": "true" },
+		"cache": { "inputs": { "files": ["src/**", ".env", "conf/app.json"] } } } } }'
+	keyed --explain
+	assert_equal "$(member @x/ui#build explain | /usr/bin/python3 -c 'import json,sys; print(sorted(json.load(sys.stdin)["files"]))')" "['.env', 'conf/app.json', 'src/a.js']"
+	local k0
+	k0=$(member @x/ui#build key)
+	put packages/ui/.env 'A=2'
+	local k1
+	k1=$(key_of @x/ui#build)
+	[ "$k1" != "$k0" ]
+	put packages/ui/conf/app.json '{ "x": 1 }'
+	[ "$(key_of @x/ui#build)" != "$k1" ]
 }
 
 @test "the root project's key leaves nested projects out" {
@@ -311,6 +477,40 @@ for line in open(sys.argv[1]):
 	keyed --explain
 	run -0 member @x/ui#build explain
 	assert_output --partial '"env":{"MODE":null}'
+}
+
+@test "vx why after a miss: what moved the last run's key against the run before, file by file, then what moved since" {
+	# issue 19 item 7 (R-12): it compared now with the last run only, so it
+	# said "unchanged" right after the miss it was asked to explain
+	run -0 vx run @x/ui#build
+	put packages/ui/src/a.js 'export const a = 2;'
+	run -0 vx run @x/ui#build
+	assert_line --regexp '^miss @x/ui#build '
+	run -0 vx why @x/ui#build
+	assert_line --index 0 --regexp '^@x/ui#build: last run vs the run before: key moved from [0-9a-f]{32} to [0-9a-f]{32}$'
+	assert_line --index 1 '  file changed: src/a.js'
+	assert_line --index 2 --regexp '^@x/ui#build: key [0-9a-f]{32} unchanged since the last run$'
+	assert_equal "${#lines[@]}" 3
+	# an edit since: both, each under its own label
+	put packages/ui/src/b.js 'export const b = 1;'
+	MODE=x run -0 vx why @x/ui#build
+	assert_line --index 0 --partial '@x/ui#build: last run vs the run before: key moved from '
+	assert_line --index 1 '  file changed: src/a.js'
+	assert_line --index 2 --regexp '^@x/ui#build: key [0-9a-f]{32} moved since the last run \(was [0-9a-f]{32}\)$'
+	assert_line --index 3 '  file added: src/b.js'
+	assert_line --index 4 '  env changed: MODE'
+	assert_equal "${#lines[@]}" 5
+	# a hit keeps the last run's record; the first run has nothing before it
+	rm packages/ui/src/b.js
+	run -0 vx run @x/ui#build
+	assert_line --regexp '^hit  @x/ui#build '
+	run -0 vx why @x/ui#build
+	assert_line --index 1 '  file changed: src/a.js'
+	run -0 vx why @x/app#build
+	assert_line --index 0 --regexp '^@x/app#build: key [0-9a-f]{32}; no earlier run recorded$'
+	run -0 vx run @x/app#build
+	run -0 vx why @x/app#build
+	assert_line --index 0 '@x/app#build: last run vs the run before: no run before it with another key recorded'
 }
 
 @test "final: false downstream of an uncached unsandboxed task of the same project" {

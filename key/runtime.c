@@ -1,0 +1,150 @@
+#include "runtime.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#define XXH_STATIC_LINKING_ONLY /* XXH3_state_t on the stack */
+#include <xxhash.h>
+
+#include "err.h"
+#include "path.h"
+
+/* vx-sandbox's path beside this program. */
+static char *sandbox_path(void)
+{
+	char buf[PATH_MAX];
+	ssize_t n = readlink("/proc/self/exe", buf, sizeof(buf) - 1);
+	if (n <= 0)
+		return xstrdup("vx-sandbox");
+	buf[n] = '\0';
+	*strrchr(buf, '/') = '\0'; /* the kernel's path is absolute */
+	return xasprintf("%s/vx-sandbox", buf);
+}
+
+static int write_all(int fd, const char *s, size_t n)
+{
+	while (n) {
+		ssize_t w = write(fd, s, n);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			return -1;
+		s += w;
+		n -= (size_t)w;
+	}
+	return 0;
+}
+
+/* The request vx-sandbox reads: the graph record, then the task's record
+ * running cmd instead of its command. A memfd, rewound, or -1 with errno. */
+static int request_fd(const char *graph, const cJSON *task, const char *cmd)
+{
+	static const char *const drop[] = {"key", "final", "explain", "linked", "proxySocket"};
+	cJSON *t = cJSON_Duplicate(task, 1);
+	for (size_t i = 0; i < sizeof(drop) / sizeof(*drop); i++)
+		cJSON_DeleteItemFromObjectCaseSensitive(t, drop[i]);
+	cJSON_DeleteItemFromObjectCaseSensitive(t, "command");
+	cJSON_AddStringToObject(t, "command", cmd);
+	char *line = cJSON_PrintUnformatted(t);
+	cJSON_Delete(t);
+	int fd = memfd_create("vx-key-runtime", MFD_CLOEXEC);
+	int ok = fd >= 0 && write_all(fd, graph, strlen(graph)) == 0 && write_all(fd, "\n", 1) == 0 &&
+		 write_all(fd, line, strlen(line)) == 0 && write_all(fd, "\n", 1) == 0 &&
+		 lseek(fd, 0, SEEK_SET) == 0;
+	int e = errno;
+	cJSON_free(line);
+	if (!ok) {
+		if (fd >= 0)
+			close(fd);
+		errno = e;
+		return -1;
+	}
+	return fd;
+}
+
+int runtime_exec(const char *root, const char *dir, const char *cmd, const char *graph,
+	const cJSON *task, uint8_t hash[16], int *code)
+{
+	char *sandbox = NULL, *fdpath = NULL;
+	int req = -1;
+	if (task) {
+		const char *id = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(task, "id"));
+		sandbox = sandbox_path();
+		if (access(sandbox, X_OK) != 0) {
+			err_warn("%s: inputs.runtime '%s' must run in the task's sandbox, and '%s' "
+				 "cannot run (%s); fix: install vx-sandbox beside vx-key (make install)",
+				id ? id : "?", cmd, sandbox, strerror(errno));
+			free(sandbox);
+			return -1;
+		}
+		if ((req = request_fd(graph, task, cmd)) < 0) {
+			err_warn_errno("%s: inputs.runtime '%s': unable to hand its sandbox request "
+				       "to vx-sandbox", id ? id : "?", cmd);
+			free(sandbox);
+			return -1;
+		}
+		fdpath = xasprintf("/dev/fd/%d", req);
+	}
+	char *cwd = path_join(root, dir);
+	XXH3_state_t s;
+	XXH3_128bits_reset(&s);
+	int p[2];
+	pid_t pid = -1;
+	*code = 127;
+	if (pipe2(p, O_CLOEXEC) == 0) {
+		pid = fork();
+		if (pid == 0) {
+			dup2(p[1], 1);
+			int nul = open("/dev/null", O_RDONLY);
+			if (nul >= 0)
+				dup2(nul, 0);
+			if (chdir(cwd) != 0)
+				_exit(127);
+			if (sandbox) {
+				/* the request stays open across the exec, and only it */
+				if (fcntl(req, F_SETFD, 0) == 0)
+					execl(sandbox, "vx-sandbox", "--request", fdpath, (char *)NULL);
+				_exit(125);
+			}
+			execl("/bin/sh", "sh", "-c", cmd, (char *)NULL);
+			_exit(127);
+		}
+		close(p[1]);
+		char buf[8192];
+		ssize_t n;
+		while (pid > 0 && (n = read(p[0], buf, sizeof(buf))) != 0) {
+			if (n < 0 && errno == EINTR)
+				continue;
+			if (n < 0)
+				break;
+			XXH3_128bits_update(&s, buf, (size_t)n);
+		}
+		close(p[0]);
+		int st = 0;
+		while (pid > 0 && waitpid(pid, &st, 0) < 0 && errno == EINTR)
+			;
+		if (pid > 0)
+			*code = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+	}
+	if (*code != 0) {
+		char tail[32];
+		int n = snprintf(tail, sizeof(tail), "%cexit %d", 0, *code);
+		XXH3_128bits_update(&s, tail, (size_t)n);
+	}
+	XXH128_canonical_t c;
+	XXH128_canonicalFromHash(&c, XXH3_128bits_digest(&s));
+	memcpy(hash, c.digest, 16);
+	if (req >= 0)
+		close(req);
+	free(fdpath);
+	free(sandbox);
+	free(cwd);
+	return 0;
+}
