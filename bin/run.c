@@ -368,8 +368,6 @@ static char *path_env(const struct run *r, const struct rtask *t)
 	return s;
 }
 
-extern char **environ;
-
 /* vx-sandbox's request: the graph record and the task's, in a private file. */
 static char *write_request(struct run *r, struct rtask *t, const char *proxy_socket)
 {
@@ -442,18 +440,10 @@ static void start(struct run *r, struct rtask *t)
 	/* what it writes into its outputs must not reach the shadow's links */
 	runcache_unshadow(&r->cache, r->root, t->dir);
 
-	/* the environment, with node_modules/.bin of the project and the root first */
-	size_t ne = 0;
-	while (environ[ne])
-		ne++;
-	char **envp = xcalloc(ne + 2, sizeof(char *));
+	/* vx's environment without its own variables (proc.h), with
+	 * node_modules/.bin of the project and the root first on PATH */
 	char *pathvar = path_env(r, t);
-	size_t k = 0;
-	envp[k++] = pathvar;
-	for (size_t i = 0; i < ne; i++)
-		if (strncmp(environ[i], "PATH=", 5) != 0)
-			envp[k++] = environ[i];
-	envp[k] = NULL;
+	char **envp = proc_env(t->sandboxed ? PROC_ENV_SANDBOX : PROC_ENV_TASK, pathvar);
 
 	char *cwd = path_join(r->root, t->dir);
 	const char *cmd = graphin_str(t->rec, "command");

@@ -48,7 +48,8 @@ static void start(const char *prog, const char *root)
 		closefrom(3);
 		signal(SIGINT, SIG_DFL);
 		signal(SIGTERM, SIG_DFL);
-		execl(prog, "vx-watch", root, (char *)NULL);
+		char *argv[] = {"vx-watch", (char *)root, NULL};
+		execve(prog, argv, proc_env(PROC_ENV_STAGE, NULL));
 		_exit(127);
 	}
 	while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
