@@ -511,3 +511,30 @@ many_built() {
 	assert_line --regexp '^[0-9a-f]{32} final       @x/ui#build$'
 	assert_equal "$(ran)" ""
 }
+
+@test "a task's output cannot rewrite vx's lines: controls are shown, colours kept and reset; --json is exact" {
+	# an erase and a carriage return forging a hit line, an OSC title, a
+	# cursor move up, a colour, a concealing SGR left on, a C1 CSI, then a fail
+	put packages/other/vx.json '{ "tasks": { "build": { "exec": { "command": "printf '\''start\\nevil\\033[2K\\rhit  @x/ui#build 0.01s\\n\\033]0;pwned\\007\\033[1A\\033[31mred\\033[0m\\r\\n\\302\\2332K\\033[8m'\''; exit 3" } } } }'
+	run -1 vx run @x/other#build
+	assert_line '@x/other#build: start'
+	assert_line '@x/other#build: evil^[[2K'
+	refute_line --regexp '^hit '
+	assert_line '@x/other#build: hit  @x/ui#build 0.01s'
+	assert_line '@x/other#build: ^[]0;pwned^G^[[1A'$'\e[31mred\e[0m\e[0m'
+	assert_line '@x/other#build: \xc2\x9b2K'$'\e[8m\e[0m'
+	assert_line --regexp '^fail @x/other#build [0-9.]+s \(exit 3\)$'
+	# nothing but SGR reaches the terminal, and no carriage return
+	run -1 grep -caP '\x1b(?!\[[0-9;:]*m)|\r|\xc2[\x80-\x9f]' <<< "$output"
+	assert_output 0
+	# --json keeps the bytes as they were
+	run -1 vx run @x/other#build --json
+	run -0 /usr/bin/python3 -c '
+import json, sys
+for l in sys.stdin:
+    r = json.loads(l)
+    if r.get("id") == "@x/other#build":
+        sys.stdout.write(repr(r["log"]))
+' <<< "$output"
+	assert_output "'start\\nevil\\x1b[2K\\rhit  @x/ui#build 0.01s\\n\\x1b]0;pwned\\x07\\x1b[1A\\x1b[31mred\\x1b[0m\\r\\n\\x9b2K\\x1b[8m'"
+}
