@@ -10,6 +10,7 @@
 
 #include "err.h"
 #include "jsonl.h"
+#include "tasklog.h"
 #include "termsafe.h"
 
 static const char *const names[UI_NSTATUS] = {"hit", "miss", "fail", "skip", "done", "up"};
@@ -108,7 +109,11 @@ void ui_result(struct ui *u, const struct ui_result *r)
 		return;
 	}
 	clear_progress(u);
-	if (r->log && r->loglen)
+	char prefix[512];
+	snprintf(prefix, sizeof(prefix), "%s: ", r->id);
+	if (r->full && tasklog_print(r->full, stdout, prefix))
+		; /* every byte, from its file */
+	else if (r->log && r->loglen)
 		print_task_lines(r->id, r->log, r->loglen);
 	/* an id is a project's name: the workspace's to choose, shown as text */
 	char *id = termsafe_str(r->id);
@@ -164,9 +169,9 @@ void ui_stream(struct ui *u, const char *id, struct ui_buf *pending, const char 
 {
 	ui_buf_add(pending, s, n);
 	char *last = memrchr(pending->data, '\n', pending->len);
-	if (!last)
+	if (!last && pending->len < 65536)
 		return;
-	size_t upto = (size_t)(last - pending->data) + 1;
+	size_t upto = last ? (size_t)(last - pending->data) + 1 : pending->len;
 	if (!u->json) {
 		clear_progress(u);
 		print_task_lines(id, pending->data, upto);
