@@ -585,3 +585,21 @@ for l in open(sys.argv[1]):
 	VX_LOG_MAX=lots run -2 vx run @x/other#build
 	assert_output "vx: VX_LOG_MAX 'lots': expected a size of 1K or more, such as 4M; fix: set it so, or unset it (4M)"
 }
+
+@test ".vx keeps itself out of git: git status shows nothing of it after a run" {
+	unset VX_CACHE_DIR # the cache in .vx too
+	git init -q .
+	git add -A
+	git -c user.name=t -c user.email=t@t commit -qm ws
+	run -0 vx run build
+	assert_dir_exists .vx/cache
+	run -0 git status --porcelain --untracked-files=all
+	refute_output --partial '.vx'
+	# the outputs the run made are the user's to see
+	assert_line '?? packages/ui/dist/lib.txt'
+	# a .vx made before (by an older vx) gets its .gitignore too
+	rm .vx/.gitignore
+	run -0 vx run build
+	run -0 git status --porcelain --untracked-files=all
+	refute_output --partial '.vx'
+}
