@@ -99,6 +99,11 @@ void termsafe_lines(FILE *f, const char *prefix, const char *s, size_t n)
 
 char *termsafe_str(const char *s)
 {
+	const char *p = s;
+	while ((*p >= 0x20 && *p < 0x7f) || *p == '\t')
+		p++;
+	if (!*p) /* plain text, as nearly every id is: no stream to set up */
+		return xstrdup(s);
 	char *out = NULL;
 	size_t len = 0;
 	FILE *m = open_memstream(&out, &len);
