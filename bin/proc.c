@@ -12,8 +12,65 @@
 #include <unistd.h>
 
 #include "err.h"
+#include "path.h"
 
 extern char **environ;
+
+void proc_env_resolve(void)
+{
+	static const char *const names[] = {"VX_CACHE_DIR", "TMPDIR"};
+	for (size_t i = 0; i < sizeof(names) / sizeof(*names); i++) {
+		const char *v = getenv(names[i]);
+		if (!v || !*v || *v == '/')
+			continue;
+		char *cwd = getcwd(NULL, 0);
+		if (!cwd)
+			err_die_errno(VX_EXIT_FAIL, "%s '%s' is relative and the working directory "
+				"is unknown; fix: an absolute path", names[i], v);
+		char *abs = path_join(cwd, v);
+		if (setenv(names[i], abs, 1) != 0)
+			err_die_errno(VX_EXIT_FAIL, "setenv %s", names[i]);
+		free(abs);
+		free(cwd);
+	}
+}
+
+/* "NAME=value": one of vx's own credentials? */
+static bool credential(const char *e)
+{
+	static const char *const ends[] = {"_TOKEN", "_KEY", "_SECRET", "_PASSWORD"};
+	if (strncmp(e, "VX_", 3) != 0)
+		return false;
+	if (strncmp(e, "VX_REMOTE_", 10) == 0)
+		return true;
+	const char *eq = strchr(e, '=');
+	size_t n = eq ? (size_t)(eq - e) : strlen(e);
+	for (size_t i = 0; i < sizeof(ends) / sizeof(*ends); i++) {
+		size_t k = strlen(ends[i]);
+		if (n >= k && memcmp(e + n - k, ends[i], k) == 0)
+			return true;
+	}
+	return false;
+}
+
+char **proc_env(enum proc_env_for who, char *path)
+{
+	size_t n = 0;
+	while (environ[n])
+		n++;
+	char **envp = xcalloc(n + 2, sizeof(char *)), **o = envp;
+	if (who != PROC_ENV_STAGE && path)
+		*o++ = path;
+	for (char **e = environ; *e; e++) {
+		bool vx = strncmp(*e, "VX_", 3) == 0;
+		if (credential(*e) || (vx && who == PROC_ENV_TASK) ||
+			(who != PROC_ENV_STAGE && path && strncmp(*e, "PATH=", 5) == 0))
+			continue;
+		*o++ = *e;
+	}
+	*o = NULL;
+	return envp;
+}
 
 char *proc_stage_path(const char *name)
 {
@@ -78,7 +135,9 @@ pid_t proc_spawn(char *const argv[], const struct spawn_opts *o, int *to_child, 
 	if (o->cwd)
 		posix_spawn_file_actions_addchdir_np(&fa, o->cwd);
 	pid_t pid;
-	int e = posix_spawn(&pid, argv[0], &fa, &at, argv, o->envp ? o->envp : environ);
+	char **stage = o->envp ? NULL : proc_env(PROC_ENV_STAGE, NULL);
+	int e = posix_spawn(&pid, argv[0], &fa, &at, argv, o->envp ? o->envp : stage);
+	free(stage);
 	posix_spawn_file_actions_destroy(&fa);
 	posix_spawnattr_destroy(&at);
 	if (to_child) {

@@ -31,6 +31,7 @@
 #include "replay.h"
 #include "report.h"
 #include "strmap.h"
+#include "tasklog.h"
 #include "ui.h"
 #include "watchq.h"
 #include "workq.h"
@@ -49,7 +50,8 @@ struct rtask {
 	char key[33];
 	pid_t pid;
 	int outfd;
-	struct ui_buf log;
+	struct ui_buf log;   /* its head, or a hit's replayed log */
+	struct tasklog out;  /* a run's whole output, past the head (tasklog.h) */
 	double started, ms;
 	int exit_code;
 	bool all_hits; /* a group: every dependency was a hit */
@@ -82,6 +84,7 @@ struct run {
 	int signo;
 	double t0;
 	struct ui ui;
+	size_t log_max; /* VX_LOG_MAX: the head of a task's output kept */
 	struct netproxy net; /* started on the first task with a network grant */
 };
 
@@ -141,11 +144,13 @@ static void finish(struct run *r, struct rtask *t, enum ui_status st)
 		.exit_code = t->exit_code,
 		.log = t->log.data,
 		.loglen = t->log.len,
+		.full = &t->out,
 		.blocked_by = t->blocked ? t->blocked->id : NULL,
 		.violations = t->viol.data,
 		.vlen = t->viol.len,
 	};
 	ui_result(&r->ui, &res);
+	tasklog_free(&t->out);
 	release(r, t);
 }
 
@@ -368,8 +373,6 @@ static char *path_env(const struct run *r, const struct rtask *t)
 	return s;
 }
 
-extern char **environ;
-
 /* vx-sandbox's request: the graph record and the task's, in a private file. */
 static char *write_request(struct run *r, struct rtask *t, const char *proxy_socket)
 {
@@ -442,18 +445,10 @@ static void start(struct run *r, struct rtask *t)
 	/* what it writes into its outputs must not reach the shadow's links */
 	runcache_unshadow(&r->cache, r->root, t->dir);
 
-	/* the environment, with node_modules/.bin of the project and the root first */
-	size_t ne = 0;
-	while (environ[ne])
-		ne++;
-	char **envp = xcalloc(ne + 2, sizeof(char *));
+	/* vx's environment without its own variables (proc.h), with
+	 * node_modules/.bin of the project and the root first on PATH */
 	char *pathvar = path_env(r, t);
-	size_t k = 0;
-	envp[k++] = pathvar;
-	for (size_t i = 0; i < ne; i++)
-		if (strncmp(environ[i], "PATH=", 5) != 0)
-			envp[k++] = environ[i];
-	envp[k] = NULL;
+	char **envp = proc_env(t->sandboxed ? PROC_ENV_SANDBOX : PROC_ENV_TASK, pathvar);
 
 	char *cwd = path_join(r->root, t->dir);
 	const char *cmd = graphin_str(t->rec, "command");
@@ -526,7 +521,7 @@ static void drain(struct run *r, struct rtask *t)
 			if (t->kind == K_PERSISTENT)
 				ui_stream(&r->ui, t->id, &t->log, buf, (size_t)n);
 			else
-				ui_buf_add(&t->log, buf, (size_t)n);
+				tasklog_add(&t->out, &t->log, r->log_max, buf, (size_t)n);
 			continue;
 		}
 		if (n < 0 && errno == EINTR)
@@ -552,6 +547,8 @@ static void exited(struct run *r, struct rtask *t, int st)
 	}
 	t->running = false;
 	r->running--;
+	if (t->kind != K_PERSISTENT)
+		tasklog_end(&t->out, &t->log, r->log_max);
 	/* a violation fails the task, even one whose command exited 0 */
 	bool violated = t->trace && !r->interrupted && report_task(t->request, t->trace,
 		WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st), &t->viol);
@@ -786,6 +783,7 @@ static void build(struct run *r)
 		t->cached = cJSON_IsObject(cJSON_GetObjectItemCaseSensitive(t->rec, "cache"));
 		t->sandboxed = cJSON_IsObject(cJSON_GetObjectItemCaseSensitive(t->rec, "sandbox"));
 		t->outfd = -1;
+		tasklog_init(&t->out);
 		t->all_hits = true;
 		strmap_put(&idx, t->id, (void *)(i + 1));
 	}
@@ -843,7 +841,8 @@ static const char run_usage[] =
 	"\n"
 	"A run of the same tasks in an unchanged workspace is replayed from the last\n"
 	"one (vx-watch, started by the first run, says whether anything changed);\n"
-	"VX_WATCH=0 checks every file instead.\n"
+	"VX_WATCH=0 checks every file instead. A task's output is shown whole; the\n"
+	"first VX_LOG_MAX bytes of it (default 4M) are kept for --json and the cache.\n"
 	"\n"
 	"Exit status: 0 every task passed or hit, 1 a task failed, 2 refused before\n"
 	"running (usage, config), 130/143 interrupted.\n";
@@ -932,6 +931,10 @@ int run_main(int argc, char **argv)
 		fputs(run_usage, stderr);
 		return VX_EXIT_USAGE;
 	}
+	long long log_max = tasklog_max();
+	if (log_max < 0)
+		return VX_EXIT_USAGE;
+	r.log_max = (size_t)log_max;
 	jsonl_out_init();
 	r.root = root_opt && *root_opt ? root_opt : NULL;
 	if (dry)

@@ -28,11 +28,30 @@ static char *runcache_dir(const char *root)
 	return xasprintf("%s/.vx/cache", root);
 }
 
+/* <root>/.vx keeps itself out of git: a .gitignore of "*" in it, made with
+ * the directory (and added to one made before), never through a link. */
+static void state_dir(const char *state)
+{
+	if (mkdir(state, 0777) != 0 && errno != EEXIST)
+		return;
+	char *gi = xasprintf("%s/.gitignore", state);
+	int fd = open(gi, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
+	free(gi);
+	if (fd < 0)
+		return;
+	static const char text[] = "# made by vx: nothing in here belongs in the repository\n*\n";
+	if (write(fd, text, sizeof(text) - 1) != (ssize_t)sizeof(text) - 1) {
+		/* a .gitignore cut short still ignores less, nothing worse */
+	}
+	close(fd);
+}
+
 void runcache_open(struct runcache *rc, const char *root)
 {
 	memset(rc, 0, sizeof(*rc));
 	rc->dir = runcache_dir(root);
 	char *state = xasprintf("%s/.vx", root);
+	state_dir(state);
 	rc->c = cache_open(rc->dir, state);
 	free(state);
 }

@@ -30,6 +30,7 @@ struct runcache {
 	bool keys_loaded, keys_dirty;
 };
 
+/* Also makes <root>/.vx, with a .gitignore of "*" when it has none. */
 void runcache_open(struct runcache *rc, const char *root);
 /* Use the remote cache at url as well (local first, then remote; a save is
  * uploaded): VX_REMOTE_CACHE_TOKEN is its bearer token,

@@ -10,6 +10,8 @@
 
 #include "err.h"
 #include "jsonl.h"
+#include "tasklog.h"
+#include "termsafe.h"
 
 static const char *const names[UI_NSTATUS] = {"hit", "miss", "fail", "skip", "done", "up"};
 
@@ -51,25 +53,12 @@ static void clear_progress(struct ui *u)
 	}
 }
 
-/* each line of s as "<prefix><line>" */
-static void print_prefixed(const char *prefix, const char *s, size_t n)
-{
-	while (n) {
-		const char *nl = memchr(s, '\n', n);
-		size_t k = nl ? (size_t)(nl - s) : n;
-		printf("%s%.*s\n", prefix, (int)k, s);
-		k += nl ? 1 : 0;
-		s += k;
-		n -= k;
-	}
-}
-
-/* a task's output, each line as "<id>: <line>" */
+/* a task's output, each line as "<id>: <line>", unable to rewrite ours */
 static void print_task_lines(const char *id, const char *s, size_t n)
 {
 	char prefix[512];
 	snprintf(prefix, sizeof(prefix), "%s: ", id);
-	print_prefixed(prefix, s, n);
+	termsafe_lines(stdout, prefix, s, n);
 }
 
 /* text lines as a JSON array of strings */
@@ -120,29 +109,40 @@ void ui_result(struct ui *u, const struct ui_result *r)
 		return;
 	}
 	clear_progress(u);
-	if (r->log && r->loglen)
+	char prefix[512];
+	snprintf(prefix, sizeof(prefix), "%s: ", r->id);
+	if (r->full && tasklog_print(r->full, stdout, prefix))
+		; /* every byte, from its file */
+	else if (r->log && r->loglen)
 		print_task_lines(r->id, r->log, r->loglen);
+	/* an id is a project's name: the workspace's to choose, shown as text */
+	char *id = termsafe_str(r->id);
 	switch (r->status) {
-	case UI_SKIP:
-		printf("%-4s %s (dependency %s failed)\n", names[r->status], r->id, r->blocked_by);
+	case UI_SKIP: {
+		char *by = termsafe_str(r->blocked_by ? r->blocked_by : "");
+		printf("%-4s %s (dependency %s failed)\n", names[r->status], id, by);
+		free(by);
 		break;
+	}
 	case UI_STARTED:
-		printf("%-4s %s (persistent, runs until the run ends)\n", names[r->status], r->id);
+		printf("%-4s %s (persistent, runs until the run ends)\n", names[r->status], id);
 		break;
 	case UI_FAIL:
 		if (r->exit_code >= 0)
-			printf("%-4s %s %.2fs (exit %d)\n", names[r->status], r->id, r->ms / 1e3,
+			printf("%-4s %s %.2fs (exit %d)\n", names[r->status], id, r->ms / 1e3,
 				r->exit_code);
 		else
-			printf("%-4s %s\n", names[r->status], r->id);
+			printf("%-4s %s\n", names[r->status], id);
 		break;
 	default:
-		printf("%-4s %s %.2fs\n", names[r->status], r->id, r->ms / 1e3);
+		printf("%-4s %s %.2fs\n", names[r->status], id, r->ms / 1e3);
 	}
 	if (r->violations && r->vlen) {
-		printf("SANDBOX VIOLATIONS %s\n", r->id);
-		print_prefixed("  ", r->violations, r->vlen);
+		/* the paths in them are the task's to choose */
+		printf("SANDBOX VIOLATIONS %s\n", id);
+		termsafe_lines(stdout, "  ", r->violations, r->vlen);
 	}
+	free(id);
 	if (ui_now_ms() - u->flushed >= 100)
 		ui_flush(u);
 }
@@ -158,7 +158,10 @@ void ui_progress(struct ui *u, size_t done, size_t total, const char *running)
 	if (!u->tty)
 		return;
 	fflush(stdout);
-	fprintf(stderr, "\r\033[K[%zu/%zu]%s%s", done, total, *running ? " running: " : "", running);
+	char *names_shown = termsafe_str(running);
+	fprintf(stderr, "\r\033[K[%zu/%zu]%s%s", done, total, *running ? " running: " : "",
+		names_shown);
+	free(names_shown);
 	u->progress_shown = true;
 }
 
@@ -166,9 +169,9 @@ void ui_stream(struct ui *u, const char *id, struct ui_buf *pending, const char 
 {
 	ui_buf_add(pending, s, n);
 	char *last = memrchr(pending->data, '\n', pending->len);
-	if (!last)
+	if (!last && pending->len < 65536)
 		return;
-	size_t upto = (size_t)(last - pending->data) + 1;
+	size_t upto = last ? (size_t)(last - pending->data) + 1 : pending->len;
 	if (!u->json) {
 		clear_progress(u);
 		print_task_lines(id, pending->data, upto);
@@ -191,7 +194,10 @@ void ui_note(struct ui *u, const char *id, const char *msg)
 {
 	clear_progress(u);
 	fflush(stdout);
-	err_warn("%s: %s", id, msg);
+	char *shown = termsafe_str(id), *said = termsafe_str(msg);
+	err_warn("%s: %s", shown, said);
+	free(shown);
+	free(said);
 }
 
 void ui_summary(struct ui *u, size_t total, double ms)

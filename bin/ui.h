@@ -11,6 +11,8 @@
 
 enum ui_status { UI_HIT, UI_MISS, UI_FAIL, UI_SKIP, UI_DONE, UI_STARTED, UI_NSTATUS };
 
+struct tasklog;
+
 struct ui_buf {
 	char *data;
 	size_t len, cap;
@@ -33,6 +35,9 @@ struct ui_result {
 	int exit_code;          /* -1: failed before running */
 	const char *log;        /* captured output (or a failure message) */
 	size_t loglen;
+	/* when it holds the whole output (tasklog.h), that is shown instead of
+	 * log (which then holds its head); may be NULL */
+	const struct tasklog *full;
 	const char *blocked_by; /* UI_SKIP: the dependency that failed */
 	/* R-42: a sandboxed task's violations and hints, one per line ("deny
 	 * file-read packages/a/secret.txt (EACCES)", "deny network-outbound
@@ -54,7 +59,8 @@ void ui_flush(struct ui *u);
 /* The monotonic clock in ms: the run's timings and the flushes. */
 double ui_now_ms(void);
 void ui_progress(struct ui *u, size_t done, size_t total, const char *running);
-/* A persistent task's output, printed as it comes, whole lines only. */
+/* A persistent task's output, printed as it comes, whole lines only (a
+ * line longer than 64 KiB in pieces: pending stays that small). */
 void ui_stream(struct ui *u, const char *id, struct ui_buf *pending, const char *s, size_t n);
 void ui_stream_flush(struct ui *u, const char *id, struct ui_buf *pending);
 void ui_note(struct ui *u, const char *id, const char *msg);

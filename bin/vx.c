@@ -11,6 +11,7 @@
 #include "heap.h"
 #include "err.h"
 #include "jsonl.h"
+#include "proc.h"
 #include "run.h"
 
 static const char usage[] =
@@ -50,6 +51,7 @@ int main(int argc, char **argv)
 {
 	err_init(argv[0]);
 	heap_reserve(16);
+	proc_env_resolve();
 	if (argc < 2) {
 		fputs(usage, stderr);
 		return VX_EXIT_USAGE;

@@ -2,6 +2,8 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
+#include <stdint.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdbool.h>
@@ -48,37 +50,60 @@ static void start(const char *prog, const char *root)
 		closefrom(3);
 		signal(SIGINT, SIG_DFL);
 		signal(SIGTERM, SIG_DFL);
-		execl(prog, "vx-watch", root, (char *)NULL);
+		char *argv[] = {"vx-watch", (char *)root, NULL};
+		execve(prog, argv, proc_env(PROC_ENV_STAGE, NULL));
 		_exit(127);
 	}
 	while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
 		;
 }
 
-/* Send line, read the answer into tok within the deadline. */
-static int ask(int s, const char *line, char tok[WATCHQ_TOKEN_MAX])
+/* Send "sync", read the answer "<token> <dev> <ino> <root>" within the
+ * deadline: 1 with tok set when the tree it is of is root, by path and by
+ * the device and inode root has now; 0 else (-1: answered, of another tree). */
+static int ask(int s, const char *root, char tok[WATCHQ_TOKEN_MAX])
 {
-	if (send(s, line, strlen(line), MSG_NOSIGNAL) != (ssize_t)strlen(line))
+	if (send(s, "sync\n", 5, MSG_NOSIGNAL) != 5)
 		return 0;
+	char buf[PATH_MAX + 128];
 	size_t got = 0;
+	char *nl = NULL;
 	double deadline = ui_now_ms() + WAIT_MS;
-	while (got < WATCHQ_TOKEN_MAX - 1) {
+	while (!nl && got < sizeof(buf) - 1) {
 		int left = (int)(deadline - ui_now_ms());
 		struct pollfd p = {.fd = s, .events = POLLIN};
 		if (left <= 0 || poll(&p, 1, left) <= 0)
 			return 0;
-		ssize_t n = recv(s, tok + got, WATCHQ_TOKEN_MAX - 1 - got, 0);
+		ssize_t n = recv(s, buf + got, sizeof(buf) - 1 - got, 0);
 		if (n <= 0)
 			return 0;
 		got += (size_t)n;
-		tok[got] = '\0';
-		char *nl = strchr(tok, '\n');
-		if (nl) {
-			*nl = '\0';
-			return nl > tok;
-		}
+		buf[got] = '\0';
+		nl = strchr(buf, '\n');
 	}
-	return 0;
+	if (!nl)
+		return 0;
+	*nl = '\0';
+	uintmax_t dev, ino;
+	int at = 0;
+	struct stat st;
+	if (sscanf(buf, "%47s %ju %ju %n", tok, &dev, &ino, &at) != 3 || !at)
+		return -1;
+	if (strcmp(buf + at, root) != 0 || stat(root, &st) != 0 || (uintmax_t)st.st_dev != dev ||
+		(uintmax_t)st.st_ino != ino)
+		return -1;
+	return 1;
+}
+
+/* root/.vx is a directory of this user, not a link: what is in it (the
+ * socket) was put there by this user. */
+static bool own_state(const char *root)
+{
+	char *vx = xasprintf("%s/.vx", root);
+	struct stat st;
+	bool ok = lstat(vx, &st) == 0 && S_ISDIR(st.st_mode) && st.st_uid == geteuid();
+	free(vx);
+	return ok;
 }
 
 int watchq_token(const char *root, char tok[WATCHQ_TOKEN_MAX])
@@ -115,7 +140,16 @@ int watchq_token(const char *root, char tok[WATCHQ_TOKEN_MAX])
 		}
 		goto out;
 	}
-	r = ask(s, "sync\n", tok);
+	if (!own_state(root))
+		goto out;
+	r = ask(s, root, tok);
+	if (r < 0) {
+		/* another tree's vx-watch, its socket here (a copied or moved
+		 * .vx): its tokens say nothing of this tree. Ours replaces the
+		 * socket; the other keeps watching its own tree */
+		r = 0;
+		start(prog, root);
+	}
 out:
 	if (s >= 0)
 		close(s);

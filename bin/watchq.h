@@ -5,7 +5,10 @@
  * ("<instance>-<generation>", equal tokens mean nothing changed under the
  * root between them). The peer must be this user's vx-watch, the program
  * beside the running vx (SO_PEERCRED and /proc/<pid>/exe); another is told to
- * quit and not believed. 0 when there is no token to be had within 250 ms:
+ * quit and not believed. root/.vx must be this user's directory, not a
+ * link, and the watcher must say it watches root itself (its path, device
+ * and inode): another tree's vx-watch, its socket here, is not believed and
+ * one for root is started. 0 when there is no token to be had within 250 ms:
  * then a vx-watch is started for root, detached, for the next run (unless
  * VX_WATCH=0, or root/.vx/watch-off says it could not watch the tree).
  */

@@ -107,7 +107,8 @@ static char *canon_would_be(const char *path)
 	if (c || strcmp(path, "/") == 0)
 		return c ? c : xstrdup("/");
 	dir = dirname_of(path);
-	base = strrchr(path, '/') + 1;
+	base = strrchr(path, '/');
+	base = base ? base + 1 : path; /* a relative name: callers pass absolute paths */
 	rest = canon_would_be(dir);
 	out = path_join(rest, base);
 	free(dir);
@@ -352,6 +353,11 @@ static int check_write_dir(const struct ctx *c, const char *g, const char *d)
 	} else if (path_is_within(d, vx) || path_is_within(vx, d)) {
 		rc = refuse(c, g, "its bind '%s' would make the cache (.vx) writable; "
 			"fix: grant a subdirectory for the outputs, such as 'dist/'", d);
+	} else if (cache && *cache && *cache != '/') {
+		/* resolved from here (the project, under vx run) it would name
+		 * another place than the cache vx uses: vx run hands it absolute */
+		err_warn("VX_CACHE_DIR '%s' is relative; fix: an absolute path", cache);
+		rc = -1;
 	} else if (cache && *cache) {
 		char *cc = canon_would_be(cache);
 		if (path_is_within(d, cc) || path_is_within(cc, d))

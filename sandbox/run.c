@@ -432,7 +432,18 @@ int run_task(const struct sb_request *r, const struct plan *p, scmp_filter_ctx f
 		bridge_release(&b);
 		return RUN_EXIT_SETUP;
 	}
-	/* the task's environment, set here so pid 1 allocates nothing for it */
+	/* the task's environment, set here so pid 1 allocates nothing for it;
+	 * vx's own variables were read (the plan, the tracer's knobs) and are
+	 * not the task's: all but the tracer's VX_TRACE_ go */
+	for (size_t i = 0; environ[i];)
+		if (strncmp(environ[i], "VX_", 3) == 0 && strncmp(environ[i], "VX_TRACE_", 9) != 0) {
+			char *name = strndup(environ[i], strcspn(environ[i], "="));
+			if (!name || unsetenv(name) != 0)
+				i++;
+			free(name);
+		} else {
+			i++;
+		}
 	if (setenv("TMPDIR", "/tmp", 1) || setenv("PWD", r->project, 1) ||
 		(p->git_discovery && setenv("GIT_DISCOVERY_ACROSS_FILESYSTEM", "1", 0))) {
 		bridge_release(&b);

@@ -511,3 +511,95 @@ many_built() {
 	assert_line --regexp '^[0-9a-f]{32} final       @x/ui#build$'
 	assert_equal "$(ran)" ""
 }
+
+@test "a task's output cannot rewrite vx's lines: controls are shown, colours kept and reset; --json is exact" {
+	# an erase and a carriage return forging a hit line, an OSC title, a
+	# cursor move up, a colour, a concealing SGR left on, a C1 CSI, then a fail
+	put packages/other/vx.json '{ "tasks": { "build": { "exec": { "command": "printf '\''start\\nevil\\033[2K\\rhit  @x/ui#build 0.01s\\n\\033]0;pwned\\007\\033[1A\\033[31mred\\033[0m\\r\\n\\302\\2332K\\033[8m'\''; exit 3" } } } }'
+	run -1 vx run @x/other#build
+	assert_line '@x/other#build: start'
+	assert_line '@x/other#build: evil^[[2K'
+	refute_line --regexp '^hit '
+	assert_line '@x/other#build: hit  @x/ui#build 0.01s'
+	assert_line '@x/other#build: ^[]0;pwned^G^[[1A'$'\e[31mred\e[0m\e[0m'
+	assert_line '@x/other#build: \xc2\x9b2K'$'\e[8m\e[0m'
+	assert_line --regexp '^fail @x/other#build [0-9.]+s \(exit 3\)$'
+	# nothing but SGR reaches the terminal, and no carriage return
+	run -1 grep -caP '\x1b(?!\[[0-9;:]*m)|\r|\xc2[\x80-\x9f]' <<< "$output"
+	assert_output 0
+	# --json keeps the bytes as they were
+	run -1 vx run @x/other#build --json
+	run -0 /usr/bin/python3 -c '
+import json, sys
+for l in sys.stdin:
+    r = json.loads(l)
+    if r.get("id") == "@x/other#build":
+        sys.stdout.write(repr(r["log"]))
+' <<< "$output"
+	assert_output "'start\\nevil\\x1b[2K\\rhit  @x/ui#build 0.01s\\n\\x1b]0;pwned\\x07\\x1b[1A\\x1b[31mred\\x1b[0m\\r\\n\\x9b2K\\x1b[8m'"
+}
+
+# peak_kb CMD...: run CMD, print the peak resident set (KiB) of the largest
+# of its processes (getrusage's RUSAGE_CHILDREN), exit with CMD's status
+peak_kb() {
+	/usr/bin/python3 -c '
+import resource, subprocess, sys
+rc = subprocess.run(sys.argv[1:]).returncode
+print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)
+sys.exit(rc)
+' "$@"
+}
+
+@test "a task printing 200 MB: vx stays small, every line reaches the user, the cache keeps its head" {
+	# 2,000,000 lines of 100 bytes; every big output goes to a file, not
+	# through the shell
+	local line=0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789abcdefghijklmnopqrstuvwxyzA
+	put packages/other/vx.json '{ "tasks": { "build": { "exec": { "command": "yes '"$line"' | head -n 2000000; echo done" }, "cache": { "inputs": { "files": ["src/**"] } } } } }'
+	local out=$BATS_TEST_TMPDIR/out.txt
+	run -0 peak_kb sh -c 'exec vx run @x/other#build > "$1"' _ "$out"
+	# a generous bound: 200 MB once stayed in memory (208 MB of RSS)
+	[ "$output" -lt 65536 ] || fail "peak RSS ${output} KiB"
+	run -0 grep -c "^@x/other#build: $line\$" "$out"
+	assert_output 2000000
+	run -0 tail -n 3 "$out"
+	assert_line --index 0 '@x/other#build: done'
+	assert_line --index 1 --regexp '^miss @x/other#build '
+	# the hit replays the head the cache kept, and says where it was cut
+	run -0 sh -c 'exec vx run @x/other#build > "$1"' _ "$out"
+	run -0 tail -n 3 "$out"
+	assert_line --index 0 '@x/other#build: vx: output cut at 4194304 bytes of 200000005 (VX_LOG_MAX)'
+	assert_line --index 1 --regexp '^hit  @x/other#build '
+	run -0 wc -l < "$out"
+	[ "$output" -lt 50000 ]
+	# VX_LOG_MAX sets the head; the user still sees every line
+	run -0 env VX_LOG_MAX=1K sh -c 'exec vx run @x/other#build --force --json > "$1"' _ "$out"
+	run -0 /usr/bin/python3 -c '
+import json, sys
+for l in open(sys.argv[1]):
+    r = json.loads(l)
+    if r.get("id") == "@x/other#build":
+        print(len(r["log"]), r["log"].splitlines()[-1])
+' "$out"
+	assert_output '1080 vx: output cut at 1024 bytes of 200000005 (VX_LOG_MAX)'
+	rm -f "$out"
+	VX_LOG_MAX=lots run -2 vx run @x/other#build
+	assert_output "vx: VX_LOG_MAX 'lots': expected a size of 1K or more, such as 4M; fix: set it so, or unset it (4M)"
+}
+
+@test ".vx keeps itself out of git: git status shows nothing of it after a run" {
+	unset VX_CACHE_DIR # the cache in .vx too
+	git init -q .
+	git add -A
+	git -c user.name=t -c user.email=t@t commit -qm ws
+	run -0 vx run build
+	assert_dir_exists .vx/cache
+	run -0 git status --porcelain --untracked-files=all
+	refute_output --partial '.vx'
+	# the outputs the run made are the user's to see
+	assert_line '?? packages/ui/dist/lib.txt'
+	# a .vx made before (by an older vx) gets its .gitignore too
+	rm .vx/.gitignore
+	run -0 vx run build
+	run -0 git status --porcelain --untracked-files=all
+	refute_output --partial '.vx'
+}

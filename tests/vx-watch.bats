@@ -270,6 +270,34 @@ while True:
 	assert_equal "$(head -n 1 packages/app/out/app.txt)" "lib v3"
 }
 
+@test "another checkout's vx-watch, its socket in this .vx, is not believed" {
+	# checkout B, a copy of this one, with A's live watcher reachable at
+	# B/.vx/watch.sock (a copied or moved .vx): A never changes, so its
+	# token stands still while B's input is edited
+	local b=$BATS_TEST_TMPDIR/b
+	cp -r "$WS" "$b"
+	rm -rf "$b/.vx"
+	settle
+	mkdir "$b/.vx"
+	ln .vx/watch.sock "$b/.vx/watch.sock"
+	cd "$b" || return 1
+	for _ in 1 2 3 4; do
+		run -0 vx run build --json
+		not_replayed
+		# B's own vx-watch replaces the stray socket: keep A's there
+		pkill -f "vx-watch $b\$" || true
+		for _ in $(seq 50); do pgrep -f "vx-watch $b\$" > /dev/null || break; sleep 0.1; done
+		ln -f "$WS/.vx/watch.sock" "$b/.vx/watch.sock"
+	done
+	rm -f ran.log
+	echo "lib v2" > packages/ui/src/lib.txt
+	run -0 vx run build --json
+	not_replayed
+	assert_equal "$(sort ran.log | tr '\n' ' ')" "app ui "
+	assert_equal "$(head -n 1 packages/app/out/app.txt)" "lib v2"
+	pkill -f "vx-watch $b\$" || true
+}
+
 @test "VX_WATCH=0 starts no vx-watch and never replays" {
 	export VX_WATCH=0
 	for _ in 1 2 3 4; do

@@ -32,9 +32,10 @@ static const char usage[] =
 	"usage: vx-watch ROOT\n"
 	"\n"
 	"Watch the workspace at ROOT and answer vx run's queries on\n"
-	"ROOT/.vx/watch.sock: \"sync\" gets \"<instance>-<generation>\", which moves\n"
-	"with every change under ROOT (but node_modules, .git and .vx), \"quit\"\n"
-	"stops it. Started by vx run; VX_WATCH=0 keeps vx run from using it.\n"
+	"ROOT/.vx/watch.sock: \"sync\" gets \"<instance>-<generation> <dev> <ino> <root>\",\n"
+	"a token that moves with every change under ROOT (but node_modules, .git\n"
+	"and .vx), and the tree it is of; \"quit\" stops it. Started by vx run;\n"
+	"VX_WATCH=0 keeps vx run from using it.\n"
 	"\n"
 	"Exit status: 0 stopped (or ROOT is watched already), 1 unable to watch, 2 usage.\n";
 
@@ -48,6 +49,7 @@ static struct client clients[MAXCLIENTS];
 static volatile sig_atomic_t stop;
 static size_t nclients;
 static uint64_t instance, cookies;
+static char *whose; /* " <dev> <ino> <root>\n": which tree the tokens are of */
 
 static void drop(size_t i)
 {
@@ -68,18 +70,21 @@ static void on_cookie(void *arg, uint64_t n)
 			clients[i].synced = true;
 }
 
-/* Answer every client whose cookie came back (all waiting ones, rebuilt). */
+/* Answer every client whose cookie came back (all waiting ones, rebuilt):
+ * the token, then the root it is of, so that a vx run finding this socket
+ * in another tree's .vx does not take it for its own. */
 static void answer(const struct wtree *w, bool all)
 {
-	char tok[64];
-	int len = snprintf(tok, sizeof(tok), "%016" PRIx64 "-%" PRIu64 "\n", instance, w->gen);
+	char *tok = xasprintf("%016" PRIx64 "-%" PRIu64 "%s", instance, w->gen, whose);
+	size_t len = strlen(tok);
 	for (size_t i = nclients; i-- > 0;)
 		if (clients[i].synced || (all && clients[i].cookie)) {
-			if (send(clients[i].fd, tok, (size_t)len, MSG_NOSIGNAL) < 0) {
+			if (send(clients[i].fd, tok, len, MSG_NOSIGNAL) < 0) {
 				/* gone: nothing to tell */
 			}
 			drop(i);
 		}
+	free(tok);
 }
 
 /* A query: a line "sync" or "quit". false: stop the daemon. */
@@ -181,8 +186,10 @@ int main(int argc, char **argv)
 		return VX_EXIT_USAGE;
 	}
 	char *root = path_canonical(argv[1]);
-	if (!root)
+	struct stat rst;
+	if (!root || stat(root, &rst) != 0)
 		err_die_errno(VX_EXIT_USAGE, "'%s'", argv[1]);
+	whose = xasprintf(" %ju %ju %s\n", (uintmax_t)rst.st_dev, (uintmax_t)rst.st_ino, root);
 	const char *idle_env = getenv("VX_WATCH_IDLE");
 	double idle = idle_env && atof(idle_env) > 0 ? atof(idle_env) : 10800;
 	signal(SIGPIPE, SIG_IGN);
@@ -254,5 +261,6 @@ int main(int argc, char **argv)
 	close(s);
 	wtree_close(&w);
 	free(root);
+	free(whose);
 	return 0;
 }

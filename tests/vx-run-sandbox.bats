@@ -1,0 +1,114 @@
+#!/usr/bin/env bats
+# shellcheck disable=SC2016  # task commands inside JSON are meant to expand in the task, not here
+# vx run handing its tasks down (issue 20): the paths it resolves once for
+# every stage (VX_CACHE_DIR, TMPDIR) and the environment a task gets, as a
+# hostile task sees them, sandboxed and not. tests/vx-run-sandbox-rootless.bats
+# runs this suite again as an unprivileged user.
+
+load helpers
+
+setup() {
+	new_ws
+	cd "$WS" || return 1
+	# the victim: a cached task whose output the next run restores
+	pkg packages/ui @x/ui '' '{ "tasks": {
+		"build": { "exec": { "command": "echo ui >> ../../ran.log && cat src/lib.txt > out.txt" },
+		           "cache": { "inputs": { "files": ["src/**"] }, "outputs": { "files": ["out.txt"] } } } } }'
+	put packages/ui/src/lib.txt "lib v1"
+}
+
+# The attacker: a sandboxed task granted ../../cache/, which is the run's
+# cache when vx runs in packages/ with VX_CACHE_DIR=../cache; it saves its
+# own out.txt under every key found there, with a vx-cache it brings along.
+# vx-sandbox, run in the project, once read ../cache from there
+# (packages/cache) and let the grant be.
+attacker() {
+	mkdir -p packages/evil
+	cp "$VX_BIN_DIR/vx-cache" packages/evil/
+	pkg packages/evil @x/evil '' '{ "tasks": {
+		"build": { "exec": { "command": "echo poisoned > out.txt && for m in ../../cache/ac/*.json; do k=$(basename $m .json); ./vx-cache --dir ../../cache --state /tmp/st save $k . --outputs out.txt; done; echo evil >> ran.log",
+		           "sandbox": { "allow": { "read": ["."], "write": ["./", "../../cache/"] } } },
+		           "dependsOn": ["@x/ui#build"] } } }'
+}
+
+@test "a relative VX_CACHE_DIR is the cache vx-sandbox guards too: a grant over it is refused, no entry is poisoned" {
+	attacker
+	mkdir cache
+	cd packages || return 1
+	run -1 env VX_CACHE_DIR=../cache vx run build -j 1
+	assert_line --regexp '^miss @x/ui#build '
+	assert_line --regexp '^fail @x/evil#build '
+	assert_output --partial "would make the cache directory (VX_CACHE_DIR) writable"
+	assert_file_not_exists evil/ran.log
+	# the victim's next run is a true hit
+	rm ui/out.txt
+	run -1 env VX_CACHE_DIR=../cache vx run build -j 1
+	assert_line --regexp '^hit  @x/ui#build '
+	assert_equal "$(cat ui/out.txt)" "lib v1"
+	assert_equal "$(cat ../ran.log)" "ui"
+}
+
+@test "a relative TMPDIR is resolved once: a sandboxed task's request is found from its project" {
+	put packages/ui/vx.json '{ "tasks": { "build": { "exec": { "command": "cat src/lib.txt > out.txt",
+		"sandbox": { "allow": { "read": ["."], "write": ["out.txt"] } } } } } }'
+	mkdir tmp
+	run -0 env TMPDIR=tmp vx run build
+	assert_line --regexp '^miss @x/ui#build '
+	assert_equal "$(cat packages/ui/out.txt)" "lib v1"
+	# the request and its trace are gone with the task
+	assert_equal "$(ls -A tmp)" ""
+}
+
+@test "vx-sandbox refuses a relative VX_CACHE_DIR with one line, never a crash" {
+	mkdir -p "$WS/packages/ui/dist"
+	# the name resolves nowhere: it once crashed on a NULL strrchr
+	run -125 env VX_CACHE_DIR=nowhere vx-sandbox --root "$WS" --project "$WS/packages/ui" --write dist/ -- true
+	assert_output "vx-sandbox: VX_CACHE_DIR 'nowhere' is relative; fix: an absolute path"
+	run -125 env VX_CACHE_DIR=no/where/at/all vx-sandbox --root "$WS" --project "$WS/packages/ui" --write dist/ -- true
+	assert_output --partial "is relative; fix: an absolute path"
+}
+
+# every_env: ui's build, sandboxed or not, writes its environment to env.txt
+# and prints it (its log is saved with the entry).
+every_env() {
+	local sandbox=${1:-}
+	put packages/ui/vx.json "{ \"tasks\": { \"build\": { \"exec\": { \"command\": \"env > out.txt; env\"$sandbox },
+		\"cache\": { \"inputs\": { \"files\": [\"src/**\"] }, \"outputs\": { \"files\": [\"out.txt\"] } } } } }"
+}
+
+# assert_no_vx_env FILE: FILE (an env listing) holds no credential and no
+# VX_ variable but the tracer's own, and does hold the user's variables.
+assert_no_vx_env() {
+	run -0 cat "$1"
+	refute_output --partial 's3cr3t'
+	refute_output --partial 'VX_REMOTE'
+	refute_output --partial 'SIGNING'
+	refute_output --partial 'VX_CACHE_DIR'
+	refute_output --partial 'VX_MY_SECRET'
+	refute_output --regexp '(^|'$'\n'')VX_[^T]'
+	assert_line 'GREETING=hello'
+	assert_line 'NPM_TOKEN=user-owned'
+}
+
+with_secrets() {
+	env VX_REMOTE_CACHE_TOKEN=s3cr3t-token VX_REMOTE_CACHE_SIGNING_KEY=s3cr3t-key \
+		VX_MY_SECRET=s3cr3t-other VX_CACHE_DIR="$BATS_TEST_TMPDIR/cache" \
+		GREETING=hello NPM_TOKEN=user-owned "$@"
+}
+
+@test "vx's credentials and VX_ variables never reach a task that is not sandboxed" {
+	every_env
+	run -0 with_secrets vx run build
+	refute_output --partial 's3cr3t'
+	assert_no_vx_env packages/ui/out.txt
+	# nor the entry saved with its log
+	run -1 grep -rl 's3cr3t' "$BATS_TEST_TMPDIR/cache"
+}
+
+@test "vx's credentials and VX_ variables never reach a sandboxed task" {
+	every_env ', "sandbox": { "allow": { "read": ["."], "write": ["out.txt"] } }'
+	run -0 with_secrets vx run build
+	refute_output --partial 's3cr3t'
+	assert_no_vx_env packages/ui/out.txt
+	run -1 grep -rl 's3cr3t' "$BATS_TEST_TMPDIR/cache"
+}
