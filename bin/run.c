@@ -373,16 +373,27 @@ static char *path_env(const struct run *r, const struct rtask *t)
 	return s;
 }
 
-/* vx-sandbox's request: the graph record and the task's, in a private file. */
+/* vx-sandbox's request: the graph record and the task's, in a file of a
+ * private directory (mkdtemp, 0700) so that nothing another local user
+ * plants in the shared TMPDIR can stand at its name or at its trace's
+ * (report_trace_path puts the trace beside it). */
 static char *write_request(struct run *r, struct rtask *t, const char *proxy_socket)
 {
 	const char *tmpdir = getenv("TMPDIR");
-	char *path = xasprintf("%s/vx-request-XXXXXX", tmpdir && *tmpdir ? tmpdir : "/tmp");
-	int fd = mkostemp(path, O_CLOEXEC);
+	char *dir = xasprintf("%s/vx-task-XXXXXX", tmpdir && *tmpdir ? tmpdir : "/tmp");
+	if (!mkdtemp(dir)) {
+		free(dir);
+		return NULL;
+	}
+	char *path = xasprintf("%s/request", dir);
+	int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
 	if (fd < 0) {
+		rmdir(dir);
+		free(dir);
 		free(path);
 		return NULL;
 	}
+	free(dir);
 	cJSON *rec = cJSON_Duplicate(t->rec, 1);
 	if (proxy_socket) /* the task's vx-proxy socket, for its bridge */
 		cJSON_AddStringToObject(rec, "proxySocket", proxy_socket);
@@ -398,16 +409,24 @@ static char *write_request(struct run *r, struct rtask *t, const char *proxy_soc
 	free(text);
 	if (!ok) {
 		unlink(path);
+		*strrchr(path, '/') = '\0';
+		rmdir(path);
 		free(path);
 		return NULL;
 	}
 	return path;
 }
 
+/* the request, its trace if one is left, and their private directory */
 static void drop_request(struct rtask *t)
 {
 	if (t->request) {
+		char *trace = report_trace_path(t->request);
+		unlink(trace);
+		free(trace);
 		unlink(t->request);
+		*strrchr(t->request, '/') = '\0';
+		rmdir(t->request);
 		free(t->request);
 		t->request = NULL;
 	}

@@ -59,6 +59,37 @@ attacker() {
 	assert_equal "$(ls -A tmp)" ""
 }
 
+@test "a sandboxed task's request and trace live in a private directory of TMPDIR, never at a guessable name" {
+	put packages/ui/vx.json '{ "tasks": { "build": { "exec": { "command": "cat src/lib.txt > out.txt",
+		"sandbox": { "allow": { "read": ["."], "write": ["out.txt"] } } } } } }'
+	# a vx-sandbox beside vx that notes where its request and trace are, and
+	# their directory's mode and owner, then runs the real one
+	local bin=$BATS_TEST_TMPDIR/bin
+	mkdir -p "$bin" tmp
+	cp "$VX_BIN_DIR"/vx* "$bin/"
+	mv "$bin/vx-sandbox" "$bin/vx-sandbox.real"
+	cat > "$bin/vx-sandbox" <<-EOS
+	#!/bin/sh
+	req= trace= prev=
+	for a in "\$@"; do
+		case \$prev in --request) req=\$a ;; --trace) trace=\$a ;; esac
+		prev=\$a
+	done
+	d=\$(dirname "\$req")
+	echo "\$d \$(dirname "\$trace") \$(stat -c '%a %u' "\$d")" >> "$BATS_TEST_TMPDIR/seen"
+	exec "$bin/vx-sandbox.real" "\$@"
+	EOS
+	chmod +x "$bin/vx-sandbox"
+	run -0 env TMPDIR="$WS/tmp" "$bin/vx" run build
+	assert_line --regexp '^miss @x/ui#build '
+	read -r dir tdir mode owner < "$BATS_TEST_TMPDIR/seen"
+	assert_equal "$(dirname "$dir")" "$WS/tmp"
+	assert_equal "$tdir" "$dir"
+	assert_equal "$mode $owner" "700 $(id -u)"
+	# and it goes with the task
+	assert_equal "$(ls -A tmp)" ""
+}
+
 @test "vx-sandbox refuses a relative VX_CACHE_DIR with one line, never a crash" {
 	mkdir -p "$WS/packages/ui/dist"
 	# the name resolves nowhere: it once crashed on a NULL strrchr
