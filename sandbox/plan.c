@@ -656,7 +656,9 @@ static int add_writes(struct ctx *c)
 		const char *g = c->r->write.v[i];
 		size_t n = strlen(g);
 		char *pat = grant_pattern(c, g);
-		bool dir_shape = (n > 0 && g[n - 1] == '/') || glob_has_magic(pat);
+		/* a glob's static prefix is a directory (also where the R-21
+		 * collapse left no magic: a grant ending in two stars, R-22) */
+		bool dir_shape = (n > 0 && g[n - 1] == '/') || glob_has_magic(g);
 		int rc = 0;
 		if (!glob_has_magic(pat)) {
 			char *lit = glob_unescape(pat);

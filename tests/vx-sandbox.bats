@@ -308,6 +308,18 @@ linked() {
 	assert_file_contains "$WS/$P/gen/a.ts" new
 }
 
+@test "R-22 dist/**, dist/**/* and ~/x/** on a missing directory make a directory" {
+	export HOME=$VT/home
+	mkdir -p "$HOME"
+	run -0 sb --write 'dist/**' -- mkdir -p dist/d2/a
+	assert_dir_exists "$WS/$P/dist/d2/a"
+	run -0 sb --write 'out/**/*' -- mkdir -p out/d2/a
+	assert_dir_exists "$WS/$P/out/d2/a"
+	run -0 sb --write '~/x/**' -- mkdir -p "$HOME/x/d2/a"
+	assert_dir_exists "$HOME/x/d2/a"
+	refute_output --partial 'names nothing yet'
+}
+
 @test "R-22 outside the project only directory shapes are made" {
 	export HOME=$VT/home
 	mkdir -p "$HOME"
