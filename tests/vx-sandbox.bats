@@ -254,6 +254,29 @@ linked() {
 	assert_line --regexp " $WS/$P/dist rw,nosuid,nodev[, ]"
 }
 
+@test "issue 20: a setuid file a task makes in its write grant runs as nothing more; every writable mount is nosuid" {
+	export HOME=$VT/home
+	mkdir -p "$HOME"
+	run -0 sb --read "$HELP" --write dist/ --write '~/.cache/t/' -- sh -c '
+		cp "$0" dist/a && chmod 6755 dist/a && dist/a caps
+		/usr/bin/python3 -c "import os, sys
+for p in sys.argv[1:]:
+    f = os.statvfs(p).f_flag
+    print(p.split(\"/\")[-1] or p, \"nosuid\" if f & os.ST_NOSUID else \"SUID\", \"nodev\" if f & os.ST_NODEV else \"DEV\")
+" dist "$HOME/.cache/t" /tmp /dev/shm
+		awk "\$6 ~ /(^|,)rw(,|\$)/ && \$6 !~ /nosuid/ { print \"suid-capable:\", \$5 }" /proc/self/mountinfo' "$A"
+	assert_line "euid=$(id -u)"
+	assert_line --regexp '^CapEff:[[:space:]]+0000000000000000$'
+	assert_line 'dist nosuid nodev'
+	assert_line 't nosuid nodev'
+	assert_line 'tmp nosuid nodev'
+	assert_line 'shm nosuid nodev'
+	refute_output --partial 'suid-capable'
+	# positive control: the bits did land on the host (stripping them is the cache's)
+	run -0 stat -c %a "$WS/$P/dist/a"
+	assert_output '6755'
+}
+
 @test "R-21 globs expand at start: *.txt matches files, [id] is a class, \\[id\\] a literal" {
 	put packages/app/pages/'[id].tsx' 'route'
 	put packages/app/pages/i.tsx 'i'
