@@ -43,6 +43,39 @@ static const char *const protected_names[] = {
 };
 #define PROTECT_LEVELS 3
 
+/* Issue 20 item 10: from $HOME, what a program of the user's executes or
+ * sources when it starts, so that a task granted ~/ or ~/.config/ could
+ * run code outside the sandbox through it: shells (rc files, aliases,
+ * completion, fish's whole config, readline, tmux), the directories on PATH
+ * ahead of the system's (Debian's .profile adds ~/bin and ~/.local/bin;
+ * rustup, bun, deno, volta and go install there), what a login or desktop
+ * session and systemd's user manager start (pam_env, environment.d,
+ * autostart, user units, X session scripts), python's user site (a .pth
+ * file there runs at every start), git's config and attributes (core.
+ * fsmonitor, filters: commands), tools whose config names a command (cargo,
+ * yarn, direnv, vim, neovim, emacs) and the agents' and editors' settings
+ * (MCP servers, hooks, extensions). Held read-only inside a write grant
+ * that holds them, absent ones held by a guard. A trailing slash marks a
+ * directory. */
+static const char *const home_protected[] = {
+	".bashrc", ".bash_profile", ".bash_login", ".bash_logout", ".bash_aliases",
+	".bash_completion", ".profile", ".zshrc", ".zshenv", ".zprofile", ".zlogin",
+	".zlogout", ".oh-my-zsh/", ".config/fish/", ".inputrc", ".tmux.conf",
+	".config/tmux/",
+	".local/bin/", "bin/", ".cargo/bin/", ".bun/bin/", ".deno/bin/", ".volta/bin/",
+	"go/bin/",
+	".pam_environment", ".config/environment.d/", ".config/autostart/",
+	".config/systemd/", ".local/share/systemd/", ".xprofile", ".xinitrc",
+	".xsession", ".xsessionrc",
+	".local/lib/",
+	".gitconfig", ".config/git/", ".ripgreprc", ".cargo/config.toml", ".cargo/config",
+	".yarnrc", ".config/direnv/", ".vimrc", ".vim/", ".exrc", ".config/nvim/", ".emacs",
+	".emacs.d/", ".config/emacs/",
+	".mcp.json", ".claude.json", ".claude/settings.json", ".claude/commands/",
+	".claude/agents/", ".cursor/", ".codex/config.toml", ".gemini/settings.json",
+	".vscode/", ".config/Code/User/",
+};
+
 struct ctx {
 	const struct sb_request *r;
 	struct plan *p;
@@ -406,6 +439,10 @@ static bool protected_is_dir(const char *name)
  * for a user's own. */
 #define GUARD_FILE_MODE 0000
 #define GUARD_DIR_MODE 0555
+/* in $HOME a guard file stays readable: git, cargo and others read these
+ * at start and fail on EACCES (the task's and the user's own, meanwhile),
+ * while an empty config is a valid one to each */
+#define GUARD_HOME_FILE_MODE 0404
 
 /* A guard vx-sandbox made (or left behind when killed): empty, its mode. */
 static bool is_guard(const char *path, const struct stat *st)
@@ -414,7 +451,9 @@ static bool is_guard(const char *path, const struct stat *st)
 	struct dirent *e;
 	bool empty = true;
 	if (S_ISREG(st->st_mode))
-		return (st->st_mode & 07777) == GUARD_FILE_MODE && st->st_size == 0;
+		return ((st->st_mode & 07777) == GUARD_FILE_MODE ||
+			       (st->st_mode & 07777) == GUARD_HOME_FILE_MODE) &&
+		       st->st_size == 0;
 	if ((st->st_mode & 07777) != GUARD_DIR_MODE)
 		return false;
 	if (!S_ISDIR(st->st_mode) || !(d = opendir(path)))
@@ -436,6 +475,34 @@ static void add_guard(struct plan *p, const char *path, bool isdir)
 	p->ng++;
 }
 
+/* Make the guard at p (absent: its parent checked already), bound
+ * read-only and swept afterwards. 0, or -1 after one line. */
+static int hold_name(struct ctx *c, const char *p, bool isdir, mode_t fmode)
+{
+	int fd, rc = 0;
+	if (isdir)
+		fd = mkdir(p, 0700) ? -1 : open(p, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	else
+		fd = open(p, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (fd < 0) {
+		/* where the caller may not create it, neither may the task */
+		if (errno == EACCES || errno == EPERM || errno == EROFS)
+			return 0;
+		err_warn_errno("%s: unable to hold the protected name '%s'", c->r->task_id, p);
+		return -1;
+	}
+	add_guard(c->p, p, isdir);
+	/* mkdir and open apply the umask: the mode is set after, through the
+	 * fd, never by a path another task could swap meanwhile */
+	if (fchmod(fd, isdir ? GUARD_DIR_MODE : fmode)) {
+		err_warn_errno("%s: unable to hold the protected name '%s'", c->r->task_id, p);
+		rc = -1;
+	}
+	close(fd);
+	add_op(c->p, OP_RO, p)->protect = true;
+	return rc;
+}
+
 /* R-25 for a config absent at start: hold its name with an empty file (mode
  * 0000) or directory (0555), bound read-only (so creating, writing, renaming onto or
  * removing it all fail), and sweep it afterwards. Where the name's parent is
@@ -448,7 +515,7 @@ static int guard_missing(struct ctx *c, const char *dir, const char *name)
 	char *p = path_join(dir, first), *leaf = NULL;
 	struct stat st;
 	bool isdir = true;
-	int rc = 0, fd = -1;
+	int rc = 0;
 
 	if (lstat(p, &st) == 0) {
 		/* the parent exists: hold the leaf inside it (a real directory
@@ -465,33 +532,69 @@ static int guard_missing(struct ctx *c, const char *dir, const char *name)
 	} else {
 		isdir = slash != NULL || protected_is_dir(name);
 	}
-	if (errno != ENOENT)
-		goto out;
-	if (isdir)
-		fd = mkdir(p, 0700) ? -1 : open(p, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	else
-		fd = open(p, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
-	if (fd < 0) {
-		/* where the caller may not create it, neither may the task */
-		if (errno == EACCES || errno == EPERM || errno == EROFS)
-			goto out;
-		err_warn_errno("%s: unable to hold the protected name '%s'", c->r->task_id, p);
-		rc = -1;
-		goto out;
-	}
-	add_guard(c->p, p, isdir);
-	/* mkdir and open apply the umask: the mode is set after, through the
-	 * fd, never by a path another task could swap meanwhile */
-	if (fchmod(fd, isdir ? GUARD_DIR_MODE : GUARD_FILE_MODE)) {
-		err_warn_errno("%s: unable to hold the protected name '%s'", c->r->task_id, p);
-		rc = -1;
-	}
-	close(fd);
-	add_op(c->p, OP_RO, p)->protect = true;
+	if (errno == ENOENT)
+		rc = hold_name(c, p, isdir, GUARD_FILE_MODE);
 out:
 	free(leaf);
 	free(first);
 	free(p);
+	return rc;
+}
+
+/* mkdir -p of dir below an existing directory, each one made recorded for
+ * the sweep (removed when the task left it empty). */
+static int make_parents(struct plan *p, const char *dir)
+{
+	struct stat st;
+	char *up;
+	int rc;
+	if (lstat(dir, &st) == 0)
+		return S_ISDIR(st.st_mode) ? 0 : -1;
+	if (errno != ENOENT)
+		return -1;
+	up = dirname_of(dir);
+	rc = make_parents(p, up);
+	free(up);
+	if (rc || mkdir(dir, 0777))
+		return -1;
+	strlist_push(&p->made, dir);
+	return 0;
+}
+
+/* Issue 20 item 10: the home_protected names a write bind of d holds
+ * (d itself excepted: a grant naming one frees it), by their canonical
+ * path: read-only where they exist, held by a guard where not (its
+ * missing parents made as ordinary directories). 0, or -1 after a line. */
+static int protect_home(struct ctx *c, const char *d)
+{
+	int rc = 0;
+	if (!c->home)
+		return 0;
+	for (size_t i = 0; !rc && i < sizeof(home_protected) / sizeof(*home_protected); i++) {
+		const char *e = home_protected[i];
+		size_t n = strlen(e);
+		bool isdir = e[n - 1] == '/';
+		char *name = xstrndup(e, isdir ? n - 1 : n), *lex = path_join(c->home, name);
+		char *cp = canon_would_be(lex), *parent;
+		struct stat st;
+		if (strcmp(cp, d) != 0 && path_is_within(d, cp)) {
+			if (lstat(cp, &st) == 0) {
+				if (!S_ISLNK(st.st_mode)) {
+					add_op(c->p, OP_RO, cp)->protect = true;
+					if (is_guard(cp, &st))
+						add_guard(c->p, cp, S_ISDIR(st.st_mode));
+				}
+			} else if (errno == ENOENT) {
+				parent = dirname_of(cp);
+				if (make_parents(c->p, parent) == 0)
+					rc = hold_name(c, cp, isdir, GUARD_HOME_FILE_MODE);
+				free(parent);
+			}
+		}
+		free(cp);
+		free(lex);
+		free(name);
+	}
 	return rc;
 }
 
@@ -587,6 +690,8 @@ static int add_write_dir(struct ctx *c, const char *g, const char *d)
 		return -1;
 	add_op(c->p, OP_RW, d);
 	strlist_push(&c->named, d);
+	if (protect_home(c, d))
+		return -1;
 	depth = depth_below(c->r->root, d);
 	if (depth < 0)
 		return scan_protected(c, g, d, PROTECT_LEVELS, false);
@@ -1008,6 +1113,9 @@ void plan_sweep(const struct plan *p, bool failed)
 		else
 			unlink(p->guards[i].path);
 	}
+	/* the parents made for $HOME's guards, deepest first, where left empty */
+	for (size_t i = p->made.n; i-- > 0;)
+		rmdir(p->made.v[i]);
 	for (size_t i = 0; i < p->nph; i++) {
 		const struct placeholder *ph = &p->ph[i];
 		if (!plan_placeholder_untouched(ph))
@@ -1036,5 +1144,6 @@ void plan_free(struct plan *p)
 	strlist_free(&p->readable);
 	strlist_free(&p->wfiles);
 	strlist_free(&p->withheld);
+	strlist_free(&p->made);
 	memset(p, 0, sizeof(*p));
 }

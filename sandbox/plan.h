@@ -67,6 +67,9 @@ struct plan {
 	struct strlist readable, wfiles;
 	/* each link withheld from a cached task, then its target */
 	struct strlist withheld;
+	/* directories made to hold a guard in $HOME (issue 20 item 10),
+	 * shallowest first; the sweep removes the ones left empty */
+	struct strlist made;
 };
 
 /* 0, or -1 after printing one line for a refused grant or a failed step. */

@@ -419,6 +419,43 @@ for p in sys.argv[1:]:
 	assert_file_contains "$WS/$P/.bashrc" rc
 }
 
+# home_try: a task script writing each of what a program of the user's runs
+# or sources at start (issue 20 item 10), printing WROTE for each it could.
+home_try='for f in .bash_aliases .bash_login .bash_logout .bash_completion .zshenv .zprofile .zlogin .inputrc .tmux.conf .pam_environment .xsessionrc .gitconfig .config/git/config .config/git/attributes .config/fish/config.fish .config/fish/conf.d/x.fish .config/tmux/tmux.conf .local/bin/git bin/ls .cargo/bin/cargo .cargo/config.toml .config/autostart/x.desktop .config/systemd/user/x.service .local/share/systemd/user/x.service .config/environment.d/x.conf .local/lib/python3/site-packages/x.pth .config/direnv/direnvrc .vimrc .config/nvim/init.lua .claude/settings.json .claude.json .vscode/extensions/x.js .config/Code/User/settings.json; do
+	{ mkdir -p "$(dirname "$HOME/$f")" && echo evil >> "$HOME/$f"; } 2> /dev/null && echo "WROTE $f"
+	{ rm -rf "$HOME/$f" && echo evil > "$HOME/$f"; } 2> /dev/null && echo "WROTE $f"
+done'
+
+@test "issue 20: in a ~/ or ~/.config/ grant, what runs or is sourced at start stays read-only, present or absent" {
+	export HOME=$VT/home
+	mkdir -p "$HOME/.config"
+	run -0 sb --write '~/' -- sh -c "$home_try"'; echo ok > ~/control && mkdir -p ~/.cache/t && echo control'
+	refute_output --partial 'WROTE'
+	assert_line 'control'
+	run -0 sb --write '~/.config/' -- sh -c "$home_try"'; echo ok > ~/.config/control && echo control'
+	refute_output --partial 'WROTE .config'
+	assert_line 'control'
+	# nothing is left behind: the guards and the directories made for them go
+	run -0 sh -c 'find "$HOME" -mindepth 1 | sort'
+	assert_output "$(printf '%s\n' "$HOME/.cache" "$HOME/.cache/t" "$HOME/.config" "$HOME/.config/control" "$HOME/control" | sort)"
+	# present at start (the user's own): read-only too, and kept as they were
+	mkdir -p "$HOME/.config/git" "$HOME/.config/fish" "$HOME/.local/bin"
+	echo '[user]' > "$HOME/.config/git/config"
+	echo 'set x' > "$HOME/.config/fish/config.fish"
+	echo 'alias' > "$HOME/.bash_aliases"
+	run -0 sb --write '~/' -- sh -c "$home_try; git config --global core.fsmonitor evil || echo git-refused; cat ~/.config/git/config"
+	refute_output --partial 'WROTE'
+	assert_line 'git-refused'
+	assert_line '[user]'
+	assert_file_contains "$HOME/.config/fish/config.fish" 'set x'
+	assert_file_contains "$HOME/.bash_aliases" 'alias'
+	run -0 ls -A "$HOME/.local/bin"
+	assert_output ''
+	# a grant naming one frees it
+	run -0 sb --write '~/.local/bin/' -- sh -c 'echo tool > ~/.local/bin/tool'
+	assert_file_exists "$HOME/.local/bin/tool"
+}
+
 @test "R-25 deeper than three levels below the root is not protected" {
 	put packages/app/a/b/.bashrc 'rc'
 	run -0 sb --write a/ -- sh -c 'echo more >> a/b/.bashrc'
