@@ -311,6 +311,28 @@ static int read_path(struct ctx *c, const char *g, const char *lex, const struct
 	return 0;
 }
 
+/* Is dir the directory of a project nested in the task's own? */
+static bool is_nested_project(const struct ctx *c, const char *dir)
+{
+	for (size_t i = 0; i < c->r->nprojects; i++)
+		if (!strcmp(c->r->projects[i].dir, dir))
+			return strcmp(dir, c->r->project) != 0 && path_is_within(c->r->project, dir);
+	return false;
+}
+
+/* Issue 19 item 2: does path lie in a project nested in the task's, which a
+ * glob whose static prefix is outside it does not reach? */
+static bool beyond_nested(const struct ctx *c, const char *prefix, const char *path)
+{
+	for (size_t i = 0; i < c->r->nprojects; i++) {
+		const char *pd = c->r->projects[i].dir;
+		if (is_nested_project(c, pd) && path_is_within(pd, path) &&
+			!path_is_within(pd, prefix))
+			return true;
+	}
+	return false;
+}
+
 static int add_reads(struct ctx *c)
 {
 	for (size_t i = 0; i < c->r->read.n; i++) {
@@ -328,9 +350,11 @@ static int add_reads(struct ctx *c)
 		} else {
 			plan_expand(pat, &m);
 		}
+		char *prefix = glob_static_prefix(pat);
 		for (size_t j = 0; !rc && j < m.n; j++)
-			if (lstat(m.v[j], &st) == 0)
+			if (!beyond_nested(c, prefix, m.v[j]) && lstat(m.v[j], &st) == 0)
 				rc = read_path(c, g, m.v[j], &st);
+		free(prefix);
 		strlist_free(&m);
 		free(pat);
 		if (rc)
@@ -927,6 +951,17 @@ static void add_walls(struct ctx *c)
 		if (lstat(p, &st) == 0 && S_ISDIR(st.st_mode) && !is_named(c, p))
 			add_op(c->p, OP_MASK, p);
 		free(p);
+	}
+	/* issue 19 item 2: a project nested in the task's is a wall its grants
+	 * do not reach (its files fold into its own tasks' keys, never this
+	 * one's): masked under a grant of an ancestor ('.'), while a grant
+	 * spelled inside it, or its link under node_modules (R-28), binds over
+	 * the mask */
+	for (size_t i = 0; i < c->r->nprojects; i++) {
+		const char *pd = c->r->projects[i].dir;
+		struct stat st;
+		if (is_nested_project(c, pd) && lstat(pd, &st) == 0 && S_ISDIR(st.st_mode))
+			add_op(c->p, OP_MASK, pd);
 	}
 	if (!c->home)
 		return;

@@ -497,6 +497,33 @@ done'
 	assert_output --partial 'nested project writable'
 }
 
+@test "issue 19: a project nested in the task's is a read wall; a read there is reported, never a stale hit" {
+	put package.json '{ "name": "root", "private": true, "workspaces": ["packages/*", "packages/app/nested"] }'
+	pkg packages/app/nested @x/nested
+	put packages/app/nested/n.txt 'nested v1'
+	put packages/app/nested/src/s.ts 'nested src'
+	pkg packages/app @x/app '' '{ "tasks": { "t": { "exec": { "command": "cat banner.txt; cat nested/n.txt", "sandbox": { "allow": { "read": ["."] } } }, "cache": { "inputs": { "files": ["**"] } } } } }'
+	req @x/app#t "$BATS_TEST_TMPDIR/r"
+	run -1 vx-sandbox --request "$BATS_TEST_TMPDIR/r"
+	assert_line 'banner'
+	assert_output --partial 'nested/n.txt: No such file or directory'
+	refute_output --partial 'nested v1'
+	# a glob from outside does not reach it either; a grant spelled inside it does
+	pkg packages/app @x/app '' '{ "tasks": { "t": { "exec": { "command": "cat nested/src/s.ts || echo glob-walled; cat nested/n.txt", "sandbox": { "allow": { "read": ["**/*.ts", "nested/n.txt"] } } } } } }'
+	req @x/app#t "$BATS_TEST_TMPDIR/r"
+	run -0 vx-sandbox --request "$BATS_TEST_TMPDIR/r"
+	assert_line 'glob-walled'
+	assert_line 'nested v1'
+	# through vx run: the read is a reported violation, and no edit there
+	# can turn into a hit of the old output
+	pkg packages/app @x/app '' '{ "tasks": { "t": { "exec": { "command": "cat nested/n.txt", "sandbox": { "allow": { "read": ["."] } } }, "cache": { "inputs": { "files": ["**"] } } } } }'
+	VX_CACHE_DIR=$BATS_TEST_TMPDIR/cache run -1 vx run @x/app#t
+	assert_output --partial 'deny file-read packages/app/nested/n.txt'
+	put packages/app/nested/n.txt 'nested v2'
+	VX_CACHE_DIR=$BATS_TEST_TMPDIR/cache run -1 vx run @x/app#t
+	refute_output --partial 'nested v1'
+}
+
 @test "R-27 a project path holding a glob character is refused" {
 	mkdir -p "$WS/packages/[old]"
 	run -125 vx-sandbox --root "$WS" --project "$WS/packages/[old]" -- true
