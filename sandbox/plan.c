@@ -828,6 +828,61 @@ static int add_writes(struct ctx *c)
 	return 0;
 }
 
+/* ---- allow.gitConfig (R-25) ---- */
+
+static bool is_named(const struct ctx *c, const char *p);
+
+/* git writes its config as every atomic writer does: config.lock made
+ * beside it, then renamed onto it. So the repository's .git directory (the
+ * first found from the project up, a real directory) is bound writable and
+ * every entry in it but config keeps the view it had: read-only where a
+ * grant names the repository or it lies outside the workspace, masked
+ * where not. A mount point cannot be removed, replaced or renamed onto, so
+ * HEAD, refs, objects, hooks and index stay as they were; new names may be
+ * made beside them (config.lock; what they could do config already can). */
+static void add_git_config(struct ctx *c)
+{
+	char *dir = xstrdup(c->r->project), *git = NULL, *up;
+	struct stat st;
+	bool readable;
+	DIR *d;
+	struct dirent *e;
+	for (;;) {
+		git = path_join(dir, ".git");
+		if (lstat(git, &st) == 0 || !strcmp(dir, "/"))
+			break;
+		free(git);
+		git = NULL;
+		up = dirname_of(dir);
+		free(dir);
+		dir = up;
+	}
+	free(dir);
+	if (!git || lstat(git, &st) != 0 || !S_ISDIR(st.st_mode) || !(d = opendir(git))) {
+		free(git);
+		return;
+	}
+	readable = is_named(c, git) || !path_is_within(c->r->root, git);
+	add_op_st(c->p, OP_RW, git, &st);
+	strlist_push(&c->named, git);
+	c->p->git_discovery = true;
+	while ((e = readdir(d))) {
+		char *p;
+		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, "..") || !strcmp(e->d_name, "config"))
+			continue;
+		if (fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) || S_ISLNK(st.st_mode))
+			continue;
+		p = path_join(git, e->d_name);
+		if (readable)
+			add_op_st(c->p, OP_RO, p, &st)->protect = true;
+		else
+			add_op_st(c->p, S_ISDIR(st.st_mode) ? OP_MASK : OP_MASK_FILE, p, &st);
+		free(p);
+	}
+	closedir(d);
+	free(git);
+}
+
 /* ---- node_modules (R-28) ---- */
 
 static bool keyed_dir(const struct ctx *c, const char *t)
@@ -1114,6 +1169,8 @@ int plan_build(const struct sb_request *r, struct plan *p)
 			p->git_discovery = true;
 	if (add_writes(&c) || add_reads(&c))
 		goto out;
+	if (r->git_config)
+		add_git_config(&c);
 	add_node_modules(&c);
 	add_walls(&c);
 	order(p);

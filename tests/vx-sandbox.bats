@@ -471,6 +471,34 @@ done'
 	run -0 sb --write '~/repo/' -- sh -c 'echo x > ~/repo/file'
 }
 
+@test "R-25 allow.gitConfig lets git config write the repository's .git/config; the rest of .git stays as it was" {
+	rm -rf "$WS/.git"
+	git init -q "$WS"
+	cp "$WS/.git/config" "$BATS_TEST_TMPDIR/config.before"
+	# without it: read-only, as git says
+	run -255 sb --read . --read ../../.git -- git config x.y z
+	assert_output --partial 'could not lock config file'
+	assert_output --partial 'Read-only file system'
+	run -0 cmp "$WS/.git/config" "$BATS_TEST_TMPDIR/config.before"
+	# with it, from the request as vx run hands it
+	pkg packages/app @x/app '' '{ "tasks": { "t": { "exec": { "command": "git config x.y z && git config --get x.y; echo x > ../../.git/HEAD || echo head-ro; echo x > ../../.git/hooks/pre-commit || echo hooks-ro; rm -rf ../../.git/objects || echo objects-stay", "sandbox": { "allow": { "read": [".", "../../.git"], "gitConfig": true } } } } } }'
+	req @x/app#t "$BATS_TEST_TMPDIR/r"
+	run -0 vx-sandbox --request "$BATS_TEST_TMPDIR/r"
+	assert_line 'z'
+	assert_line 'head-ro'
+	assert_line 'hooks-ro'
+	assert_line 'objects-stay'
+	run -0 git -C "$WS" config --get x.y
+	assert_output 'z'
+	assert_file_not_exists "$WS/.git/hooks/pre-commit"
+	assert_dir_exists "$WS/.git/objects"
+	# with it but no read grant of the repository: config alone shows
+	run -0 sb --git-config -- sh -c "git config --file '$WS/.git/config' x.w v && ls -A '$WS/.git/objects' | wc -l"
+	assert_line '0'
+	run -0 git -C "$WS" config --get x.w
+	assert_output 'v'
+}
+
 # --- R-26 refusals ----------------------------------------------------------
 
 @test "R-26 a grant leaving the project through a symlink is refused" {
