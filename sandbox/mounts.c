@@ -443,6 +443,7 @@ int mounts_build(const struct plan *p)
 			break;
 		case OP_MASK:
 		case OP_SCRATCH:
+		case OP_TEMP:
 			r = lay_mask(p, i, root, src);
 			break;
 		case OP_MASK_FILE:

@@ -82,6 +82,8 @@ struct ctx {
 	char *home; /* canonical $HOME, or NULL */
 	struct strlist named; /* canonical paths the grants name */
 	struct strlist real_dirs; /* directories whose realpath is themselves */
+	struct strlist empty_globs; /* a write glob matching nothing: its
+	                             * directory, then the grant as written */
 };
 
 int plan_path_cmp(const char *a, const char *b)
@@ -805,12 +807,9 @@ static int add_writes(struct ctx *c)
 			if (!rc) {
 				plan_expand(pat, &m);
 				if (m.n == 0) {
-					char *hint = glob_static_prefix(g);
-					err_warn("%s: write grant '%s' matches nothing when the task "
-						"starts, so a write under it is refused; fix: grant the "
-						"directory, allow: { write: ['%s/'] }", c->r->task_id, g,
-						hint[0] ? hint : ".");
-					free(hint);
+					/* judged once every op is known */
+					strlist_push(&c->empty_globs, canon);
+					strlist_push(&c->empty_globs, g);
 				}
 			}
 			for (size_t j = 0; !rc && j < m.n; j++) {
@@ -1051,6 +1050,73 @@ static void add_walls(struct ctx *c)
 	}
 }
 
+/* ---- the private /tmp (issue 19 item 9) ---- */
+
+/* Paths outside the workspace stay readable (R-20), but the task's /tmp is
+ * its own: a $HOME or a toolchain on PATH under the host's /tmp would
+ * vanish. Each is bound back read-only (the credential stores in $HOME
+ * masked as anywhere). Nothing else of the host's /tmp shows: other users'
+ * and other tasks' files there (vx run's proxy sockets) stay out of reach;
+ * another path there is granted by naming it (allow.read). */
+static void keep_under_tmp(struct ctx *c, const char *path)
+{
+	char *cp = path && path[0] == '/' ? path_canonical(path) : NULL;
+	struct stat st;
+	if (cp && strcmp(cp, "/tmp") != 0 && path_is_within("/tmp", cp) &&
+		!path_is_within(c->r->root, cp) && lstat(cp, &st) == 0 && S_ISDIR(st.st_mode))
+		add_op_st(c->p, OP_RO, cp, &st);
+	free(cp);
+}
+
+static void add_tmp_keeps(struct ctx *c)
+{
+	const char *path = getenv("PATH");
+	keep_under_tmp(c, c->home);
+	while (path && *path) {
+		const char *colon = strchr(path, ':');
+		size_t n = colon ? (size_t)(colon - path) : strlen(path);
+		char *dir = xstrndup(path, n);
+		keep_under_tmp(c, dir);
+		free(dir);
+		path = colon ? colon + 1 : NULL;
+	}
+}
+
+/* ---- write globs matching nothing (issue 19 item 9) ---- */
+
+/* The reference's rule for a write glob that matches nothing when the task
+ * starts, by what holds its directory: a mask (no grant shows it) makes it
+ * the task's own scratch, where the task may create, write and remove what
+ * the glob matches (anything else too) and nothing outlives the task: right
+ * for a tool's temp directory (the schema's Bun example); a read-only bind
+ * (a read grant, the host's /) leaves the task's write there EROFS, so that
+ * is said
+ * once, before the task runs, with the directory to grant; a writable one
+ * needs nothing. */
+static void judge_empty_globs(struct ctx *c)
+{
+	for (size_t i = 0; i + 1 < c->empty_globs.n; i += 2) {
+		const char *d = c->empty_globs.v[i], *g = c->empty_globs.v[i + 1];
+		const struct op *best = NULL;
+		for (size_t k = 0; k < c->p->nops; k++) {
+			const struct op *o = &c->p->ops[k];
+			if (o->kind != OP_DIR && path_is_within(o->path, d) &&
+				(!best || strlen(o->path) > strlen(best->path)))
+				best = o;
+		}
+		if (best && best->kind == OP_MASK) {
+			add_op(c->p, OP_TEMP, d);
+		} else if (!best || best->kind == OP_RO || best->protect) {
+			char *hint = glob_static_prefix(g);
+			err_warn("%s: write grant '%s' matches nothing when the task "
+				"starts, so a write under it is refused; fix: grant the "
+				"directory, allow: { write: ['%s/'] }", c->r->task_id, g,
+				hint[0] ? hint : ".");
+			free(hint);
+		}
+	}
+}
+
 /* ---- ordering ---- */
 
 static int rank(const struct op *o)
@@ -1061,6 +1127,7 @@ static int rank(const struct op *o)
 	case OP_RW: return 6;
 	case OP_RO: return 5;
 	case OP_SCRATCH: return 4;
+	case OP_TEMP: return 4;
 	case OP_MASK: return 3;
 	case OP_MASK_FILE: return 3;
 	case OP_DIR: return 1;
@@ -1109,6 +1176,7 @@ static bool redundant(const struct plan *p, const struct op *o)
 	case OP_DIR:
 		return pbind;
 	case OP_SCRATCH:
+	case OP_TEMP:
 		return false;
 	}
 	return false;
@@ -1172,7 +1240,9 @@ int plan_build(const struct sb_request *r, struct plan *p)
 	if (r->git_config)
 		add_git_config(&c);
 	add_node_modules(&c);
+	add_tmp_keeps(&c);
 	add_walls(&c);
+	judge_empty_globs(&c);
 	order(p);
 	if (getenv("VX_SANDBOX_DEBUG"))
 		for (size_t i = 0; i < p->nops; i++)
@@ -1183,6 +1253,7 @@ out:
 	free(c.home);
 	strlist_free(&c.named);
 	strlist_free(&c.real_dirs);
+	strlist_free(&c.empty_globs);
 	return rc;
 }
 

@@ -26,6 +26,10 @@ enum op_kind {
 	OP_MASK,      /* an empty read-only tmpfs over a directory */
 	OP_MASK_FILE, /* an empty read-only file over a file */
 	OP_SCRATCH,   /* an empty writable tmpfs (the private /tmp) */
+	OP_TEMP,      /* the same over a write glob's directory that matched
+	               * nothing under a mask (issue 19 item 9): the task's
+	               * own, gone at its exit; a failed access there is still
+	               * judged (trace.h: neither read- nor write-granted) */
 	OP_RO,        /* the host path bound read-only */
 	OP_RW,        /* the host path bound read-write */
 };

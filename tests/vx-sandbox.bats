@@ -191,6 +191,28 @@ linked() {
 	assert_output '0'
 }
 
+@test "issue 19: a HOME or a PATH toolchain under the host's /tmp stays readable; the rest of /tmp stays private" {
+	local t
+	t=$(mktemp -d /tmp/vx-sandbox-tmp.XXXXXX)
+	mkdir -p "$t/home/.ssh" "$t/tool/bin" "$t/other"
+	echo home-file > "$t/home/f"
+	echo key > "$t/home/.ssh/id"
+	printf '#!/bin/sh\necho tool-ran\n' > "$t/tool/bin/vxtool"
+	chmod 755 "$t/tool/bin/vxtool"
+	echo other > "$t/other/f"
+	chmod -R a+rX "$t"
+	HOME=$t/home PATH=$t/tool/bin:$PATH run -0 sb -- sh -c 'cat ~/f; vxtool; cat ~/.ssh/id || echo store-masked; cat "$0/other/f" || echo other-private; echo x > ~/g || echo home-ro; echo x > /tmp/scratch && echo scratch-rw' "$t"
+	assert_line 'home-file'
+	assert_line 'tool-ran'
+	assert_line 'store-masked'
+	assert_line 'other-private'
+	assert_line 'home-ro'
+	assert_line 'scratch-rw'
+	refute_output --partial 'key'
+	assert_file_not_exists "$t/home/g"
+	rm -rf "$t"
+}
+
 @test "R-20 baseline: paths outside the workspace stay readable" {
 	run -0 sb -- sh -c 'cat /etc/passwd > /dev/null && ls /usr/bin/env'
 }
@@ -321,14 +343,34 @@ for p in sys.argv[1:]:
 	assert_file_not_exists "$WS/$P/coverage"
 }
 
-@test "R-22 a glob's static prefix is made a directory; matching nothing says so once" {
-	run -2 sb --write 'gen/*.ts' -- sh -c 'echo x > gen/a.ts'
+@test "R-22 a glob's static prefix is made a directory; matching nothing under a read grant says so once" {
+	run -2 sb --read . --write 'gen/*.ts' -- sh -c 'echo x > gen/a.ts'
 	assert_dir_exists "$WS/$P/gen"
 	assert_output --partial "write grant 'gen/*.ts' matches nothing"
 	assert_output --partial "allow: { write: ['gen/'] }"
 	put packages/app/gen/a.ts 'old'
-	run -0 sb --write 'gen/*.ts' -- sh -c 'echo new > gen/a.ts'
+	run -0 sb --read . --write 'gen/*.ts' -- sh -c 'echo new > gen/a.ts'
 	assert_file_contains "$WS/$P/gen/a.ts" new
+	# under a writable grant it needs nothing, and nothing is said
+	run -0 sb --write dist/ --write 'dist/*.map' -- sh -c 'echo m > dist/a.map'
+	refute_output --partial 'matches nothing'
+	assert_file_contains "$WS/$P/dist/a.map" m
+}
+
+@test "issue 19: a write glob matching nothing where no grant shows its directory is the task's own scratch (Bun's .*.tmp/**)" {
+	export HOME=$VT/home
+	mkdir -p "$HOME/.bun/install/cache"
+	run -0 sb --read src/ --read package.json --write dist/vx --write '~/.bun/install/cache/' --write '.*.tmp/**' -- sh -c '
+		mkdir .abc-00000000.tmp && echo target > .abc-00000000.tmp/bun-linux && cp -r .abc-00000000.tmp ~/.bun/install/cache/t && rm -rf .abc-00000000.tmp/bun-linux
+		echo bin > dist/vx; cat src/a.js; cat banner.txt || echo walled; ls -A'
+	refute_output --partial 'matches nothing'
+	assert_line 'app source'
+	assert_line 'walled'
+	assert_file_contains "$HOME/.bun/install/cache/t/bun-linux" target
+	assert_file_contains "$WS/$P/dist/vx" bin
+	# nothing it left there outlives the task; the project is as it was
+	run -0 ls -A "$WS/$P"
+	assert_output "$(printf 'banner.txt\ndist\npackage.json\nsrc')"
 }
 
 @test "R-22 dist/**, dist/**/* and ~/x/** on a missing directory make a directory" {
