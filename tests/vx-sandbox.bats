@@ -244,6 +244,33 @@ linked() {
 	assert_output --partial 'Read-only file system'
 }
 
+@test "issue 18: /dev/tty with no terminal is ENXIO as on the host, traced or not" {
+	local probe='import errno, os
+for f in (os.O_RDONLY, os.O_RDWR, os.O_WRONLY):
+    try:
+        os.close(os.open("/dev/tty", f)); print("opened")
+    except OSError as e:
+        print(errno.errorcode[e.errno])'
+	run -0 setsid /usr/bin/python3 -c "$probe" < /dev/null
+	local host=$output
+	assert_line 'ENXIO'
+	run -0 sb -- /usr/bin/python3 -c "$probe"
+	assert_output "$host"
+	run -0 sb --trace "$BATS_TEST_TMPDIR/trace" -- /usr/bin/python3 -c "$probe"
+	assert_output "$host"
+}
+
+@test "issue 18: a tool's scratch under node_modules is writable only where granted" {
+	mkdir -p "$WS/$P/node_modules/dep"
+	echo dep > "$WS/$P/node_modules/dep/index.js"
+	run -1 sb -- mkdir -p node_modules/.vite-temp
+	assert_output --partial 'Read-only file system'
+	run -0 sb --write node_modules/.vite-temp/ --write node_modules/.vitest/ -- sh -c 'echo x > node_modules/.vite-temp/c.mjs && echo r > node_modules/.vitest/results.json && cat node_modules/dep/index.js; echo y > node_modules/dep/index.js || echo dep-ro'
+	assert_line 'dep'
+	assert_line 'dep-ro'
+	assert_file_exists "$WS/$P/node_modules/.vitest/results.json"
+}
+
 # --- R-21 grants and globs --------------------------------------------------
 
 @test "R-21 read grants: '.', src/**, an absolute path, a sibling file" {
