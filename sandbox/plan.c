@@ -82,6 +82,7 @@ struct ctx {
 	char *home; /* canonical $HOME, or NULL */
 	struct strlist named; /* canonical paths the grants name */
 	struct strlist real_dirs; /* directories whose realpath is themselves */
+	struct strlist nested; /* the projects nested in the task's */
 	struct strlist empty_globs; /* a write glob matching nothing: its
 	                             * directory, then the grant as written */
 };
@@ -313,25 +314,13 @@ static int read_path(struct ctx *c, const char *g, const char *lex, const struct
 	return 0;
 }
 
-/* Is dir the directory of a project nested in the task's own? */
-static bool is_nested_project(const struct ctx *c, const char *dir)
-{
-	for (size_t i = 0; i < c->r->nprojects; i++)
-		if (!strcmp(c->r->projects[i].dir, dir))
-			return strcmp(dir, c->r->project) != 0 && path_is_within(c->r->project, dir);
-	return false;
-}
-
 /* Issue 19 item 2: does path lie in a project nested in the task's, which a
  * glob whose static prefix is outside it does not reach? */
 static bool beyond_nested(const struct ctx *c, const char *prefix, const char *path)
 {
-	for (size_t i = 0; i < c->r->nprojects; i++) {
-		const char *pd = c->r->projects[i].dir;
-		if (is_nested_project(c, pd) && path_is_within(pd, path) &&
-			!path_is_within(pd, prefix))
+	for (size_t i = 0; i < c->nested.n; i++)
+		if (path_is_within(c->nested.v[i], path) && !path_is_within(c->nested.v[i], prefix))
 			return true;
-	}
 	return false;
 }
 
@@ -1011,11 +1000,10 @@ static void add_walls(struct ctx *c)
 	 * one's): masked under a grant of an ancestor ('.'), while a grant
 	 * spelled inside it, or its link under node_modules (R-28), binds over
 	 * the mask */
-	for (size_t i = 0; i < c->r->nprojects; i++) {
-		const char *pd = c->r->projects[i].dir;
+	for (size_t i = 0; i < c->nested.n; i++) {
 		struct stat st;
-		if (is_nested_project(c, pd) && lstat(pd, &st) == 0 && S_ISDIR(st.st_mode))
-			add_op(c->p, OP_MASK, pd);
+		if (lstat(c->nested.v[i], &st) == 0 && S_ISDIR(st.st_mode))
+			add_op(c->p, OP_MASK, c->nested.v[i]);
 	}
 	if (!c->home)
 		return;
@@ -1226,6 +1214,10 @@ int plan_build(const struct sb_request *r, struct plan *p)
 	p->nested = r->weaker_nested;
 	if (home && *home)
 		c.home = path_canonical(home);
+	for (size_t i = 0; i < r->nprojects; i++)
+		if (strcmp(r->projects[i].dir, r->project) != 0 &&
+			path_is_within(r->project, r->projects[i].dir))
+			strlist_push(&c.nested, r->projects[i].dir);
 	add_op(p, OP_SCRATCH, "/tmp");
 	add_op(p, OP_MASK, r->root);
 	add_op(p, OP_DIR, r->project);
@@ -1254,6 +1246,7 @@ out:
 	strlist_free(&c.named);
 	strlist_free(&c.real_dirs);
 	strlist_free(&c.empty_globs);
+	strlist_free(&c.nested);
 	return rc;
 }
 
