@@ -384,7 +384,17 @@ static void add_placeholder(struct plan *p, const char *path, const char *grant,
 	p->nph++;
 }
 
-static bool is_guard(const char *path, const struct stat *st);
+/* The modes that mark a guard: a file nobody may open, a directory anyone
+ * may list (git status walks it without a warning), both unusual enough
+ * for a user's own. */
+#define GUARD_FILE_MODE 0000
+#define GUARD_DIR_MODE 0555
+/* in $HOME a guard file stays readable: git, cargo and others read these
+ * at start and fail on EACCES (the task's and the user's own, meanwhile),
+ * while an empty config is a valid one to each */
+#define GUARD_HOME_FILE_MODE 0404
+
+static bool is_guard(const char *path, const struct stat *st, mode_t fmode);
 
 /* R-26: a write bind must not make the repository, the cache or a nested
  * project writable. */
@@ -419,7 +429,7 @@ static int check_write_dir(const struct ctx *c, const char *g, const char *d)
 	if (!rc && path_is_within(r->root, d)) {
 		char *dg = path_join(d, ".git");
 		struct stat st;
-		if (lstat(dg, &st) == 0 && !is_guard(dg, &st))
+		if (lstat(dg, &st) == 0 && !is_guard(dg, &st, GUARD_FILE_MODE))
 			rc = refuse(c, g, "its bind '%s' holds a .git; fix: grant a "
 				"directory that holds no repository", d);
 		free(dg);
@@ -449,26 +459,15 @@ static bool protected_is_dir(const char *name)
 	return false;
 }
 
-/* The modes that mark a guard: a file nobody may open, a directory anyone
- * may list (git status walks it without a warning), both unusual enough
- * for a user's own. */
-#define GUARD_FILE_MODE 0000
-#define GUARD_DIR_MODE 0555
-/* in $HOME a guard file stays readable: git, cargo and others read these
- * at start and fail on EACCES (the task's and the user's own, meanwhile),
- * while an empty config is a valid one to each */
-#define GUARD_HOME_FILE_MODE 0404
-
-/* A guard vx-sandbox made (or left behind when killed): empty, its mode. */
-static bool is_guard(const char *path, const struct stat *st)
+/* A guard vx-sandbox made (or left behind when killed): empty, its mode
+ * (fmode for a file: GUARD_HOME_FILE_MODE in $HOME, else GUARD_FILE_MODE). */
+static bool is_guard(const char *path, const struct stat *st, mode_t fmode)
 {
 	DIR *d;
 	struct dirent *e;
 	bool empty = true;
 	if (S_ISREG(st->st_mode))
-		return ((st->st_mode & 07777) == GUARD_FILE_MODE ||
-			       (st->st_mode & 07777) == GUARD_HOME_FILE_MODE) &&
-		       st->st_size == 0;
+		return (st->st_mode & 07777) == fmode && st->st_size == 0;
 	if ((st->st_mode & 07777) != GUARD_DIR_MODE)
 		return false;
 	if (!S_ISDIR(st->st_mode) || !(d = opendir(path)))
@@ -479,7 +478,7 @@ static bool is_guard(const char *path, const struct stat *st)
 	return empty;
 }
 
-static void add_guard(struct plan *p, const char *path, bool isdir)
+static void add_guard(struct plan *p, const char *path, bool isdir, mode_t fmode)
 {
 	if (p->ng == p->gcap) {
 		p->gcap = p->gcap ? 2 * p->gcap : 16;
@@ -487,6 +486,7 @@ static void add_guard(struct plan *p, const char *path, bool isdir)
 	}
 	p->guards[p->ng].path = xstrdup(path);
 	p->guards[p->ng].isdir = isdir;
+	p->guards[p->ng].fmode = fmode;
 	p->ng++;
 }
 
@@ -506,7 +506,7 @@ static int hold_name(struct ctx *c, const char *p, bool isdir, mode_t fmode)
 		err_warn_errno("%s: unable to hold the protected name '%s'", c->r->task_id, p);
 		return -1;
 	}
-	add_guard(c->p, p, isdir);
+	add_guard(c->p, p, isdir, fmode);
 	/* mkdir and open apply the umask: the mode is set after, through the
 	 * fd, never by a path another task could swap meanwhile */
 	if (fchmod(fd, isdir ? GUARD_DIR_MODE : fmode)) {
@@ -596,8 +596,9 @@ static int protect_home(struct ctx *c, const char *d)
 			if (lstat(cp, &st) == 0) {
 				if (!S_ISLNK(st.st_mode)) {
 					add_op(c->p, OP_RO, cp)->protect = true;
-					if (is_guard(cp, &st))
-						add_guard(c->p, cp, S_ISDIR(st.st_mode));
+					if (is_guard(cp, &st, GUARD_HOME_FILE_MODE))
+						add_guard(c->p, cp, S_ISDIR(st.st_mode),
+							GUARD_HOME_FILE_MODE);
 				}
 			} else if (errno == ENOENT) {
 				parent = dirname_of(cp);
@@ -640,7 +641,7 @@ static int scan_protected(struct ctx *c, const char *g, const char *dir, int lev
 	struct stat st;
 	int rc = 0;
 
-	if (lstat(git, &st) == 0 && !is_guard(git, &st)) {
+	if (lstat(git, &st) == 0 && !is_guard(git, &st, GUARD_FILE_MODE)) {
 		if (inside)
 			rc = refuse(c, g, "its bind would make the repository '%s' writable (a "
 				"submodule or nested checkout); fix: grant a directory that holds no "
@@ -658,8 +659,8 @@ static int scan_protected(struct ctx *c, const char *g, const char *dir, int lev
 		if (lstat(p, &st) == 0) {
 			if (!S_ISLNK(st.st_mode)) {
 				add_op(c->p, OP_RO, p)->protect = true;
-				if (inside && is_guard(p, &st))
-					add_guard(c->p, p, S_ISDIR(st.st_mode)); /* left by a killed run */
+				if (inside && is_guard(p, &st, GUARD_FILE_MODE)) /* left by a killed run */
+					add_guard(c->p, p, S_ISDIR(st.st_mode), GUARD_FILE_MODE);
 			}
 		} else if (inside && takes_effect(c, dir)) {
 			rc = guard_missing(c, dir, name);
@@ -1262,7 +1263,8 @@ void plan_sweep(const struct plan *p, bool failed)
 	/* the guards, deepest first (a held .git before its parent's turn) */
 	for (size_t i = p->ng; i-- > 0;) {
 		struct stat st;
-		if (lstat(p->guards[i].path, &st) || !is_guard(p->guards[i].path, &st))
+		if (lstat(p->guards[i].path, &st) ||
+			!is_guard(p->guards[i].path, &st, p->guards[i].fmode))
 			continue;
 		if (p->guards[i].isdir)
 			rmdir(p->guards[i].path);

@@ -50,11 +50,13 @@ struct placeholder {
 	struct timespec mtime;
 };
 
-/* An empty file (mode 0000) or directory (0555) made to hold the name of a
- * protected config absent at start (R-25); removed by plan_sweep. */
+/* An empty file (mode 0000; 0404 in $HOME) or directory (0555) made to
+ * hold the name of a protected config absent at start (R-25); removed by
+ * plan_sweep. */
 struct guard {
 	char *path;
 	bool isdir;
+	mode_t fmode; /* a file guard's mode */
 };
 
 struct plan {

@@ -523,6 +523,16 @@ done'
 	# a grant naming one frees it
 	run -0 sb --write '~/.local/bin/' -- sh -c 'echo tool > ~/.local/bin/tool'
 	assert_file_exists "$HOME/.local/bin/tool"
+	# a user's own empty read-only config is theirs, not a guard to sweep,
+	# in a project as in $HOME (a killed run's $HOME guard, 0404, is swept)
+	: > "$WS/$P/.bashrc"
+	chmod 0404 "$WS/$P/.bashrc"
+	run -0 sb --write ./ -- true
+	assert_file_exists "$WS/$P/.bashrc"
+	: > "$HOME/.inputrc"
+	chmod 0404 "$HOME/.inputrc"
+	run -0 sb --write '~/' -- true
+	assert_file_not_exists "$HOME/.inputrc"
 }
 
 @test "R-25 deeper than three levels below the root is not protected" {
