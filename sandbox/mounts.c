@@ -331,11 +331,13 @@ static int build_sys(int root)
 static int check_flags(void)
 {
 	FILE *f = fopen("/proc/self/mountinfo", "re");
-	char line[8192];
+	char *line = NULL;
+	size_t cap = 0;
 	int rc = 0;
 	if (!f)
 		return fail("unable to read", "/proc/self/mountinfo");
-	while (!rc && fgets(line, sizeof(line), f)) {
+	/* whole lines, however long (a mount point is escaped up to 4 times) */
+	while (!rc && getline(&line, &cap, f) > 0) {
 		char *fld[6], *save = NULL, *s = line, *opt;
 		bool nosuid = false, nodev = false, rw = false, devnode = false;
 		size_t n = 0;
@@ -359,6 +361,7 @@ static int check_flags(void)
 			rc = -1;
 		}
 	}
+	free(line);
 	fclose(f);
 	return rc;
 }
