@@ -576,6 +576,17 @@ static int make_parents(struct plan *p, const char *dir)
 	return 0;
 }
 
+/* Is the first component of home_protected entry e a symlink in $HOME? */
+static bool home_link(const struct ctx *c, const char *e)
+{
+	char *first = xstrndup(e, strcspn(e, "/")), *p = path_join(c->home, first);
+	struct stat st;
+	bool link = lstat(p, &st) == 0 && S_ISLNK(st.st_mode);
+	free(p);
+	free(first);
+	return link;
+}
+
 /* Issue 20 item 10: the home_protected names a write bind of d holds
  * (d itself excepted: a grant naming one frees it), by their canonical
  * path: read-only where they exist, held by a guard where not (its
@@ -583,15 +594,24 @@ static int make_parents(struct plan *p, const char *dir)
 static int protect_home(struct ctx *c, const char *d)
 {
 	int rc = 0;
+	/* a bind neither in $HOME nor holding it reaches an entry of $HOME
+	 * only through a link $HOME holds itself (a ~/.config leading out):
+	 * then one lstat a name, not a realpath (a dist/ grant costs no
+	 * readlink) */
+	bool near = c->home && (path_is_within(c->home, d) || path_is_within(d, c->home));
 	if (!c->home)
 		return 0;
 	for (size_t i = 0; !rc && i < sizeof(home_protected) / sizeof(*home_protected); i++) {
 		const char *e = home_protected[i];
 		size_t n = strlen(e);
 		bool isdir = e[n - 1] == '/';
-		char *name = xstrndup(e, isdir ? n - 1 : n), *lex = path_join(c->home, name);
-		char *cp = canon_would_be(lex), *parent;
+		char *name, *lex, *cp, *parent;
 		struct stat st;
+		if (!near && !home_link(c, e))
+			continue;
+		name = xstrndup(e, isdir ? n - 1 : n);
+		lex = path_join(c->home, name);
+		cp = canon_would_be(lex);
 		if (strcmp(cp, d) != 0 && path_is_within(d, cp)) {
 			if (lstat(cp, &st) == 0) {
 				if (!S_ISLNK(st.st_mode)) {

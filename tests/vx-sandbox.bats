@@ -523,6 +523,17 @@ done'
 	# a grant naming one frees it
 	run -0 sb --write '~/.local/bin/' -- sh -c 'echo tool > ~/.local/bin/tool'
 	assert_file_exists "$HOME/.local/bin/tool"
+	# a ~/.config that leads out of $HOME, granted as ~/.config/: held at
+	# its target (which is what the bind makes writable)
+	mkdir -p "$VT/cfg"
+	mv "$HOME/.config/git" "$VT/cfg/git"
+	rm -rf "$HOME/.config"
+	ln -s "$VT/cfg" "$HOME/.config"
+	run -0 sb --write '~/.config/' -- sh -c 'echo evil >> ~/.config/git/config || echo git-ro; mkdir -p ~/.config/fish && echo evil > ~/.config/fish/config.fish || echo fish-ro; echo ok > ~/.config/other && echo control'
+	assert_line 'git-ro'
+	assert_line 'fish-ro'
+	assert_line 'control'
+	assert_file_not_exists "$VT/cfg/fish/config.fish"
 	# a user's own empty read-only config is theirs, not a guard to sweep,
 	# in a project as in $HOME (a killed run's $HOME guard, 0404, is swept)
 	: > "$WS/$P/.bashrc"
