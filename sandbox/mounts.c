@@ -322,6 +322,50 @@ static int build_sys(int root)
 	return rc;
 }
 
+/* Do the flags hold? Every mount of the sandbox nosuid, and every writable
+ * one nodev too but for the device nodes bound into /dev and the task's own
+ * devpts, read from the kernel's own account after the pivot: a bind or
+ * remount that silently drops a flag (MS_BIND|MS_REMOUNT without the ones
+ * the mount had, a submount a recursive clone brought along) fails the
+ * setup here instead of handing the task a setuid-capable write grant. */
+static int check_flags(void)
+{
+	FILE *f = fopen("/proc/self/mountinfo", "re");
+	char *line = NULL;
+	size_t cap = 0;
+	int rc = 0;
+	if (!f)
+		return fail("unable to read", "/proc/self/mountinfo");
+	/* whole lines, however long (a mount point is escaped up to 4 times) */
+	while (!rc && getline(&line, &cap, f) > 0) {
+		char *fld[6], *save = NULL, *s = line, *opt;
+		bool nosuid = false, nodev = false, rw = false, devnode = false;
+		size_t n = 0;
+		for (; n < 6 && (fld[n] = strtok_r(s, " ", &save)); n++)
+			s = NULL;
+		if (n < 6)
+			continue;
+		/* fld[4]: the mount point (octal-escaped), fld[5]: its flags */
+		for (opt = strtok_r(fld[5], ",", &save); opt; opt = strtok_r(NULL, ",", &save)) {
+			nosuid |= !strcmp(opt, "nosuid");
+			nodev |= !strcmp(opt, "nodev");
+			rw |= !strcmp(opt, "rw");
+		}
+		devnode = !strcmp(fld[4], "/dev/pts");
+		for (size_t i = 0; i < NDEV; i++)
+			if (!strncmp(fld[4], "/dev/", 5) && !strcmp(fld[4] + 5, dev_nodes[i]))
+				devnode = true;
+		if (!nosuid || (rw && !nodev && !devnode)) {
+			err_warn("sandbox setup: the mount at '%s' lacks %s, so the task is not "
+				"run; fix: report this as a bug", fld[4], !nosuid ? "nosuid" : "nodev");
+			rc = -1;
+		}
+	}
+	free(line);
+	fclose(f);
+	return rc;
+}
+
 /* Open the source of every op of kind, by its path from dirfd refusing
  * every symlink, and check it is the inode the plan saw. */
 static int open_sources(const struct plan *p, enum op_kind kind, int dirfd, int *src)
@@ -402,6 +446,7 @@ int mounts_build(const struct plan *p)
 			break;
 		case OP_MASK:
 		case OP_SCRATCH:
+		case OP_TEMP:
 			r = lay_mask(p, i, root, src);
 			break;
 		case OP_MASK_FILE:
@@ -425,6 +470,8 @@ int mounts_build(const struct plan *p)
 		fail("unable to pivot into", NEWROOT);
 		goto out;
 	}
+	if (check_flags())
+		goto out;
 	rc = 0;
 out:
 	for (size_t i = 0; i < p->nops; i++)

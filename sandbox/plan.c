@@ -43,12 +43,48 @@ static const char *const protected_names[] = {
 };
 #define PROTECT_LEVELS 3
 
+/* Issue 20 item 10: from $HOME, what a program of the user's executes or
+ * sources when it starts, so that a task granted ~/ or ~/.config/ could
+ * run code outside the sandbox through it: shells (rc files, aliases,
+ * completion, fish's whole config, readline, tmux), the directories on PATH
+ * ahead of the system's (Debian's .profile adds ~/bin and ~/.local/bin;
+ * rustup, bun, deno, volta and go install there), what a login or desktop
+ * session and systemd's user manager start (pam_env, environment.d,
+ * autostart, user units, X session scripts), python's user site (a .pth
+ * file there runs at every start), git's config and attributes (core.
+ * fsmonitor, filters: commands), tools whose config names a command (cargo,
+ * yarn, direnv, vim, neovim, emacs) and the agents' and editors' settings
+ * (MCP servers, hooks, extensions). Held read-only inside a write grant
+ * that holds them, absent ones held by a guard. A trailing slash marks a
+ * directory. */
+static const char *const home_protected[] = {
+	".bashrc", ".bash_profile", ".bash_login", ".bash_logout", ".bash_aliases",
+	".bash_completion", ".profile", ".zshrc", ".zshenv", ".zprofile", ".zlogin",
+	".zlogout", ".oh-my-zsh/", ".config/fish/", ".inputrc", ".tmux.conf",
+	".config/tmux/",
+	".local/bin/", "bin/", ".cargo/bin/", ".bun/bin/", ".deno/bin/", ".volta/bin/",
+	"go/bin/",
+	".pam_environment", ".config/environment.d/", ".config/autostart/",
+	".config/systemd/", ".local/share/systemd/", ".xprofile", ".xinitrc",
+	".xsession", ".xsessionrc",
+	".local/lib/",
+	".gitconfig", ".config/git/", ".ripgreprc", ".cargo/config.toml", ".cargo/config",
+	".yarnrc", ".config/direnv/", ".vimrc", ".vim/", ".exrc", ".config/nvim/", ".emacs",
+	".emacs.d/", ".config/emacs/",
+	".mcp.json", ".claude.json", ".claude/settings.json", ".claude/commands/",
+	".claude/agents/", ".cursor/", ".codex/config.toml", ".gemini/settings.json",
+	".vscode/", ".config/Code/User/",
+};
+
 struct ctx {
 	const struct sb_request *r;
 	struct plan *p;
 	char *home; /* canonical $HOME, or NULL */
 	struct strlist named; /* canonical paths the grants name */
 	struct strlist real_dirs; /* directories whose realpath is themselves */
+	struct strlist nested; /* the projects nested in the task's */
+	struct strlist empty_globs; /* a write glob matching nothing: its
+	                             * directory, then the grant as written */
 };
 
 int plan_path_cmp(const char *a, const char *b)
@@ -279,6 +315,16 @@ static int read_path(struct ctx *c, const char *g, const char *lex, const struct
 	return 0;
 }
 
+/* Issue 19 item 2: does path lie in a project nested in the task's, which a
+ * glob whose static prefix is outside it does not reach? */
+static bool beyond_nested(const struct ctx *c, const char *prefix, const char *path)
+{
+	for (size_t i = 0; i < c->nested.n; i++)
+		if (path_is_within(c->nested.v[i], path) && !path_is_within(c->nested.v[i], prefix))
+			return true;
+	return false;
+}
+
 static int add_reads(struct ctx *c)
 {
 	for (size_t i = 0; i < c->r->read.n; i++) {
@@ -296,9 +342,11 @@ static int add_reads(struct ctx *c)
 		} else {
 			plan_expand(pat, &m);
 		}
+		char *prefix = glob_static_prefix(pat);
 		for (size_t j = 0; !rc && j < m.n; j++)
-			if (lstat(m.v[j], &st) == 0)
+			if (!beyond_nested(c, prefix, m.v[j]) && lstat(m.v[j], &st) == 0)
 				rc = read_path(c, g, m.v[j], &st);
+		free(prefix);
 		strlist_free(&m);
 		free(pat);
 		if (rc)
@@ -337,7 +385,17 @@ static void add_placeholder(struct plan *p, const char *path, const char *grant,
 	p->nph++;
 }
 
-static bool is_guard(const char *path, const struct stat *st);
+/* The modes that mark a guard: a file nobody may open, a directory anyone
+ * may list (git status walks it without a warning), both unusual enough
+ * for a user's own. */
+#define GUARD_FILE_MODE 0000
+#define GUARD_DIR_MODE 0555
+/* in $HOME a guard file stays readable: git, cargo and others read these
+ * at start and fail on EACCES (the task's and the user's own, meanwhile),
+ * while an empty config is a valid one to each */
+#define GUARD_HOME_FILE_MODE 0404
+
+static bool is_guard(const char *path, const struct stat *st, mode_t fmode);
 
 /* R-26: a write bind must not make the repository, the cache or a nested
  * project writable. */
@@ -377,7 +435,7 @@ static int check_write_dir(const struct ctx *c, const char *g, const char *d)
 	if (!rc && path_is_within(r->root, d)) {
 		char *dg = path_join(d, ".git");
 		struct stat st;
-		if (lstat(dg, &st) == 0 && !is_guard(dg, &st))
+		if (lstat(dg, &st) == 0 && !is_guard(dg, &st, GUARD_FILE_MODE))
 			rc = refuse(c, g, "its bind '%s' holds a .git; fix: grant a "
 				"directory that holds no repository", d);
 		free(dg);
@@ -407,20 +465,15 @@ static bool protected_is_dir(const char *name)
 	return false;
 }
 
-/* The modes that mark a guard: a file nobody may open, a directory anyone
- * may list (git status walks it without a warning), both unusual enough
- * for a user's own. */
-#define GUARD_FILE_MODE 0000
-#define GUARD_DIR_MODE 0555
-
-/* A guard vx-sandbox made (or left behind when killed): empty, its mode. */
-static bool is_guard(const char *path, const struct stat *st)
+/* A guard vx-sandbox made (or left behind when killed): empty, its mode
+ * (fmode for a file: GUARD_HOME_FILE_MODE in $HOME, else GUARD_FILE_MODE). */
+static bool is_guard(const char *path, const struct stat *st, mode_t fmode)
 {
 	DIR *d;
 	struct dirent *e;
 	bool empty = true;
 	if (S_ISREG(st->st_mode))
-		return (st->st_mode & 07777) == GUARD_FILE_MODE && st->st_size == 0;
+		return (st->st_mode & 07777) == fmode && st->st_size == 0;
 	if ((st->st_mode & 07777) != GUARD_DIR_MODE)
 		return false;
 	if (!S_ISDIR(st->st_mode) || !(d = opendir(path)))
@@ -431,7 +484,7 @@ static bool is_guard(const char *path, const struct stat *st)
 	return empty;
 }
 
-static void add_guard(struct plan *p, const char *path, bool isdir)
+static void add_guard(struct plan *p, const char *path, bool isdir, mode_t fmode)
 {
 	if (p->ng == p->gcap) {
 		p->gcap = p->gcap ? 2 * p->gcap : 16;
@@ -439,7 +492,36 @@ static void add_guard(struct plan *p, const char *path, bool isdir)
 	}
 	p->guards[p->ng].path = xstrdup(path);
 	p->guards[p->ng].isdir = isdir;
+	p->guards[p->ng].fmode = fmode;
 	p->ng++;
+}
+
+/* Make the guard at p (absent: its parent checked already), bound
+ * read-only and swept afterwards. 0, or -1 after one line. */
+static int hold_name(struct ctx *c, const char *p, bool isdir, mode_t fmode)
+{
+	int fd, rc = 0;
+	if (isdir)
+		fd = mkdir(p, 0700) ? -1 : open(p, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	else
+		fd = open(p, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (fd < 0) {
+		/* where the caller may not create it, neither may the task */
+		if (errno == EACCES || errno == EPERM || errno == EROFS)
+			return 0;
+		err_warn_errno("%s: unable to hold the protected name '%s'", c->r->task_id, p);
+		return -1;
+	}
+	add_guard(c->p, p, isdir, fmode);
+	/* mkdir and open apply the umask: the mode is set after, through the
+	 * fd, never by a path another task could swap meanwhile */
+	if (fchmod(fd, isdir ? GUARD_DIR_MODE : fmode)) {
+		err_warn_errno("%s: unable to hold the protected name '%s'", c->r->task_id, p);
+		rc = -1;
+	}
+	close(fd);
+	add_op(c->p, OP_RO, p)->protect = true;
+	return rc;
 }
 
 /* R-25 for a config absent at start: hold its name with an empty file (mode
@@ -454,7 +536,7 @@ static int guard_missing(struct ctx *c, const char *dir, const char *name)
 	char *p = path_join(dir, first), *leaf = NULL;
 	struct stat st;
 	bool isdir = true;
-	int rc = 0, fd = -1;
+	int rc = 0;
 
 	if (lstat(p, &st) == 0) {
 		/* the parent exists: hold the leaf inside it (a real directory
@@ -471,33 +553,90 @@ static int guard_missing(struct ctx *c, const char *dir, const char *name)
 	} else {
 		isdir = slash != NULL || protected_is_dir(name);
 	}
-	if (errno != ENOENT)
-		goto out;
-	if (isdir)
-		fd = mkdir(p, 0700) ? -1 : open(p, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	else
-		fd = open(p, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
-	if (fd < 0) {
-		/* where the caller may not create it, neither may the task */
-		if (errno == EACCES || errno == EPERM || errno == EROFS)
-			goto out;
-		err_warn_errno("%s: unable to hold the protected name '%s'", c->r->task_id, p);
-		rc = -1;
-		goto out;
-	}
-	add_guard(c->p, p, isdir);
-	/* mkdir and open apply the umask: the mode is set after, through the
-	 * fd, never by a path another task could swap meanwhile */
-	if (fchmod(fd, isdir ? GUARD_DIR_MODE : GUARD_FILE_MODE)) {
-		err_warn_errno("%s: unable to hold the protected name '%s'", c->r->task_id, p);
-		rc = -1;
-	}
-	close(fd);
-	add_op(c->p, OP_RO, p)->protect = true;
+	if (errno == ENOENT)
+		rc = hold_name(c, p, isdir, GUARD_FILE_MODE);
 out:
 	free(leaf);
 	free(first);
 	free(p);
+	return rc;
+}
+
+/* mkdir -p of dir below an existing directory, each one made recorded for
+ * the sweep (removed when the task left it empty). */
+static int make_parents(struct plan *p, const char *dir)
+{
+	struct stat st;
+	char *up;
+	int rc;
+	if (lstat(dir, &st) == 0)
+		return S_ISDIR(st.st_mode) ? 0 : -1;
+	if (errno != ENOENT)
+		return -1;
+	up = dirname_of(dir);
+	rc = make_parents(p, up);
+	free(up);
+	if (rc || mkdir(dir, 0777))
+		return -1;
+	strlist_push(&p->made, dir);
+	return 0;
+}
+
+/* Is the first component of home_protected entry e a symlink in $HOME? */
+static bool home_link(const struct ctx *c, const char *e)
+{
+	char *first = xstrndup(e, strcspn(e, "/")), *p = path_join(c->home, first);
+	struct stat st;
+	bool link = lstat(p, &st) == 0 && S_ISLNK(st.st_mode);
+	free(p);
+	free(first);
+	return link;
+}
+
+/* Issue 20 item 10: the home_protected names a write bind of d holds
+ * (d itself excepted: a grant naming one frees it), by their canonical
+ * path: read-only where they exist, held by a guard where not (its
+ * missing parents made as ordinary directories). 0, or -1 after a line. */
+static int protect_home(struct ctx *c, const char *d)
+{
+	int rc = 0;
+	/* a bind neither in $HOME nor holding it reaches an entry of $HOME
+	 * only through a link $HOME holds itself (a ~/.config leading out):
+	 * then one lstat a name, not a realpath (a dist/ grant costs no
+	 * readlink) */
+	bool near = c->home && (path_is_within(c->home, d) || path_is_within(d, c->home));
+	if (!c->home)
+		return 0;
+	for (size_t i = 0; !rc && i < sizeof(home_protected) / sizeof(*home_protected); i++) {
+		const char *e = home_protected[i];
+		size_t n = strlen(e);
+		bool isdir = e[n - 1] == '/';
+		char *name, *lex, *cp, *parent;
+		struct stat st;
+		if (!near && !home_link(c, e))
+			continue;
+		name = xstrndup(e, isdir ? n - 1 : n);
+		lex = path_join(c->home, name);
+		cp = canon_would_be(lex);
+		if (strcmp(cp, d) != 0 && path_is_within(d, cp)) {
+			if (lstat(cp, &st) == 0) {
+				if (!S_ISLNK(st.st_mode)) {
+					add_op(c->p, OP_RO, cp)->protect = true;
+					if (is_guard(cp, &st, GUARD_HOME_FILE_MODE))
+						add_guard(c->p, cp, S_ISDIR(st.st_mode),
+							GUARD_HOME_FILE_MODE);
+				}
+			} else if (errno == ENOENT) {
+				parent = dirname_of(cp);
+				if (make_parents(c->p, parent) == 0)
+					rc = hold_name(c, cp, isdir, GUARD_HOME_FILE_MODE);
+				free(parent);
+			}
+		}
+		free(cp);
+		free(lex);
+		free(name);
+	}
 	return rc;
 }
 
@@ -528,7 +667,7 @@ static int scan_protected(struct ctx *c, const char *g, const char *dir, int lev
 	struct stat st;
 	int rc = 0;
 
-	if (lstat(git, &st) == 0 && !is_guard(git, &st)) {
+	if (lstat(git, &st) == 0 && !is_guard(git, &st, GUARD_FILE_MODE)) {
 		if (inside)
 			rc = refuse(c, g, "its bind would make the repository '%s' writable (a "
 				"submodule or nested checkout); fix: grant a directory that holds no "
@@ -546,8 +685,8 @@ static int scan_protected(struct ctx *c, const char *g, const char *dir, int lev
 		if (lstat(p, &st) == 0) {
 			if (!S_ISLNK(st.st_mode)) {
 				add_op(c->p, OP_RO, p)->protect = true;
-				if (inside && is_guard(p, &st))
-					add_guard(c->p, p, S_ISDIR(st.st_mode)); /* left by a killed run */
+				if (inside && is_guard(p, &st, GUARD_FILE_MODE)) /* left by a killed run */
+					add_guard(c->p, p, S_ISDIR(st.st_mode), GUARD_FILE_MODE);
 			}
 		} else if (inside && takes_effect(c, dir)) {
 			rc = guard_missing(c, dir, name);
@@ -593,6 +732,8 @@ static int add_write_dir(struct ctx *c, const char *g, const char *d)
 		return -1;
 	add_op(c->p, OP_RW, d);
 	strlist_push(&c->named, d);
+	if (protect_home(c, d))
+		return -1;
 	depth = depth_below(c->r->root, d);
 	if (depth < 0)
 		return scan_protected(c, g, d, PROTECT_LEVELS, false);
@@ -662,7 +803,9 @@ static int add_writes(struct ctx *c)
 		const char *g = c->r->write.v[i];
 		size_t n = strlen(g);
 		char *pat = grant_pattern(c, g);
-		bool dir_shape = (n > 0 && g[n - 1] == '/') || glob_has_magic(pat);
+		/* a glob's static prefix is a directory (also where the R-21
+		 * collapse left no magic: a grant ending in two stars, R-22) */
+		bool dir_shape = (n > 0 && g[n - 1] == '/') || glob_has_magic(g);
 		int rc = 0;
 		if (!glob_has_magic(pat)) {
 			char *lit = glob_unescape(pat);
@@ -680,12 +823,9 @@ static int add_writes(struct ctx *c)
 			if (!rc) {
 				plan_expand(pat, &m);
 				if (m.n == 0) {
-					char *hint = glob_static_prefix(g);
-					err_warn("%s: write grant '%s' matches nothing when the task "
-						"starts, so a write under it is refused; fix: grant the "
-						"directory, allow: { write: ['%s/'] }", c->r->task_id, g,
-						hint[0] ? hint : ".");
-					free(hint);
+					/* judged once every op is known */
+					strlist_push(&c->empty_globs, canon);
+					strlist_push(&c->empty_globs, g);
 				}
 			}
 			for (size_t j = 0; !rc && j < m.n; j++) {
@@ -701,6 +841,61 @@ static int add_writes(struct ctx *c)
 			return -1;
 	}
 	return 0;
+}
+
+/* ---- allow.gitConfig (R-25) ---- */
+
+static bool is_named(const struct ctx *c, const char *p);
+
+/* git writes its config as every atomic writer does: config.lock made
+ * beside it, then renamed onto it. So the repository's .git directory (the
+ * first found from the project up, a real directory) is bound writable and
+ * every entry in it but config keeps the view it had: read-only where a
+ * grant names the repository or it lies outside the workspace, masked
+ * where not. A mount point cannot be removed, replaced or renamed onto, so
+ * HEAD, refs, objects, hooks and index stay as they were; new names may be
+ * made beside them (config.lock; what they could do config already can). */
+static void add_git_config(struct ctx *c)
+{
+	char *dir = xstrdup(c->r->project), *git = NULL, *up;
+	struct stat st;
+	bool readable;
+	DIR *d;
+	struct dirent *e;
+	for (;;) {
+		git = path_join(dir, ".git");
+		if (lstat(git, &st) == 0 || !strcmp(dir, "/"))
+			break;
+		free(git);
+		git = NULL;
+		up = dirname_of(dir);
+		free(dir);
+		dir = up;
+	}
+	free(dir);
+	if (!git || lstat(git, &st) != 0 || !S_ISDIR(st.st_mode) || !(d = opendir(git))) {
+		free(git);
+		return;
+	}
+	readable = is_named(c, git) || !path_is_within(c->r->root, git);
+	add_op_st(c->p, OP_RW, git, &st);
+	strlist_push(&c->named, git);
+	c->p->git_discovery = true;
+	while ((e = readdir(d))) {
+		char *p;
+		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, "..") || !strcmp(e->d_name, "config"))
+			continue;
+		if (fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) || S_ISLNK(st.st_mode))
+			continue;
+		p = path_join(git, e->d_name);
+		if (readable)
+			add_op_st(c->p, OP_RO, p, &st)->protect = true;
+		else
+			add_op_st(c->p, S_ISDIR(st.st_mode) ? OP_MASK : OP_MASK_FILE, p, &st);
+		free(p);
+	}
+	closedir(d);
+	free(git);
 }
 
 /* ---- node_modules (R-28) ---- */
@@ -827,6 +1022,16 @@ static void add_walls(struct ctx *c)
 			add_op(c->p, OP_MASK, p);
 		free(p);
 	}
+	/* issue 19 item 2: a project nested in the task's is a wall its grants
+	 * do not reach (its files fold into its own tasks' keys, never this
+	 * one's): masked under a grant of an ancestor ('.'), while a grant
+	 * spelled inside it, or its link under node_modules (R-28), binds over
+	 * the mask */
+	for (size_t i = 0; i < c->nested.n; i++) {
+		struct stat st;
+		if (lstat(c->nested.v[i], &st) == 0 && S_ISDIR(st.st_mode))
+			add_op(c->p, OP_MASK, c->nested.v[i]);
+	}
 	if (!c->home)
 		return;
 	for (size_t i = 0; i < sizeof(cred_stores) / sizeof(*cred_stores); i++) {
@@ -860,6 +1065,74 @@ static void add_walls(struct ctx *c)
 	}
 }
 
+/* ---- the private /tmp (issue 19 item 9) ---- */
+
+/* Paths outside the workspace stay readable (R-20), but the task's /tmp is
+ * its own: a $HOME or a toolchain on PATH under the host's /tmp would
+ * vanish. Each is bound back read-only (the credential stores in $HOME
+ * masked as anywhere). Nothing else of the host's /tmp shows: other users'
+ * and other tasks' files there (vx run's proxy sockets) stay out of reach;
+ * another path there is granted by naming it (allow.read). */
+static void keep_under_tmp(struct ctx *c, const char *path)
+{
+	/* as spelled: a PATH of /usr/bin costs no realpath */
+	char *cp = path && path_is_within("/tmp", path) ? path_canonical(path) : NULL;
+	struct stat st;
+	if (cp && strcmp(cp, "/tmp") != 0 && path_is_within("/tmp", cp) &&
+		!path_is_within(c->r->root, cp) && lstat(cp, &st) == 0 && S_ISDIR(st.st_mode))
+		add_op_st(c->p, OP_RO, cp, &st);
+	free(cp);
+}
+
+static void add_tmp_keeps(struct ctx *c)
+{
+	const char *path = getenv("PATH");
+	keep_under_tmp(c, c->home);
+	while (path && *path) {
+		const char *colon = strchr(path, ':');
+		size_t n = colon ? (size_t)(colon - path) : strlen(path);
+		char *dir = xstrndup(path, n);
+		keep_under_tmp(c, dir);
+		free(dir);
+		path = colon ? colon + 1 : NULL;
+	}
+}
+
+/* ---- write globs matching nothing (issue 19 item 9) ---- */
+
+/* The reference's rule for a write glob that matches nothing when the task
+ * starts, by what holds its directory: a mask (no grant shows it) makes it
+ * the task's own scratch, where the task may create, write and remove what
+ * the glob matches (anything else too) and nothing outlives the task: right
+ * for a tool's temp directory (the schema's Bun example); a read-only bind
+ * (a read grant, the host's /) leaves the task's write there EROFS, so that
+ * is said
+ * once, before the task runs, with the directory to grant; a writable one
+ * needs nothing. */
+static void judge_empty_globs(struct ctx *c)
+{
+	for (size_t i = 0; i + 1 < c->empty_globs.n; i += 2) {
+		const char *d = c->empty_globs.v[i], *g = c->empty_globs.v[i + 1];
+		const struct op *best = NULL;
+		for (size_t k = 0; k < c->p->nops; k++) {
+			const struct op *o = &c->p->ops[k];
+			if (o->kind != OP_DIR && path_is_within(o->path, d) &&
+				(!best || strlen(o->path) > strlen(best->path)))
+				best = o;
+		}
+		if (best && best->kind == OP_MASK) {
+			add_op(c->p, OP_TEMP, d);
+		} else if (!best || best->kind == OP_RO || best->protect) {
+			char *hint = glob_static_prefix(g);
+			err_warn("%s: write grant '%s' matches nothing when the task "
+				"starts, so a write under it is refused; fix: grant the "
+				"directory, allow: { write: ['%s/'] }", c->r->task_id, g,
+				hint[0] ? hint : ".");
+			free(hint);
+		}
+	}
+}
+
 /* ---- ordering ---- */
 
 static int rank(const struct op *o)
@@ -870,6 +1143,7 @@ static int rank(const struct op *o)
 	case OP_RW: return 6;
 	case OP_RO: return 5;
 	case OP_SCRATCH: return 4;
+	case OP_TEMP: return 4;
 	case OP_MASK: return 3;
 	case OP_MASK_FILE: return 3;
 	case OP_DIR: return 1;
@@ -918,6 +1192,7 @@ static bool redundant(const struct plan *p, const struct op *o)
 	case OP_DIR:
 		return pbind;
 	case OP_SCRATCH:
+	case OP_TEMP:
 		return false;
 	}
 	return false;
@@ -967,6 +1242,10 @@ int plan_build(const struct sb_request *r, struct plan *p)
 	p->nested = r->weaker_nested;
 	if (home && *home)
 		c.home = path_canonical(home);
+	for (size_t i = 0; i < r->nprojects; i++)
+		if (strcmp(r->projects[i].dir, r->project) != 0 &&
+			path_is_within(r->project, r->projects[i].dir))
+			strlist_push(&c.nested, r->projects[i].dir);
 	add_op(p, OP_SCRATCH, "/tmp");
 	add_op(p, OP_MASK, r->root);
 	add_op(p, OP_DIR, r->project);
@@ -978,8 +1257,12 @@ int plan_build(const struct sb_request *r, struct plan *p)
 			p->git_discovery = true;
 	if (add_writes(&c) || add_reads(&c))
 		goto out;
+	if (r->git_config)
+		add_git_config(&c);
 	add_node_modules(&c);
+	add_tmp_keeps(&c);
 	add_walls(&c);
+	judge_empty_globs(&c);
 	order(p);
 	if (getenv("VX_SANDBOX_DEBUG"))
 		for (size_t i = 0; i < p->nops; i++)
@@ -990,6 +1273,8 @@ out:
 	free(c.home);
 	strlist_free(&c.named);
 	strlist_free(&c.real_dirs);
+	strlist_free(&c.empty_globs);
+	strlist_free(&c.nested);
 	return rc;
 }
 
@@ -1005,13 +1290,17 @@ void plan_sweep(const struct plan *p, bool failed)
 	/* the guards, deepest first (a held .git before its parent's turn) */
 	for (size_t i = p->ng; i-- > 0;) {
 		struct stat st;
-		if (lstat(p->guards[i].path, &st) || !is_guard(p->guards[i].path, &st))
+		if (lstat(p->guards[i].path, &st) ||
+			!is_guard(p->guards[i].path, &st, p->guards[i].fmode))
 			continue;
 		if (p->guards[i].isdir)
 			rmdir(p->guards[i].path);
 		else
 			unlink(p->guards[i].path);
 	}
+	/* the parents made for $HOME's guards, deepest first, where left empty */
+	for (size_t i = p->made.n; i-- > 0;)
+		rmdir(p->made.v[i]);
 	for (size_t i = 0; i < p->nph; i++) {
 		const struct placeholder *ph = &p->ph[i];
 		if (!plan_placeholder_untouched(ph))
@@ -1040,5 +1329,6 @@ void plan_free(struct plan *p)
 	strlist_free(&p->readable);
 	strlist_free(&p->wfiles);
 	strlist_free(&p->withheld);
+	strlist_free(&p->made);
 	memset(p, 0, sizeof(*p));
 }

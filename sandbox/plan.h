@@ -26,6 +26,10 @@ enum op_kind {
 	OP_MASK,      /* an empty read-only tmpfs over a directory */
 	OP_MASK_FILE, /* an empty read-only file over a file */
 	OP_SCRATCH,   /* an empty writable tmpfs (the private /tmp) */
+	OP_TEMP,      /* the same over a write glob's directory that matched
+	               * nothing under a mask (issue 19 item 9): the task's
+	               * own, gone at its exit; a failed access there is still
+	               * judged (trace.h: neither read- nor write-granted) */
 	OP_RO,        /* the host path bound read-only */
 	OP_RW,        /* the host path bound read-write */
 };
@@ -46,11 +50,13 @@ struct placeholder {
 	struct timespec mtime;
 };
 
-/* An empty file (mode 0000) or directory (0555) made to hold the name of a
- * protected config absent at start (R-25); removed by plan_sweep. */
+/* An empty file (mode 0000; 0404 in $HOME) or directory (0555) made to
+ * hold the name of a protected config absent at start (R-25); removed by
+ * plan_sweep. */
 struct guard {
 	char *path;
 	bool isdir;
+	mode_t fmode; /* a file guard's mode */
 };
 
 struct plan {
@@ -67,6 +73,9 @@ struct plan {
 	struct strlist readable, wfiles;
 	/* each link withheld from a cached task, then its target */
 	struct strlist withheld;
+	/* directories made to hold a guard in $HOME (issue 20 item 10),
+	 * shallowest first; the sweep removes the ones left empty */
+	struct strlist made;
 };
 
 /* 0, or -1 after printing one line for a refused grant or a failed step. */

@@ -191,6 +191,28 @@ linked() {
 	assert_output '0'
 }
 
+@test "issue 19: a HOME or a PATH toolchain under the host's /tmp stays readable; the rest of /tmp stays private" {
+	local t
+	t=$(mktemp -d /tmp/vx-sandbox-tmp.XXXXXX)
+	mkdir -p "$t/home/.ssh" "$t/tool/bin" "$t/other"
+	echo home-file > "$t/home/f"
+	echo key > "$t/home/.ssh/id"
+	printf '#!/bin/sh\necho tool-ran\n' > "$t/tool/bin/vxtool"
+	chmod 755 "$t/tool/bin/vxtool"
+	echo other > "$t/other/f"
+	chmod -R a+rX "$t"
+	HOME=$t/home PATH=$t/tool/bin:$PATH run -0 sb -- sh -c 'cat ~/f; vxtool; cat ~/.ssh/id || echo store-masked; cat "$0/other/f" || echo other-private; echo x > ~/g || echo home-ro; echo x > /tmp/scratch && echo scratch-rw' "$t"
+	assert_line 'home-file'
+	assert_line 'tool-ran'
+	assert_line 'store-masked'
+	assert_line 'other-private'
+	assert_line 'home-ro'
+	assert_line 'scratch-rw'
+	refute_output --partial 'key'
+	assert_file_not_exists "$t/home/g"
+	rm -rf "$t"
+}
+
 @test "R-20 baseline: paths outside the workspace stay readable" {
 	run -0 sb -- sh -c 'cat /etc/passwd > /dev/null && ls /usr/bin/env'
 }
@@ -220,6 +242,33 @@ linked() {
 	refute_line 'sda'
 	run -2 sb -- sh -c 'echo x > /dev/newfile'
 	assert_output --partial 'Read-only file system'
+}
+
+@test "issue 18: /dev/tty with no terminal is ENXIO as on the host, traced or not" {
+	local probe='import errno, os
+for f in (os.O_RDONLY, os.O_RDWR, os.O_WRONLY):
+    try:
+        os.close(os.open("/dev/tty", f)); print("opened")
+    except OSError as e:
+        print(errno.errorcode[e.errno])'
+	run -0 setsid /usr/bin/python3 -c "$probe" < /dev/null
+	local host=$output
+	assert_line 'ENXIO'
+	run -0 sb -- /usr/bin/python3 -c "$probe"
+	assert_output "$host"
+	run -0 sb --trace "$BATS_TEST_TMPDIR/trace" -- /usr/bin/python3 -c "$probe"
+	assert_output "$host"
+}
+
+@test "issue 18: a tool's scratch under node_modules is writable only where granted" {
+	mkdir -p "$WS/$P/node_modules/dep"
+	echo dep > "$WS/$P/node_modules/dep/index.js"
+	run -1 sb -- mkdir -p node_modules/.vite-temp
+	assert_output --partial 'Read-only file system'
+	run -0 sb --write node_modules/.vite-temp/ --write node_modules/.vitest/ -- sh -c 'echo x > node_modules/.vite-temp/c.mjs && echo r > node_modules/.vitest/results.json && cat node_modules/dep/index.js; echo y > node_modules/dep/index.js || echo dep-ro'
+	assert_line 'dep'
+	assert_line 'dep-ro'
+	assert_file_exists "$WS/$P/node_modules/.vitest/results.json"
 }
 
 # --- R-21 grants and globs --------------------------------------------------
@@ -252,6 +301,29 @@ linked() {
 	run -0 sb --read src --write dist/ -- cat /proc/self/mountinfo
 	assert_line --regexp " $WS/$P/src ro,nosuid,nodev[, ]"
 	assert_line --regexp " $WS/$P/dist rw,nosuid,nodev[, ]"
+}
+
+@test "issue 20: a setuid file a task makes in its write grant runs as nothing more; every writable mount is nosuid" {
+	export HOME=$VT/home
+	mkdir -p "$HOME"
+	run -0 sb --read "$HELP" --write dist/ --write '~/.cache/t/' -- sh -c '
+		cp "$0" dist/a && chmod 6755 dist/a && dist/a caps
+		/usr/bin/python3 -c "import os, sys
+for p in sys.argv[1:]:
+    f = os.statvfs(p).f_flag
+    print(p.split(\"/\")[-1] or p, \"nosuid\" if f & os.ST_NOSUID else \"SUID\", \"nodev\" if f & os.ST_NODEV else \"DEV\")
+" dist "$HOME/.cache/t" /tmp /dev/shm
+		awk "\$6 ~ /(^|,)rw(,|\$)/ && \$6 !~ /nosuid/ { print \"suid-capable:\", \$5 }" /proc/self/mountinfo' "$A"
+	assert_line "euid=$(id -u)"
+	assert_line --regexp '^CapEff:[[:space:]]+0000000000000000$'
+	assert_line 'dist nosuid nodev'
+	assert_line 't nosuid nodev'
+	assert_line 'tmp nosuid nodev'
+	assert_line 'shm nosuid nodev'
+	refute_output --partial 'suid-capable'
+	# positive control: the bits did land on the host (stripping them is the cache's)
+	run -0 stat -c %a "$WS/$P/dist/a"
+	assert_output '6755'
 }
 
 @test "R-21 globs expand at start: *.txt matches files, [id] is a class, \\[id\\] a literal" {
@@ -298,14 +370,46 @@ linked() {
 	assert_file_not_exists "$WS/$P/coverage"
 }
 
-@test "R-22 a glob's static prefix is made a directory; matching nothing says so once" {
-	run -2 sb --write 'gen/*.ts' -- sh -c 'echo x > gen/a.ts'
+@test "R-22 a glob's static prefix is made a directory; matching nothing under a read grant says so once" {
+	run -2 sb --read . --write 'gen/*.ts' -- sh -c 'echo x > gen/a.ts'
 	assert_dir_exists "$WS/$P/gen"
 	assert_output --partial "write grant 'gen/*.ts' matches nothing"
 	assert_output --partial "allow: { write: ['gen/'] }"
 	put packages/app/gen/a.ts 'old'
-	run -0 sb --write 'gen/*.ts' -- sh -c 'echo new > gen/a.ts'
+	run -0 sb --read . --write 'gen/*.ts' -- sh -c 'echo new > gen/a.ts'
 	assert_file_contains "$WS/$P/gen/a.ts" new
+	# under a writable grant it needs nothing, and nothing is said
+	run -0 sb --write dist/ --write 'dist/*.map' -- sh -c 'echo m > dist/a.map'
+	refute_output --partial 'matches nothing'
+	assert_file_contains "$WS/$P/dist/a.map" m
+}
+
+@test "issue 19: a write glob matching nothing where no grant shows its directory is the task's own scratch (Bun's .*.tmp/**)" {
+	export HOME=$VT/home
+	mkdir -p "$HOME/.bun/install/cache"
+	run -0 sb --read src/ --read package.json --write dist/vx --write '~/.bun/install/cache/' --write '.*.tmp/**' -- sh -c '
+		mkdir .abc-00000000.tmp && echo target > .abc-00000000.tmp/bun-linux && cp -r .abc-00000000.tmp ~/.bun/install/cache/t && rm -rf .abc-00000000.tmp/bun-linux
+		echo bin > dist/vx; cat src/a.js; cat banner.txt || echo walled; ls -A'
+	refute_output --partial 'matches nothing'
+	assert_line 'app source'
+	assert_line 'walled'
+	assert_file_contains "$HOME/.bun/install/cache/t/bun-linux" target
+	assert_file_contains "$WS/$P/dist/vx" bin
+	# nothing it left there outlives the task; the project is as it was
+	run -0 ls -A "$WS/$P"
+	assert_output "$(printf 'banner.txt\ndist\npackage.json\nsrc')"
+}
+
+@test "R-22 dist/**, dist/**/* and ~/x/** on a missing directory make a directory" {
+	export HOME=$VT/home
+	mkdir -p "$HOME"
+	run -0 sb --write 'dist/**' -- mkdir -p dist/d2/a
+	assert_dir_exists "$WS/$P/dist/d2/a"
+	run -0 sb --write 'out/**/*' -- mkdir -p out/d2/a
+	assert_dir_exists "$WS/$P/out/d2/a"
+	run -0 sb --write '~/x/**' -- mkdir -p "$HOME/x/d2/a"
+	assert_dir_exists "$HOME/x/d2/a"
+	refute_output --partial 'names nothing yet'
 }
 
 @test "R-22 outside the project only directory shapes are made" {
@@ -384,6 +488,64 @@ linked() {
 	assert_file_contains "$WS/$P/.bashrc" rc
 }
 
+# home_try: a task script writing each of what a program of the user's runs
+# or sources at start (issue 20 item 10), printing WROTE for each it could.
+home_try='for f in .bash_aliases .bash_login .bash_logout .bash_completion .zshenv .zprofile .zlogin .inputrc .tmux.conf .pam_environment .xsessionrc .gitconfig .config/git/config .config/git/attributes .config/fish/config.fish .config/fish/conf.d/x.fish .config/tmux/tmux.conf .local/bin/git bin/ls .cargo/bin/cargo .cargo/config.toml .config/autostart/x.desktop .config/systemd/user/x.service .local/share/systemd/user/x.service .config/environment.d/x.conf .local/lib/python3/site-packages/x.pth .config/direnv/direnvrc .vimrc .config/nvim/init.lua .claude/settings.json .claude.json .vscode/extensions/x.js .config/Code/User/settings.json; do
+	{ mkdir -p "$(dirname "$HOME/$f")" && echo evil >> "$HOME/$f"; } 2> /dev/null && echo "WROTE $f"
+	{ rm -rf "$HOME/$f" && echo evil > "$HOME/$f"; } 2> /dev/null && echo "WROTE $f"
+done'
+
+@test "issue 20: in a ~/ or ~/.config/ grant, what runs or is sourced at start stays read-only, present or absent" {
+	export HOME=$VT/home
+	mkdir -p "$HOME/.config"
+	run -0 sb --write '~/' -- sh -c "$home_try"'; echo ok > ~/control && mkdir -p ~/.cache/t && echo control'
+	refute_output --partial 'WROTE'
+	assert_line 'control'
+	run -0 sb --write '~/.config/' -- sh -c "$home_try"'; echo ok > ~/.config/control && echo control'
+	refute_output --partial 'WROTE .config'
+	assert_line 'control'
+	# nothing is left behind: the guards and the directories made for them go
+	run -0 sh -c 'find "$HOME" -mindepth 1 | sort'
+	assert_output "$(printf '%s\n' "$HOME/.cache" "$HOME/.cache/t" "$HOME/.config" "$HOME/.config/control" "$HOME/control" | sort)"
+	# present at start (the user's own): read-only too, and kept as they were
+	mkdir -p "$HOME/.config/git" "$HOME/.config/fish" "$HOME/.local/bin"
+	echo '[user]' > "$HOME/.config/git/config"
+	echo 'set x' > "$HOME/.config/fish/config.fish"
+	echo 'alias' > "$HOME/.bash_aliases"
+	run -0 sb --write '~/' -- sh -c "$home_try; git config --global core.fsmonitor evil || echo git-refused; cat ~/.config/git/config"
+	refute_output --partial 'WROTE'
+	assert_line 'git-refused'
+	assert_line '[user]'
+	assert_file_contains "$HOME/.config/fish/config.fish" 'set x'
+	assert_file_contains "$HOME/.bash_aliases" 'alias'
+	run -0 ls -A "$HOME/.local/bin"
+	assert_output ''
+	# a grant naming one frees it
+	run -0 sb --write '~/.local/bin/' -- sh -c 'echo tool > ~/.local/bin/tool'
+	assert_file_exists "$HOME/.local/bin/tool"
+	# a ~/.config that leads out of $HOME, granted as ~/.config/: held at
+	# its target (which is what the bind makes writable)
+	mkdir -p "$VT/cfg"
+	mv "$HOME/.config/git" "$VT/cfg/git"
+	rm -rf "$HOME/.config"
+	ln -s "$VT/cfg" "$HOME/.config"
+	run -0 sb --write '~/.config/' -- sh -c 'echo evil >> ~/.config/git/config || echo git-ro; mkdir -p ~/.config/fish && echo evil > ~/.config/fish/config.fish || echo fish-ro; echo ok > ~/.config/other && echo control'
+	assert_line 'git-ro'
+	assert_line 'fish-ro'
+	assert_line 'control'
+	assert_file_not_exists "$VT/cfg/fish/config.fish"
+	# a user's own empty read-only config is theirs, not a guard to sweep,
+	# in a project as in $HOME (a killed run's $HOME guard, 0404, is swept)
+	: > "$WS/$P/.bashrc"
+	chmod 0404 "$WS/$P/.bashrc"
+	run -0 sb --write ./ -- true
+	assert_file_exists "$WS/$P/.bashrc"
+	: > "$HOME/.inputrc"
+	chmod 0404 "$HOME/.inputrc"
+	run -0 sb --write '~/' -- true
+	assert_file_not_exists "$HOME/.inputrc"
+}
+
 @test "R-25 deeper than three levels below the root is not protected" {
 	put packages/app/a/b/.bashrc 'rc'
 	run -0 sb --write a/ -- sh -c 'echo more >> a/b/.bashrc'
@@ -397,6 +559,34 @@ linked() {
 	run -2 sb --write '~/repo/' -- sh -c 'echo x >> ~/repo/.git/config'
 	run -0 sb --write '~/repo/' --git-config -- sh -c 'echo x >> ~/repo/.git/config'
 	run -0 sb --write '~/repo/' -- sh -c 'echo x > ~/repo/file'
+}
+
+@test "R-25 allow.gitConfig lets git config write the repository's .git/config; the rest of .git stays as it was" {
+	rm -rf "$WS/.git"
+	git init -q "$WS"
+	cp "$WS/.git/config" "$BATS_TEST_TMPDIR/config.before"
+	# without it: read-only, as git says
+	run -255 sb --read . --read ../../.git -- git config x.y z
+	assert_output --partial 'could not lock config file'
+	assert_output --partial 'Read-only file system'
+	run -0 cmp "$WS/.git/config" "$BATS_TEST_TMPDIR/config.before"
+	# with it, from the request as vx run hands it
+	pkg packages/app @x/app '' '{ "tasks": { "t": { "exec": { "command": "git config x.y z && git config --get x.y; echo x > ../../.git/HEAD || echo head-ro; echo x > ../../.git/hooks/pre-commit || echo hooks-ro; rm -rf ../../.git/objects || echo objects-stay", "sandbox": { "allow": { "read": [".", "../../.git"], "gitConfig": true } } } } } }'
+	req @x/app#t "$BATS_TEST_TMPDIR/r"
+	run -0 vx-sandbox --request "$BATS_TEST_TMPDIR/r"
+	assert_line 'z'
+	assert_line 'head-ro'
+	assert_line 'hooks-ro'
+	assert_line 'objects-stay'
+	run -0 git -C "$WS" config --get x.y
+	assert_output 'z'
+	assert_file_not_exists "$WS/.git/hooks/pre-commit"
+	assert_dir_exists "$WS/.git/objects"
+	# with it but no read grant of the repository: config alone shows
+	run -0 sb --git-config -- sh -c "git config --file '$WS/.git/config' x.w v && ls -A '$WS/.git/objects' | wc -l"
+	assert_line '0'
+	run -0 git -C "$WS" config --get x.w
+	assert_output 'v'
 }
 
 # --- R-26 refusals ----------------------------------------------------------
@@ -423,6 +613,33 @@ linked() {
 	req @x/app#t "$BATS_TEST_TMPDIR/r"
 	run -125 vx-sandbox --request "$BATS_TEST_TMPDIR/r"
 	assert_output --partial 'nested project writable'
+}
+
+@test "issue 19: a project nested in the task's is a read wall; a read there is reported, never a stale hit" {
+	put package.json '{ "name": "root", "private": true, "workspaces": ["packages/*", "packages/app/nested"] }'
+	pkg packages/app/nested @x/nested
+	put packages/app/nested/n.txt 'nested v1'
+	put packages/app/nested/src/s.ts 'nested src'
+	pkg packages/app @x/app '' '{ "tasks": { "t": { "exec": { "command": "cat banner.txt; cat nested/n.txt", "sandbox": { "allow": { "read": ["."] } } }, "cache": { "inputs": { "files": ["**"] } } } } }'
+	req @x/app#t "$BATS_TEST_TMPDIR/r"
+	run -1 vx-sandbox --request "$BATS_TEST_TMPDIR/r"
+	assert_line 'banner'
+	assert_output --partial 'nested/n.txt: No such file or directory'
+	refute_output --partial 'nested v1'
+	# a glob from outside does not reach it either; a grant spelled inside it does
+	pkg packages/app @x/app '' '{ "tasks": { "t": { "exec": { "command": "cat nested/src/s.ts || echo glob-walled; cat nested/n.txt", "sandbox": { "allow": { "read": ["**/*.ts", "nested/n.txt"] } } } } } }'
+	req @x/app#t "$BATS_TEST_TMPDIR/r"
+	run -0 vx-sandbox --request "$BATS_TEST_TMPDIR/r"
+	assert_line 'glob-walled'
+	assert_line 'nested v1'
+	# through vx run: the read is a reported violation, and no edit there
+	# can turn into a hit of the old output
+	pkg packages/app @x/app '' '{ "tasks": { "t": { "exec": { "command": "cat nested/n.txt", "sandbox": { "allow": { "read": ["."] } } }, "cache": { "inputs": { "files": ["**"] } } } } }'
+	VX_CACHE_DIR=$BATS_TEST_TMPDIR/cache run -1 vx run @x/app#t
+	assert_output --partial 'deny file-read packages/app/nested/n.txt'
+	put packages/app/nested/n.txt 'nested v2'
+	VX_CACHE_DIR=$BATS_TEST_TMPDIR/cache run -1 vx run @x/app#t
+	refute_output --partial 'nested v1'
 }
 
 @test "R-27 a project path holding a glob character is refused" {
