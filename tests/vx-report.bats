@@ -113,6 +113,21 @@ verdict {\"fail\": true, \"violations\": 1, \"hints\": 1, \"trace\": \"end\", \"
 	assert_equal "$status" 0
 }
 
+@test "issue 18: one violation line per hidden file however many calls and processes probe it; a root file every key folds asks for the grant alone" {
+	# vite's workspace-root search (two processes), tsc's stat then open
+	put pnpm-workspace.yaml "packages: ['packages/*']"
+	report vite.jsonl --exit 0
+	assert_equal "$status" 1
+	run -0 line_of
+	assert_output "deny file-read pnpm-workspace.yaml (statx: ENOENT)
+deny file-read package.json (statx: ENOENT)
+deny file-read tsconfig.base.json (statx: ENOENT)
+vx: @x/app#test read '../../pnpm-workspace.yaml', which the sandbox wall hides (statx: ENOENT); fix: allow.read: ['../../pnpm-workspace.yaml'] (every key folds it already)
+vx: @x/app#test read '../../package.json', which the sandbox wall hides, so its output may depend on what it did not see (statx: ENOENT); fix: allow.read: ['../../package.json'] and cache.inputs.workspaceFiles: ['package.json']
+vx: @x/app#test read '../../tsconfig.base.json', which the sandbox wall hides, so its output may depend on what it did not see (statx: ENOENT); fix: allow.read: ['../../tsconfig.base.json'] and cache.inputs.workspaceFiles: ['tsconfig.base.json']
+verdict {\"fail\": true, \"violations\": 3, \"hints\": 3, \"trace\": \"end\", \"events\": 6}"
+}
+
 @test "issue 18: errnos the host gives too are no findings; stat probes of existing directories only hint on failure; no hint opens the root, .git or /dev" {
 	mkdir -p "$WS/.git" "$WS/packages/app/src" "$WS/config"
 	report falsepos.jsonl --exit 0
