@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fuzz.h"
 #include "netpat.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -11,17 +12,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	if (size > 1024)
 		return 0;
-	char *buf = malloc(size + 1);
-	memcpy(buf, data, size);
-	buf[size] = '\0';
-	char *nl = memchr(buf, '\n', size);
-	const char *entry = buf, *host = buf;
-	size_t hostlen = size;
-	if (nl) {
-		*nl = '\0';
-		host = nl + 1;
-		hostlen = size - (size_t)(host - buf);
-	}
+	const char *entry, *host;
+	size_t hostlen;
+	char *buf = fuzz_split(data, size, &entry, &host, &hostlen);
 	char out[NETPAT_HOST_MAX];
 	const char *why = NULL;
 	enum netpat_host k = netpat_host_canon(host, hostlen, out, &why);
