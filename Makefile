@@ -4,6 +4,9 @@
 #                         tests and bats suites again under ASan+UBSan
 #   make install PREFIX=/usr/local [DESTDIR=...]
 #   make SANITIZE=address,undefined   a sanitized build in build/san/bin
+#   make fuzz [FUZZ_TIME=600]  every libFuzzer harness of tests/fuzz, each
+#                         for FUZZ_TIME seconds (docs/fuzzing.md); make check
+#                         runs each for a few seconds (fuzz-check)
 
 CC       ?= cc
 CFLAGS   ?= -O2 -g
@@ -110,6 +113,51 @@ $(BUILD)/unit/%: tests/unit/%.c tests/unit/unit.h $(UNIT_LINK)
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) -Itests/unit -Icache -Ikey -Isandbox -Iproxy $(CFLAGS) $(WARN) $(LDFLAGS) -o $@ $< $(UNIT_LINK) $(LDLIBS) -lseccomp $(CACHE_LDLIBS)
 
+# libFuzzer harnesses (tests/fuzz/, docs/fuzzing.md): clang only. Each links
+# the modules it fuzzes, built again with coverage and ASan+UBSan.
+FUZZ_CC    ?= clang
+FUZZ_TIME  ?= 600
+FUZZ_CHECK_TIME ?= 4
+FUZZ_BUILD := build/fuzz
+FUZZ_SAN   := -fsanitize=address,undefined -fno-sanitize-recover=all
+# the modules' own warnings are gcc's -Werror job (above); clang's may differ
+FUZZ_CFLAGS := -g -O1 -fno-omit-frame-pointer $(FUZZ_SAN) -Wall -Wextra
+FUZZ_NAMES := glob statcache jsonl netpat http socks request config
+FUZZ_BIN   := $(addprefix $(FUZZ_BUILD)/fuzz_,$(FUZZ_NAMES))
+FUZZ_COMMON := $(patsubst %.c,$(FUZZ_BUILD)/%.o,$(wildcard libcommon/*.c))
+$(FUZZ_BUILD)/fuzz_http $(FUZZ_BUILD)/fuzz_socks: FUZZ_MODS = $(FUZZ_BUILD)/proxy/$(@F:fuzz_%=%).o
+$(FUZZ_BUILD)/fuzz_request: FUZZ_MODS = $(FUZZ_BUILD)/sandbox/request.o
+$(FUZZ_BUILD)/fuzz_config: FUZZ_MODS = $(FUZZ_BUILD)/graph/config.o
+
+$(FUZZ_BUILD)/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) $(CPPFLAGS) -fsanitize=fuzzer-no-link $(FUZZ_CFLAGS) -MMD -MP -c -o $@ $<
+
+# an archive: a harness that compiles a module in (fuzz_glob, fuzz_statcache)
+# takes no second copy of it
+$(FUZZ_BUILD)/libcommon.a: $(FUZZ_COMMON)
+	$(AR) rcs $@ $^
+
+$(FUZZ_BUILD)/fuzz_%: tests/fuzz/fuzz_%.c $(wildcard tests/fuzz/*.h) $(FUZZ_BUILD)/libcommon.a \
+		$(FUZZ_BUILD)/proxy/http.o $(FUZZ_BUILD)/proxy/socks.o \
+		$(FUZZ_BUILD)/sandbox/request.o $(FUZZ_BUILD)/graph/config.o
+	$(FUZZ_CC) $(CPPFLAGS) -Itests/fuzz -Ikey -Iproxy -Igraph -fsanitize=fuzzer \
+		$(FUZZ_CFLAGS) -Werror -o $@ $< $(FUZZ_MODS) $(FUZZ_BUILD)/libcommon.a $(LDLIBS)
+
+fuzz-build:
+	@command -v $(FUZZ_CC) >/dev/null || \
+		{ echo "fuzz: $(FUZZ_CC) not found; fix: run scripts/install-deps.sh" >&2; exit 1; }
+	$(MAKE) $(FUZZ_BIN)
+
+# each harness from its seed corpus (tests/fuzz/corpus/<name>), new inputs
+# kept under build/fuzz; the regressions (tests/fuzz/regressions/<name>)
+# are run once each first
+fuzz: fuzz-build
+	@sh tests/fuzz/run.sh $(FUZZ_BUILD) $(FUZZ_TIME) $(FUZZ_NAMES)
+
+fuzz-check: fuzz-build
+	@sh tests/fuzz/run.sh $(FUZZ_BUILD) $(FUZZ_CHECK_TIME) $(FUZZ_NAMES)
+
 # Each runner appends "passed failed" to build/counts; check sums them.
 unit: $(UNIT_BIN)
 	@sh tests/run-unit.sh $(UNIT_BIN)
@@ -127,6 +175,7 @@ check:
 	$(MAKE) bats
 	$(MAKE) shellcheck
 	$(MAKE) SANITIZE=address,undefined unit bats
+	$(MAKE) fuzz-check
 	@awk '{p += $$1; f += $$2} END {printf "check: %d passed, %d failed\n", p, f; exit f > 0}' build/counts
 
 install: all
@@ -138,5 +187,5 @@ install: all
 clean:
 	rm -rf build $(addprefix bin/,$(PROGS)) bin/vx-trace.so
 
-.PHONY: all unit bats shellcheck check install clean
+.PHONY: all unit bats shellcheck check install clean fuzz fuzz-build fuzz-check
 -include $(shell find build -name '*.d' 2>/dev/null)

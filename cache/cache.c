@@ -586,7 +586,8 @@ int cache_verify(struct cache *c, void (*report)(const char *key, const char *wh
 		keys[n++] = xstrndup(de->d_name, len - 5);
 	}
 	closedir(d);
-	qsort(keys, n, sizeof(*keys), cmp_str);
+	if (n > 1) /* an empty ac/ leaves keys NULL: never qsort(NULL, 0) */
+		qsort(keys, n, sizeof(*keys), cmp_str);
 	int bad = 0;
 	for (size_t i = 0; i < n; i++) {
 		struct cache_entry *e;

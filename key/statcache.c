@@ -184,11 +184,6 @@ static bool owned_val(const struct statcache *sc, const struct sc_entry *e)
 	return !(sc->loaded && e >= sc->loaded && e < sc->loaded + sc->nloaded);
 }
 
-static bool owned_list(const struct statcache *sc, const char *l)
-{
-	return l && !(sc->buf && l >= sc->buf && l < sc->buf + sc->buflen);
-}
-
 static struct sc_entry *entry(struct statcache *sc, const char *path, const struct stat *st,
 	int64_t limit)
 {
@@ -196,7 +191,7 @@ static struct sc_entry *entry(struct statcache *sc, const char *path, const stru
 	if (!e) {
 		e = xmalloc(sizeof(*e));
 		strmap_put(&sc->map, xstrdup(path), e);
-	} else if (owned_list(sc, e->list)) {
+	} else if (e->list_owned) {
 		free((char *)e->list);
 	}
 	*e = (struct sc_entry){.size = (uint64_t)st->st_size, .ino = (uint64_t)st->st_ino,
@@ -222,6 +217,7 @@ void statcache_dir_put(struct statcache *sc, const char *key, const struct stat 
 	memcpy(l, list, len);
 	e->list = l;
 	e->listlen = (uint32_t)len;
+	e->list_owned = true;
 }
 
 bool statcache_dirty(const struct statcache *sc)
@@ -318,7 +314,7 @@ void statcache_free(struct statcache *sc)
 		if (!k)
 			continue;
 		struct sc_entry *e = sc->map.vals[i];
-		if (owned_list(sc, e->list))
+		if (e->list_owned)
 			free((char *)e->list);
 		if (owned_val(sc, e))
 			free(e);

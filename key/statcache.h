@@ -31,6 +31,8 @@ struct sc_entry {
 	uint8_t hash[16];
 	const char *list;     /* a directory's: its listing (walk.h's blob) */
 	uint32_t listlen;
+	bool list_owned;      /* list was malloc'd by a store; else it points into
+	                       * the loaded file (an empty one may point at its end) */
 };
 
 struct statcache;

@@ -105,51 +105,102 @@ static bool match_seg(const char *p, const char *pend, const char *s, const char
 	return p == pend;
 }
 
-static bool match_from(const char *p, const char *s)
+/* Past the globstar segments starting at p (p itself when there is none);
+ * a pattern ending in "** /" (no space) ends past its '/' too. */
+static const char *skip_globstars(const char *p)
 {
-	for (;;) {
-		if (is_globstar(p)) {
-			const char *rest = p[2] ? p + 3 : p + 2;
-			while (is_globstar(rest))
-				rest = rest[2] ? rest + 3 : rest + 2;
-			if (!*rest)
-				return true;
-			for (const char *t = s;;) {
-				if (*t && match_from(rest, t))
-					return true;
-				t = strchr(t, '/');
-				if (!t)
-					return false;
-				t++;
-			}
-		}
-		const char *pend = seg_end(p);
-		const char *send = strchr(s, '/');
-		if (!send)
-			send = s + strlen(s);
-		if (!match_seg(p, pend, s, send))
-			return false;
-		if (!*pend && !*send)
-			return true;
-		if (!*send) {
-			// the path ended: only trailing "/**" segments may remain
-			p = pend + 1;
-			while (is_globstar(p))
-				p = p[2] ? p + 3 : p + 2;
-			return *p == '\0' && *(p - 1) != '/';
-		}
-		if (!*pend)
-			return false;
-		p = pend + 1;
-		s = send + 1;
-	}
+	while (is_globstar(p))
+		p = p[2] ? p + 3 : p + 2;
+	return p;
 }
 
+/* The pattern is matched a segment at a time against the set of path
+ * segments it may stand at (an NFA over whole segments), so the cost is
+ * (pattern segments) x (path segments) segment matches, whatever the number
+ * of "**": the recursive matcher this replaced tried every split of the path
+ * among them, exponential in their number (ten over a 40-deep path: minutes).
+ * The rules, as that matcher had them:
+ *   - a plain segment matches the path segment it stands at and moves on;
+ *   - a run of "**" stands for zero or more whole segments before the next
+ *     plain one, which may stand at any later segment but the empty one
+ *     ending "a/"; a run that ends the pattern matches whatever is left;
+ *   - when the path ends on a plain segment's match, the pattern must end
+ *     there too, or with "**" segments only (the glob src then ** matches src). */
 bool glob_match(const char *pat, const char *path)
 {
 	if (!*pat)
 		return !*path;
-	return match_from(pat, path);
+	size_t m = 1;
+	for (const char *c = path; *c; c++)
+		m += *c == '/';
+	/* seg[j]: where path segment j starts; it ends one before seg[j + 1] */
+	const char *seg_buf[33];
+	unsigned char on_buf[32];
+	const char **seg = m < 33 ? seg_buf : xmalloc((m + 1) * sizeof(*seg));
+	unsigned char *on = m < 33 ? on_buf : xmalloc(m);
+	seg[0] = path;
+	for (size_t j = 1; j <= m; j++) {
+		const char *e = strchr(seg[j - 1], '/');
+		seg[j] = (e ? e : seg[j - 1] + strlen(seg[j - 1])) + 1;
+	}
+	/* the last path segment, when empty ("" or "a/"), is no place for
+	 * the segment after a "**" */
+	size_t last_ok = seg[m] - seg[m - 1] > 1 ? m : m - 1;
+	/* the start of the last pattern segment that is not "**" (NULL: none) */
+	const char *last_plain = NULL;
+	for (const char *p = pat;;) {
+		if (!is_globstar(p))
+			last_plain = p;
+		const char *e = seg_end(p);
+		if (!*e)
+			break;
+		p = e + 1;
+	}
+	memset(on, 0, m);
+	on[0] = 1;
+	bool result = false;
+	for (const char *p = pat;;) {
+		if (is_globstar(p)) {
+			const char *rest = skip_globstars(p);
+			if (!*rest) {
+				result = true; /* some segment is on: a dead set ends the loop */
+				break;
+			}
+			size_t lo = 0;
+			while (!on[lo])
+				lo++;
+			for (size_t j = lo; j < m; j++)
+				on[j] = j < last_ok;
+			p = rest;
+			continue;
+		}
+		const char *pend = seg_end(p);
+		bool pat_ends = !*pend, tail_globs = last_plain <= p;
+		bool any = false;
+		/* downwards, so setting on[j + 1] never feeds this same step */
+		for (size_t j = m; j-- > 0;) {
+			if (!on[j])
+				continue;
+			on[j] = 0;
+			if (!match_seg(p, pend, seg[j], seg[j + 1] - 1))
+				continue;
+			if (j == m - 1) {
+				if (pat_ends || tail_globs)
+					result = true;
+			} else if (!pat_ends) {
+				on[j + 1] = 1;
+				any = true;
+			}
+		}
+		if (result || !any)
+			break;
+		p = pend + 1;
+	}
+	if (seg != seg_buf) {
+		free(seg);
+		free(on);
+	}
+	return result;
 }
 
 bool glob_has_magic(const char *pat)

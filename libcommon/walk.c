@@ -80,7 +80,10 @@ static void list_dir(int dirfd, struct entries *e)
 			e->len += l;
 		}
 	}
-	qsort_r(e->v, e->n, sizeof(*e->v), cmp_ent, e->names);
+	/* an empty directory leaves e->v NULL, which qsort_r must never see
+	 * (its base is declared nonnull, even for no elements) */
+	if (e->n > 1)
+		qsort_r(e->v, e->n, sizeof(*e->v), cmp_ent, e->names);
 }
 
 bool walk_walled(const char *nm)

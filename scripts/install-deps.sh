@@ -4,10 +4,13 @@
 # otherwise. Used by README's two commands and by .ci/run.
 set -eu
 
+# clang and libclang-rt-14-dev (its libFuzzer): the harnesses of tests/fuzz,
+# which make check runs briefly
 PKGS="build-essential pkg-config git ca-certificates
 libcjson-dev libxxhash-dev libseccomp-dev libcurl4-openssl-dev libssl-dev nginx-light
 bats bats-assert bats-support bats-file shellcheck strace
-python3 iproute2 procps util-linux passwd curl"
+python3 iproute2 procps util-linux passwd curl
+clang libclang-rt-14-dev"
 
 missing=""
 for p in $PKGS; do

@@ -542,3 +542,11 @@ restored_plain() {
 	assert_equal "$(cat "$P/dist/bin")" file
 	assert_equal "$(leftovers "$P")" ''
 }
+
+@test "verify on a cache with no entry yet says nothing and exits 0" {
+	# an empty ac/ sorted its no keys with qsort(NULL, 0): the sanitized
+	# vx-cache aborted (the class of issue 20.15)
+	mkdir -p "$VX_CACHE_DIR/ac"
+	run -0 vx-cache verify
+	assert_output ''
+}

@@ -64,6 +64,38 @@ int main(void)
 	M("a**b", "axxb");     /* not a whole segment: acts as '*' */
 	N("a**b", "ax/xb");
 
+	/* globstar edges: an empty last path segment, a trailing '/' */
+	M("a/**/", "a/b");
+	N("a/**/", "a");
+	N("**/a", "");
+	M("**", "");
+	M("a/**", "a/");
+	N("a/**/b", "a/");
+	M("a//b", "a//b");
+	M("a/**/b", "a//b");
+
+	/* many globstars over a deep path: the recursive matcher tried every
+	 * split of the path among them (issue 20.14: minutes for ten over 40
+	 * levels); these never finished before the set-of-segments matcher */
+	{
+		char pat[256] = "", path[256] = "";
+		for (int i = 0; i < 12; i++)
+			strcat(pat, "**/a/");
+		strcat(pat, "b");
+		for (int i = 0; i < 60; i++)
+			strcat(path, i ? "/a" : "a");
+		N(pat, path);
+		strcat(path, "/c");
+		N(pat, path);
+		path[strlen(path) - 1] = 'b';
+		M(pat, path);
+		memset(pat, 0, sizeof(pat));
+		for (int i = 0; i < 20; i++)
+			strcat(pat, "**/*a*/");
+		strcat(pat, "x");
+		N(pat, path);
+	}
+
 	/* classes */
 	M("[abc].js", "b.js");
 	N("[abc].js", "d.js");
