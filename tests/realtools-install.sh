@@ -76,7 +76,7 @@ key=$(
 			cat "$fixture/ws/$m"
 		done
 		lockfiles | while read -r l; do
-			echo "$l"
+			echo "${l#"$fixture"/}"
 			cat "$l"
 		done
 	} | sha256sum | cut -c1-16

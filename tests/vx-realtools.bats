@@ -15,7 +15,7 @@
 
 load helpers
 
-# the fixture's tasks whose outputs are compared, project:task
+# the projects whose build outputs (dist/) are compared
 BUILDS="lib app legacy"
 
 # strip_sandbox WS: every vx.json of WS without its exec.sandbox blocks (the
@@ -71,13 +71,14 @@ setup_file() {
 	layout pnpm
 }
 
-# use LAYOUT: cd into that layout's workspace, clean, with a fresh cache
+# use LAYOUT [CACHE]: cd into that layout's workspace, clean, with a fresh
+# cache (or CACHE, kept between tests)
 use() {
 	WS=$BATS_FILE_TMPDIR/$1/ws
 	REF=$BATS_FILE_TMPDIR/$1/ref
 	clean "$WS"
 	cd "$WS" || return 1
-	export VX_CACHE_DIR="$BATS_TEST_TMPDIR/cache"
+	export VX_CACHE_DIR="${2:-$BATS_TEST_TMPDIR/cache}"
 }
 
 # same_as_unsandboxed: every built dist/ equals the unsandboxed reference
@@ -91,9 +92,11 @@ same_as_unsandboxed() {
 	done
 }
 
-# builds_pass LAYOUT
+# builds_pass LAYOUT: the three builds, into the layout's shared cache (which
+# runners_pass then hits instead of building again)
 builds_pass() {
-	use "$1"
+	rm -rf "$BATS_FILE_TMPDIR/$1/cache"
+	use "$1" "$BATS_FILE_TMPDIR/$1/cache"
 	run vx run build
 	assert_success
 	refute_output --partial "SANDBOX VIOLATIONS"
@@ -106,10 +109,10 @@ builds_pass() {
 # runners_pass LAYOUT: vitest with fork workers (lib) and thread workers
 # (app, whose tests also spawn the bundle with piped stdio)
 runners_pass() {
-	use "$1"
+	use "$1" "$BATS_FILE_TMPDIR/$1/cache"
 	run grep -rl unixSockets packages
 	assert_output ""
-	run vx run @rt/lib#test @rt/app#test
+	run vx run test
 	assert_success
 	refute_output --partial "SANDBOX VIOLATIONS"
 	refute_output --partial "EPERM"
