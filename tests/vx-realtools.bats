@@ -136,20 +136,22 @@ runners_pass() {
 	runners_pass pnpm
 }
 
-@test "babel with the root package.json (browserslist) not granted fails, naming ../../package.json and the grant; nothing is cached" {
+@test "babel with the root package.json (browserslist) not granted fails, naming ../../package.json, the grant and the cache input; nothing is cached" {
 	use npm
 	run -1 vx run @rt/legacy#build-first
 	assert_line "SANDBOX VIOLATIONS @rt/legacy#build-first"
 	assert_line --regexp "\.\./\.\./package\.json.*allow\.read"
+	assert_line --regexp "workspaceFiles.*package\.json"
 	run -1 vx run @rt/legacy#build-first
 	refute_line --regexp '^hit '
 }
 
-@test "tsc with the extended tsconfig.base.json not granted fails, naming ../../tsconfig.base.json and the grant, and no hint widens to the workspace" {
+@test "tsc with the extended tsconfig.base.json not granted fails, naming ../../tsconfig.base.json, the grant and the cache input, and no hint widens to the workspace" {
 	use npm
 	run -1 vx run @rt/lib#build-first
 	assert_line "SANDBOX VIOLATIONS @rt/lib#build-first"
 	assert_line --regexp "\.\./\.\./tsconfig\.base\.json.*allow\.read: \['\.\./\.\./tsconfig\.base\.json'\]"
+	assert_line --regexp "workspaceFiles.*tsconfig\.base\.json"
 	refute_line --partial "allow.read: ['../..']"
 	refute_line --partial "allow.read: ['..']"
 	refute_line --partial "EINVAL"
