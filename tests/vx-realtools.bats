@@ -24,14 +24,8 @@ strip_sandbox() {
 	local f
 	for f in "$1"/packages/*/vx.json; do
 		cp "$f" "$f.sandboxed"
-		/usr/bin/python3 -c '
-import json, sys
-c = json.load(open(sys.argv[1]))
-for t in c["tasks"].values():
-    t.get("exec", {}).pop("sandbox", None)
-json.dump(c, open(sys.argv[1], "w"), indent=2)
-' "$f"
 	done
+	/usr/bin/python3 "$BATS_TEST_DIRNAME/fixtures/realtools/unsandbox.py" "$1"/packages/*/vx.json
 }
 
 restore_sandbox() {
