@@ -1,0 +1,176 @@
+#!/usr/bin/env bats
+# Real JS toolchains under the sandbox (issue 18 item 6): the workspace in
+# tests/fixtures/realtools/ws (root package.json with workspaces and a
+# browserslist, tsconfig.base.json, three packages linked as npm links them)
+# with real tools from the npm registry, installed by tests/realtools-install.sh
+# (cached outside the clone by lockfile hash), in the npm layout and in pnpm's.
+# Each task carries the block a careful user writes first, read ['.'] and
+# write ['dist/'], plus what the task really needs, spelled as the fix
+# would spell it: a root config file as allow.read and
+# cache.inputs.workspaceFiles. What a user sees: builds pass sandboxed with
+# outputs byte-identical to the same build unsandboxed; test runners with
+# workers pass without allow.unixSockets; a build whose root config is not
+# granted fails, naming the path and the grant.
+# tests/vx-realtools-rootless.bats runs it again as an unprivileged user.
+
+load helpers
+
+# the projects whose build outputs (dist/) are compared
+BUILDS="lib app legacy"
+
+# strip_sandbox WS: every vx.json of WS without its exec.sandbox blocks (the
+# originals kept beside as vx.json.sandboxed)
+strip_sandbox() {
+	local f
+	for f in "$1"/packages/*/vx.json; do
+		cp "$f" "$f.sandboxed"
+	done
+	/usr/bin/python3 "$BATS_TEST_DIRNAME/fixtures/realtools/unsandbox.py" "$1"/packages/*/vx.json
+}
+
+restore_sandbox() {
+	local f
+	for f in "$1"/packages/*/vx.json.sandboxed; do
+		mv "$f" "${f%.sandboxed}"
+	done
+}
+
+# clean WS: no outputs, no tool caches, no vx state left by an earlier test
+clean() {
+	rm -rf "$1"/packages/*/dist "$1"/packages/*/node_modules/.vite "$1/node_modules/.vite-temp" \
+		"$1/node_modules/.vite" "$1/.vx"
+}
+
+# layout LAYOUT: install it into the file's tmpdir, then build it unsandboxed
+# once (its own cache) and keep each project's dist/ as the reference
+layout() {
+	local ws=$BATS_FILE_TMPDIR/$1/ws ref=$BATS_FILE_TMPDIR/$1/ref p
+	bash "$BATS_TEST_DIRNAME/realtools-install.sh" "$1" "$ws"
+	strip_sandbox "$ws"
+	(cd "$ws" && VX_CACHE_DIR=$BATS_FILE_TMPDIR/$1/refcache vx run build > "$BATS_FILE_TMPDIR/$1/ref.log" 2>&1) || {
+		cat "$BATS_FILE_TMPDIR/$1/ref.log" >&2
+		echo "the unsandboxed $1 build failed: the fixture is broken, not the sandbox" >&2
+		return 1
+	}
+	restore_sandbox "$ws"
+	for p in $BUILDS; do
+		mkdir -p "$ref/$p"
+		cp -a "$ws/packages/$p/dist/." "$ref/$p/"
+	done
+	clean "$ws"
+}
+
+setup_file() {
+	layout npm
+	layout pnpm
+}
+
+# use LAYOUT [CACHE]: cd into that layout's workspace, clean, with a fresh
+# cache (or CACHE, kept between tests)
+use() {
+	WS=$BATS_FILE_TMPDIR/$1/ws
+	REF=$BATS_FILE_TMPDIR/$1/ref
+	clean "$WS"
+	cd "$WS" || return 1
+	export VX_CACHE_DIR="${2:-$BATS_TEST_TMPDIR/cache}"
+}
+
+# same_as_unsandboxed: every built dist/ equals the unsandboxed reference
+same_as_unsandboxed() {
+	local p
+	for p in $BUILDS; do
+		run diff -r "$REF/$p" "$WS/packages/$p/dist"
+		if [ "$status" -ne 0 ]; then
+			fail "packages/$p/dist differs from the unsandboxed build: $(head -c 2000 <<< "$output")"
+		fi
+	done
+}
+
+# builds_pass LAYOUT: the three builds, into the layout's shared cache (which
+# runners_pass then hits instead of building again)
+builds_pass() {
+	rm -rf "$BATS_FILE_TMPDIR/$1/cache"
+	use "$1" "$BATS_FILE_TMPDIR/$1/cache"
+	run vx run build
+	assert_success
+	refute_output --partial "SANDBOX VIOLATIONS"
+	assert_line --regexp '^miss @rt/lib#build '
+	assert_line --regexp '^miss @rt/app#build '
+	assert_line --regexp '^miss @rt/legacy#build '
+	same_as_unsandboxed
+}
+
+# runners_pass LAYOUT: vitest with fork workers (lib) and thread workers
+# (app, whose tests also spawn the bundle with piped stdio)
+runners_pass() {
+	use "$1" "$BATS_FILE_TMPDIR/$1/cache"
+	run grep -rl unixSockets packages
+	assert_output ""
+	run vx run test
+	assert_success
+	refute_output --partial "SANDBOX VIOLATIONS"
+	refute_output --partial "EPERM"
+	assert_line --regexp '^@rt/lib#test: +Tests +5 passed \(5\)'
+	assert_line --regexp '^@rt/app#test: +Tests +2 passed \(2\)'
+}
+
+@test "npm layout: tsc, esbuild's service and rollup+babel build sandboxed, byte-identical to the unsandboxed build" {
+	builds_pass npm
+}
+
+@test "npm layout: vitest with fork and thread workers passes sandboxed without allow.unixSockets" {
+	runners_pass npm
+}
+
+@test "pnpm layout: the same builds pass sandboxed, byte-identical to the unsandboxed build" {
+	builds_pass pnpm
+}
+
+@test "pnpm layout: vitest with fork and thread workers passes sandboxed without allow.unixSockets" {
+	runners_pass pnpm
+}
+
+@test "babel with the root package.json (browserslist) not granted fails, naming ../../package.json, the grant and the cache input; nothing is cached" {
+	use npm
+	run -1 vx run @rt/legacy#build-first
+	assert_line "SANDBOX VIOLATIONS @rt/legacy#build-first"
+	assert_line --regexp "\.\./\.\./package\.json.*allow\.read"
+	assert_line --regexp "workspaceFiles.*package\.json"
+	run -1 vx run @rt/legacy#build-first
+	refute_line --regexp '^hit '
+}
+
+@test "tsc with the extended tsconfig.base.json not granted fails, naming ../../tsconfig.base.json, the grant and the cache input, and no hint widens to the workspace" {
+	use npm
+	run -1 vx run @rt/lib#build-first
+	assert_line "SANDBOX VIOLATIONS @rt/lib#build-first"
+	assert_line --regexp "\.\./\.\./tsconfig\.base\.json.*allow\.read: \['\.\./\.\./tsconfig\.base\.json'\]"
+	assert_line --regexp "workspaceFiles.*tsconfig\.base\.json"
+	refute_line --partial "allow.read: ['../..']"
+	refute_line --partial "allow.read: ['..']"
+	refute_line --partial "EINVAL"
+}
+
+@test "the root config granted and keyed: a hit when nothing moved, a re-run with other output when the browserslist moves" {
+	use npm
+	cp package.json "$BATS_TEST_TMPDIR/package.json"
+	run -0 vx run @rt/legacy#build
+	run -0 vx run @rt/legacy#build
+	assert_line --regexp '^hit  @rt/legacy#build '
+	sed -i 's/"chrome 100", "firefox 100", "safari 15"/"ie 11"/' package.json
+	run -0 vx run @rt/legacy#build
+	cp "$BATS_TEST_TMPDIR/package.json" package.json
+	assert_line --regexp '^miss @rt/legacy#build '
+	run diff -q "$REF/legacy/legacy.cjs" packages/legacy/dist/legacy.cjs
+	assert_failure
+}
+
+@test "adding the sandbox block to a cached build re-runs it: no hit from the unsandboxed run" {
+	use npm
+	strip_sandbox "$WS"
+	run vx run @rt/legacy#build
+	restore_sandbox "$WS"
+	assert_success
+	run -0 vx run @rt/legacy#build
+	assert_line --regexp '^miss @rt/legacy#build '
+}
