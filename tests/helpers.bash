@@ -41,6 +41,18 @@ pkg() {
 	fi
 }
 
+# edit_json FILE PYTHON: rewrite the JSON object in FILE; PYTHON edits the
+# dict m (the tests' hostile manifests and records).
+edit_json() {
+	/usr/bin/python3 -c '
+import json, sys
+p = sys.argv[1]
+m = json.load(open(p))
+exec(sys.argv[2])
+open(p, "w").write(json.dumps(m))
+' "$1" "$2"
+}
+
 # field JSON_LINES ID KEY: the value of KEY in the task record with id ID,
 # compact JSON (python3 from Debian, never a pyenv shim).
 field() {

@@ -39,13 +39,7 @@ print(sys.argv[3] + "/cas/" + h[:2] + "/" + h)
 
 # tamper PYTHON: rewrite the manifest of $K; PYTHON edits the dict m.
 tamper() {
-	/usr/bin/python3 -c '
-import json, sys
-p = sys.argv[1]
-m = json.load(open(p))
-exec(sys.argv[2])
-open(p, "w").write(json.dumps(m))
-' "$VX_CACHE_DIR/ac/$K.json" "$1"
+	edit_json "$VX_CACHE_DIR/ac/$K.json" "$1"
 }
 
 # to_full CMD...: CMD with its stdout on /dev/full (stderr still captured).

@@ -310,13 +310,7 @@ task_pkg() {
 # tamper_server PATH PYTHON: rewrite the server's manifest naming PATH;
 # PYTHON edits the dict m
 tamper_server() {
-	/usr/bin/python3 -c '
-import json, sys
-p = sys.argv[1]
-m = json.load(open(p))
-exec(sys.argv[2])
-open(p, "w").write(json.dumps(m))
-' "$(manifest_of "$1")" "$2"
+	edit_json "$(manifest_of "$1")" "$2"
 }
 
 @test "a task's setuid output is saved, uploaded and restored without the bit" {
