@@ -73,6 +73,9 @@ use() {
 	clean "$WS"
 	cd "$WS" || return 1
 	export VX_CACHE_DIR="${2:-$BATS_TEST_TMPDIR/cache}"
+	# the tools colour their output when CI is set (tinyrainbow, picocolors);
+	# the assertions read their words
+	export NO_COLOR=1
 }
 
 # same_as_unsandboxed: every built dist/ equals the unsandboxed reference
