@@ -373,6 +373,19 @@ static char *path_env(const struct run *r, const struct rtask *t)
 	return s;
 }
 
+/* Remove a request, its trace if one is left, and their private directory;
+ * frees PATH. */
+static void remove_request(char *path)
+{
+	char *trace = report_trace_path(path);
+	unlink(trace);
+	free(trace);
+	unlink(path);
+	*strrchr(path, '/') = '\0';
+	rmdir(path);
+	free(path);
+}
+
 /* vx-sandbox's request: the graph record and the task's, in a file of a
  * private directory (mkdtemp, 0700) so that nothing another local user
  * plants in the shared TMPDIR can stand at its name or at its trace's
@@ -408,10 +421,7 @@ static char *write_request(struct run *r, struct rtask *t, const char *proxy_soc
 	cJSON_free(k);
 	free(text);
 	if (!ok) {
-		unlink(path);
-		*strrchr(path, '/') = '\0';
-		rmdir(path);
-		free(path);
+		remove_request(path);
 		return NULL;
 	}
 	return path;
@@ -421,13 +431,7 @@ static char *write_request(struct run *r, struct rtask *t, const char *proxy_soc
 static void drop_request(struct rtask *t)
 {
 	if (t->request) {
-		char *trace = report_trace_path(t->request);
-		unlink(trace);
-		free(trace);
-		unlink(t->request);
-		*strrchr(t->request, '/') = '\0';
-		rmdir(t->request);
-		free(t->request);
+		remove_request(t->request);
 		t->request = NULL;
 	}
 }

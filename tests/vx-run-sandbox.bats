@@ -48,9 +48,14 @@ attacker() {
 	assert_equal "$(cat ../ran.log)" "ui"
 }
 
-@test "a relative TMPDIR is resolved once: a sandboxed task's request is found from its project" {
+# sandboxed_ui: ui's build, sandboxed, uncached
+sandboxed_ui() {
 	put packages/ui/vx.json '{ "tasks": { "build": { "exec": { "command": "cat src/lib.txt > out.txt",
 		"sandbox": { "allow": { "read": ["."], "write": ["out.txt"] } } } } } }'
+}
+
+@test "a relative TMPDIR is resolved once: a sandboxed task's request is found from its project" {
+	sandboxed_ui
 	mkdir tmp
 	run -0 env TMPDIR=tmp vx run build
 	assert_line --regexp '^miss @x/ui#build '
@@ -60,8 +65,7 @@ attacker() {
 }
 
 @test "a sandboxed task's request and trace live in a private directory of TMPDIR, never at a guessable name" {
-	put packages/ui/vx.json '{ "tasks": { "build": { "exec": { "command": "cat src/lib.txt > out.txt",
-		"sandbox": { "allow": { "read": ["."], "write": ["out.txt"] } } } } } }'
+	sandboxed_ui
 	# a vx-sandbox beside vx that notes where its request and trace are, and
 	# their directory's mode and owner, then runs the real one
 	local bin=$BATS_TEST_TMPDIR/bin
