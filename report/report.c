@@ -370,19 +370,26 @@ static bool grantable(const struct report *r, const char *dir)
 
 /* The hidden-read hint (R-34, issue 18 item 2): the grant spelled from the
  * project, and on a cached task the workspaceFiles entry that keys it. */
+/* Whether REL (root-relative) is one of the root files every key folds. */
+static bool in_fingerprint(const char *rel)
+{
+	for (size_t i = 0; i < WSROOT_NFINGERPRINT; i++)
+		if (!strcmp(rel, wsroot_fingerprint[i]))
+			return true;
+	return false;
+}
+
 static char *read_hint(const struct report *r, const cJSON *a, const char *res, bool bin,
 	bool keyed)
 {
 	struct stat st;
-	bool want_key = keyed;
 	char *sp = spell(r, res), *shown = show(sp, bin), *line, *rel, *key;
 	bool dir = stat(res, &st) == 0 && S_ISDIR(st.st_mode);
 	rel = path_under(r->root, res);
 	key = show(rel, bin);
 	/* a root file every key folds already needs the grant alone */
-	for (size_t i = 0; keyed && i < WSROOT_NFINGERPRINT; i++)
-		keyed = strcmp(rel, wsroot_fingerprint[i]) != 0;
-	if (keyed)
+	bool folded = keyed && in_fingerprint(rel);
+	if (keyed && !folded)
 		line = xasprintf("vx: %s read '%s', which the sandbox wall hides, so its output may "
 			"depend on what it did not see (%s: %s); fix: allow.read: ['%s'] and "
 			"cache.inputs.workspaceFiles: ['%s%s']", r->id, shown, str(a, "op"),
@@ -390,7 +397,7 @@ static char *read_hint(const struct report *r, const cJSON *a, const char *res, 
 	else
 		line = xasprintf("vx: %s read '%s', which the sandbox wall hides (%s: %s); fix: "
 			"allow.read: ['%s']%s", r->id, shown, str(a, "op"), str(a, "errno"), shown,
-			want_key ? " (every key folds it already)" : "");
+			folded ? " (every key folds it already)" : "");
 	free(rel);
 	free(key);
 	free(sp);
