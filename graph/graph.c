@@ -151,6 +151,7 @@ struct walk {
 	struct task **stack; /* the current DFS path, for naming a cycle */
 	size_t depth;
 	bool cycle;
+	bool only; /* follow edges only to selected tasks */
 };
 
 static void visit(struct walk *w, struct task *t)
@@ -183,14 +184,68 @@ static void visit(struct walk *w, struct task *t)
 	t->mark = GREY;
 	w->stack[w->depth++] = t;
 	for (size_t i = 0; i < t->nedges; i++)
-		visit(w, t->edges[i].to);
+		if (!w->only || t->edges[i].to->selected)
+			visit(w, t->edges[i].to);
 	w->depth--;
 	t->mark = BLACK;
 	w->order[w->n++] = t;
 }
 
-int graph_select(struct workspace *ws, char **names, int nnames, struct task ***order,
-	size_t *n)
+/* Is t one of the tasks asked for: its name or id is among names (none:
+ * every task), in a project the filters kept (picked NULL: every one)? */
+static bool asked(const struct task *t, char **names, int nnames, const bool *picked)
+{
+	if (picked && !picked[t->proj->index])
+		return false;
+	if (nnames == 0)
+		return true;
+	for (int a = 0; a < nnames; a++)
+		if (strcmp(names[a], strchr(names[a], '#') ? t->id : t->name) == 0)
+			return true;
+	return false;
+}
+
+/* --only: the tasks asked for keep only their edges to each other. One that
+ * lost an edge, or follows one that did, runs against whatever the
+ * dependency last left on disk, which its key cannot answer for: it is
+ * made uncached (neither restored nor saved) and named on stderr. */
+static void cut_to_selection(struct task **order, size_t n)
+{
+	size_t ncut = 0;
+	char *names = xstrdup("");
+	for (size_t i = 0; i < n; i++) {
+		struct task *t = order[i];
+		bool cut = false;
+		size_t kept = 0;
+		for (size_t e = 0; e < t->nedges; e++) {
+			if (!t->edges[e].to->selected) {
+				cut = true;
+				continue;
+			}
+			cut |= t->edges[e].to->cut;
+			t->edges[kept++] = t->edges[e];
+		}
+		t->nedges = kept;
+		if (!cut)
+			continue;
+		t->cut = true;
+		if (t->cache) {
+			t->cache = NULL;
+			char *more = xasprintf("%s%s%s", names, ncut ? ", " : "", t->id);
+			free(names);
+			names = more;
+			ncut++;
+		}
+	}
+	if (ncut)
+		err_warn("--only: %zu task%s run without %s dependencies and so uncached (neither "
+			 "restored nor saved): %s",
+			ncut, ncut == 1 ? "" : "s", ncut == 1 ? "its" : "their", names);
+	free(names);
+}
+
+int graph_select(struct workspace *ws, char **names, int nnames, const bool *picked, bool only,
+	struct task ***order, size_t *n)
 {
 	size_t total = ws->by_id.len;
 	struct walk w = {.ws = ws};
@@ -198,36 +253,38 @@ int graph_select(struct workspace *ws, char **names, int nnames, struct task ***
 	w.stack = xcalloc(total + 1, sizeof(*w.stack));
 	int rc = 0;
 
-	if (nnames == 0) {
-		for (size_t i = 0; i < ws->nprojects; i++)
-			for (size_t k = 0; k < ws->projects[i]->ntasks; k++)
-				visit(&w, ws->projects[i]->tasks[k]);
-	}
-	for (int a = 0; a < nnames && !w.cycle; a++) {
-		const char *name = names[a];
+	/* a name no project defines is a typo, filters or not */
+	for (int a = 0; a < nnames; a++) {
 		bool found = false;
-		if (strchr(name, '#')) {
-			struct task *t = strmap_get(&ws->by_id, name);
-			if (t) {
-				found = true;
-				visit(&w, t);
-			}
+		if (strchr(names[a], '#')) {
+			found = strmap_get(&ws->by_id, names[a]) != NULL;
 		} else {
-			for (size_t i = 0; i < ws->nprojects; i++) {
-				struct task *t = project_task(ws->projects[i], name);
-				if (t) {
-					found = true;
-					visit(&w, t);
-				}
-			}
+			for (size_t i = 0; i < ws->nprojects && !found; i++)
+				found = project_task(ws->projects[i], names[a]) != NULL;
 		}
 		if (!found) {
 			err_warn("no task '%s' in any project; fix: name a task (build) or a task id "
 				 "(project#build) that a vx.json defines",
-				name);
+				names[a]);
 			rc = -1;
 		}
 	}
+	for (size_t i = 0; i < ws->nprojects && !rc; i++)
+		for (size_t k = 0; k < ws->projects[i]->ntasks; k++) {
+			struct task *t = ws->projects[i]->tasks[k];
+			t->selected = asked(t, names, nnames, picked);
+		}
+	w.only = only;
+	/* in the order the names were given, each in project order */
+	for (int a = 0; a < (nnames ? nnames : 1) && !rc && !w.cycle; a++)
+		for (size_t i = 0; i < ws->nprojects && !w.cycle; i++)
+			for (size_t k = 0; k < ws->projects[i]->ntasks; k++) {
+				struct task *t = ws->projects[i]->tasks[k];
+				if (t->selected && (nnames == 0 || asked(t, names + a, 1, NULL)))
+					visit(&w, t);
+			}
+	if (only && !rc && !w.cycle)
+		cut_to_selection(w.order, w.n);
 	free(w.stack);
 	if (w.cycle || rc) {
 		free(w.order);

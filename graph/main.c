@@ -12,6 +12,7 @@
 #include "emit.h"
 #include "heap.h"
 #include "err.h"
+#include "filter.h"
 #include "gcache.h"
 #include "graph.h"
 #include "jsonl.h"
@@ -19,7 +20,7 @@
 #include "wsroot.h"
 
 static const char usage[] =
-	"usage: vx-graph [--root DIR] [TASK...]\n"
+	"usage: vx-graph [--root DIR] [--filter SEL]... [--only] [TASK...]\n"
 	"\n"
 	"Fold the workspace's vx.json files into the task graph and print it as\n"
 	"JSON lines: one \"graph\" record (run-wide sandbox facts), then one \"task\"\n"
@@ -27,9 +28,16 @@ static const char usage[] =
 	"TASK is a task name (every project that has it) or a task id (project#name);\n"
 	"none means every task.\n"
 	"\n"
-	"  --root DIR   the workspace root (default: VX_ROOT, else found from the\n"
-	"               current directory)\n"
-	"  -h, --help   this text\n"
+	"  --root DIR      the workspace root (default: VX_ROOT, else found from the\n"
+	"                  current directory)\n"
+	"  --filter SEL    only the tasks of the projects SEL selects (turbo's\n"
+	"                  grammar): web, @acme/*, ./apps/web, {./apps/*}, web... (and\n"
+	"                  what it depends on), ...web (and what depends on it),\n"
+	"                  ...^web / web^... (without web), [main] (changed since the\n"
+	"                  ref), web...[main] (web, when it or a dependency changed),\n"
+	"                  !SEL (leave out); several union, then exclusions subtract\n"
+	"  --only          the selected tasks without their dependencies\n"
+	"  -h, --help      this text\n"
 	"\n"
 	"Exit status: 0 success, 1 failure (a write), 2 usage or config error.\n";
 
@@ -50,10 +58,15 @@ int main(int argc, char **argv)
 	heap_reserve(16);
 	static const struct option opts[] = {
 		{"root", required_argument, NULL, 'r'},
+		{"filter", required_argument, NULL, 'F'},
+		{"only", no_argument, NULL, 'o'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
 	const char *root = getenv("VX_ROOT");
+	static char **filters;
+	size_t nfilters = 0;
+	bool only = false;
 	int c;
 
 	err_init(argv[0]);
@@ -61,6 +74,13 @@ int main(int argc, char **argv)
 		switch (c) {
 		case 'r':
 			root = optarg;
+			break;
+		case 'F':
+			filters = xrealloc(filters, (nfilters + 1) * sizeof(*filters));
+			filters[nfilters++] = optarg;
+			break;
+		case 'o':
+			only = true;
 			break;
 		case 'h':
 			fputs(usage, stdout);
@@ -78,7 +98,11 @@ int main(int argc, char **argv)
 	static struct workspace ws;
 	if (wsroot_find(".", root && *root ? root : NULL, true, &ws.root) != 0)
 		return VX_EXIT_USAGE;
-	if (gcache_replay(ws.root, argv + optind, argc - optind))
+	/* the saved output is keyed by every argument, filters included; not
+	 * used when git answers part of it (a commit moves no config file) or
+	 * with --only (its note on stderr is not saved) */
+	bool cacheable = !only && !filter_uses_git(filters, nfilters);
+	if (cacheable && gcache_replay(ws.root, argv + 1, argc - 1))
 		return jsonl_out_finish();
 	gcache_begin();
 	workspace_load(&ws);
@@ -90,12 +114,21 @@ int main(int argc, char **argv)
 	if (ws.errors)
 		return VX_EXIT_USAGE;
 
+	static bool *picked;
+	if (nfilters) {
+		picked = xcalloc(ws.nprojects + 1, sizeof(bool));
+		if (filter_select(&ws, filters, nfilters, picked) != 0)
+			return VX_EXIT_USAGE;
+	}
 	static struct task **order;
 	size_t n;
-	if (graph_select(&ws, argv + optind, argc - optind, &order, &n) != 0)
+	if (graph_select(&ws, argv + optind, argc - optind, picked, only, &order, &n) != 0)
 		return VX_EXIT_USAGE;
+	if (n == 0 && nfilters)
+		err_warn("nothing to run: the projects --filter selects have none of the tasks asked for");
 	graph_keyed(order, n);
 	emit_graph(&ws, order, n);
-	gcache_save(ws.root, argv + optind, argc - optind);
+	if (cacheable)
+		gcache_save(ws.root, argv + 1, argc - 1);
 	return jsonl_out_finish();
 }

@@ -56,6 +56,8 @@ struct task {
 	size_t nedges;
 	/* traversal state */
 	int mark;
+	bool selected; /* asked for, in a project the filters kept */
+	bool cut;      /* --only left out a dependency it reaches */
 	size_t *keyed; /* K(T) closure without T: sorted project indices of the
 			* exec tasks it folds, cached or not */
 	size_t nkeyed;
