@@ -848,7 +848,7 @@ static void save_replay(struct run *r, char *const *names, int nnames, const cha
 
 static const char run_usage[] =
 	"usage: vx run TASK... [-j N] [--force] [--no-cache] [--dry] [--json] [--root DIR]\n"
-	"                     [--remote-cache URL]\n"
+	"                     [--remote-cache URL] [--filter SEL]... [--only]\n"
 	"\n"
 	"Run the tasks (a name: every project that has it; or an id, project#name)\n"
 	"and everything they depend on, dependencies first, restoring cache hits.\n"
@@ -861,6 +861,10 @@ static const char run_usage[] =
 	"  --root DIR        the workspace root (default: VX_ROOT, else found from cwd)\n"
 	"  --remote-cache URL  also a remote HTTP cache (VX_REMOTE_CACHE): local first, then\n"
 	"                    remote; successes uploaded (not with VX_REMOTE_CACHE_READONLY=1)\n"
+	"  --filter SEL      only in the projects SEL selects (turbo's grammar: web, @acme/*,\n"
+	"                    ./apps/web, web..., ...web, ...^web, web^..., [main], !web;\n"
+	"                    see vx-graph --help); several union, then exclusions subtract\n"
+	"  --only            the tasks asked for without their dependencies\n"
 	"\n"
 	"A run of the same tasks in an unchanged workspace is replayed from the last\n"
 	"one (vx-watch, started by the first run, says whether anything changed);\n"
@@ -901,6 +905,8 @@ int run_main(int argc, char **argv)
 		{"json", no_argument, NULL, 'J'},
 		{"root", required_argument, NULL, 'r'},
 		{"remote-cache", required_argument, NULL, 'R'},
+		{"filter", required_argument, NULL, 'F'},
+		{"only", no_argument, NULL, 'o'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
@@ -911,6 +917,12 @@ int run_main(int argc, char **argv)
 	const char *root_opt = getenv("VX_ROOT");
 	const char *remote = getenv("VX_REMOTE_CACHE");
 	bool dry = false;
+	/* vx-graph's selection arguments, then the TASKs: what the stages get
+	 * and what a replayed run is keyed by */
+	static char **sel;
+	int nsel = 0;
+	bool git_sel = false;
+	sel = xcalloc((size_t)argc * 2 + 1, sizeof(*sel));
 	int c;
 	char *end;
 
@@ -941,6 +953,14 @@ int run_main(int argc, char **argv)
 		case 'R':
 			remote = optarg;
 			break;
+		case 'F':
+			sel[nsel++] = "--filter";
+			sel[nsel++] = optarg;
+			git_sel |= strchr(optarg, '[') != NULL;
+			break;
+		case 'o':
+			sel[nsel++] = "--only";
+			break;
 		case 'h':
 			fputs(run_usage, stdout);
 			return jsonl_out_finish();
@@ -960,16 +980,21 @@ int run_main(int argc, char **argv)
 	r.log_max = (size_t)log_max;
 	jsonl_out_init();
 	r.root = root_opt && *root_opt ? root_opt : NULL;
+	sel[nsel++] = "--";
+	for (int i = optind; i < argc; i++)
+		sel[nsel++] = argv[i];
 	if (dry)
-		return dry_run(&r, argv + optind, argc - optind);
+		return dry_run(&r, sel, nsel);
 
 	/* vx-watch's token first, before anything is read: the run it vouches
 	 * for is replayed whole; else one taken now lets this run be */
 	char tok[WATCHQ_TOKEN_MAX];
-	bool watched = r.use_cache && !r.force && !(remote && *remote) &&
+	/* not with a git ref in a filter: a commit moves what it selects
+	 * without a change vx-watch sees */
+	bool watched = r.use_cache && !r.force && !(remote && *remote) && !git_sel &&
 		       wsroot_find(".", r.root, false, &r.wroot) == 0 && watchq_token(r.wroot, tok);
 	if (watched) {
-		int out = replay_try(r.wroot, argv + optind, argc - optind, tok, r.json);
+		int out = replay_try(r.wroot, sel, nsel, tok, r.json);
 		if (out >= 0)
 			return out;
 	}
@@ -977,8 +1002,7 @@ int run_main(int argc, char **argv)
 	/* vx-key starts first and loads its stat cache while vx-graph works;
 	 * the graph record reaches it as soon as it is read */
 	r.keyer_spawned = keyer_spawn(&r.keyer) == 0;
-	int rc = graphin_load_then(&r.g, r.root, argv + optind, argc - optind, false, false,
-		graph_read, &r);
+	int rc = graphin_load_then(&r.g, r.root, sel, nsel, false, false, graph_read, &r);
 	if (rc) {
 		if (r.keyer_spawned)
 			keyer_stop(&r.keyer);
@@ -1006,7 +1030,7 @@ int run_main(int argc, char **argv)
 	netproxy_stop(&r.net);
 	runcache_close(&r.cache); /* the remote's connections and libcurl too */
 	if (watched && !r.interrupted && !r.keyer_broken && strcmp(r.root, r.wroot) == 0)
-		save_replay(&r, argv + optind, argc - optind, tok);
+		save_replay(&r, sel, nsel, tok);
 
 	if (r.interrupted) {
 		ui_interrupted(&r.ui, r.signo);

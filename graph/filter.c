@@ -450,7 +450,7 @@ static int apply(struct workspace *ws, const struct selector *s, bool *result)
 	if (!hits) {
 		free(e);
 		if (s->from) {
-			err_warn("--filter '%s': no project changed since %s", s->raw, s->from);
+			err_warn("--filter '%s': nothing it names changed since %s", s->raw, s->from);
 			return 0;
 		}
 		return bad(s->raw, "matches no project",

@@ -238,9 +238,9 @@ static void cut_to_selection(struct task **order, size_t n)
 		}
 	}
 	if (ncut)
-		err_warn("--only: %zu task%s run without %s dependencies and so uncached (neither "
-			 "restored nor saved): %s",
-			ncut, ncut == 1 ? "" : "s", ncut == 1 ? "its" : "their", names);
+		err_warn("--only: %s without %s dependencies, so uncached (neither restored nor "
+			 "saved)",
+			names, ncut == 1 ? "its" : "their");
 	free(names);
 }
 
