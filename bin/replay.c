@@ -12,6 +12,7 @@
 
 #include <xxhash.h>
 
+#include "dry.h"
 #include "err.h"
 #include "fileio.h"
 #include "jsonl.h"
@@ -248,7 +249,8 @@ static size_t fields(char *line, char **v, size_t max)
 	return n;
 }
 
-int replay_try(const char *root, char *const *args, int nargs, const char *tok, bool json)
+int replay_try(const char *root, char *const *args, int nargs, const char *tok, bool json,
+	bool dry)
 {
 	double t0 = ui_now_ms();
 	char *file = memo_path(root, args, nargs);
@@ -309,6 +311,12 @@ int replay_try(const char *root, char *const *args, int nargs, const char *tok, 
 	for (size_t i = 0; i < n; i++)
 		if (t[i].kind == 'e' && !runcache_hit_vouched(&rc, t[i].key, root, t[i].dir, &t[i].log))
 			goto out;
+	if (dry) {
+		for (size_t i = 0; i < n; i++)
+			dry_line(t[i].id, "hit", t[i].key, true, json);
+		rc_out = jsonl_out_finish();
+		goto out;
+	}
 	struct ui ui;
 	ui_init(&ui, json);
 	ui.replayed = true;

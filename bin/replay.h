@@ -17,8 +17,8 @@
  * holds that very token, the same programs and environment, and every
  * cached task is still a hit in place by the cache's memo (its manifest and
  * log unchanged; its outputs vouched by the token): the same report, from
- * neither vx-graph nor vx-key. The exit code, or -1 with nothing printed
- * (the full run follows).
+ * neither vx-graph nor vx-key (with dry: each task's --dry line, a hit). The
+ * exit code, or -1 with nothing printed (the full run follows).
  */
 #ifndef VX_BIN_REPLAY_H
 #define VX_BIN_REPLAY_H
@@ -30,6 +30,7 @@
 
 void replay_save(const char *root, char *const *args, int nargs, const char *tok,
 	cJSON *const *recs, size_t n);
-int replay_try(const char *root, char *const *args, int nargs, const char *tok, bool json);
+int replay_try(const char *root, char *const *args, int nargs, const char *tok, bool json,
+	bool dry);
 
 #endif

@@ -19,6 +19,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "dry.h"
 #include "err.h"
 #include "explain.h"
 #include "graphin.h"
@@ -874,27 +875,6 @@ static const char run_usage[] =
 	"Exit status: 0 every task passed or hit, 1 a task failed, 2 refused before\n"
 	"running (usage, config), 130/143 interrupted.\n";
 
-static int dry_run(struct run *r, char **names, int nnames)
-{
-	struct graphin g;
-	int rc = graphin_load(&g, r->root, names, nnames, true, false);
-	if (rc)
-		return rc;
-	for (size_t i = 0; i < g.n; i++) {
-		if (r->json) {
-			jsonl_write(g.tasks[i]);
-			continue;
-		}
-		const cJSON *key = cJSON_GetObjectItemCaseSensitive(g.tasks[i], "key");
-		const cJSON *fin = cJSON_GetObjectItemCaseSensitive(g.tasks[i], "final");
-		printf("%-32s %s %s\n", cJSON_IsString(key) ? key->valuestring : "-",
-			cJSON_IsString(key) ? (cJSON_IsTrue(fin) ? "final      " : "provisional") : "no key     ",
-			graphin_str(g.tasks[i], "id"));
-	}
-	graphin_free(&g);
-	return jsonl_out_finish();
-}
-
 int run_main(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -984,7 +964,9 @@ int run_main(int argc, char **argv)
 	for (int i = optind; i < argc; i++)
 		sel[nsel++] = argv[i];
 	if (dry)
-		return dry_run(&r, sel, nsel);
+		return dry_main(&(struct dry_opts){.root = r.root, .args = sel, .nargs = nsel,
+			.json = r.json, .use_cache = r.use_cache, .force = r.force,
+			.remote = remote && *remote ? remote : NULL});
 
 	/* vx-watch's token first, before anything is read: the run it vouches
 	 * for is replayed whole; else one taken now lets this run be */
@@ -994,7 +976,7 @@ int run_main(int argc, char **argv)
 	bool watched = r.use_cache && !r.force && !(remote && *remote) && !git_sel &&
 		       wsroot_find(".", r.root, false, &r.wroot) == 0 && watchq_token(r.wroot, tok);
 	if (watched) {
-		int out = replay_try(r.wroot, sel, nsel, tok, r.json);
+		int out = replay_try(r.wroot, sel, nsel, tok, r.json, false);
 		if (out >= 0)
 			return out;
 	}

@@ -1,5 +1,6 @@
 #include "runcache.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -26,6 +27,24 @@ static char *runcache_dir(const char *root)
 		return d;
 	}
 	return xasprintf("%s/.vx/cache", root);
+}
+
+bool runcache_empty(const char *root)
+{
+	char *dir = runcache_dir(root);
+	char *ac = xasprintf("%s/ac", dir);
+	DIR *d = opendir(ac);
+	bool empty = !d && errno == ENOENT;
+	if (d) {
+		struct dirent *de;
+		empty = true;
+		while (empty && (de = readdir(d)))
+			empty = de->d_name[0] == '.';
+		closedir(d);
+	}
+	free(ac);
+	free(dir);
+	return empty;
 }
 
 /* <root>/.vx keeps itself out of git: a .gitignore of "*" in it, made with

@@ -30,6 +30,9 @@ struct runcache {
 	bool keys_loaded, keys_dirty;
 };
 
+/* No entry at all in root's cache (its directory absent, or no manifest):
+ * every lookup would miss. Makes nothing. */
+bool runcache_empty(const char *root);
 /* Also makes <root>/.vx, with a .gitignore of "*" when it has none. */
 void runcache_open(struct runcache *rc, const char *root);
 /* Use the remote cache at url as well (local first, then remote; a save is
