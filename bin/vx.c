@@ -17,9 +17,11 @@
 static const char usage[] =
 	"usage: vx <command> [ARGS...]\n"
 	"\n"
-	"  vx run TASK... [-j N] [--force] [--no-cache] [--dry] [--json]\n"
+	"  vx run TASK... [-j N] [--force] [--no-cache] [--dry] [--json] [--filter SEL]...\n"
+	"                 [--only]\n"
 	"                       run the tasks and their dependencies, restoring hits\n"
-	"  vx graph [TASK...]   the folded task graph, as vx-graph prints it\n"
+	"  vx graph [TASK...] [--filter SEL]... [--only]\n"
+	"                       the folded task graph, as vx-graph prints it\n"
 	"  vx why TASK...       what moved each task's key: for its last run, and since\n"
 	"  vx clean             empty the local cache\n"
 	"  vx <name> ARGS...    runs the program vx-<name> beside vx\n"

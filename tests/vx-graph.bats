@@ -492,7 +492,8 @@ refuse() { # refuse VXJSON EXPECTED-SUBSTRING...
 	# vx run's options, each under vx run
 	run -0 vx run --help
 	local opt
-	for opt in '-j, --jobs N' '--force' '--no-cache' '--dry' '--json' '--root DIR' '--remote-cache URL'; do
+	for opt in '-j, --jobs N' '--force' '--no-cache' '--dry' '--json' '--root DIR' '--remote-cache URL' \
+		'--filter SEL' '--only'; do
 		grep -qF -- "    $opt" "$man" || fail "docs/man/vx.md lacks vx run's $opt"
 		assert_output --partial "$opt"
 	done

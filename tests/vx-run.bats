@@ -506,9 +506,14 @@ many_built() {
 	assert_output --partial "[0/3] running: @x/ui#build"
 }
 
-@test "--dry prints each key and whether it is final, running nothing" {
+@test "--dry says hit or miss for each task, with its key once the cache holds any, running nothing" {
 	run -0 vx run build --dry
-	assert_line --regexp '^[0-9a-f]{32} final       @x/ui#build$'
+	assert_line --regexp '^miss    -                                -           @x/ui#build$'
+	assert_equal "$(ran)" ""
+	run -0 vx run @x/ui#build
+	assert_equal "$(ran)" "ui"
+	run -0 vx run build --dry
+	assert_line --regexp '^hit     [0-9a-f]{32} final       @x/ui#build$'
 	assert_equal "$(ran)" ""
 }
 
