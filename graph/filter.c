@@ -305,14 +305,13 @@ static void mark_paths(struct workspace *ws, const char *buf, size_t len, bool *
  * untracked files too). */
 static int changed_projects(struct workspace *ws, const struct selector *s, bool *changed)
 {
-	char *out = NULL, *why = NULL, *base = NULL;
+	char *out = NULL, *why = NULL, *base = NULL, *cmd = NULL;
 	size_t len;
-	const char *cmd;
 	int rc = -1;
 	if (s->to) {
 		char *range = xasprintf("%s...%s", s->from, s->to);
 		const char *a[] = {"diff", "--name-only", "--no-renames", "--relative", "-z", range, NULL};
-		cmd = "git diff";
+		cmd = xasprintf("git diff %s", range);
 		rc = git_capture(ws->root, a, &out, &len, &why);
 		if (rc == 0)
 			mark_paths(ws, out, len, changed);
@@ -320,28 +319,31 @@ static int changed_projects(struct workspace *ws, const struct selector *s, bool
 		goto out;
 	}
 	const char *mb[] = {"merge-base", s->from, "HEAD", NULL};
-	cmd = "git merge-base";
+	cmd = xasprintf("git merge-base %s HEAD", s->from);
 	if (git_capture(ws->root, mb, &base, &len, &why) != 0)
 		goto out;
 	base[strcspn(base, "\n")] = '\0';
 	const char *d[] = {"diff", "--name-only", "--no-renames", "--relative", "-z", base, "--", NULL};
-	cmd = "git diff";
+	free(cmd);
+	cmd = xasprintf("git diff %s", base);
 	if (git_capture(ws->root, d, &out, &len, &why) != 0)
 		goto out;
 	mark_paths(ws, out, len, changed);
 	free(out);
 	out = NULL;
 	const char *u[] = {"ls-files", "-z", "--others", "--exclude-standard", NULL};
-	cmd = "git ls-files";
+	free(cmd);
+	cmd = xstrdup("git ls-files --others");
 	if (git_capture(ws->root, u, &out, &len, &why) != 0)
 		goto out;
 	mark_paths(ws, out, len, changed);
 	rc = 0;
 out:
 	if (rc)
-		err_warn("--filter '%s': %s %s: %s; fix: name a commit, branch or tag git knows "
-			 "here (git log --oneline), in a git checkout",
-			s->raw, cmd, s->to ? s->to : s->from, why);
+		err_warn("--filter '%s': %s: %s; fix: name a commit, branch or tag git knows here "
+			 "(git log --oneline), in a git checkout",
+			s->raw, cmd, why);
+	free(cmd);
 	free(why);
 	free(out);
 	free(base);

@@ -164,8 +164,10 @@ vx-graph: nothing to run: the projects --filter selects have none of the tasks a
 	assert_output ""
 	assert_regex "$stderr" "^vx-graph: --filter './apps/none': matches no project; fix: "
 	run -2 --separate-stderr vx-graph --filter '[nosuchref]' lint
-	assert_regex "$stderr" "^vx-graph: --filter '\[nosuchref\]': git merge-base nosuchref: fatal: Not a valid object name nosuchref; fix: name a commit, branch or tag"
+	assert_regex "$stderr" "^vx-graph: --filter '\[nosuchref\]': git merge-base nosuchref HEAD: fatal: Not a valid object name nosuchref; fix: name a commit, branch or tag"
 	# a ref is an argument to git: never an option
+	run -2 --separate-stderr vx-graph --filter '[main...nosuch]' lint
+	assert_regex "$stderr" "^vx-graph: --filter '\[main\.\.\.nosuch\]': git diff main\.\.\.nosuch: fatal: "
 	run -2 --separate-stderr vx-graph --filter '[--output=/tmp/x]' lint
 	assert_equal "$stderr" "vx-graph: --filter '[--output=/tmp/x]': a git ref may not start with '-'; fix: name a commit, branch or tag: [main], [HEAD~2]"
 	run -2 --separate-stderr vx-graph --filter '{}' lint
@@ -182,7 +184,7 @@ vx-graph: nothing to run: the projects --filter selects have none of the tasks a
 	# outside a git checkout
 	rm -rf .git
 	run -2 --separate-stderr vx-graph --filter '[main]' lint
-	assert_regex "$stderr" "^vx-graph: --filter '\[main\]': git merge-base main: fatal: not a git repository"
+	assert_regex "$stderr" "^vx-graph: --filter '\[main\]': git merge-base main HEAD: fatal: not a git repository"
 }
 
 @test "a [ref] that selects nothing runs nothing and exits 0, saying so" {
