@@ -106,6 +106,20 @@ vx-graph: nothing to run: the projects --filter selects have none of the tasks a
 	assert_equal "$(sel '[HEAD...HEAD]')" ""
 }
 
+@test "[ref]: never answered from vx-graph's saved output, which no commit or source edit moves" {
+	# the saved graph keeps notes only of files over a second old: age them
+	mkdir -p .vx
+	find . -path ./.git -prune -o -exec touch -h -d '-1 min' {} +
+	assert_equal "$(sel '[HEAD]')" ""
+	assert_equal "$(sel '[HEAD]')" ""
+	echo more >> packages/ui/src/a.js
+	assert_equal "$(sel '[HEAD]')" "@acme/ui#lint"
+	# a plain name filter is saved and replayed, keyed by the filter
+	assert_equal "$(sel web)" "web#lint"
+	assert_equal "$(sel web)" "web#lint"
+	assert_equal "$(sel docs)" "docs#lint"
+}
+
 @test "[ref] with dots: what depends on a change, and a name when it or a dependency changed" {
 	echo more >> packages/util/src/a.js
 	assert_equal "$(sel '...[HEAD]')" "@acme/ui#lint @acme/util#lint web#lint"
