@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cache.h"
 #include "err.h"
@@ -73,9 +74,14 @@ int dry_main(const struct dry_opts *o)
 		git_sel |= strcmp(o->args[i], "--filter") == 0 && i + 1 < o->nargs &&
 			   strchr(o->args[i + 1], '[');
 	bool found = wsroot_find(".", o->root, false, &root) == 0;
-	/* a run vx-watch vouches for: every task a hit in place, keys known */
+	/* a run vx-watch vouches for: every task a hit in place, keys known.
+	 * Only a running vx-watch is asked: a dry run starts none (in a fresh
+	 * checkout it would compete with this very run for the cores) */
 	char tok[WATCHQ_TOKEN_MAX];
-	if (found && o->use_cache && !o->force && !o->remote && !git_sel && watchq_token(root, tok)) {
+	char *sock = found ? xasprintf("%s/.vx/watch.sock", root) : NULL;
+	bool watching = sock && access(sock, F_OK) == 0;
+	free(sock);
+	if (watching && o->use_cache && !o->force && !o->remote && !git_sel && watchq_token(root, tok)) {
 		int out = replay_try(root, o->args, o->nargs, tok, o->json, true);
 		if (out >= 0) {
 			free(root);

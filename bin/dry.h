@@ -1,7 +1,8 @@
 /* dry.h: vx run --dry, each task's hit or miss with nothing run.
  *
- * dry_main answers the cheapest way that still tells the truth: a run
- * vx-watch vouches for (replay.h) is all hits with its keys; with an empty
+ * dry_main answers the cheapest way that still tells the truth: a run a
+ * running vx-watch vouches for (replay.h; --dry starts none) is all hits
+ * with its keys; with an empty
  * local cache (or --force, --no-cache) no task can hit, so no key is taken
  * (vx-graph alone, no hashing, no runtime commands); else vx-graph | vx-key
  * and one manifest lookup per cached task. Statuses: hit, miss, run (runs

@@ -219,6 +219,13 @@ vx-graph: nothing to run: the projects --filter selects have none of the tasks a
 	assert_line --index 0 --regexp '^miss    -                                -           @acme/util#build$'
 	assert_equal "${#lines[@]}" 3
 	assert_equal "$(ran)" ""
+	# a dry run asks a running vx-watch, and starts none
+	local waited=0
+	while [ "$waited" -lt 10 ]; do
+		[ ! -e .vx/watch.sock ] || fail "--dry started a vx-watch"
+		sleep 0.2
+		waited=$((waited + 1))
+	done
 	run -0 vx run build --filter '@acme/*'
 	assert_equal "$(ran)" "ui util"
 	run -0 vx run build --dry --filter 'web...'
