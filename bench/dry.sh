@@ -58,23 +58,31 @@ trap 'rm -f "$JSON"' EXIT
 median_ms() {
 	python3 -c 'import json,sys; r=json.load(open(sys.argv[1]))["results"][int(sys.argv[2])]; print("%.1f" % (r["median"]*1000))' "$JSON" "$1"
 }
+# mean CPU time (user + system, ms): on a loaded machine the wall clock
+# mostly measures the wait for a core
+cpu_ms() {
+	python3 -c 'import json,sys; r=json.load(open(sys.argv[1]))["results"][int(sys.argv[2])]; print("%.1f" % ((r["user"]+r["system"])*1000))' "$JSON" "$1"
+}
+ratio() { python3 -c 'import sys; print("%.1f" % (float(sys.argv[2]) / float(sys.argv[1])))' "$1" "$2"; }
 side_by_side() { # side_by_side STATE [hyperfine options...]
 	local state=$1
 	shift
 	(cd "$WS" && hyperfine -N --warmup 2 --min-runs "$RUNS" --output=null --export-json "$JSON" "$@" \
 		-n "vx run --dry build ($state)" "$VX run --dry build" \
 		-n "turbo run build --dry=json ($state)" "$TURBO run build --dry=json") >&2
-	local v t
+	local v t vc tc
 	v=$(median_ms 0)
 	t=$(median_ms 1)
-	printf '| %s | %s ms | %s ms | %sx | %s |\n' "$state" "$v" "$t" \
-		"$(python3 -c 'import sys; print("%.1f" % (float(sys.argv[2]) / float(sys.argv[1])))' "$v" "$t")" \
-		"$(cut -d' ' -f1-3 /proc/loadavg)"
+	vc=$(cpu_ms 0)
+	tc=$(cpu_ms 1)
+	printf '| %s | %s ms | %s ms | **%sx** | %s ms | %s ms | %sx | %s |\n' "$state" "$v" "$t" \
+		"$(ratio "$v" "$t")" "$vc" "$tc" "$(ratio "$vc" "$tc")" "$(cut -d' ' -f1-3 /proc/loadavg)"
 }
 
 printf 'machine: nproc=%s kernel=%s; %s; N=%s; %s\n\n' "$(nproc)" "$(uname -r)" \
 	"turbo $("$TURBO" --version 2>/dev/null | tail -n 1)" "$N" "$(date -u '+%F %H:%M UTC')"
-printf '| tree | vx | turbo | turbo/vx | load (1, 5, 15 min) |\n|---|---|---|---|---|\n'
+printf '| tree | vx median | turbo median | turbo/vx | vx CPU | turbo CPU | CPU turbo/vx | load (1, 5, 15 min) |\n'
+printf '|---|---|---|---|---|---|---|---|\n'
 
 rm -rf "$WS/.vx" "$WS/.turbo" "$WS"/packages/*/dist
 side_by_side fresh --prepare "rm -rf $WS/.vx $WS/.turbo"
