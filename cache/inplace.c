@@ -32,6 +32,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "atomicw.h"
 #include "cache_int.h"
 #include "err.h"
 #include "hash.h"
@@ -500,15 +501,13 @@ static void save(struct cache *c, struct cache_inplace *ip)
 	uint64_t blen = b.n - HEAD_LEN, bhash = XXH3_64bits(b.p + HEAD_LEN, blen);
 	memcpy(b.p + MAGIC_LEN, &blen, 8);
 	memcpy(b.p + MAGIC_LEN + 8, &bhash, 8);
-	char *tmp = xasprintf("%s.%d.%x", ip->file, c->pid, c->nonce);
-	int fd = cache_mkdirs(c->statedir) == 0
-		? open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666) : -1;
-	if (fd >= 0) {
-		int r = cache_write_all(fd, b.p, b.n);
-		if (close(fd) != 0 || r != 0 || rename(tmp, ip->file) != 0)
-			unlink(tmp); /* only speed is lost */
+	struct atomicw w;
+	if (cache_mkdirs(c->statedir) == 0 && atomicw_open(&w, ip->file, 0666) == 0) {
+		if (atomicw_write(&w, b.p, b.n) == 0)
+			atomicw_commit(&w); /* failing, only speed is lost */
+		else
+			atomicw_abort(&w);
 	}
-	free(tmp);
 	free(b.p);
 	for (size_t k = 0; k < nkeys; k++)
 		free(keys[k]);
