@@ -39,11 +39,34 @@ static FILE *open_in(const char *file)
 	return f;
 }
 
+/* The request's two records, read from file at line (the graph record's):
+ * 0 and kept, or -1 after one line. The records are the caller's to free. */
+static int take_request(struct report *r, cJSON *graph, cJSON **task, const char *file,
+	size_t line)
+{
+	const char *root, *dir, *id;
+	if (!(root = str(graph, "root")) || strcmp(str(graph, "type") ? str(graph, "type") : "", "graph"))
+		return bad(file, line, "not a graph record with a root",
+			"the first line is vx-graph's graph record");
+	if (!(dir = str(*task, "dir")) || !(id = str(*task, "id")))
+		return bad(file, line + 1, "not a task record with an id and a dir",
+			"the second line is the task's record");
+	r->root = path_canonical(root);
+	if (!r->root)
+		r->root = xstrdup(root);
+	r->id = xstrdup(id);
+	if (!r->project)
+		r->project = path_join(r->root, dir);
+	r->projects = cJSON_DetachItemFromObjectCaseSensitive(graph, "projects");
+	r->task = *task;
+	*task = NULL;
+	return 0;
+}
+
 int report_read_request(struct report *r, const char *file)
 {
 	struct jsonl_reader rd;
 	cJSON *graph = NULL, *task = NULL;
-	const char *root, *dir, *id;
 	FILE *f = open_in(file);
 	int rc = -1;
 	if (!f)
@@ -55,24 +78,7 @@ int report_read_request(struct report *r, const char *file)
 				"pass the request file vx run writes for vx-sandbox (docs/protocol.md)");
 		goto out;
 	}
-	if (!(root = str(graph, "root")) || strcmp(str(graph, "type") ? str(graph, "type") : "", "graph")) {
-		bad(file, 1, "not a graph record with a root", "the first line is vx-graph's graph record");
-		goto out;
-	}
-	if (!(dir = str(task, "dir")) || !(id = str(task, "id"))) {
-		bad(file, 2, "not a task record with an id and a dir", "the second line is the task's record");
-		goto out;
-	}
-	r->root = path_canonical(root);
-	if (!r->root)
-		r->root = xstrdup(root);
-	r->id = xstrdup(id);
-	if (!r->project)
-		r->project = path_join(r->root, dir);
-	r->projects = cJSON_DetachItemFromObjectCaseSensitive(graph, "projects");
-	r->task = task;
-	task = NULL;
-	rc = 0;
+	rc = take_request(r, graph, &task, file, 1);
 out:
 	cJSON_Delete(graph);
 	cJSON_Delete(task);
@@ -85,7 +91,7 @@ out:
 int report_read_trace(struct report *r, const char *file)
 {
 	struct jsonl_reader rd;
-	cJSON *rec;
+	cJSON *rec, *graph = NULL;
 	FILE *f = open_in(file);
 	int got;
 	if (!f)
@@ -94,7 +100,28 @@ int report_read_trace(struct report *r, const char *file)
 	r->accesses = cJSON_CreateArray();
 	r->placeholders = cJSON_CreateArray();
 	while ((got = jsonl_read(&rd, &rec)) == 1) {
-		const char *kind = str(rec, "trace");
+		const char *kind = str(rec, "trace"), *type = str(rec, "type");
+		if (!kind && type && (!strcmp(type, "graph") || !strcmp(type, "task"))) {
+			/* vx-sandbox --request - --trace - starts with the request;
+			 * one read from --request already wins */
+			if (r->task) {
+				cJSON_Delete(rec);
+			} else if (!strcmp(type, "graph")) {
+				cJSON_Delete(graph);
+				graph = rec;
+			} else if (graph) {
+				got = take_request(r, graph, &rec, file, rd.line - 1);
+				cJSON_Delete(rec);
+				if (got < 0)
+					break;
+			} else {
+				cJSON_Delete(rec);
+				got = bad(file, rd.line, "a task record before any graph record",
+					"the request is a graph record, then the task's record");
+				break;
+			}
+			continue;
+		}
 		if (!kind) {
 			if (!str(rec, "op") || !str(rec, "resolved") || !str(rec, "access")) {
 				bad(file, rd.line, "an access record needs op, access and resolved",
@@ -122,9 +149,14 @@ int report_read_trace(struct report *r, const char *file)
 		} else if (!strcmp(kind, "placeholder")) {
 			cJSON_AddItemToArray(r->placeholders, rec);
 			continue;
+		} else if (!strcmp(kind, "exit")) {
+			const cJSON *n = cJSON_GetObjectItemCaseSensitive(rec, "status");
+			r->has_exit = cJSON_IsNumber(n);
+			r->exit_status = r->has_exit ? n->valueint : 0;
 		}
 		cJSON_Delete(rec);
 	}
+	cJSON_Delete(graph);
 	jsonl_reader_free(&rd);
 	if (f != stdin)
 		fclose(f);
