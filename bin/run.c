@@ -574,7 +574,7 @@ static void exited(struct run *r, struct rtask *t, int st)
 		tasklog_end(&t->out, &t->log, r->log_max);
 	/* a violation fails the task, even one whose command exited 0 */
 	bool violated = t->trace && !r->interrupted && report_task(t->request, t->trace,
-		WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st), &t->viol);
+		err_wait_status(st), &t->viol);
 	if (t->trace)
 		unlink(t->trace);
 	free(t->trace);
@@ -584,7 +584,7 @@ static void exited(struct run *r, struct rtask *t, int st)
 	if (t->networked)
 		netproxy_task_done(&r->net, t->rec, &t->viol);
 	t->ms = ui_now_ms() - t->started;
-	t->exit_code = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+	t->exit_code = err_wait_status(st);
 	if (t->kind == K_PERSISTENT) {
 		if (r->interrupted || r->stopping) {
 			ui_stream_flush(&r->ui, t->id, &t->log);

@@ -118,7 +118,7 @@ int runtime_exec(const char *root, const char *dir, const char *cmd, const char 
 		while (pid > 0 && waitpid(pid, &st, 0) < 0 && errno == EINTR)
 			;
 		if (pid > 0)
-			*code = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+			*code = err_wait_status(st);
 	}
 	if (*code != 0) {
 		char tail[32];

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "atomicw.h"
+#include "fileio.h"
 #include "err.h"
 #include "prestat.h"
 #include "strmap.h"

@@ -13,8 +13,6 @@
 #include "path.h"
 #include "wsroot.h"
 
-/* vx-sandbox's exit status when it refused before the task ran (run.h) */
-#define VX_SANDBOX_SETUP_EXIT 125
 
 static const char *str(const cJSON *o, const char *key)
 {
@@ -515,7 +513,7 @@ bool report_judge(struct report *r, int exit_code)
 	failed = exit_code != 0 || nviol > 0 || incomplete;
 	/* vx-sandbox refused before the task started (its own line said why):
 	 * nothing ran, so there is no trace to call incomplete */
-	if (incomplete && !r->started && !naccess && exit_code == VX_SANDBOX_SETUP_EXIT) {
+	if (incomplete && !r->started && !naccess && exit_code == VX_EXIT_SANDBOX) {
 		state = "none";
 	} else if (incomplete) {
 		char *line = xasprintf("vx: %s: the access trace is incomplete (%zu records, %s); "
