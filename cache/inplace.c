@@ -33,6 +33,7 @@
 #include <unistd.h>
 
 #include "atomicw.h"
+#include "strbuf.h"
 #include "cache_int.h"
 #include "err.h"
 #include "hash.h"
@@ -403,22 +404,12 @@ void cache_inplace_note(struct cache *c, const struct cache_entry *e, const char
 
 /* ---- writing ---- */
 
-struct buf {
-	char *p;
-	size_t n, cap;
-};
-
-static void put(struct buf *b, const void *v, size_t n)
+static void put(struct strbuf *b, const void *v, size_t n)
 {
-	if (b->n + n > b->cap) {
-		b->cap = (b->n + n) * 2;
-		b->p = xrealloc(b->p, b->cap);
-	}
-	memcpy(b->p + b->n, v, n);
-	b->n += n;
+	strbuf_add(b, v, n);
 }
 
-static void put_stat(struct buf *b, const struct istat *i)
+static void put_stat(struct strbuf *b, const struct istat *i)
 {
 	int64_t v[5] = {i->size, i->msec, i->mnsec, i->csec, i->cnsec};
 	put(b, v, sizeof(v));
@@ -427,7 +418,7 @@ static void put_stat(struct buf *b, const struct istat *i)
 	put(b, &i->mode, sizeof(i->mode));
 }
 
-static void put_rec(struct buf *b, const struct irec *r)
+static void put_rec(struct strbuf *b, const struct irec *r)
 {
 	uint32_t nfiles = (uint32_t)r->nfiles, plen = (uint32_t)strlen(r->projdir);
 	put(b, &nfiles, sizeof(nfiles));
@@ -488,7 +479,7 @@ static void save(struct cache *c, struct cache_inplace *ip)
 			nkeys++;
 		}
 	}
-	struct buf b = {NULL, 0, 0};
+	struct strbuf b = STRBUF_INIT;
 	put(&b, MAGIC, MAGIC_LEN);
 	put(&b, "\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0", 16); /* length and hash, below */
 	for (size_t i = 0; i < ip->n; i++) {
@@ -498,17 +489,17 @@ static void save(struct cache *c, struct cache_inplace *ip)
 			continue;
 		put_rec(&b, r);
 	}
-	uint64_t blen = b.n - HEAD_LEN, bhash = XXH3_64bits(b.p + HEAD_LEN, blen);
-	memcpy(b.p + MAGIC_LEN, &blen, 8);
-	memcpy(b.p + MAGIC_LEN + 8, &bhash, 8);
+	uint64_t blen = b.len - HEAD_LEN, bhash = XXH3_64bits(b.buf + HEAD_LEN, blen);
+	memcpy(b.buf + MAGIC_LEN, &blen, 8);
+	memcpy(b.buf + MAGIC_LEN + 8, &bhash, 8);
 	struct atomicw w;
 	if (cache_mkdirs(c->statedir) == 0 && atomicw_open(&w, ip->file, 0666) == 0) {
-		if (atomicw_write(&w, b.p, b.n) == 0)
+		if (atomicw_write(&w, b.buf, b.len) == 0)
 			atomicw_commit(&w); /* failing, only speed is lost */
 		else
 			atomicw_abort(&w);
 	}
-	free(b.p);
+	strbuf_release(&b);
 	for (size_t k = 0; k < nkeys; k++)
 		free(keys[k]);
 	free(keys);
