@@ -37,6 +37,11 @@ void tasklog_init(struct tasklog *l)
 	l->total = 0;
 }
 
+void tasklog_no_spool(struct tasklog *l)
+{
+	l->spool = -2; /* as when spooling failed: never tried again */
+}
+
 /* An unnamed file of this user's in TMPDIR (absolute, proc.h), else /tmp:
  * nothing another user can name, link or open. */
 static int spool_open(void)
