@@ -251,6 +251,10 @@ void ui_progress(struct ui *u, size_t done, size_t total, size_t hits, const cha
 		len = ws.ws_col - 1;
 		while (len && ((unsigned char)line[len] & 0xc0) == 0x80)
 			len--; /* not within a character */
+		/* nor within a colour an id kept: an ESC [ with no m after it */
+		char *esc = memrchr(line, '\033', len);
+		if (esc && !memchr(esc, 'm', len - (size_t)(esc - line)))
+			len = (size_t)(esc - line);
 	}
 	if (u->progress_shown && len < sizeof(u->shown) && strncmp(u->shown, line, len) == 0 &&
 	    !u->shown[len]) {

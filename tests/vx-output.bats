@@ -133,6 +133,10 @@ grouped() {
 	# and never left standing: no status line runs into a line end
 	run -1 grep -caP 'hit\][^\r]*\r?$' <<< "$output"
 	assert_output 0
+	# one row of a narrow terminal, so the erase takes all of it
+	run -0 env TERM=xterm script -qec "stty cols 30; vx run build -j 1" /dev/null
+	assert_output --partial $'\r\e[K[1/3 done, 1 hit] running: @x\r\e[K'
+	run -1 grep -aP '\r\e\[K\[[^\r]{30}' <<< "$output"
 	# never with --json, never off a terminal
 	run -0 env TERM=xterm script -qec "vx run build --json" /dev/null
 	refute_output --partial ' done, '
