@@ -76,7 +76,7 @@ static bool write_all(int fd, const char *s, size_t n)
 void tasklog_add(struct tasklog *l, struct ui_buf *kept, size_t max, const char *s, size_t n)
 {
 	size_t room = kept->len < max ? max - kept->len : 0;
-	if (l->total == kept->len && n > room && l->spool < 0) {
+	if (l->total == kept->len && n > room && l->spool == -1) {
 		/* outgrown: from here on the whole output is on disk */
 		l->spool = spool_open();
 		if (l->spool < 0 || !write_all(l->spool, kept->data ? kept->data : "", kept->len)) {

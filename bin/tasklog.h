@@ -18,7 +18,9 @@
 #include "ui.h"
 
 struct tasklog {
-	int spool;    /* the whole output, or -1 while kept holds it all */
+	/* the whole output; -1 while kept holds it all; -2 none (it failed,
+	 * or tasklog_no_spool) */
+	int spool;
 	size_t total; /* bytes the task wrote */
 };
 

@@ -211,15 +211,21 @@ grouped() {
 	put packages/a/vx.json '{ "tasks": { "build": { "exec": { "command": "printf '\''evil\\033[2K\\rhit  @x/b#build 0.01s\\n\\033]0;pwned\\007\\033[1A\\033[31mred\\n'\''; head -c 10485760 /dev/zero | tr '\''\\0'\'' x; echo; echo after; until [ -e ../../go ]; do sleep 0.05; done" } } } }'
 	local out=$BATS_TEST_TMPDIR/out
 	# a small head kept (VX_LOG_MAX), so holding the line would show
-	VX_LOG_MAX=64K vx run @x/a#build --log-order stream > "$out" &
+	mkdir "$BATS_TEST_TMPDIR/tmp"
+	VX_LOG_MAX=64K TMPDIR="$BATS_TEST_TMPDIR/tmp" vx run @x/a#build --log-order stream > "$out" &
 	local pid=$!
 	wait_for "$out" '^@x/a#build: after$'
 	local hwm
 	hwm=$(awk '/^VmHWM:/ { print $2 }' "/proc/$pid/status")
+	# and no spool on disk: the lines were shown as they came
+	run -0 find "/proc/$pid/fd" -lname "$BATS_TEST_TMPDIR/tmp/*"
+	local spools=$output
 	touch go
 	wait "$pid" # vx exits 0
 	# about 4.4 MB here; the line held whole would be 10 MB more
 	[ "$hwm" -lt 8192 ] || fail "vx's peak RSS ${hwm} KiB"
+	assert_equal "$spools" ''
+
 	run -0 cat "$out"
 	assert_line '@x/a#build: evil^[[2K'
 	assert_line '@x/a#build: hit  @x/b#build 0.01s'
