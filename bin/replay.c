@@ -248,7 +248,8 @@ static size_t fields(char *line, char **v, size_t max)
 	return n;
 }
 
-int replay_try(const char *root, char *const *args, int nargs, const char *tok, bool json)
+int replay_try(const char *root, char *const *args, int nargs, const char *tok,
+	const struct ui_opts *show)
 {
 	double t0 = ui_now_ms();
 	char *file = memo_path(root, args, nargs);
@@ -310,7 +311,7 @@ int replay_try(const char *root, char *const *args, int nargs, const char *tok, 
 		if (t[i].kind == 'e' && !runcache_hit_vouched(&rc, t[i].key, root, t[i].dir, &t[i].log))
 			goto out;
 	struct ui ui;
-	ui_init(&ui, json);
+	ui_init(&ui, show);
 	ui.replayed = true;
 	double at = t0;
 	for (size_t i = 0; i < n; i++) {

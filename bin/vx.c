@@ -18,6 +18,7 @@ static const char usage[] =
 	"usage: vx <command> [ARGS...]\n"
 	"\n"
 	"  vx run TASK... [-j N] [--force] [--no-cache] [--dry] [--json]\n"
+	"         [--log-order ORDER] [--output-logs WHAT]\n"
 	"                       run the tasks and their dependencies, restoring hits\n"
 	"  vx graph [TASK...]   the folded task graph, as vx-graph prints it\n"
 	"  vx why TASK...       what moved each task's key: for its last run, and since\n"
