@@ -33,7 +33,8 @@ endif
 # A stage is built once its main.c exists.
 PROGS := vx vx-graph $(if $(wildcard key/main.c),vx-key) $(if $(wildcard cache/main.c),vx-cache) \
          $(if $(wildcard sandbox/main.c),vx-sandbox) $(if $(wildcard proxy/main.c),vx-proxy) \
-         $(if $(wildcard report/main.c),vx-report) $(if $(wildcard watch/main.c),vx-watch)
+         $(if $(wildcard report/main.c),vx-report) $(if $(wildcard watch/main.c),vx-watch) \
+         $(if $(wildcard pick/main.c),vx-pick)
 
 COMMON_OBJ := $(patsubst %.c,$(BUILD)/%.o,$(wildcard libcommon/*.c))
 GRAPH_OBJ  := $(patsubst %.c,$(BUILD)/%.o,$(wildcard graph/*.c))
@@ -42,6 +43,7 @@ SANDBOX_OBJ := $(patsubst %.c,$(BUILD)/%.o,$(wildcard sandbox/*.c))
 PROXY_OBJ  := $(patsubst %.c,$(BUILD)/%.o,$(wildcard proxy/*.c))
 REPORT_OBJ := $(patsubst %.c,$(BUILD)/%.o,$(wildcard report/*.c))
 WATCH_OBJ  := $(patsubst %.c,$(BUILD)/%.o,$(wildcard watch/*.c))
+PICK_OBJ   := $(patsubst %.c,$(BUILD)/%.o,$(wildcard pick/*.c))
 # the cache module is linked into the driver (which restores and saves) and
 # into vx-cache (the same operations by hand)
 CACHE_LIB  := $(patsubst %.c,$(BUILD)/%.o,$(filter-out cache/main.c,$(wildcard cache/*.c)))
@@ -100,6 +102,10 @@ $(BINDIR)/vx-report: $(REPORT_OBJ) $(BUILD)/libcommon.a
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
 $(BINDIR)/vx-watch: $(WATCH_OBJ) $(BUILD)/libcommon.a
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
+$(BINDIR)/vx-pick: $(PICK_OBJ) $(BUILD)/libcommon.a
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 

@@ -82,7 +82,7 @@ int dry_main(const struct dry_opts *o)
 	bool watching = sock && access(sock, F_OK) == 0;
 	free(sock);
 	if (watching && o->use_cache && !o->force && !o->remote && !git_sel && watchq_token(root, tok)) {
-		int out = replay_try(root, o->args, o->nargs, tok, o->json, true);
+		int out = replay_try(root, o->args, o->nargs, tok, &(struct ui_opts){.json = o->json}, true);
 		if (out >= 0) {
 			free(root);
 			return out;

@@ -23,9 +23,7 @@ static int wait_status(pid_t pid)
 	while (waitpid(pid, &st, 0) < 0)
 		if (errno != EINTR)
 			return VX_EXIT_FAIL;
-	if (WIFEXITED(st))
-		return WEXITSTATUS(st);
-	return 128 + WTERMSIG(st);
+	return err_wait_status(st);
 }
 
 int graphin_load(struct graphin *g, const char *root, char **names, int nnames, bool keys,

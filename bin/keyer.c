@@ -109,5 +109,5 @@ int keyer_stop(struct keyer *k)
 	jsonl_reader_free(&k->r);
 	fclose(k->from);
 	k->pid = 0;
-	return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+	return err_wait_status(st);
 }

@@ -249,8 +249,8 @@ static size_t fields(char *line, char **v, size_t max)
 	return n;
 }
 
-int replay_try(const char *root, char *const *args, int nargs, const char *tok, bool json,
-	bool dry)
+int replay_try(const char *root, char *const *args, int nargs, const char *tok,
+	const struct ui_opts *show, bool dry)
 {
 	double t0 = ui_now_ms();
 	char *file = memo_path(root, args, nargs);
@@ -313,12 +313,12 @@ int replay_try(const char *root, char *const *args, int nargs, const char *tok, 
 			goto out;
 	if (dry) {
 		for (size_t i = 0; i < n; i++)
-			dry_line(t[i].id, "hit", t[i].key, true, json);
+			dry_line(t[i].id, "hit", t[i].key, true, show->json);
 		rc_out = jsonl_out_finish();
 		goto out;
 	}
 	struct ui ui;
-	ui_init(&ui, json);
+	ui_init(&ui, show);
 	ui.replayed = true;
 	double at = t0;
 	for (size_t i = 0; i < n; i++) {

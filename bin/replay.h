@@ -28,9 +28,11 @@
 
 #include <cjson/cJSON.h>
 
+#include "ui.h"
+
 void replay_save(const char *root, char *const *args, int nargs, const char *tok,
 	cJSON *const *recs, size_t n);
-int replay_try(const char *root, char *const *args, int nargs, const char *tok, bool json,
-	bool dry);
+int replay_try(const char *root, char *const *args, int nargs, const char *tok,
+	const struct ui_opts *show, bool dry);
 
 #endif

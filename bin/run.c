@@ -52,6 +52,8 @@ struct rtask {
 	pid_t pid;
 	int outfd;
 	struct ui_buf log;   /* its head, or a hit's replayed log */
+	struct ui_buf line;  /* streamed: the start of a line not yet ended (ui.h) */
+	bool streamed;       /* its output is shown as it comes */
 	struct tasklog out;  /* a run's whole output, past the head (tasklog.h) */
 	double started, ms;
 	int exit_code;
@@ -85,6 +87,7 @@ struct run {
 	int signo;
 	double t0;
 	struct ui ui;
+	struct ui_opts show; /* --json, --log-order, --output-logs */
 	size_t log_max; /* VX_LOG_MAX: the head of a task's output kept */
 	struct netproxy net; /* started on the first task with a network grant */
 };
@@ -147,6 +150,7 @@ static void finish(struct run *r, struct rtask *t, enum ui_status st)
 		.loglen = t->log.len,
 		.full = &t->out,
 		.blocked_by = t->blocked ? t->blocked->id : NULL,
+		.streamed = t->streamed,
 		.violations = t->viol.data,
 		.vlen = t->viol.len,
 	};
@@ -524,6 +528,11 @@ static void start(struct run *r, struct rtask *t)
 	}
 	free(cwd);
 	fcntl(t->outfd, F_SETFL, fcntl(t->outfd, F_GETFL) | O_NONBLOCK);
+	if (t->kind == K_EXEC && ui_live(&r->ui)) {
+		/* the user sees it as it comes: only the head is kept, no spool */
+		t->streamed = true;
+		tasklog_no_spool(&t->out);
+	}
 	t->running = true;
 	r->running++;
 	if (t->kind == K_PERSISTENT) {
@@ -546,6 +555,8 @@ static void drain(struct run *r, struct rtask *t)
 				ui_stream(&r->ui, t->id, &t->log, buf, (size_t)n);
 			else
 				tasklog_add(&t->out, &t->log, r->log_max, buf, (size_t)n);
+			if (t->streamed)
+				ui_stream(&r->ui, t->id, &t->line, buf, (size_t)n);
 			continue;
 		}
 		if (n < 0 && errno == EINTR)
@@ -571,11 +582,16 @@ static void exited(struct run *r, struct rtask *t, int st)
 	}
 	t->running = false;
 	r->running--;
+	if (t->streamed) {
+		/* the last line, even one with no line end */
+		ui_stream_flush(&r->ui, t->id, &t->line);
+		ui_buf_free(&t->line);
+	}
 	if (t->kind != K_PERSISTENT)
 		tasklog_end(&t->out, &t->log, r->log_max);
 	/* a violation fails the task, even one whose command exited 0 */
 	bool violated = t->trace && !r->interrupted && report_task(t->request, t->trace,
-		WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st), &t->viol);
+		err_wait_status(st), &t->viol);
 	if (t->trace)
 		unlink(t->trace);
 	free(t->trace);
@@ -585,7 +601,7 @@ static void exited(struct run *r, struct rtask *t, int st)
 	if (t->networked)
 		netproxy_task_done(&r->net, t->rec, &t->viol);
 	t->ms = ui_now_ms() - t->started;
-	t->exit_code = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+	t->exit_code = err_wait_status(st);
 	if (t->kind == K_PERSISTENT) {
 		if (r->interrupted || r->stopping) {
 			ui_stream_flush(&r->ui, t->id, &t->log);
@@ -688,7 +704,9 @@ static void progress(struct run *r)
 	if (!ui_interactive(&r->ui))
 		return;
 	char names[256] = "";
-	size_t shown = 0, more = 0;
+	size_t shown = 0, more = 0, hits = 0;
+	for (size_t i = 0; i < r->n; i++)
+		hits += r->t[i].done && r->t[i].status == UI_HIT;
 	for (size_t i = 0; i < r->n; i++) {
 		if (!r->t[i].running)
 			continue;
@@ -704,7 +722,7 @@ static void progress(struct run *r)
 		size_t l = strlen(names);
 		snprintf(names + l, sizeof(names) - l, " and %zu more", more);
 	}
-	ui_progress(&r->ui, r->done, r->n, names);
+	ui_progress(&r->ui, r->done, r->n, hits, names);
 }
 
 static bool has_work(const struct run *r)
@@ -849,7 +867,8 @@ static void save_replay(struct run *r, char *const *names, int nnames, const cha
 
 static const char run_usage[] =
 	"usage: vx run TASK... [-j N] [--force] [--no-cache] [--dry] [--json] [--root DIR]\n"
-	"                     [--remote-cache URL] [--filter SEL]... [--only]\n"
+	"                     [--remote-cache URL] [--log-order ORDER] [--output-logs WHAT]\n"
+	"                     [--filter SEL]... [--only]\n"
 	"\n"
 	"Run the tasks (a name: every project that has it; or an id, project#name)\n"
 	"and everything they depend on, dependencies first, restoring cache hits.\n"
@@ -857,8 +876,12 @@ static const char run_usage[] =
 	"  -j, --jobs N      tasks at once (default: the number of cores)\n"
 	"  --force           run every task, ignoring hits (results are still saved)\n"
 	"  --no-cache        neither restore nor save\n"
-	"  --dry             print each task's key and whether it is final; run nothing\n"
+	"  --dry             say hit or miss for each task, with its key; run nothing\n"
 	"  --json            machine-readable result records instead of the report\n"
+	"  --log-order ORDER stream: each line of output as it comes; grouped: a task's\n"
+	"                    whole output as it ends; auto (default): stream on a terminal\n"
+	"  --output-logs WHAT  whose output: full (default; hits replay theirs), new-only\n"
+	"                    (misses), errors-only (failed tasks), hash-only (each key), none\n"
 	"  --root DIR        the workspace root (default: VX_ROOT, else found from cwd)\n"
 	"  --remote-cache URL  also a remote HTTP cache (VX_REMOTE_CACHE): local first, then\n"
 	"                    remote; successes uploaded (not with VX_REMOTE_CACHE_READONLY=1)\n"
@@ -869,8 +892,10 @@ static const char run_usage[] =
 	"\n"
 	"A run of the same tasks in an unchanged workspace is replayed from the last\n"
 	"one (vx-watch, started by the first run, says whether anything changed);\n"
-	"VX_WATCH=0 checks every file instead. A task's output is shown whole; the\n"
-	"first VX_LOG_MAX bytes of it (default 4M) are kept for --json and the cache.\n"
+	"VX_WATCH=0 checks every file instead. A task's output is shown whole, each\n"
+	"line prefixed with its id; the first VX_LOG_MAX bytes of it (default 4M) are\n"
+	"kept for --json and the cache. On a terminal, a status line shows the tasks\n"
+	"done, the hits and the running tasks.\n"
 	"\n"
 	"Exit status: 0 every task passed or hit, 1 a task failed, 2 refused before\n"
 	"running (usage, config), 130/143 interrupted.\n";
@@ -885,6 +910,8 @@ int run_main(int argc, char **argv)
 		{"json", no_argument, NULL, 'J'},
 		{"root", required_argument, NULL, 'r'},
 		{"remote-cache", required_argument, NULL, 'R'},
+		{"log-order", required_argument, NULL, 'O'},
+		{"output-logs", required_argument, NULL, 'L'},
 		{"filter", required_argument, NULL, 'F'},
 		{"only", no_argument, NULL, 'o'},
 		{"help", no_argument, NULL, 'h'},
@@ -933,6 +960,14 @@ int run_main(int argc, char **argv)
 		case 'R':
 			remote = optarg;
 			break;
+		case 'O':
+			if (!ui_parse_order(optarg, &r.show.order))
+				return VX_EXIT_USAGE;
+			break;
+		case 'L':
+			if (!ui_parse_logs(optarg, &r.show.logs))
+				return VX_EXIT_USAGE;
+			break;
 		case 'F':
 			sel[nsel++] = "--filter";
 			sel[nsel++] = optarg;
@@ -958,6 +993,7 @@ int run_main(int argc, char **argv)
 	if (log_max < 0)
 		return VX_EXIT_USAGE;
 	r.log_max = (size_t)log_max;
+	r.show.json = r.json;
 	jsonl_out_init();
 	r.root = root_opt && *root_opt ? root_opt : NULL;
 	sel[nsel++] = "--";
@@ -976,7 +1012,7 @@ int run_main(int argc, char **argv)
 	bool watched = r.use_cache && !r.force && !(remote && *remote) && !git_sel &&
 		       wsroot_find(".", r.root, false, &r.wroot) == 0 && watchq_token(r.wroot, tok);
 	if (watched) {
-		int out = replay_try(r.wroot, sel, nsel, tok, r.json, false);
+		int out = replay_try(r.wroot, sel, nsel, tok, &r.show, false);
 		if (out >= 0)
 			return out;
 	}
@@ -991,7 +1027,7 @@ int run_main(int argc, char **argv)
 		return rc;
 	}
 	r.root = graphin_str(r.g.graph, "root");
-	ui_init(&r.ui, r.json);
+	ui_init(&r.ui, &r.show);
 	r.t0 = ui_now_ms();
 	runcache_open(&r.cache, r.root);
 	if (remote && *remote && r.use_cache)

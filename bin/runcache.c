@@ -11,6 +11,7 @@
 
 #include <xxhash.h>
 
+#include "atomicw.h"
 #include "err.h"
 #include "fileio.h"
 #include "path.h"
@@ -214,17 +215,18 @@ static void keys_save(struct runcache *rc)
 {
 	if (!rc->keys_dirty)
 		return;
-	char *tmp = xasprintf("%s.%d.tmp", rc->keys_path, (int)getpid());
-	FILE *f = fopen(tmp, "we");
-	bool ok = f != NULL;
-	for (size_t i = 0; ok && i < rc->keys.cap; i++)
+	struct atomicw w;
+	if (atomicw_open(&w, rc->keys_path, 0666) != 0)
+		return;
+	FILE *f = atomicw_stdio(&w);
+	if (!f) {
+		atomicw_abort(&w);
+		return;
+	}
+	for (size_t i = 0; i < rc->keys.cap; i++)
 		if (rc->keys.keys[i])
 			fprintf(f, "%s %s\n", rc->keys.keys[i], (char *)rc->keys.vals[i]);
-	if (f && fclose(f) != 0)
-		ok = false;
-	if (!ok || rename(tmp, rc->keys_path) != 0)
-		unlink(tmp);
-	free(tmp);
+	atomicw_commit(&w); /* failing, the next run keys afresh */
 }
 
 void runcache_close(struct runcache *rc)
@@ -329,15 +331,13 @@ void runcache_remember(struct runcache *rc, const char *root, const char *id, co
 	if (rename(path, before) != 0)
 		unlink(before);
 	free(before);
-	char *tmp = xasprintf("%s.%d.tmp", path, (int)getpid());
-	int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
-	size_t n = strlen(text);
-	bool ok = fd >= 0 && write(fd, text, n) == (ssize_t)n;
-	if (fd >= 0 && close(fd) != 0)
-		ok = false;
-	if (!ok || rename(tmp, path) != 0)
-		unlink(tmp);
-	free(tmp);
+	struct atomicw w;
+	if (atomicw_open(&w, path, 0666) == 0) {
+		if (atomicw_write(&w, text, strlen(text)) == 0)
+			atomicw_commit(&w);
+		else
+			atomicw_abort(&w);
+	}
 	free(path);
 	cJSON_free(text);
 }

@@ -37,6 +37,11 @@ void tasklog_init(struct tasklog *l)
 	l->total = 0;
 }
 
+void tasklog_no_spool(struct tasklog *l)
+{
+	l->spool = -2; /* as when spooling failed: never tried again */
+}
+
 /* An unnamed file of this user's in TMPDIR (absolute, proc.h), else /tmp:
  * nothing another user can name, link or open. */
 static int spool_open(void)
@@ -71,7 +76,7 @@ static bool write_all(int fd, const char *s, size_t n)
 void tasklog_add(struct tasklog *l, struct ui_buf *kept, size_t max, const char *s, size_t n)
 {
 	size_t room = kept->len < max ? max - kept->len : 0;
-	if (l->total == kept->len && n > room && l->spool < 0) {
+	if (l->total == kept->len && n > room && l->spool == -1) {
 		/* outgrown: from here on the whole output is on disk */
 		l->spool = spool_open();
 		if (l->spool < 0 || !write_all(l->spool, kept->data ? kept->data : "", kept->len)) {

@@ -18,12 +18,17 @@
 #include "ui.h"
 
 struct tasklog {
-	int spool;    /* the whole output, or -1 while kept holds it all */
+	/* the whole output; -1 while kept holds it all; -2 none (it failed,
+	 * or tasklog_no_spool) */
+	int spool;
 	size_t total; /* bytes the task wrote */
 };
 
 long long tasklog_max(void);
 void tasklog_init(struct tasklog *l);
+/* The output is shown as it comes (ui.h's streaming): only the head is
+ * kept, nothing spooled, tasklog_print has nothing to print. */
+void tasklog_no_spool(struct tasklog *l);
 void tasklog_add(struct tasklog *l, struct ui_buf *kept, size_t max, const char *s, size_t n);
 void tasklog_end(struct tasklog *l, struct ui_buf *kept, size_t max);
 /* Every byte of the spool as "<prefix><line>" lines; false when there is

@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -32,11 +33,85 @@ void ui_buf_free(struct ui_buf *b)
 	memset(b, 0, sizeof(*b));
 }
 
-void ui_init(struct ui *u, bool json)
+/* s among names[0..n), by its index; false after a message */
+static bool parse_choice(const char *opt, const char *s, const char *const *choices, int n,
+	int *out)
+{
+	for (int i = 0; i < n; i++)
+		if (strcmp(s, choices[i]) == 0) {
+			*out = i;
+			return true;
+		}
+	char *shown = termsafe_str(s);
+	char all[128] = "";
+	for (int i = 0; i < n; i++)
+		snprintf(all + strlen(all), sizeof(all) - strlen(all), "%s%s", i ? ", " : "",
+			choices[i]);
+	err_warn("%s '%s': expected one of %s", opt, shown, all);
+	free(shown);
+	return false;
+}
+
+bool ui_parse_order(const char *s, enum ui_order *out)
+{
+	/* in the enum's order */
+	static const char *const v[] = {"auto", "stream", "grouped"};
+	int i;
+	if (!parse_choice("--log-order", s, v, 3, &i))
+		return false;
+	*out = (enum ui_order)i;
+	return true;
+}
+
+bool ui_parse_logs(const char *s, enum ui_logs *out)
+{
+	static const char *const v[] = {"full", "hash-only", "new-only", "errors-only", "none"};
+	int i;
+	if (!parse_choice("--output-logs", s, v, 5, &i))
+		return false;
+	*out = (enum ui_logs)i;
+	return true;
+}
+
+void ui_init(struct ui *u, const struct ui_opts *o)
 {
 	memset(u, 0, sizeof(*u));
-	u->json = json;
-	u->tty = !json && isatty(STDERR_FILENO) && getenv("TERM") && strcmp(getenv("TERM"), "dumb");
+	u->json = o->json;
+	u->logs = o->logs;
+	u->stream = !o->json && (o->order == UI_ORDER_STREAM ||
+		(o->order == UI_ORDER_AUTO && isatty(STDOUT_FILENO)));
+	u->tty = !o->json && isatty(STDERR_FILENO) && getenv("TERM") &&
+		 strcmp(getenv("TERM"), "dumb");
+}
+
+/* a running task's output is shown as it comes */
+static bool shows_running(const struct ui *u)
+{
+	return !u->json && (u->logs == UI_LOGS_FULL || u->logs == UI_LOGS_NEW);
+}
+
+bool ui_live(const struct ui *u)
+{
+	return u->stream && shows_running(u);
+}
+
+/* a finished task's output is shown at its line */
+static bool shows_log(const struct ui *u, const struct ui_result *r)
+{
+	if (r->streamed)
+		return false;
+	if (r->status == UI_FAIL && r->exit_code < 0)
+		return true; /* vx's own word on why it failed, not the task's output */
+	switch (u->logs) {
+	case UI_LOGS_FULL:
+		return true;
+	case UI_LOGS_NEW:
+		return r->status != UI_HIT;
+	case UI_LOGS_ERRORS:
+		return r->status == UI_FAIL;
+	default:
+		return false;
+	}
 }
 
 bool ui_interactive(const struct ui *u)
@@ -111,10 +186,17 @@ void ui_result(struct ui *u, const struct ui_result *r)
 	clear_progress(u);
 	char prefix[512];
 	snprintf(prefix, sizeof(prefix), "%s: ", r->id);
-	if (r->full && tasklog_print(r->full, stdout, prefix))
+	if (!shows_log(u, r))
+		; /* shown as it came, or not asked for */
+	else if (r->full && tasklog_print(r->full, stdout, prefix))
 		; /* every byte, from its file */
 	else if (r->log && r->loglen)
 		print_task_lines(r->id, r->log, r->loglen);
+	if (u->logs == UI_LOGS_HASH && r->key) {
+		char *line = xasprintf("key %s", r->key);
+		print_task_lines(r->id, line, strlen(line));
+		free(line);
+	}
 	/* an id is a project's name: the workspace's to choose, shown as text */
 	char *id = termsafe_str(r->id);
 	switch (r->status) {
@@ -153,26 +235,63 @@ void ui_flush(struct ui *u)
 	u->flushed = ui_now_ms();
 }
 
-void ui_progress(struct ui *u, size_t done, size_t total, const char *running)
+void ui_progress(struct ui *u, size_t done, size_t total, size_t hits, const char *running)
 {
 	if (!u->tty)
 		return;
 	fflush(stdout);
 	char *names_shown = termsafe_str(running);
-	fprintf(stderr, "\r\033[K[%zu/%zu]%s%s", done, total, *running ? " running: " : "",
-		names_shown);
+	char *line = xasprintf("[%zu/%zu done, %zu hit]%s%s", done, total, hits,
+		*running ? " running: " : "", names_shown);
 	free(names_shown);
+	/* one row, or the erase before the next line leaves the rest behind */
+	struct winsize ws;
+	size_t len = strlen(line);
+	if (ioctl(STDERR_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col > 1 && len >= ws.ws_col) {
+		len = ws.ws_col - 1;
+		while (len && ((unsigned char)line[len] & 0xc0) == 0x80)
+			len--; /* not within a character */
+		/* nor within a colour an id kept: an ESC [ with no m after it */
+		char *esc = memrchr(line, '\033', len);
+		if (esc && !memchr(esc, 'm', len - (size_t)(esc - line)))
+			len = (size_t)(esc - line);
+	}
+	if (u->progress_shown && len < sizeof(u->shown) && strncmp(u->shown, line, len) == 0 &&
+	    !u->shown[len]) {
+		free(line);
+		return; /* the same: a redraw would only flicker */
+	}
+	snprintf(u->shown, sizeof(u->shown), "%.*s", (int)(len < sizeof(u->shown) ? len : 0), line);
+	/* a colour an id kept (termsafe.h) ends with the line, cut or not */
+	fprintf(stderr, "\r\033[K%.*s%s", (int)len, line, strchr(line, '\033') ? "\033[0m" : "");
+	free(line);
 	u->progress_shown = true;
 }
 
 void ui_stream(struct ui *u, const char *id, struct ui_buf *pending, const char *s, size_t n)
 {
 	ui_buf_add(pending, s, n);
-	char *last = memrchr(pending->data, '\n', pending->len);
-	if (!last && pending->len < 65536)
+	/* up to the last line end: "\n", or a "\r" (termsafe.h ends a line
+	 * there too) but the very last byte, which may begin a "\r\n" */
+	size_t upto = pending->len > 0 ? pending->len - 1 : 0;
+	while (upto && pending->data[upto - 1] != '\n' &&
+	       !(pending->data[upto - 1] == '\r' && upto < pending->len))
+		upto--;
+	if (pending->len && pending->data[pending->len - 1] == '\n')
+		upto = pending->len;
+	if (!upto && pending->len < 65536)
 		return;
-	size_t upto = last ? (size_t)(last - pending->data) + 1 : pending->len;
-	if (!u->json) {
+	if (!upto) {
+		/* a line too long to hold: a piece, not cut within a character */
+		upto = pending->len;
+		for (size_t k = 1; k <= 3 && k < upto; k++)
+			if (((unsigned char)pending->data[upto - k] & 0xc0) != 0x80) {
+				if ((unsigned char)pending->data[upto - k] >= 0xc0)
+					upto -= k;
+				break;
+			}
+	}
+	if (shows_running(u)) {
 		clear_progress(u);
 		print_task_lines(id, pending->data, upto);
 		fflush(stdout);
@@ -183,7 +302,7 @@ void ui_stream(struct ui *u, const char *id, struct ui_buf *pending, const char 
 
 void ui_stream_flush(struct ui *u, const char *id, struct ui_buf *pending)
 {
-	if (pending->len && !u->json) {
+	if (pending->len && shows_running(u)) {
 		clear_progress(u);
 		print_task_lines(id, pending->data, pending->len);
 	}

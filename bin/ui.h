@@ -1,7 +1,17 @@
-/* ui.h: what vx run prints (R-42). Off a terminal, one line per finished
- * task, its captured output first, each line prefixed with the task id; on a
- * terminal, also a progress line on stderr (done/total and the running
- * tasks). With --json, one result record per task and a summary instead.
+/* ui.h: what vx run prints (R-42). One line per finished task, each line
+ * of a task's output before it prefixed with the task id ("<id>: <line>").
+ * --log-order (turbo's flag): grouped, a task's whole output just before
+ * its line, as it ends; stream, each line as the task writes it, whole
+ * lines only, so parallel tasks never mix within a line; auto (the
+ * default), stream when stdout is a terminal. --output-logs (turbo's
+ * values) says whose output is shown: full, every task's (a hit replays
+ * its log); new-only, misses' only; errors-only, failed tasks' only (whole,
+ * at their end, even when streaming); hash-only, each task's key instead;
+ * none, no task output. vx's own lines (task lines, SANDBOX VIOLATIONS
+ * blocks, a failure vx explains itself, the summary) show under every one.
+ * On a terminal (stderr), a status line too: done/total, hits and the
+ * running tasks, redrawn in place, erased before any other line and at the
+ * end. With --json, one result record per task and a summary instead.
  * Notes and warnings go to stderr as "vx: <id>: <msg>". */
 #ifndef VX_BIN_UI_H
 #define VX_BIN_UI_H
@@ -20,8 +30,25 @@ struct ui_buf {
 void ui_buf_add(struct ui_buf *b, const char *s, size_t n);
 void ui_buf_free(struct ui_buf *b);
 
+enum ui_order { UI_ORDER_AUTO, UI_ORDER_STREAM, UI_ORDER_GROUPED };
+enum ui_logs { UI_LOGS_FULL, UI_LOGS_HASH, UI_LOGS_NEW, UI_LOGS_ERRORS, UI_LOGS_NONE };
+
+/* how a run is shown: its options */
+struct ui_opts {
+	bool json;
+	enum ui_order order;
+	enum ui_logs logs;
+};
+/* --log-order and --output-logs values; false after a message naming the
+ * option and its values */
+bool ui_parse_order(const char *s, enum ui_order *out);
+bool ui_parse_logs(const char *s, enum ui_logs *out);
+
 struct ui {
 	bool json, tty, progress_shown;
+	bool stream;          /* one-shot tasks' lines as they come */
+	char shown[512];      /* the status line on screen, not drawn again */
+	enum ui_logs logs;
 	size_t counts[UI_NSTATUS];
 	double flushed; /* ms, monotonic: when the lines were last flushed */
 	bool replayed;  /* the run replayed whole (replay.h): the JSON summary says so */
@@ -39,6 +66,7 @@ struct ui_result {
 	 * log (which then holds its head); may be NULL */
 	const struct tasklog *full;
 	const char *blocked_by; /* UI_SKIP: the dependency that failed */
+	bool streamed;          /* its output was shown as it came (ui_live) */
 	/* R-42: a sandboxed task's violations and hints, one per line ("deny
 	 * file-read packages/a/secret.txt (EACCES)", "deny network-outbound
 	 * evil.test:443 (not in allow.network)", hint lines); printed after the
@@ -48,7 +76,7 @@ struct ui_result {
 	size_t vlen;
 };
 
-void ui_init(struct ui *u, bool json);
+void ui_init(struct ui *u, const struct ui_opts *o);
 bool ui_interactive(const struct ui *u);
 void ui_result(struct ui *u, const struct ui_result *r);
 /* Lines are buffered (a terminal's by the line): the run flushes them
@@ -58,9 +86,14 @@ void ui_result(struct ui *u, const struct ui_result *r);
 void ui_flush(struct ui *u);
 /* The monotonic clock in ms: the run's timings and the flushes. */
 double ui_now_ms(void);
-void ui_progress(struct ui *u, size_t done, size_t total, const char *running);
-/* A persistent task's output, printed as it comes, whole lines only (a
- * line longer than 64 KiB in pieces: pending stays that small). */
+void ui_progress(struct ui *u, size_t done, size_t total, size_t hits, const char *running);
+/* A one-shot task's output is shown as it comes (ui_stream): streaming,
+ * and --output-logs may show a miss's output before it ends. */
+bool ui_live(const struct ui *u);
+/* A task's output, printed as it comes, whole lines only (a line longer
+ * than 64 KiB in pieces: pending stays that small); nothing under
+ * --output-logs that shows no running task's output, or --json. A
+ * persistent task's goes through here in either order: it never ends. */
 void ui_stream(struct ui *u, const char *id, struct ui_buf *pending, const char *s, size_t n);
 void ui_stream_flush(struct ui *u, const char *id, struct ui_buf *pending);
 void ui_note(struct ui *u, const char *id, const char *msg);

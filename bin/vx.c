@@ -17,8 +17,8 @@
 static const char usage[] =
 	"usage: vx <command> [ARGS...]\n"
 	"\n"
-	"  vx run TASK... [-j N] [--force] [--no-cache] [--dry] [--json] [--filter SEL]...\n"
-	"                 [--only]\n"
+	"  vx run TASK... [-j N] [--force] [--no-cache] [--dry] [--json]\n"
+	"         [--log-order ORDER] [--output-logs WHAT] [--filter SEL]... [--only]\n"
 	"                       run the tasks and their dependencies, restoring hits\n"
 	"  vx graph [TASK...] [--filter SEL]... [--only]\n"
 	"                       the folded task graph, as vx-graph prints it\n"

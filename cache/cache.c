@@ -353,21 +353,6 @@ int cache_tmp_open(struct cache *c, char **path)
 	return -1;
 }
 
-int cache_write_all(int fd, const void *buf, size_t n)
-{
-	const char *s = buf;
-	while (n) {
-		ssize_t w = write(fd, s, n);
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w < 0)
-			return -1;
-		s += w;
-		n -= (size_t)w;
-	}
-	return 0;
-}
-
 /* The blob's size as on disk, or -1 when it is not a regular file there. */
 static off_t blob_size(struct cache *c, const char *hash)
 {

@@ -32,6 +32,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "atomicw.h"
+#include "strbuf.h"
 #include "cache_int.h"
 #include "err.h"
 #include "hash.h"
@@ -402,22 +404,12 @@ void cache_inplace_note(struct cache *c, const struct cache_entry *e, const char
 
 /* ---- writing ---- */
 
-struct buf {
-	char *p;
-	size_t n, cap;
-};
-
-static void put(struct buf *b, const void *v, size_t n)
+static void put(struct strbuf *b, const void *v, size_t n)
 {
-	if (b->n + n > b->cap) {
-		b->cap = (b->n + n) * 2;
-		b->p = xrealloc(b->p, b->cap);
-	}
-	memcpy(b->p + b->n, v, n);
-	b->n += n;
+	strbuf_add(b, v, n);
 }
 
-static void put_stat(struct buf *b, const struct istat *i)
+static void put_stat(struct strbuf *b, const struct istat *i)
 {
 	int64_t v[5] = {i->size, i->msec, i->mnsec, i->csec, i->cnsec};
 	put(b, v, sizeof(v));
@@ -426,7 +418,7 @@ static void put_stat(struct buf *b, const struct istat *i)
 	put(b, &i->mode, sizeof(i->mode));
 }
 
-static void put_rec(struct buf *b, const struct irec *r)
+static void put_rec(struct strbuf *b, const struct irec *r)
 {
 	uint32_t nfiles = (uint32_t)r->nfiles, plen = (uint32_t)strlen(r->projdir);
 	put(b, &nfiles, sizeof(nfiles));
@@ -487,7 +479,7 @@ static void save(struct cache *c, struct cache_inplace *ip)
 			nkeys++;
 		}
 	}
-	struct buf b = {NULL, 0, 0};
+	struct strbuf b = STRBUF_INIT;
 	put(&b, MAGIC, MAGIC_LEN);
 	put(&b, "\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0", 16); /* length and hash, below */
 	for (size_t i = 0; i < ip->n; i++) {
@@ -497,19 +489,17 @@ static void save(struct cache *c, struct cache_inplace *ip)
 			continue;
 		put_rec(&b, r);
 	}
-	uint64_t blen = b.n - HEAD_LEN, bhash = XXH3_64bits(b.p + HEAD_LEN, blen);
-	memcpy(b.p + MAGIC_LEN, &blen, 8);
-	memcpy(b.p + MAGIC_LEN + 8, &bhash, 8);
-	char *tmp = xasprintf("%s.%d.%x", ip->file, c->pid, c->nonce);
-	int fd = cache_mkdirs(c->statedir) == 0
-		? open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666) : -1;
-	if (fd >= 0) {
-		int r = cache_write_all(fd, b.p, b.n);
-		if (close(fd) != 0 || r != 0 || rename(tmp, ip->file) != 0)
-			unlink(tmp); /* only speed is lost */
+	uint64_t blen = b.len - HEAD_LEN, bhash = XXH3_64bits(b.buf + HEAD_LEN, blen);
+	memcpy(b.buf + MAGIC_LEN, &blen, 8);
+	memcpy(b.buf + MAGIC_LEN + 8, &bhash, 8);
+	struct atomicw w;
+	if (cache_mkdirs(c->statedir) == 0 && atomicw_open(&w, ip->file, 0666) == 0) {
+		if (atomicw_write(&w, b.buf, b.len) == 0)
+			atomicw_commit(&w); /* failing, only speed is lost */
+		else
+			atomicw_abort(&w);
 	}
-	free(tmp);
-	free(b.p);
+	strbuf_release(&b);
 	for (size_t k = 0; k < nkeys; k++)
 		free(keys[k]);
 	free(keys);

@@ -194,7 +194,7 @@ static size_t on_write(char *p, size_t sz, size_t nm, void *arg)
 	EVP_DigestUpdate(x->sha, p, n);
 	XXH3_128bits_update(x->xx, p, n);
 	x->len += n;
-	if (cache_write_all(x->fd, p, n) != 0) {
+	if (fileio_write_all(x->fd, p, n) != 0) {
 		x->werr = true;
 		return 0;
 	}

@@ -26,6 +26,7 @@
 
 #include "cache_int.h"
 #include "err.h"
+#include "fileio.h"
 #include "shadow.h"
 
 int cache_open_beneath(struct cache *c, int projfd, const char *reldir, bool create)
@@ -146,7 +147,7 @@ static int copy_hash(int fd, int out, size_t size, size_t *n, char hex[33])
 			break;
 		if (r < 0 && errno == EINTR)
 			continue;
-		if (r < 0 || (out >= 0 && cache_write_all(out, buf, (size_t)r) != 0)) {
+		if (r < 0 || (out >= 0 && fileio_write_all(out, buf, (size_t)r) != 0)) {
 			rc = -1;
 			break;
 		}

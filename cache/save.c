@@ -30,6 +30,7 @@
 
 #include "cache_int.h"
 #include "err.h"
+#include "fileio.h"
 #include "hash.h"
 #include "shadow.h"
 #include "walk.h"
@@ -154,7 +155,7 @@ static int blob_put_fd(struct saver *sv, int fd, const char *rel, unsigned long 
 				r = -1;
 				break;
 			}
-			if (cache_write_all(tfd, buf, len) != 0) {
+			if (fileio_write_all(tfd, buf, len) != 0) {
 				err_warn_errno("unable to write '%s'", tmp);
 				r = -1;
 				break;
@@ -196,7 +197,7 @@ static int blob_put_fd(struct saver *sv, int fd, const char *rel, unsigned long 
 		if ((tfd = tmp_open(sv, &tmp)) < 0)
 			r = -1;
 	}
-	if (r == 0 && len && cache_write_all(tfd, buf, len) != 0) {
+	if (r == 0 && len && fileio_write_all(tfd, buf, len) != 0) {
 		err_warn_errno("unable to write '%s'", tmp);
 		r = -1;
 	}
@@ -224,7 +225,7 @@ static int blob_put_mem(struct saver *sv, const char *data, size_t len, char has
 	int fd = tmp_open(sv, &tmp);
 	if (fd < 0)
 		return -1;
-	if (cache_write_all(fd, data, len) != 0) {
+	if (fileio_write_all(fd, data, len) != 0) {
 		err_warn_errno("unable to write '%s'", tmp);
 		close(fd);
 		unlink(tmp);
@@ -361,7 +362,7 @@ int cache_manifest_write(struct cache *c, const char *key, const cJSON *m, bool 
 	char *acdir = xasprintf("%s/ac", c->dir);
 	char *path = xasprintf("%s/%s.json", acdir, key);
 	if (fd >= 0) {
-		r = cache_write_all(fd, text, len + 1) == 0 && (!durable || fsync(fd) == 0) ? 0 : -1;
+		r = fileio_write_all(fd, text, len + 1) == 0 && (!durable || fsync(fd) == 0) ? 0 : -1;
 		if (close(fd) != 0)
 			r = -1;
 		if (r == 0)

@@ -23,6 +23,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "atomicw.h"
 #include "cache_int.h"
 #include "err.h"
 #include "strmap.h"
@@ -206,9 +207,13 @@ void cache_stamp_close(struct cache *c)
 	if (!sp)
 		return;
 	c->stamp = NULL;
-	char *tmp = xasprintf("%s.%d.%x", sp->file, (int)getpid(), c->nonce);
-	FILE *f = NULL;
-	if (sp->dirty && cache_mkdirs(c->statedir) == 0 && (f = fopen(tmp, "we"))) {
+	struct atomicw w;
+	FILE *f;
+	if (sp->dirty && cache_mkdirs(c->statedir) == 0 && atomicw_open(&w, sp->file, 0666) == 0) {
+		if (!(f = atomicw_stdio(&w))) {
+			atomicw_abort(&w);
+			goto done;
+		}
 		fputs(STAMP_HEADER, f);
 		for (size_t i = 0; i < sp->n; i++) {
 			const struct rec *r = &sp->recs[i];
@@ -219,10 +224,9 @@ void cache_stamp_close(struct cache *c)
 			fprintf(f, "%s %lld %lld %ld %lld %ld %llu %o %s\n", r->hash, r->size, r->sec,
 				r->nsec, r->csec, r->cnsec, r->ino, r->mode, r->path);
 		}
-		if (fclose(f) != 0 || rename(tmp, sp->file) != 0)
-			unlink(tmp);
+		atomicw_commit(&w); /* failing, only speed is lost */
 	}
-	free(tmp);
+done:
 	for (size_t i = 0; i < sp->n; i++)
 		if (sp->recs[i].owned)
 			free(sp->recs[i].path);

@@ -22,6 +22,7 @@
 #include <unistd.h>
 #include <xxhash.h>
 
+#include "atomicw.h"
 #include "err.h"
 #include "fileio.h"
 #include "jsonl.h"
@@ -284,14 +285,18 @@ void gcache_save(const char *root, char *const *args, int nargs)
 	cache_key(root, args, nargs, key);
 	char *dir = xasprintf("%s/.vx", root), *file = cache_path(root, key);
 	char *old_single = xasprintf("%s/graph", dir);
-	char *tmp = xasprintf("%s.%d", file, (int)getpid());
-	FILE *f = NULL;
+	struct atomicw w;
+	FILE *f;
 	if (g.unsafe || !out)
 		goto out;
 	if (mkdir(dir, 0777) != 0 && errno != EEXIST)
 		goto out;
-	if (!(f = fopen(tmp, "we")))
+	if (atomicw_open(&w, file, 0666) != 0)
 		goto out;
+	if (!(f = atomicw_stdio(&w))) {
+		atomicw_abort(&w);
+		goto out;
+	}
 	fprintf(f, "%s%s\n%zu %zu\n", GCACHE_HEADER, key, g.n, outlen);
 	for (size_t i = 0; i < g.n; i++) {
 		const struct note *n = &g.v[i];
@@ -299,9 +304,7 @@ void gcache_save(const char *root, char *const *args, int nargs)
 			n->msec, n->mnsec, n->csec, n->cnsec, n->mode, n->path);
 	}
 	fwrite(out, 1, outlen, f);
-	if (fclose(f) != 0 || rename(tmp, file) != 0)
-		unlink(tmp);
-	else {
+	if (atomicw_commit(&w) == 0) {
 		unlink(old_single); /* the single-slot name of earlier versions */
 		slots_prune(dir, "graph-", SLOTS);
 	}
@@ -315,5 +318,4 @@ out:
 	free(dir);
 	free(old_single);
 	free(file);
-	free(tmp);
 }

@@ -14,6 +14,7 @@
 #include <xxhash.h>
 
 #include "err.h"
+#include "fileio.h"
 #include "path.h"
 
 /* vx-sandbox's path beside this program. */
@@ -26,20 +27,6 @@ static char *sandbox_path(void)
 	buf[n] = '\0';
 	*strrchr(buf, '/') = '\0'; /* the kernel's path is absolute */
 	return xasprintf("%s/vx-sandbox", buf);
-}
-
-static int write_all(int fd, const char *s, size_t n)
-{
-	while (n) {
-		ssize_t w = write(fd, s, n);
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0)
-			return -1;
-		s += w;
-		n -= (size_t)w;
-	}
-	return 0;
 }
 
 /* The request vx-sandbox reads: the graph record, then the task's record
@@ -55,8 +42,8 @@ static int request_fd(const char *graph, const cJSON *task, const char *cmd)
 	char *line = cJSON_PrintUnformatted(t);
 	cJSON_Delete(t);
 	int fd = memfd_create("vx-key-runtime", MFD_CLOEXEC);
-	int ok = fd >= 0 && write_all(fd, graph, strlen(graph)) == 0 && write_all(fd, "\n", 1) == 0 &&
-		 write_all(fd, line, strlen(line)) == 0 && write_all(fd, "\n", 1) == 0 &&
+	int ok = fd >= 0 && fileio_write_all(fd, graph, strlen(graph)) == 0 && fileio_write_all(fd, "\n", 1) == 0 &&
+		 fileio_write_all(fd, line, strlen(line)) == 0 && fileio_write_all(fd, "\n", 1) == 0 &&
 		 lseek(fd, 0, SEEK_SET) == 0;
 	int e = errno;
 	cJSON_free(line);
@@ -131,7 +118,7 @@ int runtime_exec(const char *root, const char *dir, const char *cmd, const char 
 		while (pid > 0 && waitpid(pid, &st, 0) < 0 && errno == EINTR)
 			;
 		if (pid > 0)
-			*code = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+			*code = err_wait_status(st);
 	}
 	if (*code != 0) {
 		char tail[32];

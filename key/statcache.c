@@ -8,6 +8,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "atomicw.h"
+#include "fileio.h"
 #include "err.h"
 #include "prestat.h"
 #include "strmap.h"
@@ -225,19 +227,6 @@ bool statcache_dirty(const struct statcache *sc)
 	return sc->dirty;
 }
 
-static int write_all(int fd, const char *b, size_t len)
-{
-	for (size_t off = 0; off < len;) {
-		ssize_t w = write(fd, b + off, len - off);
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0)
-			return -1;
-		off += (size_t)w;
-	}
-	return 0;
-}
-
 int statcache_save(struct statcache *sc)
 {
 	statcache_preload_drop(sc); /* the walk is over: the threads stop */
@@ -285,19 +274,16 @@ int statcache_save(struct statcache *sc)
 		return -1;
 	}
 	free(dir);
-	char *tmp = xasprintf("%s.%d.tmp", sc->path, (int)getpid());
-	int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
-	int r = fd < 0 ? -1 : write_all(fd, buf, len);
-	if (fd >= 0 && close(fd) != 0)
-		r = -1;
-	if (r == 0)
-		r = rename(tmp, sc->path);
-	if (r != 0 && fd >= 0) {
-		int e = errno;
-		unlink(tmp);
-		errno = e;
+	struct atomicw w;
+	int r = atomicw_open(&w, sc->path, 0666);
+	if (r == 0) {
+		if (atomicw_write(&w, buf, len) == 0)
+			r = atomicw_commit(&w);
+		else {
+			atomicw_abort(&w);
+			r = -1;
+		}
 	}
-	free(tmp);
 	free(buf);
 	if (r == 0)
 		sc->dirty = false;

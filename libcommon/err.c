@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 
 #include "jsonl.h"
 
@@ -113,4 +114,9 @@ char *xasprintf(const char *fmt, ...)
 	if (r < 0)
 		oom(NULL);
 	return s;
+}
+
+int err_wait_status(int wstatus)
+{
+	return WIFEXITED(wstatus) ? WEXITSTATUS(wstatus) : VX_EXIT_SIGNAL + WTERMSIG(wstatus);
 }

@@ -4,6 +4,9 @@
  * subject quoted), prog being the name set once by err_init(argv[0]).
  * Exit codes are the table below, the same in every program and man page:
  * 0 success, 1 failure (a task, a write, a system call), 2 usage or config.
+ * vx-sandbox exits with its task's status, so its own failure takes 125, as
+ * env(1) and timeout(1) do; a child that could not be executed 127; a child
+ * killed by signal N counts 128+N, as the shell says it (err_wait_status).
  */
 #ifndef VX_ERR_H
 #define VX_ERR_H
@@ -15,11 +18,17 @@ enum {
 	VX_EXIT_OK = 0,
 	VX_EXIT_FAIL = 1,
 	VX_EXIT_USAGE = 2,
+	VX_EXIT_SANDBOX = 125, /* vx-sandbox could not make the boundary: task not run */
+	VX_EXIT_NOEXEC = 127,  /* a child's exec failed */
+	VX_EXIT_SIGNAL = 128,  /* + N: killed by signal N */
 	VX_EXIT_SIGINT = 130,
 	VX_EXIT_SIGTERM = 143,
 };
 
 void err_init(const char *argv0);
+/* A waited child's status (waitpid's) as an exit code: its own, or
+ * VX_EXIT_SIGNAL + N when signal N killed it. */
+int err_wait_status(int wstatus);
 const char *err_prog(void);
 
 /* Print "prog: msg\n" to stderr. */

@@ -62,3 +62,22 @@ char *fileio_read_fd(int fd, size_t *len)
 		*len = n;
 	return heap;
 }
+
+int fileio_write_all(int fd, const void *buf, size_t n)
+{
+	const char *s = buf;
+	while (n) {
+		ssize_t w = write(fd, s, n);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w < 0)
+			return -1;
+		if (w == 0) {
+			errno = EIO;
+			return -1;
+		}
+		s += w;
+		n -= (size_t)w;
+	}
+	return 0;
+}

@@ -1,4 +1,4 @@
-/* fileio.h: whole-file reads. */
+/* fileio.h: whole-file reads, and the one write-all loop. */
 #ifndef VX_FILEIO_H
 #define VX_FILEIO_H
 
@@ -12,5 +12,9 @@
 char *fileio_read_at(int dirfd, const char *name, size_t *len);
 /* The same from an open fd, which stays open. */
 char *fileio_read_fd(int fd, size_t *len);
+
+/* write(2) all n bytes of buf, retrying on EINTR and short writes: 0, or -1
+ * with errno. */
+int fileio_write_all(int fd, const void *buf, size_t n);
 
 #endif

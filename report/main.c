@@ -10,17 +10,21 @@
 #include "report.h"
 
 static const char usage[] =
-	"usage: vx-report --request FILE --trace FILE [--exit N]\n"
+	"usage: vx-report [--request FILE] [--trace FILE] [--exit N]\n"
 	"\n"
 	"Apply the sandbox's violation policy (R-34) to one task's access records,\n"
 	"as vx-sandbox --trace saved them, and print JSON lines: one violation\n"
 	"record per denial inside the project or under a withheld linked package\n"
 	"(ignore.read/ignore.write globs drop theirs), hint records, then a verdict.\n"
 	"\n"
-	"  --request FILE  the graph record and the task record (vx-sandbox's request)\n"
-	"  --trace FILE    the access records (vx-sandbox --trace; - for stdin)\n"
+	"  --request FILE  the graph record and the task record (vx-sandbox's\n"
+	"                  request); without it the trace must start with them,\n"
+	"                  as vx-sandbox --request - --trace - writes it\n"
+	"  --trace FILE    the access records (vx-sandbox --trace; - for stdin,\n"
+	"                  the default)\n"
 	"  --exit N        the task's exit status: a failed task also gets the\n"
-	"                  past-wall and placeholder hints (default 0)\n"
+	"                  past-wall and placeholder hints (default: the trace's\n"
+	"                  exit record, else 0)\n"
 	"  -h, --help      this text\n"
 	"\n"
 	"Exit status: 0 the verdict passes, 1 it fails the task (a violation, or a\n"
@@ -35,10 +39,10 @@ int main(int argc, char **argv)
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
-	const char *request = NULL, *trace = NULL;
+	const char *request = NULL, *trace = "-";
 	struct report r = {0};
 	int c, code = 0;
-	bool fail;
+	bool fail, exit_given = false;
 	char *end;
 
 	err_init(argv[0]);
@@ -47,6 +51,7 @@ int main(int argc, char **argv)
 		case 'R': request = optarg; break;
 		case 'T': trace = optarg; break;
 		case 'x':
+			exit_given = true;
 			code = (int)strtol(optarg, &end, 10);
 			if (*end || !*optarg) {
 				err_warn("--exit '%s': expected a number", optarg);
@@ -61,16 +66,27 @@ int main(int argc, char **argv)
 			return VX_EXIT_USAGE;
 		}
 	}
-	if (!request || !trace || optind < argc) {
-		err_warn("--request and --trace are both needed, and nothing else");
+	if (optind < argc || (request && !strcmp(request, "-") && !strcmp(trace, "-"))) {
+		err_warn(optind < argc ? "'%s': no operand is taken; fix: --request FILE --trace FILE"
+				       : "--request - and --trace - cannot both read stdin%s",
+			optind < argc ? argv[optind] : "");
 		fputs(usage, stderr);
 		return VX_EXIT_USAGE;
 	}
 	jsonl_out_init();
-	if (report_read_request(&r, request) || report_read_trace(&r, trace)) {
+	if ((request && report_read_request(&r, request)) || report_read_trace(&r, trace)) {
 		report_free(&r);
 		return VX_EXIT_USAGE;
 	}
+	if (!r.task) {
+		err_warn("%s: no request: the trace does not start with the graph and task "
+			 "records; fix: --request FILE, or vx-sandbox --request - --trace -",
+			strcmp(trace, "-") ? trace : "<stdin>");
+		report_free(&r);
+		return VX_EXIT_USAGE;
+	}
+	if (!exit_given && r.has_exit)
+		code = r.exit_status;
 	fail = report_judge(&r, code);
 	report_free(&r);
 	code = jsonl_out_finish();

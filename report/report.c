@@ -13,8 +13,6 @@
 #include "path.h"
 #include "wsroot.h"
 
-/* vx-sandbox's exit status when it refused before the task ran (run.h) */
-#define VX_SANDBOX_SETUP_EXIT 125
 
 static const char *str(const cJSON *o, const char *key)
 {
@@ -39,11 +37,34 @@ static FILE *open_in(const char *file)
 	return f;
 }
 
+/* The request's two records, read from file at line (the graph record's):
+ * 0 and kept, or -1 after one line. The records are the caller's to free. */
+static int take_request(struct report *r, cJSON *graph, cJSON **task, const char *file,
+	size_t line)
+{
+	const char *root, *dir, *id;
+	if (!(root = str(graph, "root")) || strcmp(str(graph, "type") ? str(graph, "type") : "", "graph"))
+		return bad(file, line, "not a graph record with a root",
+			"the first line is vx-graph's graph record");
+	if (!(dir = str(*task, "dir")) || !(id = str(*task, "id")))
+		return bad(file, line + 1, "not a task record with an id and a dir",
+			"the second line is the task's record");
+	r->root = path_canonical(root);
+	if (!r->root)
+		r->root = xstrdup(root);
+	r->id = xstrdup(id);
+	if (!r->project)
+		r->project = path_join(r->root, dir);
+	r->projects = cJSON_DetachItemFromObjectCaseSensitive(graph, "projects");
+	r->task = *task;
+	*task = NULL;
+	return 0;
+}
+
 int report_read_request(struct report *r, const char *file)
 {
 	struct jsonl_reader rd;
 	cJSON *graph = NULL, *task = NULL;
-	const char *root, *dir, *id;
 	FILE *f = open_in(file);
 	int rc = -1;
 	if (!f)
@@ -55,24 +76,7 @@ int report_read_request(struct report *r, const char *file)
 				"pass the request file vx run writes for vx-sandbox (docs/protocol.md)");
 		goto out;
 	}
-	if (!(root = str(graph, "root")) || strcmp(str(graph, "type") ? str(graph, "type") : "", "graph")) {
-		bad(file, 1, "not a graph record with a root", "the first line is vx-graph's graph record");
-		goto out;
-	}
-	if (!(dir = str(task, "dir")) || !(id = str(task, "id"))) {
-		bad(file, 2, "not a task record with an id and a dir", "the second line is the task's record");
-		goto out;
-	}
-	r->root = path_canonical(root);
-	if (!r->root)
-		r->root = xstrdup(root);
-	r->id = xstrdup(id);
-	if (!r->project)
-		r->project = path_join(r->root, dir);
-	r->projects = cJSON_DetachItemFromObjectCaseSensitive(graph, "projects");
-	r->task = task;
-	task = NULL;
-	rc = 0;
+	rc = take_request(r, graph, &task, file, 1);
 out:
 	cJSON_Delete(graph);
 	cJSON_Delete(task);
@@ -85,7 +89,7 @@ out:
 int report_read_trace(struct report *r, const char *file)
 {
 	struct jsonl_reader rd;
-	cJSON *rec;
+	cJSON *rec, *graph = NULL;
 	FILE *f = open_in(file);
 	int got;
 	if (!f)
@@ -94,7 +98,28 @@ int report_read_trace(struct report *r, const char *file)
 	r->accesses = cJSON_CreateArray();
 	r->placeholders = cJSON_CreateArray();
 	while ((got = jsonl_read(&rd, &rec)) == 1) {
-		const char *kind = str(rec, "trace");
+		const char *kind = str(rec, "trace"), *type = str(rec, "type");
+		if (!kind && type && (!strcmp(type, "graph") || !strcmp(type, "task"))) {
+			/* vx-sandbox --request - --trace - starts with the request;
+			 * one read from --request already wins */
+			if (r->task) {
+				cJSON_Delete(rec);
+			} else if (!strcmp(type, "graph")) {
+				cJSON_Delete(graph);
+				graph = rec;
+			} else if (graph) {
+				got = take_request(r, graph, &rec, file, rd.line - 1);
+				cJSON_Delete(rec);
+				if (got < 0)
+					break;
+			} else {
+				cJSON_Delete(rec);
+				got = bad(file, rd.line, "a task record before any graph record",
+					"the request is a graph record, then the task's record");
+				break;
+			}
+			continue;
+		}
 		if (!kind) {
 			if (!str(rec, "op") || !str(rec, "resolved") || !str(rec, "access")) {
 				bad(file, rd.line, "an access record needs op, access and resolved",
@@ -122,9 +147,14 @@ int report_read_trace(struct report *r, const char *file)
 		} else if (!strcmp(kind, "placeholder")) {
 			cJSON_AddItemToArray(r->placeholders, rec);
 			continue;
+		} else if (!strcmp(kind, "exit")) {
+			const cJSON *n = cJSON_GetObjectItemCaseSensitive(rec, "status");
+			r->has_exit = cJSON_IsNumber(n);
+			r->exit_status = r->has_exit ? n->valueint : 0;
 		}
 		cJSON_Delete(rec);
 	}
+	cJSON_Delete(graph);
 	jsonl_reader_free(&rd);
 	if (f != stdin)
 		fclose(f);
@@ -483,7 +513,7 @@ bool report_judge(struct report *r, int exit_code)
 	failed = exit_code != 0 || nviol > 0 || incomplete;
 	/* vx-sandbox refused before the task started (its own line said why):
 	 * nothing ran, so there is no trace to call incomplete */
-	if (incomplete && !r->started && !naccess && exit_code == VX_SANDBOX_SETUP_EXIT) {
+	if (incomplete && !r->started && !naccess && exit_code == VX_EXIT_SANDBOX) {
 		state = "none";
 	} else if (incomplete) {
 		char *line = xasprintf("vx: %s: the access trace is incomplete (%zu records, %s); "

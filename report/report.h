@@ -3,7 +3,9 @@
  *
  * report_read_request() takes the task's request file (the graph record and
  * the task record vx run hands vx-sandbox); report_read_trace() the access
- * records; report_judge() writes, through jsonl.h, one "violation" record per
+ * records, and the request too when the trace starts with it and none was
+ * read (vx-sandbox --request - --trace - writes it so), and the task's exit
+ * status when vx-sandbox's exit record ends it; report_judge() writes, through jsonl.h, one "violation" record per
  * denial inside the project or under a withheld linked package that no
  * ignore glob silences, the hint records (on a failed task: past-wall writes
  * with the directory to grant, hidden reads of host paths with the grant
@@ -30,6 +32,8 @@ struct report {
 	const char *state; /* "end", "off", or NULL: the trace never ended */
 	double declared;   /* the end record's count */
 	bool started;
+	bool has_exit;     /* the trace carried vx-sandbox's exit record */
+	int exit_status;   /* its status */
 };
 
 int report_read_request(struct report *r, const char *file);

@@ -14,6 +14,7 @@
 #include "request.h"
 #include "run.h"
 #include "trace.h"
+#include "tracefile.h"
 
 static const char usage[] =
 	"usage: vx-sandbox --request FILE\n"
@@ -45,7 +46,9 @@ static const char usage[] =
 	"  --local-binding PORT  allow.localBinding: expose the sandbox's\n"
 	"                        127.0.0.1:PORT on the host's (repeatable)\n"
 	"  --trace FILE          write the task's access records to FILE (JSON\n"
-	"                        lines, docs/protocol.md): the tracer is ptrace\n"
+	"                        lines, docs/protocol.md): the tracer is ptrace;\n"
+	"                        - for stdout, where the request's records come\n"
+	"                        first, and the task's stdout goes to stderr\n"
 	"  -h, --help            this text\n"
 	"\n"
 	"Exit status: the task's own (128+N when signal N killed it); 125 when\n"
@@ -136,7 +139,7 @@ int main(int argc, char **argv)
 	}
 	if (r)
 		r->trace_fd = -1;
-	if (r && trace && (r->trace_fd = trace_open(trace)) < 0) {
+	if (r && trace && (r->trace_fd = trace_to(trace, r->records)) < 0) {
 		request_free(r);
 		return RUN_EXIT_SETUP;
 	}
@@ -156,8 +159,10 @@ int main(int argc, char **argv)
 		trace_placeholders(r, &plan);
 	plan_sweep(&plan, code != 0);
 	plan_free(&plan);
-	if (r->trace_fd >= 0)
+	if (r->trace_fd >= 0) {
+		trace_exit(r->trace_fd, code);
 		close(r->trace_fd);
+	}
 	request_free(r);
 	return code;
 }

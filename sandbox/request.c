@@ -36,6 +36,7 @@ void request_free(struct sb_request *r)
 	if (!r)
 		return;
 	free(r->task_id);
+	free(r->records);
 	free(r->root);
 	free(r->project);
 	for (size_t i = 0; i < r->nprojects; i++) {
@@ -198,6 +199,13 @@ struct sb_request *request_read(const char *file)
 			free(r->projects[i].dir);
 			r->projects[i].dir = c;
 		}
+	}
+	{
+		/* what --trace - repeats ahead of the records, for vx-report */
+		char *g = cJSON_PrintUnformatted(graph), *t = cJSON_PrintUnformatted(task);
+		r->records = xasprintf("%s\n%s\n", g, t);
+		cJSON_free(g);
+		cJSON_free(t);
 	}
 	ok = 0;
 out:

@@ -44,6 +44,7 @@ struct sb_request {
 	char *command;       /* run as /bin/sh -c command, or NULL */
 	char **argv;         /* else run argv directly (borrowed from main) */
 	int trace_fd;        /* --trace: the access records go here (trace.h); -1 none */
+	char *records;       /* request_read: its two records, one line each */
 };
 
 /* One localBinding port, from a flag or the request: 0, or -1 after a line. */

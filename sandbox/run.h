@@ -37,7 +37,9 @@
 #include "plan.h"
 #include "request.h"
 
-#define RUN_EXIT_SETUP 125
+#include "err.h"
+
+#define RUN_EXIT_SETUP VX_EXIT_SANDBOX
 
 int run_task(const struct sb_request *r, const struct plan *p, scmp_filter_ctx filter);
 

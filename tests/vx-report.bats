@@ -230,14 +230,16 @@ verdict {\"fail\": true, \"violations\": 3, \"hints\": 2, \"trace\": \"end\", \"
 	assert_line --partial '"trace":"off"'
 }
 
-@test "bad input: a malformed line names the file and line; a missing file; no --trace" {
+@test "bad input: a malformed line names the file and line; a missing file; no request" {
 	report malformed.jsonl
 	assert_equal "$status" 2
 	assert_output --partial "malformed.jsonl:2:"
 	run -2 vx-report --request "$(fixture request.jsonl)" --trace "$BATS_TEST_TMPDIR/none.jsonl"
 	assert_output --partial "unable to open '$BATS_TEST_TMPDIR/none.jsonl'"
-	run -2 vx-report --request "$(fixture request.jsonl)"
-	assert_output --partial "--request and --trace are both needed"
+	run -2 vx-report --trace "$(fixture off.jsonl)"
+	assert_output --partial "off.jsonl: no request: the trace does not start with the graph and task records; fix:"
+	run -2 vx-report --request - < "$(fixture request.jsonl)"
+	assert_output --partial "cannot both read stdin"
 	run -2 vx-report --request "$F/off.jsonl" --trace "$(fixture off.jsonl)"
 	assert_output --partial "off.jsonl: expected a graph record then a task record; fix:"
 }

@@ -503,7 +503,7 @@ many_built() {
 @test "a terminal shows a progress line" {
 	command -v script >/dev/null || skip "script(1) is not installed"
 	run -0 script -qec "vx run build -j 1" /dev/null
-	assert_output --partial "[0/3] running: @x/ui#build"
+	assert_output --partial "[0/3 done, 0 hit] running: @x/ui#build"
 }
 
 @test "--dry says hit or miss for each task, with its key once the cache holds any, running nothing" {

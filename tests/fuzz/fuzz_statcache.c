@@ -46,7 +46,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (size > 65536)
 		return 0;
 	int fd = open(file, O_WRONLY | O_CREAT | O_TRUNC, 0600);
-	if (fd < 0 || write_all(fd, (const char *)data, size) != 0)
+	if (fd < 0 || fileio_write_all(fd, data, size) != 0)
 		abort();
 	close(fd);
 	struct statcache *sc = statcache_load(root);

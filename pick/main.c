@@ -1,0 +1,49 @@
+/* vx-pick: keep the graph record and the tasks asked for from a stream of
+ * vx-graph / vx-key records. Options and wiring only; pick.h does it. */
+#include <getopt.h>
+#include <stdio.h>
+
+#include "err.h"
+#include "jsonl.h"
+#include "pick.h"
+
+static const char usage[] =
+	"usage: vx-pick TASK... < RECORDS\n"
+	"\n"
+	"Copy vx-graph's (or vx-key's) records from stdin to stdout, keeping the\n"
+	"graph record and the task records TASK names, dropping the others: so\n"
+	"`vx-graph build | vx-key | vx-pick app#build` is the request vx-sandbox\n"
+	"reads with --request -. TASK is a task id (project#name) or a task name\n"
+	"(that task in every project).\n"
+	"\n"
+	"  -h, --help   this text\n"
+	"\n"
+	"Exit status: 0 success, 1 a TASK matched no record or the input was\n"
+	"malformed, 2 usage.\n";
+
+int main(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{"help", no_argument, NULL, 'h'},
+		{NULL, 0, NULL, 0},
+	};
+	int c;
+
+	err_init(argv[0]);
+	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+		if (c == 'h') {
+			fputs(usage, stdout);
+			return fflush(stdout) || ferror(stdout) ? VX_EXIT_FAIL : VX_EXIT_OK;
+		}
+		fputs(usage, stderr);
+		return VX_EXIT_USAGE;
+	}
+	if (optind >= argc) {
+		err_warn("no TASK; fix: vx-pick project#name < records");
+		return VX_EXIT_USAGE;
+	}
+	jsonl_out_init();
+	int rc = pick_stream(stdin, "<stdin>", argv + optind, (size_t)(argc - optind));
+	int out = jsonl_out_finish();
+	return out ? out : rc ? VX_EXIT_FAIL : VX_EXIT_OK;
+}

@@ -1,0 +1,94 @@
+#!/usr/bin/env bats
+# The stages composed by hand (issue 21 item 3): docs/pipeline.md's commands
+# run on a copy of examples/, and do what the page says.
+
+load helpers
+
+DOC="$BATS_TEST_DIRNAME/../docs/pipeline.md"
+
+setup() {
+	WS=$BATS_TEST_TMPDIR/examples
+	cp -r "$BATS_TEST_DIRNAME/../examples" "$WS"
+	rm -rf "$WS/.vx" "$WS"/packages/*/dist
+	PATH=$VX_BIN_DIR:$PATH
+}
+
+# doc_cmd TEXT: docs/pipeline.md shows "$ TEXT" as a command; run it in the
+# example workspace, stdout and stderr apart (bats' run merges them).
+doc_cmd() {
+	grep -qxF -- "    \$ $1" "$DOC" || fail "docs/pipeline.md does not show: \$ $1"
+	run --separate-stderr bash -o pipefail -c "cd '$WS' && $1"
+}
+
+@test "docs/pipeline.md: graph | key | pick | sandbox | report fails the task a grant short, as the page shows" {
+	doc_cmd 'vx-graph version | vx-key | vx-pick @ex/app#version | vx-sandbox --request - --trace - | vx-report'
+	assert_equal "$status" 1
+	local line
+	while IFS= read -r line; do # every record line of the page's example is in the output
+		case $line in
+		'    {"type":"verdict"'*) assert_line "${line#    }" ;;
+		esac
+	done < "$DOC"
+	assert_line --partial '"line":"deny file-read package.json (openat: ENOENT)"'
+	assert_line --partial "fix: allow.read: ['../../package.json'] and cache.inputs.workspaceFiles: ['package.json']"
+	# the task's output went to stderr, never among the records
+	# shellcheck disable=SC2154  # bats sets $stderr (run --separate-stderr)
+	[[ "$stderr" == *"app 0.0.0-dev"* ]] || fail "the task's output is not on stderr: $stderr"
+	refute_output --partial "app 0.0.0-dev"
+}
+
+@test "docs/pipeline.md: with the grant the same pipe passes, and the exit record carries the status" {
+	sed -i 's|"read": \["."\], "write": \["dist/"\]|"read": [".", "../../package.json"], "write": ["dist/"]|' \
+		"$WS/packages/app/vx.json"
+	doc_cmd 'vx-graph version | vx-key | vx-pick @ex/app#version | vx-sandbox --request - --trace - | vx-report'
+	assert_success
+	assert_line --partial '"fail":false'
+	# a command that fails: the status rides in the exit record, and the
+	# report judges it as failed (an uncached task's hidden read is hinted
+	# only then), with no --exit
+	mkdir "$WS/packages/probe"
+	echo '{ "name": "@ex/probe" }' > "$WS/packages/probe/package.json"
+	cat > "$WS/packages/probe/vx.json" <<-'JSON'
+	{ "tasks": { "probe": { "exec": { "command": "cat ../../tsconfig.base.json; exit 3",
+	  "sandbox": { "allow": { "read": ["."] } } } } } }
+	JSON
+	echo '{}' > "$WS/tsconfig.base.json"
+	run --separate-stderr bash -o pipefail -c "cd '$WS' && vx-graph probe | vx-key | vx-pick probe |
+		vx-sandbox --request - --trace - > '$BATS_TEST_TMPDIR/stream'"
+	assert_equal "$status" 3
+	assert_equal "$(tail -n 1 "$BATS_TEST_TMPDIR/stream")" '{"trace":"exit","status":3}'
+	run vx-report < "$BATS_TEST_TMPDIR/stream"
+	assert_line --partial "fix: allow.read: ['../../tsconfig.base.json']"
+	# --exit still overrides the record: a passing task gets no such hint
+	run -0 vx-report --exit 0 < "$BATS_TEST_TMPDIR/stream"
+	refute_line --partial "tsconfig.base.json']"
+}
+
+@test "docs/pipeline.md: the pieces saved to files replay the same verdict" {
+	doc_cmd 'vx-graph version | vx-key | vx-pick @ex/app#version > request.jsonl'
+	assert_success
+	assert_equal "$(wc -l < "$WS/request.jsonl")" 2
+	doc_cmd 'vx-sandbox --request request.jsonl --trace trace.jsonl'
+	assert_success
+	doc_cmd 'vx-report --request request.jsonl --trace trace.jsonl'
+	assert_equal "$status" 1
+	assert_line --partial '"violations":1'
+	assert_equal "$(tail -n 1 "$WS/trace.jsonl")" '{"trace":"exit","status":0}'
+}
+
+@test "vx-pick: a task name picks it in every project; an unknown task is one line and exit 1" {
+	cd "$WS"
+	run -0 bash -o pipefail -c 'vx-graph build | vx-pick build'
+	assert_equal "$(grep -c '"type":"task"' <<<"$output")" 2
+	assert_line --index 0 --partial '"type":"graph"'
+	run -1 bash -o pipefail -c 'vx-graph build | vx-pick @ex/app#nope'
+	assert_output --partial "vx-pick: no task '@ex/app#nope' in the records read from <stdin>; fix:"
+	run -2 vx-pick
+	assert_output --partial 'no TASK'
+	run -1 vx-pick x <<<'{"type":"task"'
+	assert_output --partial '<stdin>:1:'
+}
+
+@test "vx-pick: --help agrees with its manual page" {
+	assert_help_matches_man vx-pick
+}
