@@ -154,6 +154,12 @@ static void finish(struct run *r, struct rtask *t, enum ui_status st)
 		.vlen = t->viol.len,
 	};
 	ui_result(&r->ui, &res);
+	/* kept for vx graph --dot/--html, which draw each task as its last run left it */
+	static const char *const outcome[UI_NSTATUS] = {
+		[UI_HIT] = "hit", [UI_MISS] = "ran", [UI_DONE] = "ran", [UI_SKIP] = "skipped"};
+	const char *o = st == UI_FAIL ? (t->viol.len ? "violation" : "failed") : outcome[st];
+	if (o)
+		runcache_outcome(&r->cache, r->root, t->id, o);
 	tasklog_free(&t->out);
 	release(r, t);
 }
