@@ -232,6 +232,17 @@ count() {
 	assert_line --index 0 --partial '"type":"graph"'
 }
 
+@test "vx graph --help agrees with docs/man/vx.md: both synopsis lines and each option" {
+	local man=$BATS_TEST_DIRNAME/../docs/man/vx.md opt
+	run -0 vx graph --help
+	grep -qF -- "    ${lines[0]#usage: }" "$man" || fail "docs/man/vx.md lacks: ${lines[0]}"
+	grep -qF -- "    ${lines[1]#       }" "$man" || fail "docs/man/vx.md lacks: ${lines[1]}"
+	for opt in --dot '--html FILE' '--root DIR'; do
+		assert_line --regexp "^  $opt "
+		grep -qE -- "^    $opt " "$man" || fail "docs/man/vx.md lacks the option $opt"
+	done
+}
+
 @test "--dot to a full disk fails" {
 	chain
 	run -1 sh -c 'vx graph --dot > /dev/full'
