@@ -49,7 +49,7 @@ static const struct {
 	const char *state, *label, *fill, *stroke, *dot_style;
 } styles[] = {
 	{"hit", "hit", "#d4edda", "#2e7d32", "rounded,filled"},
-	{"ran", "ran (miss)", "#dbe9fb", "#1565c0", "rounded,filled"},
+	{"ran", "ran", "#dbe9fb", "#1565c0", "rounded,filled"},
 	{"failed", "failed", "#f8d7da", "#c62828", "rounded,filled,bold"},
 	{"violation", "violation", "#ffe0b2", "#b71c1c", "rounded,filled,bold"},
 	{"skipped", "skipped", "#eeeeee", "#757575", "rounded,filled"},

@@ -120,6 +120,17 @@ count() {
 	assert_equal "$(dot_state "$output" '@x/s#ok')" never
 }
 
+@test "a persistent task: ran once it started, failed when it exits non-zero on its own" {
+	pkg packages/p @x/p '' '{ "tasks": {
+		"dev": { "exec": { "command": "exit 4", "persistent": true } },
+		"srv": { "exec": { "command": "sleep 1", "persistent": true } } } }'
+	run -1 vx run @x/p#dev
+	run -0 vx run @x/p#srv
+	run -0 vx graph --dot
+	assert_equal "$(dot_state "$output" '@x/p#dev')" failed
+	assert_equal "$(dot_state "$output" '@x/p#srv')" ran
+}
+
 @test "a run whose tasks end as before rewrites no index" {
 	states
 	# VX_WATCH=0: each run reads every file and ends each task itself (a
