@@ -7,6 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "atomicw.h"
 #include "err.h"
 #include "graphin.h"
 #include "jsonl.h"
@@ -477,29 +478,24 @@ static void write_html(const struct view *v, FILE *f)
 	fputs("</script>\n</body>\n</html>\n", f);
 }
 
-/* FILE whole or not at all: the page goes to a temporary name beside it. */
+/* FILE whole or not at all (atomicw.h): a reader never sees half a page. */
 static int write_page(const struct view *v, const char *path)
 {
-	char *tmp = xasprintf("%s.%d.tmp", path, (int)getpid());
-	FILE *f = fopen(tmp, "wxe");
-	if (!f) {
-		err_warn_errno("unable to write '%s'", tmp);
-		free(tmp);
+	struct atomicw w;
+	FILE *f = NULL;
+	if (atomicw_open(&w, path, 0666) != 0 || !(f = atomicw_stdio(&w))) {
+		int e = errno;
+		if (!f && w.fd >= 0)
+			atomicw_abort(&w);
+		errno = e;
+		err_warn_errno("unable to write '%s'", path);
 		return VX_EXIT_FAIL;
 	}
 	write_html(v, f);
-	int bad = ferror(f);
-	if (fclose(f) != 0)
-		bad = 1;
-	if (bad || rename(tmp, path) != 0) {
-		int e = errno;
-		unlink(tmp);
-		errno = e;
+	if (atomicw_commit(&w) != 0) {
 		err_warn_errno("unable to write '%s'", path);
-		free(tmp);
 		return VX_EXIT_FAIL;
 	}
-	free(tmp);
 	return 0;
 }
 
