@@ -1,7 +1,6 @@
 /* conn.c: a connection's struct and head buffer (pooled, so that a
  * connection costs no allocation once the proxy has warmed up), closing it,
  * and refusing its request in the words of its protocol (loop.h). */
-#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -14,8 +13,8 @@
 
 #define POOL_MAX 64 /* connections and head buffers kept */
 
-struct conn *conns;
-unsigned long closes;
+struct conn *conn_list;
+unsigned long conn_closes;
 static struct conn *dead; /* closed in this batch of events, freed after it */
 static struct conn *pool_conn;
 static int npool_conn;
@@ -39,12 +38,12 @@ struct conn *conn_new(struct listener *l, int fd)
 	c->up.pipe[0] = c->down.pipe[0] = -1;
 	c->task = l->task;
 	c->lis = l;
-	c->over = ++l->nconn > opts.max_conns;
-	c->deadline = now + opts.header_timeout;
-	c->nextc = conns;
-	if (conns)
-		conns->prev = c;
-	conns = c;
+	c->over = ++l->nconn > loop_opts.max_conns;
+	c->deadline = loop_now + loop_opts.header_timeout;
+	c->nextc = conn_list;
+	if (conn_list)
+		conn_list->prev = c;
+	conn_list = c;
 	return c;
 }
 
@@ -66,7 +65,7 @@ static void conn_unlink(struct conn *c)
 	if (c->prev)
 		c->prev->nextc = c->nextc;
 	else
-		conns = c->nextc;
+		conn_list = c->nextc;
 	if (c->nextc)
 		c->nextc->prev = c->prev;
 	c->prev = c->nextc = NULL;
@@ -80,7 +79,7 @@ void conn_close(struct conn *c)
 	if (c->closed)
 		return;
 	c->closed = true;
-	closes++;
+	conn_closes++;
 	if (c->lis)
 		c->lis->nconn--;
 	if (c->cfd >= 0)

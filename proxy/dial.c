@@ -88,7 +88,7 @@ void on_addresses(struct conn *c, const struct resolve_answer *a)
 			(const void *)&((const struct sockaddr_in6 *)sa)->sin6_addr;
 		inet_ntop(sa->sa_family, raw, text, sizeof(text));
 		const char *cls = policy_addr_class(sa), *d;
-		if (!cls && hostaddr_is_own(sa, now))
+		if (!cls && hostaddr_is_own(sa, loop_now))
 			cls = "this host's";
 		if (cls && !c->literal) {
 			char *why = xasprintf("resolves to %s address %s", cls, text);
@@ -96,7 +96,7 @@ void on_addresses(struct conn *c, const struct resolve_answer *a)
 			free(why);
 			return;
 		}
-		if ((d = policy_addr_denied(pol, sa, c->port))) {
+		if ((d = policy_addr_denied(loop_pol, sa, c->port))) {
 			char *why = xasprintf("resolves to %s, deny.network '%s'", text, d);
 			deny(c, c->host, c->port, why);
 			free(why);
@@ -112,7 +112,7 @@ void on_addresses(struct conn *c, const struct resolve_answer *a)
 void on_resolved(void)
 {
 	uint64_t v;
-	(void)!read(rfd, &v, sizeof(v));
+	(void)!read(loop_rfd, &v, sizeof(v));
 	struct resolve_answer a;
 	while (resolve_take(&a)) {
 		struct conn *c = (struct conn *)(uintptr_t)a.token;

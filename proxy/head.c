@@ -6,7 +6,6 @@
 #include <string.h>
 #include <sys/socket.h>
 
-#include "err.h"
 #include "http.h"
 #include "loop.h"
 
@@ -51,17 +50,17 @@ void judge(struct conn *c, const char *host, enum netpat_host kind, unsigned por
 	char why[NETPAT_HOST_MAX + 64];
 	snprintf(c->host, sizeof(c->host), "%s", host);
 	c->port = port;
-	if (!policy_judge(pol, c->task, host, port, &c->literal, why, sizeof(why))) {
+	if (!policy_judge(loop_pol, c->task, host, port, &c->literal, why, sizeof(why))) {
 		deny(c, host, port, why);
 		return;
 	}
 	if (c->over) {
 		snprintf(why, sizeof(why), "more than %u connections of the task open at once",
-			opts.max_conns);
+			loop_opts.max_conns);
 		deny(c, host, port, why);
 		return;
 	}
-	c->deadline = now + opts.connect_timeout;
+	c->deadline = loop_now + loop_opts.connect_timeout;
 	if (kind == NETPAT_HOST_NAME) {
 		/* only now, allowed, is the name looked up */
 		c->state = C_RESOLVE;

@@ -12,8 +12,8 @@
 #include "err.h"
 #include "loop.h"
 
-struct listener *listeners;
-bool starved;
+struct listener *listen_list;
+bool listen_starved;
 static bool starved_said;
 static unsigned long starved_closes;
 static double starved_at;
@@ -27,34 +27,34 @@ static void starve(void)
 			"closes (said once per run)");
 		starved_said = true;
 	}
-	starved = true;
-	starved_closes = closes;
-	starved_at = now;
-	for (struct listener *l = listeners; l; l = l->next)
+	listen_starved = true;
+	starved_closes = conn_closes;
+	starved_at = loop_now;
+	for (struct listener *l = listen_list; l; l = l->next)
 		if (l->fd >= 0)
-			epoll_ctl(ep, EPOLL_CTL_DEL, l->fd, NULL);
+			epoll_ctl(loop_ep, EPOLL_CTL_DEL, l->fd, NULL);
 }
 
 static void resume(void)
 {
-	starved = false;
-	for (struct listener *l = listeners; l; l = l->next) {
+	listen_starved = false;
+	for (struct listener *l = listen_list; l; l = l->next) {
 		/* level-triggered: a waiting backlog is an event at once */
 		struct epoll_event ev = { .events = EPOLLIN, .data.ptr = &l->h };
-		if (l->fd >= 0 && epoll_ctl(ep, EPOLL_CTL_ADD, l->fd, &ev) < 0)
+		if (l->fd >= 0 && epoll_ctl(loop_ep, EPOLL_CTL_ADD, l->fd, &ev) < 0)
 			err_die_errno(1, "epoll_ctl");
 	}
 }
 
 void listen_resume_due(void)
 {
-	if (starved && (closes != starved_closes || now - starved_at >= 1))
+	if (listen_starved && (conn_closes != starved_closes || loop_now - starved_at >= 1))
 		resume();
 }
 
 void on_accept(struct listener *l)
 {
-	while (!starved) {
+	while (!listen_starved) {
 		int fd = accept4(l->fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
 		if (fd < 0) {
 			if (errno == EINTR || errno == ECONNABORTED)
@@ -110,10 +110,10 @@ int server_add_task(struct ptask *t, const char *path, int fd)
 	l->fd = fd;
 	l->task = t;
 	l->path = path ? xstrdup(path) : NULL;
-	l->next = listeners;
-	listeners = l;
+	l->next = listen_list;
+	listen_list = l;
 	struct epoll_event ev = { .events = EPOLLIN, .data.ptr = &l->h };
-	if (epoll_ctl(ep, EPOLL_CTL_ADD, fd, &ev) < 0)
+	if (epoll_ctl(loop_ep, EPOLL_CTL_ADD, fd, &ev) < 0)
 		err_die_errno(1, "epoll_ctl");
 
 	record_listening(t, path, fd);
@@ -122,7 +122,7 @@ int server_add_task(struct ptask *t, const char *path, int fd)
 
 int server_task_done(const char *id)
 {
-	for (struct listener *l = listeners; l; l = l->next)
+	for (struct listener *l = listen_list; l; l = l->next)
 		if (!l->done && l->fd >= 0 && strcmp(l->task->id, id) == 0) {
 			l->done = true;
 			return 0;

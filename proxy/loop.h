@@ -8,7 +8,7 @@
  * for; dial.c judges the addresses a name led to and connects; relay.c
  * moves the bytes; conn.c closes it or refuses it, record.c writes the
  * records; server.c waits for events and sends each where it belongs.
- * Every struct conn is owned by conn.c's lists: live on `conns`, then,
+ * Every struct conn is owned by conn.c's lists: live on `conn_list`, then,
  * once closed, freed or pooled after the batch of events that closed it.
  */
 #ifndef VX_PROXY_LOOP_H
@@ -93,26 +93,26 @@ struct conn {
 };
 
 /* server.c: the loop's state and its clock */
-extern struct server_opts opts;
-extern struct policy *pol;
-extern int ep;     /* the epoll set */
-extern int rfd;    /* the resolver's eventfd: answers are waiting */
-extern double now; /* CLOCK_MONOTONIC seconds, read once per batch of events */
+extern struct server_opts loop_opts;
+extern struct policy *loop_pol;
+extern int loop_ep;     /* the epoll set */
+extern int loop_rfd;    /* the resolver's eventfd: answers are waiting */
+extern double loop_now; /* CLOCK_MONOTONIC seconds, read once per batch of events */
 /* A socket joins the set once, for both directions, edge-triggered. */
 void ep_add(int fd, struct handle *h);
 
-/* listen.c: the task sockets. Out of descriptors, `starved`: the task
+/* listen.c: the task sockets. Out of descriptors, `listen_starved`: the task
  * sockets are out of the epoll set until listen_resume_due() says. */
-extern struct listener *listeners;
-extern bool starved;
+extern struct listener *listen_list;
+extern bool listen_starved;
 void on_accept(struct listener *l);
 /* Back into the epoll set once a connection has closed or a second passed. */
 void listen_resume_due(void);
 
 /* conn.c: a connection's struct, head buffer, closing and refusing */
-extern struct conn *conns;   /* open, newest first */
-extern unsigned long closes; /* connections closed so far */
-/* A zeroed connection of task l, linked on `conns`, client socket fd. */
+extern struct conn *conn_list;   /* open, newest first */
+extern unsigned long conn_closes; /* connections closed so far */
+/* A zeroed connection of task l, linked on `conn_list`, client socket fd. */
 struct conn *conn_new(struct listener *l, int fd);
 char *buf_get(void);
 void buf_put(char *b);

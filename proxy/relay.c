@@ -89,7 +89,7 @@ static int pump_run(struct conn *c, struct pump *p, int from, int to, bool *rd, 
 			return -1;
 		}
 		p->preoff += (size_t)n;
-		c->deadline = now + opts.idle_timeout;
+		c->deadline = loop_now + loop_opts.idle_timeout;
 	}
 	if (p->pre) {
 		free(p->pre);
@@ -152,7 +152,7 @@ static int pump_run(struct conn *c, struct pump *p, int from, int to, bool *rd, 
 		}
 		if (!progress)
 			break;
-		c->deadline = now + opts.idle_timeout;
+		c->deadline = loop_now + loop_opts.idle_timeout;
 	}
 	/* bytes left in the pipe: wait until the destination takes more */
 	p->blocked = p->inpipe > 0 && !*wr;
@@ -202,7 +202,7 @@ void relay_start(struct conn *c)
 		return;
 	}
 	c->state = C_RELAY;
-	c->deadline = now + opts.idle_timeout;
+	c->deadline = loop_now + loop_opts.idle_timeout;
 	c->up.pre = c->upre;
 	c->up.prelen = c->upre_len;
 	c->up.preoff = c->upre_sent;

@@ -2,9 +2,6 @@
 
 #include <errno.h>
 #include <signal.h>
-#include <stdint.h>
-#include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
 #include <sys/resource.h>
@@ -14,16 +11,15 @@
 
 #include "err.h"
 #include "hostaddr.h"
-#include "http.h"
 #include "loop.h"
 #include "socks.h"
 
 #define SWEEP_MS 200
 
-struct server_opts opts;
-struct policy *pol;
-int ep = -1, rfd = -1;
-double now;
+struct server_opts loop_opts;
+struct policy *loop_pol;
+int loop_ep = -1, loop_rfd = -1;
+double loop_now;
 static int sfd = -1;
 static struct handle h_resolver = { H_RESOLVER }, h_signal = { H_SIGNAL }, h_lines = { H_LINES };
 static int exit_code = -1;
@@ -46,7 +42,7 @@ static double clock_now(void)
 void ep_add(int fd, struct handle *h)
 {
 	struct epoll_event ev = { .events = EPOLLIN | EPOLLOUT | EPOLLRDHUP | EPOLLET, .data.ptr = h };
-	if (epoll_ctl(ep, EPOLL_CTL_ADD, fd, &ev) < 0)
+	if (epoll_ctl(loop_ep, EPOLL_CTL_ADD, fd, &ev) < 0)
 		err_die_errno(1, "epoll_ctl");
 }
 
@@ -72,9 +68,9 @@ static void on_timeout(struct conn *c)
 
 static void sweep(void)
 {
-	for (struct conn *c = conns, *n; c; c = n) {
+	for (struct conn *c = conn_list, *n; c; c = n) {
 		n = c->nextc;
-		if (now >= c->deadline)
+		if (loop_now >= c->deadline)
 			on_timeout(c);
 	}
 }
@@ -144,8 +140,8 @@ static void on_lines(void)
 
 void server_init(const struct server_opts *o, struct policy *p)
 {
-	opts = *o;
-	pol = p;
+	loop_opts = *o;
+	loop_pol = p;
 	struct rlimit rl;
 	/* splice needs two pipes per tunnel: six descriptors a connection */
 	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
@@ -159,16 +155,16 @@ void server_init(const struct server_opts *o, struct policy *p)
 	sigaddset(&set, SIGHUP);
 	/* blocked before the resolver threads start, so they inherit it */
 	sigprocmask(SIG_BLOCK, &set, NULL);
-	ep = epoll_create1(EPOLL_CLOEXEC);
+	loop_ep = epoll_create1(EPOLL_CLOEXEC);
 	sfd = signalfd(-1, &set, SFD_NONBLOCK | SFD_CLOEXEC);
-	if (ep < 0 || sfd < 0)
+	if (loop_ep < 0 || sfd < 0)
 		err_die_errno(1, "epoll or signalfd");
-	rfd = resolve_init(o->hosts_file);
+	loop_rfd = resolve_init(o->hosts_file);
 	hostaddr_init(clock_now());
 	struct epoll_event ev = { .events = EPOLLIN, .data.ptr = &h_signal };
-	epoll_ctl(ep, EPOLL_CTL_ADD, sfd, &ev);
+	epoll_ctl(loop_ep, EPOLL_CTL_ADD, sfd, &ev);
 	ev.data.ptr = &h_resolver;
-	epoll_ctl(ep, EPOLL_CTL_ADD, rfd, &ev);
+	epoll_ctl(loop_ep, EPOLL_CTL_ADD, loop_rfd, &ev);
 }
 
 void server_watch_lines(int fd, void (*on_line)(char *line, void *arg), void *arg)
@@ -177,7 +173,7 @@ void server_watch_lines(int fd, void (*on_line)(char *line, void *arg), void *ar
 	lines_cb = on_line;
 	lines_arg = arg;
 	struct epoll_event ev = { .events = EPOLLIN, .data.ptr = &h_lines };
-	if (epoll_ctl(ep, EPOLL_CTL_ADD, fd, &ev) < 0)
+	if (epoll_ctl(loop_ep, EPOLL_CTL_ADD, fd, &ev) < 0)
 		err_die_errno(1, "epoll_ctl on the request's stdin");
 }
 
@@ -187,15 +183,15 @@ void server_watch_lines(int fd, void (*on_line)(char *line, void *arg), void *ar
  * socket and answer "done": the driver then holds every deny of the task. */
 static void check_done(void)
 {
-	for (struct listener *l = listeners; l; l = l->next) {
+	for (struct listener *l = listen_list; l; l = l->next) {
 		if (!l->done || l->fd < 0)
 			continue;
 		/* its backlog is judged once descriptors are back */
-		if (starved)
+		if (listen_starved)
 			continue;
 		on_accept(l);
 		bool pending = false;
-		for (struct conn *c = conns; c && !pending; c = c->nextc)
+		for (struct conn *c = conn_list; c && !pending; c = c->nextc)
 			pending = c->task == l->task && !c->closed &&
 				  (c->state == C_HEAD || c->state == C_RESOLVE);
 		if (pending)
@@ -213,10 +209,10 @@ int server_run(void)
 	struct epoll_event evs[128];
 	double next_sweep = 0;
 	while (exit_code < 0) {
-		int n = epoll_wait(ep, evs, 128, relay_waiting() ? 0 : conns || starved ? SWEEP_MS : -1);
+		int n = epoll_wait(loop_ep, evs, 128, relay_waiting() ? 0 : conn_list || listen_starved ? SWEEP_MS : -1);
 		if (n < 0 && errno != EINTR)
 			err_die_errno(1, "epoll_wait");
-		now = clock_now();
+		loop_now = clock_now();
 		for (int i = 0; i < n; i++) {
 			struct handle *h = evs[i].data.ptr;
 			switch (h->kind) {
@@ -244,12 +240,12 @@ int server_run(void)
 		conn_reap();
 		listen_resume_due();
 		check_done();
-		if (now >= next_sweep) {
+		if (loop_now >= next_sweep) {
 			sweep();
-			next_sweep = now + SWEEP_MS / 1000.0;
+			next_sweep = loop_now + SWEEP_MS / 1000.0;
 		}
 	}
-	for (struct listener *l = listeners; l; l = l->next)
+	for (struct listener *l = listen_list; l; l = l->next)
 		if (l->path && l->fd >= 0)
 			unlink(l->path);
 	return exit_code;
