@@ -89,6 +89,18 @@ $p: --help lists [$(echo "$help" | tr '\n' ' ')], its page [$(echo "$output" | t
 	assert_line --index 0 "vx-graph: option '--root' needs a value"
 }
 
+@test "options: a task name spelled like an option stays a name, through vx run too" {
+	new_ws
+	pkg packages/a @x/a '' '{ "tasks": { "build": { "exec": { "command": "true" } } } }'
+	mkdir -p "$BATS_TEST_TMPDIR/other"
+	cd "$WS" || return 1
+	# the driver hands the names to vx-graph after --: not a new root
+	run -2 vx run build -- "--root=$BATS_TEST_TMPDIR/other"
+	assert_output --partial "vx-graph: no task '--root=$BATS_TEST_TMPDIR/other' in any project"
+	run -2 vx-graph build -- "--root=$BATS_TEST_TMPDIR/other"
+	assert_output --partial "vx-graph: no task '--root=$BATS_TEST_TMPDIR/other' in any project"
+}
+
 @test "options: vx-cache takes --dir after the command and its operands" {
 	local P=$BATS_TEST_TMPDIR/p K=0123456789abcdef0123456789abcdef
 	mkdir -p "$P/dist"
