@@ -1,7 +1,6 @@
 /* vx-graph: fold the workspace's vx.json files into the task graph.
  * Prints one "graph" record, then one "task" record per task asked for and
  * everything it depends on, in dependency order (docs/protocol.md). */
-#include <getopt.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,6 +14,7 @@
 #include "gcache.h"
 #include "graph.h"
 #include "jsonl.h"
+#include "opt.h"
 #include "workspace.h"
 #include "wsroot.h"
 
@@ -48,21 +48,25 @@ void diag_config(struct workspace *ws, const char *file, const char *key, const 
 int main(int argc, char **argv)
 {
 	heap_reserve(16);
-	static const struct option opts[] = {
-		{"root", required_argument, NULL, 'r'},
-		{"help", no_argument, NULL, 'h'},
-		{NULL, 0, NULL, 0},
+	enum { ROOT = 1, HELP };
+	static const struct opt_spec specs[] = {
+		{"root", 0, OPT_VALUE, ROOT},
+		{"help", 'h', OPT_FLAG, HELP},
+		{NULL, 0, 0, 0},
 	};
 	const char *root = getenv("VX_ROOT");
 	int c;
 
 	err_init(argv[0]);
-	while ((c = getopt_long(argc, argv, "+h", opts, NULL)) != -1) {
+	/* the operands (TASK...) stay in the iterator, for the whole run */
+	static struct opt_iter o;
+	opt_init(&o, argc, argv, specs);
+	while ((c = opt_next(&o)) != OPT_END) {
 		switch (c) {
-		case 'r':
-			root = optarg;
+		case ROOT:
+			root = o.value;
 			break;
-		case 'h':
+		case HELP:
 			fputs(usage, stdout);
 			return jsonl_out_finish();
 		default:
@@ -70,6 +74,8 @@ int main(int argc, char **argv)
 			return VX_EXIT_USAGE;
 		}
 	}
+	char **tasks = o.operands;
+	int ntasks = o.noperands;
 	jsonl_out_init();
 	arena_use_for_cjson();
 
@@ -78,7 +84,7 @@ int main(int argc, char **argv)
 	static struct workspace ws;
 	if (wsroot_find(".", root && *root ? root : NULL, true, &ws.root) != 0)
 		return VX_EXIT_USAGE;
-	if (gcache_replay(ws.root, argv + optind, argc - optind))
+	if (gcache_replay(ws.root, tasks, ntasks))
 		return jsonl_out_finish();
 	gcache_begin();
 	workspace_load(&ws);
@@ -92,10 +98,10 @@ int main(int argc, char **argv)
 
 	static struct task **order;
 	size_t n;
-	if (graph_select(&ws, argv + optind, argc - optind, &order, &n) != 0)
+	if (graph_select(&ws, tasks, ntasks, &order, &n) != 0)
 		return VX_EXIT_USAGE;
 	graph_keyed(order, n);
 	emit_graph(&ws, order, n);
-	gcache_save(ws.root, argv + optind, argc - optind);
+	gcache_save(ws.root, tasks, ntasks);
 	return jsonl_out_finish();
 }
