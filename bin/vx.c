@@ -23,6 +23,7 @@ static const char usage[] =
 	"  vx graph [TASK...]   the folded task graph, as vx-graph prints it\n"
 	"  vx why TASK...       what moved each task's key: for its last run, and since\n"
 	"  vx clean             empty the local cache\n"
+	"  vx init [--dry]      write vx.json files from turbo.json and package.json scripts\n"
 	"  vx <name> ARGS...    runs the program vx-<name> beside vx\n"
 	"  vx --help            this text\n"
 	"\n"

@@ -126,6 +126,7 @@ int main(int argc, char **argv)
 	}
 	if (refused)
 		return VX_EXIT_FAIL;
+	notes_print();
 	int rc = VX_EXIT_OK;
 	size_t files = 0, tasks = 0;
 	for (size_t i = 0; i < pl.n; i++) {
@@ -139,9 +140,8 @@ int main(int argc, char **argv)
 		tasks += pl.projs[i].ntasks;
 	}
 	if (!dry)
-		printf("vx init: wrote %zu vx.json files, %zu tasks; %u things not carried over "
-		       "(above)\n",
-			files, tasks, notes_count());
+		printf("vx init: wrote %zu vx.json files, %zu tasks; %u things not carried over%s\n",
+			files, tasks, notes_count(), notes_count() ? " (above)" : "");
 	int out = jsonl_out_finish();
 	return rc ? rc : out;
 }

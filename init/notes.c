@@ -9,6 +9,8 @@
 
 static struct strmap said;
 static unsigned count;
+/* the lines, said only once vx init is sure to go on (notes_print) */
+static char **lines;
 
 void note(const char *file, const char *key, const char *fmt, ...)
 {
@@ -25,8 +27,14 @@ void note(const char *file, const char *key, const char *fmt, ...)
 		return;
 	}
 	strmap_put(&said, line, line);
-	count++;
-	err_warn("%s", line);
+	lines = xrealloc(lines, (count + 1) * sizeof(*lines));
+	lines[count++] = line;
+}
+
+void notes_print(void)
+{
+	for (unsigned i = 0; i < count; i++)
+		err_warn("%s", lines[i]);
 }
 
 unsigned notes_count(void)

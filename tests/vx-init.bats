@@ -1,0 +1,206 @@
+#!/usr/bin/env bats
+# shellcheck disable=SC2154,SC2016  # bats sets $stderr; $TURBO_DEFAULT$ and $npm_ stay literal
+# vx init: vx.json files from turbo.json and package.json scripts. Two real
+# monorepos' config files (tests/fixtures/vx-init/, with their licences)
+# import, fold, and run the tasks turbo runs; refusals, --dry, bad input.
+
+load helpers
+
+FIX="$BATS_TEST_DIRNAME/fixtures/vx-init"
+
+setup() {
+	new_ws
+	cd "$WS" || return 1
+}
+
+# fixture NAME: a copy of a fixture workspace as $WS
+fixture() {
+	rm -rf "$WS"
+	cp -r "$FIX/$1" "$WS"
+	cd "$WS" || return 1
+}
+
+# closure: from vx graph's records on stdin, each exec task and the exec
+# tasks it waits for through any path (groups included), as in the
+# fixtures' turbo-build.txt
+closure() {
+	/usr/bin/python3 -c '
+import json, sys
+recs = [json.loads(l) for l in sys.stdin if l.strip()]
+tasks = {r["id"]: r for r in recs if r.get("type") == "task"}
+def clo(k, seen):
+    for d in tasks[k]["deps"]:
+        if d not in seen:
+            seen.add(d)
+            clo(d, seen)
+    return seen
+ex = {k for k, r in tasks.items() if r["kind"] == "exec"}
+for k in sorted(ex):
+    print(" ".join([k] + sorted(clo(k, set()) & ex)))
+'
+}
+
+# vx.json as JSON: comments and trailing commas stripped as vx reads them
+vxjson() {
+	/usr/bin/python3 -c '
+import json, re, sys
+t = open(sys.argv[1]).read()
+t = re.sub(r"^\s*//.*$", "", t, flags=re.M)
+print(json.dumps(json.loads(t)["tasks"][sys.argv[2]], separators=(",", ":")))
+' "$1" "$2"
+}
+
+@test "create-t3-turbo imports, folds, and vx run build runs what turbo runs" {
+	fixture create-t3-turbo
+	run -0 vx init
+	assert_line --partial "wrote 13 vx.json files"
+	run -0 vx graph
+	vx graph build > "$BATS_TEST_TMPDIR/g"
+	run -0 closure < "$BATS_TEST_TMPDIR/g"
+	assert_equal "$output" "$(grep -v '^#' "$FIX/create-t3-turbo.turbo-build.txt")"
+	# the same exec tasks are what vx run build --dry lists
+	run -0 vx run build --dry
+	for t in @acme/api#build @acme/db#build @acme/nextjs#build @acme/tanstack-start#build \
+		@acme/validators#build; do
+		assert_line --regexp " $t\$"
+	done
+}
+
+@test "create-t3-turbo: scripts, outputs, env, persistent, cache:false and the root's //#clean" {
+	fixture create-t3-turbo
+	run -0 vx init
+	# apps/nextjs/turbo.json extends the root's: its outputs and a persistent dev
+	assert_equal "$(vxjson apps/nextjs/vx.json build)" \
+		'{"exec":{"command":"pnpm with-env next build"},"dependsOn":["^build"],"cache":{"inputs":{"env":["POSTGRES_URL","AUTH_DISCORD_ID","AUTH_DISCORD_SECRET","AUTH_REDIRECT_PROXY_URL","AUTH_SECRET","PORT"]},"outputs":{"files":[".next/**","!.next/cache/**","next-env.d.ts"]}}}'
+	assert_equal "$(vxjson apps/nextjs/vx.json dev)" \
+		'{"exec":{"command":"pnpm with-env next dev","persistent":true},"dependsOn":["^dev"]}'
+	# cache: false: no cache key at all
+	assert_equal "$(vxjson packages/api/vx.json clean)" \
+		'{"exec":{"command":"git clean -xdf .cache .turbo dist node_modules"}}'
+	# "//#clean" is the root package's clean; the root's build is not turbo's task
+	assert_equal "$(vxjson vx.json clean)" '{"exec":{"command":"git clean -xdf node_modules"}}'
+	run ! grep -q '"build"' vx.json
+	# topo: no script, so a group that keeps the order, marked as approximate
+	assert_equal "$(vxjson packages/api/vx.json topo)" '{"dependsOn":["^topo"]}'
+	run -0 grep -B1 '"topo": {' packages/api/vx.json
+	assert_line --index 0 --partial '// turbo: no "topo" script here, so a group'
+}
+
+@test "create-t3-turbo: what is not carried over is one line each, naming file and key" {
+	fixture create-t3-turbo
+	run -0 --separate-stderr vx init
+	assert_equal "$(printf '%s\n' "${stderr_lines[@]}" | sort)" "$(printf '%s\n' \
+		'vx-init: apps/expo/turbo.json: tasks.dev.interactive: not carried over: vx gives a task no terminal input' \
+		'vx-init: turbo.json: tasks.format.outputLogs: not carried over: how much of a task'"'"'s output to show is a run-wide choice in vx' \
+		'vx-init: turbo.json: tasks.push.interactive: not carried over: vx gives a task no terminal input' \
+		'vx-init: turbo.json: tasks.ui-add.interactive: not carried over: vx gives a task no terminal input' \
+		'vx-init: turbo.json: ui: not carried over: vx prints each task'"'"'s output its own way' | sort)"
+}
+
+@test "shadcn-ui imports, folds, and vx run build runs what turbo runs" {
+	fixture shadcn-ui
+	run -0 vx init
+	run -0 vx graph
+	vx graph build > "$BATS_TEST_TMPDIR/g"
+	run -0 closure < "$BATS_TEST_TMPDIR/g"
+	# vx links v4's "shadcn": "4.19.0" to the workspace package by name
+	# (R-2), where pnpm (and so turbo) takes it from the registry: one edge
+	# more than turbo's, an order, never a missing one
+	assert_equal "$output" "$(grep -v '^#' "$FIX/shadcn-ui.turbo-build.txt" |
+		sed 's/^v4#build @shadcn\/helpers#build @shadcn\/react#build$/& shadcn#build/')"
+	# turbo's "outputs": [] and "cache": false
+	assert_equal "$(vxjson packages/shadcn/vx.json typecheck)" \
+		'{"exec":{"command":"tsc --noEmit"},"cache":{"inputs":{"env":["NODE_ENV"]}}}'
+	assert_equal "$(vxjson packages/shadcn/vx.json format:check)" \
+		'{"exec":{"command":"prettier --check \"**/*.{ts,tsx,mdx}\" --cache"}}'
+}
+
+@test "an existing vx.json is refused, and nothing is written" {
+	fixture create-t3-turbo
+	put packages/db/vx.json '{ "tasks": {} }'
+	run -1 --separate-stderr vx init
+	assert_equal "$stderr" "vx-init: packages/db/vx.json: exists, nothing written; fix: --force to replace it, or --dry to see the diff"
+	assert_file_not_exists packages/api/vx.json
+	assert_file_not_exists vx.json
+	assert_equal "$(cat packages/db/vx.json)" '{ "tasks": {} }'
+	run -0 vx init --force
+	run -0 grep -q '"command": "tsc"' packages/db/vx.json
+}
+
+@test "a vx.json that is a symlink is refused, and with --force replaced, never followed" {
+	fixture shadcn-ui
+	ln -s "$BATS_TEST_TMPDIR/elsewhere" packages/react/vx.json
+	run -1 vx init
+	assert_output --partial "packages/react/vx.json: exists"
+	run -0 vx init --force
+	assert_file_not_exists "$BATS_TEST_TMPDIR/elsewhere"
+	[ ! -L packages/react/vx.json ]
+	run -0 grep -q '"command": "tsup"' packages/react/vx.json
+	run -1 bash -c 'ls -a packages/react | grep init-'
+}
+
+@test "--dry prints the diff and writes nothing" {
+	fixture create-t3-turbo
+	run -0 vx init --dry
+	assert_line '+++ b/packages/api/vx.json'
+	assert_line '+      "exec": { "command": "tsc" },'
+	run -0 find . -name vx.json
+	assert_output ''
+	# against a file on disk: the diff from it; still nothing written
+	put packages/db/vx.json '{ "tasks": {} }'
+	run -0 vx init --print
+	assert_line '--- a/packages/db/vx.json'
+	assert_line '-{ "tasks": {} }'
+	assert_equal "$(cat packages/db/vx.json)" '{ "tasks": {} }'
+}
+
+@test "a bad turbo.json is one line naming the file and the line" {
+	put turbo.json $'{\n  "tasks": {\n    "build": { "outputs": ["dist/**"] }\n    "lint": {}\n  }\n}'
+	pkg packages/a @x/a
+	run -2 --separate-stderr vx init
+	assert_equal "$stderr" "vx-init: turbo.json: (file): invalid JSON at line 4; fix: correct the JSON syntax"
+	put turbo.json '{ "tasks": { "build": { "dependsOn": "^build" } } }'
+	put packages/a/package.json '{ "name": "@x/a", "scripts": { "build": "tsc" } }'
+	run -2 --separate-stderr vx init
+	assert_equal "$stderr" "vx-init: turbo.json: tasks.build.dependsOn: expected an array of strings; fix: write a list, like [\"...\"]"
+	run -0 find . -name vx.json
+	assert_output ''
+	rm turbo.json
+	run -2 vx init
+	assert_output --partial "turbo.json: (file): not found at the workspace root"
+}
+
+@test "turbo 1.x pipeline, package turbo.json, inputs, pre/post scripts and npm_ variables" {
+	put turbo.json '{
+	  // turbo.json may hold comments too
+	  "globalDependencies": ["tsconfig.base.json"],
+	  "pipeline": {
+	    "build": { "dependsOn": ["^build", "$API_URL"], "inputs": ["$TURBO_DEFAULT$", "!README.md", "../../shared/*.ts"], "env": ["NEXT_PUBLIC_*", "MODE"] },
+	    "@x/b#build": { "dependsOn": ["@x/a#gen"], "outputs": ["out/**"] },
+	    "gen": { "cache": false },
+	    "test": { "dependsOn": ["build"], "outputs": [] }
+	  }
+	}'
+	put packages/a/package.json '{ "name": "@x/a", "scripts": { "build": "tsc", "prebuild": "rm -rf dist", "gen": "node gen.js" } }'
+	put packages/b/package.json '{ "name": "@x/b", "dependencies": { "@x/a": "*" }, "scripts": { "build": "echo $npm_package_version", "test": "vitest" } }'
+	put packages/b/turbo.json '{ "extends": ["//"], "tasks": { "test": { "outputs": ["$TURBO_EXTENDS$", "coverage/**"] } } }'
+	run -0 --separate-stderr vx init
+	assert_equal "$stderr" "vx-init: turbo.json: pipeline.build.env: not carried over: 'NEXT_PUBLIC_*': vx keys named variables only; list each one"
+	# v1: no outputs named means dist/** and build/**; $API_URL keyed; ../ is a workspace file
+	assert_equal "$(vxjson packages/a/vx.json build)" \
+		'{"exec":{"command":"npm run build"},"dependsOn":["^build"],"cache":{"inputs":{"files":["**/*","!README.md"],"workspaceFiles":["shared/*.ts","tsconfig.base.json"],"env":["MODE","API_URL"]},"outputs":{"files":["dist/**","build/**"]}}}'
+	run -0 grep -c 'package.json has prebuild or postbuild' packages/a/vx.json
+	# the root's "@x/b#build" replaces "build" for @x/b; npm_* needs npm run
+	assert_equal "$(vxjson packages/b/vx.json build)" \
+		'{"exec":{"command":"npm run build"},"dependsOn":["@x/a#gen"],"cache":{"inputs":{"workspaceFiles":["tsconfig.base.json"]},"outputs":{"files":["out/**"]}}}'
+	assert_equal "$(vxjson packages/b/vx.json test)" \
+		'{"exec":{"command":"vitest"},"dependsOn":["build"],"cache":{"inputs":{"workspaceFiles":["tsconfig.base.json"]},"outputs":{"files":["coverage/**"]}}}'
+	run -0 vx graph test
+	assert_equal "$(ids "$output")" "@x/a#gen @x/b#build @x/b#test"
+}
+
+@test "vx init --help agrees with its manual, and vx --help lists it" {
+	assert_help_matches_man vx-init
+	run -0 vx --help
+	assert_output --partial "vx init"
+}
