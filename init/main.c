@@ -1,6 +1,7 @@
 /* vx-init: write vx.json files for a Turborepo workspace from its turbo.json
- * files and its packages' scripts (plan.h), never over a file that exists
- * unless told to; --dry prints the diff instead. */
+ * files (turbo.h), or an Nx one from nx.json and its projects (nx.h), and
+ * the packages' scripts (plan.h), never over a file that exists unless told
+ * to; --dry prints the diff instead. */
 #include <fcntl.h>
 #include <getopt.h>
 #include <stdarg.h>
@@ -12,6 +13,7 @@
 #include "err.h"
 #include "jsonl.h"
 #include "notes.h"
+#include "nx.h"
 #include "output.h"
 #include "plan.h"
 #include "turbo.h"
@@ -103,9 +105,14 @@ int main(int argc, char **argv)
 	static struct turbo t;
 	if (!turbo_load(&t, &ws, rootfd))
 		return VX_EXIT_USAGE;
+	if (t.root && faccessat(rootfd, "nx.json", F_OK, 0) == 0)
+		note("nx.json", "(file)", "read only where there is no turbo.json");
+	if (!t.root && !nx_load(&t, &ws, rootfd))
+		return VX_EXIT_USAGE;
 	if (!t.root)
-		err_die(VX_EXIT_USAGE, "turbo.json: (file): not found at the workspace root '%s'; "
-				       "fix: run vx init in a Turborepo workspace, or write vx.json by hand",
+		err_die(VX_EXIT_USAGE, "turbo.json: (file): not found at the workspace root '%s', nor "
+				       "nx.json; fix: run vx init in a Turborepo or Nx workspace, or "
+				       "write vx.json by hand",
 			ws.root);
 	static struct plan pl;
 	if (!plan_build(&pl, &ws, &t, rootfd))

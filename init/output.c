@@ -74,15 +74,16 @@ static void put_task(FILE *f, const struct otask *o, bool last)
 	}
 	if (o->cached) {
 		fprintf(f, "%s\n      \"cache\": {", first ? "" : ",");
-		bool in = o->files || o->wfiles || o->env;
+		bool in = o->files || o->wfiles || o->env || o->runtime;
 		if (in) {
 			fputs("\n        \"inputs\": {", f);
 			const char *sep = " ";
 			const struct {
 				const char *k;
 				const cJSON *v;
-			} parts[] = {{"files", o->files}, {"workspaceFiles", o->wfiles}, {"env", o->env}};
-			for (size_t i = 0; i < 3; i++)
+			} parts[] = {{"files", o->files}, {"workspaceFiles", o->wfiles}, {"env", o->env},
+				{"runtime", o->runtime}};
+			for (size_t i = 0; i < 4; i++)
 				if (parts[i].v) {
 					fprintf(f, "%s\"%s\": ", sep, parts[i].k);
 					put_list(f, parts[i].v);

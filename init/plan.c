@@ -31,6 +31,7 @@ static const struct {
 	{"cache", NULL},
 	{"persistent", NULL},
 	{"dotEnv", NULL},
+	{"runtime", NULL},
 	{"outputLogs", "how much of a task's output to show is a run-wide choice in vx"},
 	{"outputMode", "how much of a task's output to show is a run-wide choice in vx"},
 	{"interactive", "vx gives a task no terminal input"},
@@ -155,6 +156,13 @@ static void add_str(cJSON **arr, const char *s)
 	cJSON_AddItemToArray(*arr, cJSON_CreateString(s));
 }
 
+/* A no-op task with nothing to wait for is no task at all. */
+static bool has_deps(const struct otask *o)
+{
+	const cJSON *d = cJSON_GetObjectItemCaseSensitive(o->def, "dependsOn");
+	return cJSON_GetArraySize(d) > 0;
+}
+
 /* Mark what a task that runs reaches through dependsOn, so that a no-op
  * task on the way becomes a group. */
 static void reach(struct pctx *c, struct project *p, struct otask *o)
@@ -168,7 +176,7 @@ static void reach(struct pctx *c, struct project *p, struct otask *o)
 		if (s[0] == '^') {
 			for (size_t i = 0; i < p->ndeps; i++) {
 				struct otask *d = find(&c->pl->projs[p->deps[i]->index], s + 1);
-				if (d && !d->runs && !d->reached) {
+				if (d && !d->runs && !d->reached && has_deps(d)) {
 					d->reached = true;
 					reach(c, p->deps[i], d);
 				}
@@ -178,7 +186,7 @@ static void reach(struct pctx *c, struct project *p, struct otask *o)
 		struct project *tp;
 		const char *name;
 		struct otask *d = target(c, p, s, &tp, &name);
-		if (d && !d->runs && !d->reached) {
+		if (d && !d->runs && !d->reached && has_deps(d)) {
 			d->reached = true;
 			reach(c, tp, d);
 		}
@@ -222,7 +230,9 @@ static void map_cache(struct pctx *c, struct project *p, struct otask *o)
 	const struct turbo *t = c->t;
 	char key[512];
 	const cJSON *e;
-	const char *sect = t->v1 && strcmp(o->from, "turbo.json") == 0 ? "pipeline" : "tasks";
+	const char *sect = t->sect	       ? t->sect
+			   : t->v1 && strcmp(o->from, "turbo.json") == 0 ? "pipeline"
+									 : "tasks";
 
 	snprintf(key, sizeof(key), "%s.%s.inputs", sect, o->name);
 	const cJSON *inputs = strings(c, o, "inputs");
@@ -289,6 +299,10 @@ static void map_cache(struct pctx *c, struct project *p, struct otask *o)
 					"'%s': vx keys named variables only; list each one", e->valuestring);
 		}
 	}
+	/* nx's { "runtime": "node -v" } inputs */
+	const cJSON *rt = strings(c, o, "runtime");
+	cJSON_ArrayForEach(e, rt) add_str(&o->runtime, e->valuestring);
+
 	/* turbo v1's "$NAME" in dependsOn keyed a variable */
 	const cJSON *deps = cJSON_GetObjectItemCaseSensitive(o->def, "dependsOn");
 	cJSON_ArrayForEach(e, as_array(deps, true)) if (cJSON_IsString(e) &&
@@ -319,7 +333,13 @@ static void map_cache(struct pctx *c, struct project *p, struct otask *o)
 /* The command: the script's text, run as turbo runs it. */
 static void map_command(struct pctx *c, struct project *p, struct otask *o, const char *script)
 {
-	const cJSON *scripts = c->scripts[p->index];
+	const cJSON *scripts = cJSON_GetObjectItemCaseSensitive(c->pkgjson[p->index], "scripts");
+	const cJSON *real = cJSON_GetObjectItemCaseSensitive(scripts, o->name);
+	if (!cJSON_IsString(real) || strcmp(real->valuestring, script) != 0) {
+		/* an nx target's own command, not a package.json script */
+		o->command = xstrdup(script);
+		return;
+	}
 	char *pre = xasprintf("pre%s", o->name), *post = xasprintf("post%s", o->name);
 	bool prepost = cJSON_GetObjectItemCaseSensitive(scripts, pre) ||
 		       cJSON_GetObjectItemCaseSensitive(scripts, post);
@@ -346,7 +366,9 @@ static void map_command(struct pctx *c, struct project *p, struct otask *o, cons
 static void map_task(struct pctx *c, struct project *p, struct otask *o)
 {
 	char key[512];
-	const char *sect = c->t->v1 && strcmp(o->from, "turbo.json") == 0 ? "pipeline" : "tasks";
+	const char *sect = c->t->sect ? c->t->sect
+		: c->t->v1 && strcmp(o->from, "turbo.json") == 0 ? "pipeline"
+								  : "tasks";
 	const cJSON *e;
 	cJSON_ArrayForEach(e, o->def) {
 		size_t i;
@@ -386,9 +408,9 @@ static void map_task(struct pctx *c, struct project *p, struct otask *o)
 	}
 	if (!o->runs) {
 		o->group = true;
-		add_comment(o, "turbo: no \"%s\" script here, so a group: it keeps the order of its "
+		add_comment(o, "%s: no \"%s\" command here, so a group: it keeps the order of its "
 			       "dependsOn, and its key folds theirs but not this package's files",
-			o->name);
+			c->t->tool, o->name);
 		return;
 	}
 
@@ -422,7 +444,7 @@ bool plan_build(struct plan *pl, struct workspace *ws, const struct turbo *t, in
 		struct project *p = ws->projects[i];
 		c.pkgjson[i] = read_pkg(rootfd, p);
 		const cJSON *s = cJSON_GetObjectItemCaseSensitive(c.pkgjson[i], "scripts");
-		c.scripts[i] = cJSON_IsObject(s) ? (cJSON *)s : NULL;
+		c.scripts[i] = t->scripts ? t->scripts[i] : cJSON_IsObject(s) ? (cJSON *)s : NULL;
 	}
 	c.pm = package_manager(rootfd, root ? c.pkgjson[root->index] : NULL);
 

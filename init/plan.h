@@ -26,7 +26,7 @@ struct otask {
 	bool group, persistent, cached;
 	char *command;
 	cJSON *depends;              /* strings, or NULL */
-	cJSON *files, *wfiles, *env; /* cache.inputs, NULL when absent */
+	cJSON *files, *wfiles, *env, *runtime; /* cache.inputs, NULL when absent */
 	cJSON *outputs;              /* cache.outputs.files, NULL when absent */
 	char **comments;
 	size_t ncomments;

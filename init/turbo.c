@@ -48,9 +48,7 @@ static void diag(const char *file, const char *key, const char *fix, const char 
 	err_warn("%s: %s: %s; fix: %s", file, key, msg, fix);
 }
 
-/* Parse file (root-relative) as JSON with comments, as turbo does. NULL and
- * *bad set when it exists but is wrong; NULL with *bad false when absent. */
-static cJSON *read_turbo(int rootfd, const char *file, bool *bad)
+cJSON *turbo_read_json(int rootfd, const char *file, bool *bad)
 {
 	*bad = false;
 	char *text = fileio_read_at(rootfd, file, NULL);
@@ -142,7 +140,8 @@ bool turbo_load(struct turbo *t, struct workspace *ws, int rootfd)
 {
 	bool bad, ok = true, v1;
 	memset(t, 0, sizeof(*t));
-	t->root = read_turbo(rootfd, "turbo.json", &bad);
+	t->tool = "turbo";
+	t->root = turbo_read_json(rootfd, "turbo.json", &bad);
 	ok &= !bad;
 	if (t->root) {
 		ok &= tasks_of("turbo.json", t->root, true, &t->root_tasks, &v1);
@@ -156,7 +155,7 @@ bool turbo_load(struct turbo *t, struct workspace *ws, int rootfd)
 		if (strcmp(p->dir, ".") == 0)
 			continue;
 		char *file = xasprintf("%s/turbo.json", p->dir);
-		t->pkg[i] = read_turbo(rootfd, file, &bad);
+		t->pkg[i] = turbo_read_json(rootfd, file, &bad);
 		ok &= !bad;
 		if (t->pkg[i]) {
 			ok &= tasks_of(file, t->pkg[i], false, &t->pkg_tasks[i], &v1);

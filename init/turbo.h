@@ -27,7 +27,17 @@ struct turbo {
 	cJSON **pkg;          /* per project (ws->projects order): its turbo.json */
 	cJSON **pkg_tasks;
 	char **pkg_file;      /* root-relative path of that turbo.json */
+	/* set by nx.h instead: per project, each target's command in place of
+	 * package.json's scripts; the section name notes give ("targets") */
+	cJSON **scripts;
+	const char *sect;
+	const char *tool; /* "turbo" or "nx", for comments */
 };
+
+/* Parse file (root-relative) as JSON with comments, as turbo and Nx do: the
+ * object, or NULL with *bad set after printing why (naming the line), or
+ * NULL with *bad false when there is no such file. */
+cJSON *turbo_read_json(int rootfd, const char *file, bool *bad);
 
 /* false after printing why (the caller exits 2). */
 bool turbo_load(struct turbo *t, struct workspace *ws, int rootfd);

@@ -83,7 +83,7 @@ print(json.dumps(json.loads(t)["tasks"][sys.argv[2]], separators=(",", ":")))
 	# topo: no script, so a group that keeps the order, marked as approximate
 	assert_equal "$(vxjson packages/api/vx.json topo)" '{"dependsOn":["^topo"]}'
 	run -0 grep -B1 '"topo": {' packages/api/vx.json
-	assert_line --index 0 --partial '// turbo: no "topo" script here, so a group'
+	assert_line --index 0 --partial '// turbo: no "topo" command here, so a group'
 }
 
 @test "create-t3-turbo: what is not carried over is one line each, naming file and key" {
@@ -203,4 +203,49 @@ print(json.dumps(json.loads(t)["tasks"][sys.argv[2]], separators=(",", ":")))
 	assert_help_matches_man vx-init
 	run -0 vx --help
 	assert_output --partial "vx init"
+}
+
+@test "nx-examples: run-commands from the workspace root; what executors and plugins run is named" {
+	fixture nx-examples
+	run -0 vx init
+	assert_equal "$(vxjson apps/cart/vx.json deploy)" \
+		'{"exec":{"command":"cd ../.. && npx ts-node --project tools/tsconfig.tools.json tools/scripts/deploy --siteName nrwl-nx-examples-cart --outputPath dist/apps/cart"}}'
+	assert_line --partial "nx.json: plugins: not carried over: the targets a plugin infers are in no file"
+	assert_line "vx-init: apps/products/project.json: targets.build: not carried over: executor '@nx/angular:application': vx runs shell commands; write the one it runs"
+	assert_line "vx-init: apps/products/project.json: targets.build.inputs: not carried over: '!{projectRoot}/**/?(*.)+(spec|test).[jt]s?(x)?(.snap)': an extended glob, which vx's globs do not read"
+	assert_line "vx-init: apps/products/project.json: targets.build.outputs: not carried over: '{options.outputPath.base}': vx saves outputs inside the project only"
+	run -0 vx graph
+}
+
+@test "nx: targetDefaults under project.json, named inputs, outputs, cache and continuous" {
+	put nx.json '{
+	  "namedInputs": { "default": ["{projectRoot}/**/*", "shared"], "shared": ["{workspaceRoot}/tsconfig.base.json"],
+	                   "production": ["default", "!{projectRoot}/**/*.spec.ts", { "env": "MODE" }, { "runtime": "node -v" }] },
+	  "targetDefaults": {
+	    "build": { "dependsOn": ["^build"], "inputs": ["production", "^production"], "outputs": ["{projectRoot}/dist"], "cache": true },
+	    "test": { "dependsOn": [{ "target": "build", "projects": "self" }, { "target": "gen", "projects": ["lib-a"] }], "cache": true },
+	    "serve": { "continuous": true }
+	  }
+	}'
+	put packages/a/package.json '{ "name": "@x/a", "scripts": { "build": "tsc", "gen": "node gen.js" } }'
+	put packages/a/project.json '{ "name": "lib-a" }'
+	put packages/b/package.json '{ "name": "@x/b", "dependencies": { "@x/a": "*" }, "scripts": { "build": "tsc -b", "test": "vitest", "serve": "vite" } }'
+	put packages/b/project.json '{ "name": "app-b", "targets": { "build": { "outputs": ["{workspaceRoot}/packages/b/out/main.js"] },
+	  "lint": { "command": "eslint .", "options": { "cwd": "packages/b" } } } }'
+	run -0 --separate-stderr vx init
+	assert_equal "$stderr" "vx-init: packages/a/project.json: targets.build.inputs: not carried over: '^production': vx keys a dependency by its tasks' keys (dependsOn), not by its files
+vx-init: packages/b/project.json: targets.build.inputs: not carried over: '^production': vx keys a dependency by its tasks' keys (dependsOn), not by its files"
+	assert_equal "$(vxjson packages/a/vx.json build)" \
+		'{"exec":{"command":"tsc"},"dependsOn":["^build"],"cache":{"inputs":{"files":["**/*","!**/*.spec.ts"],"workspaceFiles":["tsconfig.base.json"],"env":["MODE"],"runtime":["node -v"]},"outputs":{"files":["dist/**"]}}}'
+	# project.json's outputs over the default's, a workspace path inside the project
+	assert_equal "$(vxjson packages/b/vx.json build)" \
+		'{"exec":{"command":"tsc -b"},"dependsOn":["^build"],"cache":{"inputs":{"files":["**/*","!**/*.spec.ts"],"workspaceFiles":["tsconfig.base.json"],"env":["MODE"],"runtime":["node -v"]},"outputs":{"files":["out/main.js"]}}}'
+	# dependsOn objects; the nx project name lib-a is the package @x/a
+	assert_equal "$(vxjson packages/b/vx.json test)" \
+		'{"exec":{"command":"vitest"},"dependsOn":["build","@x/a#gen"],"cache":{"inputs":{"files":["**/*"],"workspaceFiles":["tsconfig.base.json"]},"outputs":{"files":["dist/**","build/**","public/**"]}}}'
+	assert_equal "$(vxjson packages/b/vx.json serve)" '{"exec":{"command":"vite","persistent":true}}'
+	# a command runs from its cwd; uncached without cache: true
+	assert_equal "$(vxjson packages/b/vx.json lint)" '{"exec":{"command":"eslint ."}}'
+	run -0 vx graph test
+	assert_equal "$(ids "$output")" "@x/a#build @x/b#build @x/a#gen @x/b#test"
 }
