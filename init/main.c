@@ -24,8 +24,9 @@ static const char usage[] =
 	"usage: vx-init [--root DIR] [--dry] [--force]\n"
 	"\n"
 	"Write a vx.json for each package of a Turborepo workspace (and the root)\n"
-	"from its turbo.json files and package.json scripts: tasks, dependsOn,\n"
-	"inputs, outputs, env, persistent and cache, with turbo's meaning. What it\n"
+	"from its turbo.json files and package.json scripts, or of an Nx workspace\n"
+	"from nx.json, project.json and the scripts: tasks, dependsOn, inputs,\n"
+	"outputs, env, persistent and cache, with the same meaning. What it\n"
 	"could not carry over is one line each on stderr, naming the file and the\n"
 	"key; a task carried over approximately has a // comment above it.\n"
 	"\n"
@@ -39,7 +40,7 @@ static const char usage[] =
 	"written whole or not at all (a temporary file renamed over it).\n"
 	"\n"
 	"Exit status: 0 success, 1 failure (a vx.json exists, a write), 2 usage or\n"
-	"config error (a turbo.json that is missing or wrong).\n";
+	"config error (no turbo.json nor nx.json, or one that is wrong).\n";
 
 void diag_config(struct workspace *ws, const char *file, const char *key, const char *fix,
 	const char *fmt, ...)
