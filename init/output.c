@@ -188,18 +188,48 @@ int output_diff(int rootfd, const char *file, const char *text)
 	return 0;
 }
 
-int output_write(int rootfd, const char *file, const char *text)
+/* The directory of file (root-relative), opened one component at a time
+ * without following a symlink: a project directory swapped for a link
+ * since the workspace was read cannot send the write outside it. *base
+ * gets the file's own name. -1 with errno on failure. */
+static int open_parent(int rootfd, const char *file, const char **base)
 {
 	const char *slash = strrchr(file, '/');
-	char *tmp = slash ? xasprintf("%.*s/.vx.json.init-%ld", (int)(slash - file), file, (long)getpid())
-			  : xasprintf(".vx.json.init-%ld", (long)getpid());
-	int fd = openat(rootfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+	*base = slash ? slash + 1 : file;
+	int fd = dup(rootfd);
+	if (!slash || fd < 0)
+		return fd;
+	char *dir = xstrndup(file, (size_t)(slash - file));
+	char *save = NULL;
+	for (char *c = strtok_r(dir, "/", &save); c && fd >= 0; c = strtok_r(NULL, "/", &save)) {
+		int next = openat(fd, c, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		int e = errno;
+		close(fd);
+		errno = e;
+		fd = next;
+	}
+	free(dir);
+	return fd;
+}
+
+int output_write(int rootfd, const char *file, const char *text)
+{
+	const char *base;
+	int dirfd = open_parent(rootfd, file, &base);
+	if (dirfd < 0) {
+		err_warn_errno("%s: unable to open its directory (a symlink?)", file);
+		return -1;
+	}
+	char *tmp = xasprintf(".vx.json.init-%ld", (long)getpid());
+	int fd = openat(dirfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
 	if (fd < 0) {
-		err_warn_errno("%s: unable to create '%s'", file, tmp);
+		err_warn_errno("%s: unable to create '%s' beside it", file, tmp);
 		free(tmp);
+		close(dirfd);
 		return -1;
 	}
 	size_t n = strlen(text), off = 0;
+	errno = 0;
 	while (off < n) {
 		ssize_t w = write(fd, text + off, n - off);
 		if (w < 0 && errno == EINTR)
@@ -213,15 +243,16 @@ int output_write(int rootfd, const char *file, const char *text)
 		e = errno;
 	if (close(fd) != 0 && !e)
 		e = errno;
-	if (!e && renameat(rootfd, tmp, rootfd, file) != 0)
+	if (!e && renameat(dirfd, tmp, dirfd, base) != 0)
 		e = errno;
+	if (e)
+		unlinkat(dirfd, tmp, 0);
+	close(dirfd);
+	free(tmp);
 	if (e) {
-		unlinkat(rootfd, tmp, 0);
 		errno = e;
 		err_warn_errno("%s: unable to write", file);
-		free(tmp);
 		return -1;
 	}
-	free(tmp);
 	return 0;
 }
