@@ -110,10 +110,16 @@ char *output_render(const struct oproj *op)
 	if (!f)
 		err_die_errno(VX_EXIT_FAIL, "open_memstream");
 	fputs("{\n", f);
-	fputs("  // written by vx init from ", f);
-	for (size_t i = 0; i < op->nsources; i++)
-		fprintf(f, "%s%s", op->sources[i], i + 1 < op->nsources ? ", " : " ");
-	fputs("and package.json's scripts\n", f);
+	char *from = xstrdup("");
+	for (size_t i = 0; i < op->nsources; i++) {
+		char *next = xasprintf("%s%s, ", from, op->sources[i]);
+		free(from);
+		from = next;
+	}
+	char *head = xasprintf("written by vx init from %sand package.json's scripts", from);
+	put_comment(f, "  ", head);
+	free(head);
+	free(from);
 	fputs("  \"tasks\": {\n", f);
 	for (size_t i = 0; i < op->ntasks; i++)
 		put_task(f, op->tasks[i], i + 1 == op->ntasks);

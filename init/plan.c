@@ -461,6 +461,15 @@ bool plan_build(struct plan *pl, struct workspace *ws, const struct turbo *t, in
 			cJSON *def = turbo_def(t, ws, p, *n, &from);
 			if (!def)
 				continue;
+			/* vx-graph refuses these names: say so, write the rest */
+			if (!**n || strchr(*n, '#') || **n == '^' || **n == '!' || strpbrk(*n, " \t\n\r")) {
+				char *key = xasprintf("%s.%s", t->sect ? t->sect : "tasks", *n);
+				note(from, key, "not a vx task name (no '#', spaces, or a leading '^' or '!'); "
+						"rename the script");
+				free(key);
+				cJSON_Delete(def);
+				continue;
+			}
 			struct otask *o = xcalloc(1, sizeof(*o));
 			o->name = *n;
 			o->def = def;

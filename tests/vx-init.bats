@@ -249,3 +249,14 @@ vx-init: packages/b/project.json: targets.build.inputs: not carried over: '^prod
 	run -0 vx graph test
 	assert_equal "$(ids "$output")" "@x/a#build @x/b#build @x/a#gen @x/b#test"
 }
+
+@test "a script name vx refuses, or a directory name holding a newline, still gives a vx.json vx reads" {
+	put turbo.json '{ "tasks": { "build all": {}, "!x": {}, "build": { "dependsOn": ["^build"] } } }'
+	put package.json '{ "name": "root", "private": true, "workspaces": ["packages/*"] }'
+	put "packages/a"$'\n'"b/package.json" '{ "name": "@x/nl", "scripts": { "build": "tsc", "build all": "make", "!x": "y" } }'
+	run -0 --separate-stderr vx init
+	assert_equal "$stderr" "vx-init: turbo.json: tasks.build all: not carried over: not a vx task name (no '#', spaces, or a leading '^' or '!'); rename the script
+vx-init: turbo.json: tasks.!x: not carried over: not a vx task name (no '#', spaces, or a leading '^' or '!'); rename the script"
+	run -0 vx graph
+	assert_equal "$(ids "$output")" "@x/nl#build"
+}
