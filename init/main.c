@@ -16,12 +16,13 @@
 #include "nx.h"
 #include "output.h"
 #include "plan.h"
+#include "propose.h"
 #include "turbo.h"
 #include "workspace.h"
 #include "wsroot.h"
 
 static const char usage[] =
-	"usage: vx-init [--root DIR] [--dry] [--force]\n"
+	"usage: vx-init [--root DIR] [--dry] [--force] [--sandbox]\n"
 	"\n"
 	"Write a vx.json for each package of a Turborepo workspace (and the root)\n"
 	"from its turbo.json files and package.json scripts, or of an Nx workspace\n"
@@ -34,6 +35,10 @@ static const char usage[] =
 	"                 current directory)\n"
 	"  --dry, --print print the unified diff of what it would write; write nothing\n"
 	"  --force        replace vx.json files that exist\n"
+	"  --sandbox      run each task once under the tracer, starting with nothing\n"
+	"                 of the workspace granted, and print the sandbox block its\n"
+	"                 denied accesses call for as a diff of its vx.json (the\n"
+	"                 tasks run and write their outputs; nothing else is written)\n"
 	"  -h, --help     this text\n"
 	"\n"
 	"An existing vx.json is refused, and then nothing is written. Each file is\n"
@@ -61,11 +66,12 @@ int main(int argc, char **argv)
 		{"dry", no_argument, NULL, 'n'},
 		{"print", no_argument, NULL, 'n'},
 		{"force", no_argument, NULL, 'f'},
+		{"sandbox", no_argument, NULL, 's'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
 	const char *root = getenv("VX_ROOT");
-	bool dry = false, force = false;
+	bool dry = false, force = false, sandbox = false;
 	int c;
 
 	err_init(argv[0]);
@@ -79,6 +85,9 @@ int main(int argc, char **argv)
 			break;
 		case 'f':
 			force = true;
+			break;
+		case 's':
+			sandbox = true;
 			break;
 		case 'h':
 			fputs(usage, stdout);
@@ -102,6 +111,8 @@ int main(int argc, char **argv)
 	int rootfd = open(ws.root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (rootfd < 0)
 		err_die_errno(VX_EXIT_USAGE, "unable to open '%s'", ws.root);
+	if (sandbox)
+		return propose_run(ws.root, rootfd) ? VX_EXIT_FAIL : jsonl_out_finish();
 
 	static struct turbo t;
 	if (!turbo_load(&t, &ws, rootfd))

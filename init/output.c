@@ -112,11 +112,11 @@ char *output_render(const struct oproj *op)
 	fputs("{\n", f);
 	char *from = xstrdup("");
 	for (size_t i = 0; i < op->nsources; i++) {
-		char *next = xasprintf("%s%s, ", from, op->sources[i]);
+		char *next = xasprintf("%s%s%s", from, i ? ", " : "", op->sources[i]);
 		free(from);
 		from = next;
 	}
-	char *head = xasprintf("written by vx init from %sand package.json's scripts", from);
+	char *head = xasprintf("written by vx init from %s and package.json's scripts", from);
 	put_comment(f, "  ", head);
 	free(head);
 	free(from);
