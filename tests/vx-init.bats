@@ -260,3 +260,50 @@ vx-init: turbo.json: tasks.!x: not carried over: not a vx task name (no '#', spa
 	run -0 vx graph
 	assert_equal "$(ids "$output")" "@x/nl#build"
 }
+
+# sb_ws: one package whose build reads a root file and its src, writes dist
+sb_ws() {
+	put turbo.json '{ "tasks": { "build": { "outputs": ["dist/**"] }, "say": { "cache": false } } }'
+	put shared.txt 'shared'
+	put packages/a/src/in.txt 'in'
+	put packages/a/package.json '{ "name": "@x/a", "scripts": {
+		"build": "mkdir -p dist && cat ../../shared.txt src/in.txt > dist/out.txt",
+		"say": "echo hi" } }'
+}
+
+@test "--sandbox proposes the narrowest block as a diff; applied, the task passes sandboxed and keys the file it reads" {
+	sb_ws
+	run -0 vx init
+	cp packages/a/vx.json "$BATS_TEST_TMPDIR/before"
+	run -0 --separate-stderr vx init --sandbox
+	assert_line '+      "exec": { "command": "mkdir -p dist && cat ../../shared.txt src/in.txt > dist/out.txt", "sandbox": { "allow": { "read": ["../../shared.txt", "src"], "write": ["dist/"] } } },'
+	assert_line '+        "inputs": { "workspaceFiles": ["shared.txt"] },'
+	assert_line '+      "exec": { "command": "echo hi", "sandbox": {} }'
+	# a diff for review: the file itself is as it was
+	run -0 cmp packages/a/vx.json "$BATS_TEST_TMPDIR/before"
+	vx init --sandbox 2>/dev/null | git apply
+	rm -rf packages/a/dist
+	run -0 vx run build
+	assert_line --partial 'miss @x/a#build'
+	refute_output --partial 'VIOLATION'
+	assert_equal "$(cat packages/a/dist/out.txt)" $'shared\nin'
+	run -0 vx run build
+	assert_line --partial 'hit  @x/a#build'
+	put shared.txt 'moved'
+	run -0 vx run build
+	assert_line --partial 'miss @x/a#build'
+}
+
+@test "--sandbox leaves a task with a block as it is, and names a task that fails with every grant" {
+	sb_ws
+	run -0 vx init
+	put packages/a/vx.json '{ "tasks": {
+	  "build": { "exec": { "command": "true", "sandbox": {} } },
+	  "net": { "exec": { "command": "exit 3" } } } }'
+	run -1 --separate-stderr vx init --sandbox
+	assert_equal "$(printf '%s\n' "${stderr_lines[@]}" | grep -v 'under the tracer')" \
+		"vx-init: @x/a#build: has a sandbox block already; left as it is
+vx-init: @x/a#net: failed (exit 3) with the grants found; fix: run it by hand; a network host or a tool outside the workspace is not found this way
+vx-init: packages/a/vx.json: tasks.net: not in the shape vx init writes; fix: add to its exec: \"sandbox\": {}"
+	assert_output ''
+}
