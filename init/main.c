@@ -143,8 +143,12 @@ int main(int argc, char **argv)
 			refused++;
 		}
 	}
-	if (refused)
+	if (refused) {
+		for (size_t i = 0; i < pl.n; i++)
+			free(text[i]);
+		free(text);
 		return VX_EXIT_FAIL;
+	}
 	notes_print();
 	int rc = VX_EXIT_OK;
 	size_t files = 0, tasks = 0;
@@ -161,6 +165,9 @@ int main(int argc, char **argv)
 	if (!dry)
 		printf("vx init: wrote %zu vx.json files, %zu tasks; %u things not carried over%s\n",
 			files, tasks, notes_count(), notes_count() ? " (above)" : "");
+	for (size_t i = 0; i < pl.n; i++)
+		free(text[i]);
+	free(text);
 	int out = jsonl_out_finish();
 	return rc ? rc : out;
 }

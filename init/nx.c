@@ -338,8 +338,15 @@ bool nx_load(struct turbo *t, struct workspace *ws, int rootfd)
 		t->pkg_file[i] = pjs[i] ? pj : pk;
 		free(pjs[i] ? pk : pj);
 	}
-	if (!ok)
+	if (!ok) {
+		for (size_t i = 0; i < ws->nprojects; i++) {
+			cJSON_Delete(pjs[i]);
+			cJSON_Delete(pkgs[i]);
+		}
+		free(pjs);
+		free(pkgs);
 		return false;
+	}
 
 	for (size_t i = 0; i < ws->nprojects; i++) {
 		const struct project *p = ws->projects[i];
@@ -435,5 +442,11 @@ bool nx_load(struct turbo *t, struct workspace *ws, int rootfd)
 		t->pkg_tasks[i] = tasks;
 		t->scripts[i] = cmds;
 	}
+	for (size_t i = 0; i < ws->nprojects; i++) {
+		cJSON_Delete(pjs[i]);
+		cJSON_Delete(pkgs[i]);
+	}
+	free(pjs);
+	free(pkgs);
 	return true;
 }

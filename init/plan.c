@@ -507,10 +507,20 @@ bool plan_build(struct plan *pl, struct workspace *ws, const struct turbo *t, in
 			}
 		}
 		size_t kept = 0;
-		for (size_t k = 0; k < op->ntasks; k++)
-			if (op->tasks[k]->runs || op->tasks[k]->reached)
-				op->tasks[kept++] = op->tasks[k];
+		for (size_t k = 0; k < op->ntasks; k++) {
+			struct otask *o = op->tasks[k];
+			if (o->runs || o->reached) {
+				op->tasks[kept++] = o;
+			} else {
+				cJSON_Delete(o->def);
+				free(o);
+			}
+		}
 		op->ntasks = kept;
 	}
+	for (size_t i = 0; i < pl->n; i++)
+		cJSON_Delete(c.pkgjson[i]);
+	free(c.pkgjson);
+	free(c.scripts);
 	return c.ok;
 }
