@@ -304,12 +304,13 @@ static char *command(struct nctx *c, const cJSON *cfg, const cJSON *scripts, con
 bool nx_load(struct turbo *t, struct workspace *ws, int rootfd)
 {
 	bool bad;
-	memset(t, 0, sizeof(*t));
+	turbo_free(t);
 	t->root = turbo_read_json(rootfd, "nx.json", &bad);
 	if (!t->root)
 		return !bad;
 	t->sect = "targets";
 	t->tool = "nx";
+	t->n = ws->nprojects;
 	t->pkg = xcalloc(ws->nprojects + 1, sizeof(*t->pkg));
 	t->pkg_tasks = xcalloc(ws->nprojects + 1, sizeof(*t->pkg_tasks));
 	t->pkg_file = xcalloc(ws->nprojects + 1, sizeof(*t->pkg_file));

@@ -147,6 +147,7 @@ bool turbo_load(struct turbo *t, struct workspace *ws, int rootfd)
 		ok &= tasks_of("turbo.json", t->root, true, &t->root_tasks, &v1);
 		t->v1 = v1;
 	}
+	t->n = ws->nprojects;
 	t->pkg = xcalloc(ws->nprojects + 1, sizeof(*t->pkg));
 	t->pkg_tasks = xcalloc(ws->nprojects + 1, sizeof(*t->pkg_tasks));
 	t->pkg_file = xcalloc(ws->nprojects + 1, sizeof(*t->pkg_file));
@@ -165,6 +166,19 @@ bool turbo_load(struct turbo *t, struct workspace *ws, int rootfd)
 		}
 	}
 	return ok;
+}
+
+void turbo_free(struct turbo *t)
+{
+	for (size_t i = 0; i < t->n; i++) {
+		cJSON_Delete(t->pkg[i]);
+		free(t->pkg_file[i]);
+	}
+	cJSON_Delete(t->root);
+	free(t->pkg);
+	free(t->pkg_tasks);
+	free(t->pkg_file);
+	memset(t, 0, sizeof(*t));
 }
 
 static bool is_root(const struct project *p)

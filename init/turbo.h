@@ -32,6 +32,7 @@ struct turbo {
 	cJSON **scripts;
 	const char *sect;
 	const char *tool; /* "turbo" or "nx", for comments */
+	size_t n;         /* the projects the arrays cover */
 };
 
 /* Parse file (root-relative) as JSON with comments, as turbo and Nx do: the
@@ -41,6 +42,9 @@ cJSON *turbo_read_json(int rootfd, const char *file, bool *bad);
 
 /* false after printing why (the caller exits 2). */
 bool turbo_load(struct turbo *t, struct workspace *ws, int rootfd);
+
+/* Free what turbo_load read (t may then be loaded again). */
+void turbo_free(struct turbo *t);
 
 /* The merged definition of task name in project p (a new object the caller
  * deletes), or NULL when turbo.json defines no such task for p. *from gets
