@@ -85,6 +85,7 @@ static int run(char *const *argv, char **out, char **env)
 
 struct grants {
 	cJSON *read, *write, *wfiles;
+	cJSON *outside; /* writes outside the project: named, not granted */
 	bool unix_sockets;
 };
 
@@ -145,24 +146,21 @@ static int learn(const char *trace, const char *root, const char *proj, struct g
 				}
 				free(rel);
 			}
+		} else if (strcmp(acc->valuestring, "write") == 0 && failed &&
+			   !path_is_within(proj, path)) {
+			/* never granted without review: the next run would let a
+			 * hostile script write there (a sibling package, ~/.bashrc) */
+			add_new(g->outside, path);
 		} else if (strcmp(acc->valuestring, "write") == 0 && failed) {
-			char *rel = path_is_within(proj, path) ? path_relative(proj, path) : xstrdup(path);
-			char *top = path_is_within(proj, path) ? top_dir(rel) : NULL;
+			char *rel = path_relative(proj, path);
+			char *top = top_dir(rel);
 			char *grant;
 			if (top)
 				grant = xasprintf("%s/", top);
 			else if (strcmp(op->valuestring, "mkdir") == 0)
 				grant = xasprintf("%s/", rel);
-			else if (path_is_within(proj, path))
+			else
 				grant = xstrdup(rel);
-			else {
-				char *d = xstrdup(rel);
-				char *slash = strrchr(d, '/');
-				if (slash && slash != d)
-					*slash = '\0';
-				grant = xasprintf("%s/", d);
-				free(d);
-			}
 			added += add_new(g->write, grant);
 			free(grant);
 			free(top);
@@ -338,7 +336,8 @@ int propose_run(const char *root, int rootfd)
 			continue;
 		}
 		char *proj = path_join(root, pdir);
-		struct grants g = {cJSON_CreateArray(), cJSON_CreateArray(), cJSON_CreateArray(), false};
+		struct grants g = {cJSON_CreateArray(), cJSON_CreateArray(), cJSON_CreateArray(),
+			cJSON_CreateArray(), false};
 		int status = -1, round;
 		for (round = 1; round <= MAX_ROUNDS; round++) {
 			char **argv = xcalloc(16 + 2 * ((size_t)cJSON_GetArraySize(g.read) +
@@ -375,6 +374,11 @@ int propose_run(const char *root, int rootfd)
 			if (learn(trace, root, proj, &g) == 0)
 				break;
 		}
+		const cJSON *w;
+		cJSON_ArrayForEach(w, g.outside)
+			fprintf(stderr, "vx-init: %s: wrote '%s', outside its project: not granted; fix: "
+					"review it, and add it to allow.write by hand if it is right\n",
+				id, w->valuestring);
 		if (status != 0) {
 			fprintf(stderr, "vx-init: %s: failed (exit %d) with the grants found; fix: run it "
 					"by hand; a network host or a tool outside the workspace is not found "
@@ -407,6 +411,7 @@ int propose_run(const char *root, int rootfd)
 		cJSON_Delete(g.read);
 		cJSON_Delete(g.write);
 		cJSON_Delete(g.wfiles);
+		cJSON_Delete(g.outside);
 		free(proj);
 		cJSON_Delete(r);
 	}

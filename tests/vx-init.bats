@@ -307,3 +307,17 @@ vx-init: @x/a#net: failed (exit 3) with the grants found; fix: run it by hand; a
 vx-init: packages/a/vx.json: tasks.net: not in the shape vx init writes; fix: add to its exec: \"sandbox\": {}"
 	assert_output ''
 }
+
+@test "--sandbox never grants a write outside the project: it names it, and the file stays unwritten" {
+	sb_ws
+	run -0 vx init
+	put packages/b/package.json '{ "name": "@x/b", "scripts": { "build": "echo x > ../a/src/in.txt; echo y > ../../evil.txt; true" } }'
+	run -0 vx init --force
+	run -0 --separate-stderr vx init --sandbox
+	assert_equal "$(printf '%s\n' "${stderr_lines[@]}" | grep outside)" \
+		"vx-init: @x/b#build: wrote '$WS/packages/a/src/in.txt', outside its project: not granted; fix: review it, and add it to allow.write by hand if it is right
+vx-init: @x/b#build: wrote '$WS/evil.txt', outside its project: not granted; fix: review it, and add it to allow.write by hand if it is right"
+	assert_file_not_exists evil.txt
+	assert_equal "$(cat packages/a/src/in.txt)" in
+	assert_line '+      "exec": { "command": "echo x > ../a/src/in.txt; echo y > ../../evil.txt; true", "sandbox": {} },'
+}
