@@ -86,7 +86,7 @@ static int run(char *const *argv, char **out, char **env)
 struct grants {
 	cJSON *read, *write, *wfiles;
 	cJSON *outside; /* writes outside the project: named, not granted */
-	bool unix_sockets;
+	bool unix_sockets; /* it made an AF_UNIX socket: named, never granted */
 };
 
 static bool add_new(cJSON *arr, const char *s)
@@ -127,7 +127,8 @@ static int learn(const char *trace, const char *root, const char *proj, struct g
 		}
 		const char *path = res->valuestring;
 		if (strcmp(acc->valuestring, "unix") == 0) {
-			added += !g->unix_sockets;
+			/* named, not granted: a unix socket may be the Docker
+			 * daemon's, root on the host */
 			g->unix_sockets = true;
 		} else if (strcmp(acc->valuestring, "read") == 0 && failed) {
 			struct stat st;
@@ -192,7 +193,7 @@ static char *sandbox_text(const struct grants *g)
 	if (!f)
 		err_die_errno(VX_EXIT_FAIL, "open_memstream");
 	bool r = cJSON_GetArraySize(g->read), w = cJSON_GetArraySize(g->write);
-	if (!r && !w && !g->unix_sockets) {
+	if (!r && !w) {
 		fputs("\"sandbox\": {}", f);
 	} else {
 		fputs("\"sandbox\": { \"allow\": { ", f);
@@ -207,8 +208,6 @@ static char *sandbox_text(const struct grants *g)
 			put_list(f, g->write);
 			sep = ", ";
 		}
-		if (g->unix_sockets)
-			fprintf(f, "%s\"unixSockets\": true", sep);
 		fputs(" } }", f);
 	}
 	fclose(f);
@@ -358,8 +357,6 @@ int propose_run(const char *root, int rootfd)
 				argv[a++] = "--write";
 				argv[a++] = e->valuestring;
 			}
-			if (g.unix_sockets)
-				argv[a++] = "--unix-sockets";
 			argv[a++] = "--trace";
 			argv[a++] = trace;
 			argv[a++] = "--";
@@ -379,6 +376,11 @@ int propose_run(const char *root, int rootfd)
 			fprintf(stderr, "vx-init: %s: wrote '%s', outside its project: not granted; fix: "
 					"review it, and add it to allow.write by hand if it is right\n",
 				id, w->valuestring);
+		if (g.unix_sockets)
+			fprintf(stderr, "vx-init: %s: made an AF_UNIX socket: not granted; fix: review "
+					"which socket (a daemon's may be root on the host), and add "
+					"allow.unixSockets by hand if it is right\n",
+				id);
 		if (status != 0) {
 			fprintf(stderr, "vx-init: %s: failed (exit %d) with the grants found; fix: run it "
 					"by hand; a network host or a tool outside the workspace is not found "

@@ -7,13 +7,13 @@
  * workspace granted). Each denied access the trace records becomes a grant
  * (a read of a file that exists on the host: the file, or the top directory
  * of the project that holds it; a write inside the project: the top
- * directory written into, or a top-level file; an AF_UNIX socket:
- * unixSockets), and the task runs again
+ * directory written into, or a top-level file), and the task runs again
  * with them, until a run needs nothing new (at most a few rounds). A read
  * outside the project also becomes a cache input (workspaceFiles), so the
- * key moves when that file does. A write outside the project is never
- * granted for the next run (a hostile script would get what it asked for):
- * it is one line for the user to judge. The result is printed as a unified diff
+ * key moves when that file does. A write outside the project and an
+ * AF_UNIX socket are never granted for the next run (a hostile script
+ * would get what it asked for: ~/.bashrc, the Docker daemon): each is one
+ * line for the user to judge. The result is printed as a unified diff
  * of each vx.json, for review; nothing is written. Network hosts are not
  * found this way (a task without a proxy has no network to ask for): a
  * task that needs one fails, and its line says so.

@@ -321,3 +321,14 @@ vx-init: @x/b#build: wrote '$WS/evil.txt', outside its project: not granted; fix
 	assert_equal "$(cat packages/a/src/in.txt)" in
 	assert_line '+      "exec": { "command": "echo x > ../a/src/in.txt; echo y > ../../evil.txt; true", "sandbox": {} },'
 }
+
+@test "--sandbox never grants unix sockets: it names the task that made one" {
+	sb_ws
+	put packages/a/package.json '{ "name": "@x/a", "scripts": { "build": "/usr/bin/python3 -c \"import socket; socket.socket(socket.AF_UNIX)\"" } }'
+	run -0 vx init
+	run -1 --separate-stderr vx init --sandbox
+	assert_equal "$(printf '%s\n' "${stderr_lines[@]}" | grep -c 'run . under the tracer')" 1
+	assert_equal "$(printf '%s\n' "${stderr_lines[@]}" | grep AF_UNIX)" \
+		"vx-init: @x/a#build: made an AF_UNIX socket: not granted; fix: review which socket (a daemon's may be root on the host), and add allow.unixSockets by hand if it is right"
+	refute_output --partial unixSockets
+}
