@@ -20,6 +20,11 @@ void note(const char *file, const char *key, const char *fmt, ...)
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
 	char *line = xasprintf("%s: %s: not carried over: %s", file, key, msg);
+	/* one line, and no control sequence from a hostile turbo.json or
+	 * directory name reaches the terminal */
+	for (char *c = line; *c; c++)
+		if ((unsigned char)*c < 0x20 || *c == 0x7f)
+			*c = '?';
 	if (!said.cap)
 		strmap_init(&said);
 	if (strmap_get(&said, line)) {

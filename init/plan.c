@@ -378,6 +378,10 @@ static void map_task(struct pctx *c, struct project *p, struct otask *o)
 		snprintf(key, sizeof(key), "%s.%s.%s", sect, o->name, e->string);
 		if (i == sizeof(task_keys) / sizeof(*task_keys))
 			note(o->from, key, "a key vx init does not know");
+		else if (task_keys[i].why && o->runs && cJSON_IsString(e) &&
+			 strncmp(e->string, "output", 6) == 0)
+			note(o->from, key, "%s: vx run --output-logs %s", task_keys[i].why,
+				e->valuestring);
 		else if (task_keys[i].why && o->runs)
 			note(o->from, key, "%s", task_keys[i].why);
 	}

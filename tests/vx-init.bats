@@ -91,7 +91,7 @@ print(json.dumps(json.loads(t)["tasks"][sys.argv[2]], separators=(",", ":")))
 	run -0 --separate-stderr vx init
 	assert_equal "$(printf '%s\n' "${stderr_lines[@]}" | sort)" "$(printf '%s\n' \
 		'vx-init: apps/expo/turbo.json: tasks.dev.interactive: not carried over: vx gives a task no terminal input' \
-		'vx-init: turbo.json: tasks.format.outputLogs: not carried over: how much of a task'"'"'s output to show is a run-wide choice in vx' \
+		'vx-init: turbo.json: tasks.format.outputLogs: not carried over: how much of a task'"'"'s output to show is a run-wide choice in vx: vx run --output-logs new-only' \
 		'vx-init: turbo.json: tasks.push.interactive: not carried over: vx gives a task no terminal input' \
 		'vx-init: turbo.json: tasks.ui-add.interactive: not carried over: vx gives a task no terminal input' \
 		'vx-init: turbo.json: ui: not carried over: vx prints each task'"'"'s output its own way' | sort)"
@@ -331,4 +331,11 @@ vx-init: @x/b#build: wrote '$WS/evil.txt', outside its project: not granted; fix
 	assert_equal "$(printf '%s\n' "${stderr_lines[@]}" | grep AF_UNIX)" \
 		"vx-init: @x/a#build: made an AF_UNIX socket: not granted; fix: review which socket (a daemon's may be root on the host), and add allow.unixSockets by hand if it is right"
 	refute_output --partial unixSockets
+}
+
+@test "a note is one line, without the control characters a hostile turbo.json holds" {
+	put turbo.json '{ "tasks": { "build": { "outputLogs": "new\nonly\u001b[2J" } } }'
+	put packages/a/package.json '{ "name": "@x/a", "scripts": { "build": "tsc" } }'
+	run -0 --separate-stderr vx init
+	assert_equal "$stderr" "vx-init: turbo.json: tasks.build.outputLogs: not carried over: how much of a task's output to show is a run-wide choice in vx: vx run --output-logs new?only?[2J"
 }
