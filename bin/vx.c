@@ -26,6 +26,7 @@ static const char usage[] =
 	"                       the graph drawn, each task as its last run left it\n"
 	"  vx why TASK...       what moved each task's key: for its last run, and since\n"
 	"  vx clean             empty the local cache\n"
+	"  vx init [--dry]      write vx.json files from turbo.json and package.json scripts\n"
 	"  vx <name> ARGS...    runs the program vx-<name> beside vx\n"
 	"  vx --help            this text\n"
 	"\n"
