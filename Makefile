@@ -34,7 +34,7 @@ endif
 PROGS := vx vx-graph $(if $(wildcard key/main.c),vx-key) $(if $(wildcard cache/main.c),vx-cache) \
          $(if $(wildcard sandbox/main.c),vx-sandbox) $(if $(wildcard proxy/main.c),vx-proxy) \
          $(if $(wildcard report/main.c),vx-report) $(if $(wildcard watch/main.c),vx-watch) \
-         $(if $(wildcard pick/main.c),vx-pick)
+         $(if $(wildcard pick/main.c),vx-pick) $(if $(wildcard init/main.c),vx-init)
 
 COMMON_OBJ := $(patsubst %.c,$(BUILD)/%.o,$(wildcard libcommon/*.c))
 GRAPH_OBJ  := $(patsubst %.c,$(BUILD)/%.o,$(wildcard graph/*.c))
@@ -44,6 +44,9 @@ PROXY_OBJ  := $(patsubst %.c,$(BUILD)/%.o,$(wildcard proxy/*.c))
 REPORT_OBJ := $(patsubst %.c,$(BUILD)/%.o,$(wildcard report/*.c))
 WATCH_OBJ  := $(patsubst %.c,$(BUILD)/%.o,$(wildcard watch/*.c))
 PICK_OBJ   := $(patsubst %.c,$(BUILD)/%.o,$(wildcard pick/*.c))
+# vx-init finds the workspace as vx-graph does, with its modules
+INIT_OBJ   := $(patsubst %.c,$(BUILD)/%.o,$(wildcard init/*.c)) $(BUILD)/graph/workspace.o \
+              $(BUILD)/graph/gcache.o
 # the cache module is linked into the driver (which restores and saves) and
 # into vx-cache (the same operations by hand)
 CACHE_LIB  := $(patsubst %.c,$(BUILD)/%.o,$(filter-out cache/main.c,$(wildcard cache/*.c)))
@@ -106,6 +109,12 @@ $(BINDIR)/vx-watch: $(WATCH_OBJ) $(BUILD)/libcommon.a
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
 $(BINDIR)/vx-pick: $(PICK_OBJ) $(BUILD)/libcommon.a
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
+$(patsubst %.c,$(BUILD)/%.o,$(wildcard init/*.c)): CPPFLAGS += -Igraph
+
+$(BINDIR)/vx-init: $(INIT_OBJ) $(BUILD)/libcommon.a
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 

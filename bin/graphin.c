@@ -36,7 +36,7 @@ int graphin_load_then(struct graphin *g, const char *root, char **names, int nna
 	bool explain, void (*on_graph)(void *arg, const cJSON *graph), void *arg)
 {
 	memset(g, 0, sizeof(*g));
-	char **argv = xcalloc((size_t)nnames + 4, sizeof(char *));
+	char **argv = xcalloc((size_t)nnames + 5, sizeof(char *));
 	int a = 0;
 	char *graph_prog = proc_stage_path("vx-graph");
 	argv[a++] = graph_prog;
@@ -44,6 +44,15 @@ int graphin_load_then(struct graphin *g, const char *root, char **names, int nna
 		argv[a++] = "--root";
 		argv[a++] = (char *)root;
 	}
+	/* vx-graph takes options anywhere: a task name spelled like one
+	 * ("--root=x", a task "-x") must stay a name. A caller handing
+	 * selection options (vx run's --filter, --only) ends them with its
+	 * own "--" */
+	bool sep = false;
+	for (int i = 0; i < nnames && !sep; i++)
+		sep = strcmp(names[i], "--") == 0;
+	if (!sep)
+		argv[a++] = "--";
 	for (int i = 0; i < nnames; i++)
 		argv[a++] = names[i];
 	argv[a] = NULL;

@@ -15,7 +15,8 @@ struct graphin {
 	size_t n;
 };
 
-/* names: TASK arguments. keys: pipe through vx-key (--explain with explain).
+/* names: TASK arguments, or vx-graph's selection options, "--" and the
+ * TASKs. keys: pipe through vx-key (--explain with explain).
  * Returns 0, or the exit code to end with after the stage's own message. */
 int graphin_load(struct graphin *g, const char *root, char **names, int nnames, bool keys,
 	bool explain);

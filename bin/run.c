@@ -134,6 +134,17 @@ static void release(struct run *r, struct rtask *t)
 	}
 }
 
+/* How t ended, kept for vx graph --dot/--html, which draw each task as its
+ * last run left it. */
+static void keep_outcome(struct run *r, struct rtask *t, enum ui_status st)
+{
+	static const char *const outcome[UI_NSTATUS] = {[UI_HIT] = "hit", [UI_MISS] = "ran",
+		[UI_DONE] = "ran", [UI_SKIP] = "skipped", [UI_STARTED] = "ran"};
+	const char *o = st == UI_FAIL ? (t->viol.len ? "violation" : "failed") : outcome[st];
+	if (o)
+		runcache_outcome(&r->cache, r->root, t->id, o);
+}
+
 static void finish(struct run *r, struct rtask *t, enum ui_status st)
 {
 	t->status = st;
@@ -155,6 +166,7 @@ static void finish(struct run *r, struct rtask *t, enum ui_status st)
 		.vlen = t->viol.len,
 	};
 	ui_result(&r->ui, &res);
+	keep_outcome(r, t, st);
 	tasklog_free(&t->out);
 	release(r, t);
 }
@@ -540,6 +552,7 @@ static void start(struct run *r, struct rtask *t)
 		t->status = UI_STARTED;
 		r->done++;
 		ui_result(&r->ui, &(struct ui_result){.id = t->id, .status = UI_STARTED});
+		keep_outcome(r, t, UI_STARTED);
 		release(r, t);
 	}
 	progress(r);
@@ -613,8 +626,10 @@ static void exited(struct run *r, struct rtask *t, int st)
 			.ms = t->ms, .exit_code = t->exit_code,
 			.violations = t->viol.data, .vlen = t->viol.len};
 		ui_result(&r->ui, &res);
-		if (bad)
+		if (bad) {
 			t->status = UI_FAIL;
+			keep_outcome(r, t, UI_FAIL);
+		}
 		return;
 	}
 	if (r->interrupted)

@@ -211,10 +211,24 @@ int runcache_save(struct runcache *rc, const char *key, const char *root, const 
 	return r;
 }
 
+/* One task's line of the index: its last key ("-" before it has one) and
+ * how its last run ended ("" when no run of it ended since the index began
+ * keeping outcomes). */
+struct why_entry {
+	char key[33];
+	char outcome[16];
+};
+
 static void keys_save(struct runcache *rc)
 {
 	if (!rc->keys_dirty)
 		return;
+	/* outcomes are kept for tasks that never wrote a record (a group run
+	 * with --no-cache, a task skipped before its key) */
+	char *dir = xasprintf("%s", rc->keys_path);
+	*strrchr(dir, '/') = '\0';
+	mkdir(dir, 0777);
+	free(dir);
 	struct atomicw w;
 	if (atomicw_open(&w, rc->keys_path, 0666) != 0)
 		return;
@@ -224,8 +238,11 @@ static void keys_save(struct runcache *rc)
 		return;
 	}
 	for (size_t i = 0; i < rc->keys.cap; i++)
-		if (rc->keys.keys[i])
-			fprintf(f, "%s %s\n", rc->keys.keys[i], (char *)rc->keys.vals[i]);
+		if (rc->keys.keys[i]) {
+			const struct why_entry *e = rc->keys.vals[i];
+			fprintf(f, "%s %s%s%s\n", rc->keys.keys[i], e->key, *e->outcome ? " " : "",
+				e->outcome);
+		}
 	atomicw_commit(&w); /* failing, the next run keys afresh */
 }
 
@@ -266,6 +283,10 @@ static char *why_path(const char *root, const char *id, const char *which)
 	return xasprintf("%s/.vx/why/%s%s.json", root, h, which);
 }
 
+/* The index, a line per task: "<xxh3-64 of the id> <key or -> [<outcome>]".
+ * The outcome is optional so that an index written before outcomes were
+ * kept still reads; a malformed line is dropped (its task's record is then
+ * rewritten on its next keying, nothing worse). */
 static void keys_load(struct runcache *rc, const char *root)
 {
 	rc->keys_loaded = true;
@@ -276,18 +297,42 @@ static void keys_load(struct runcache *rc, const char *root)
 		nl = strchr(line, '\n');
 		if (!nl)
 			break;
-		if (nl - line == 16 + 1 + 32 && line[16] == ' ') {
-			char *id = xstrndup(line, 16), *key = xstrndup(line + 17, 32);
-			void *old = strmap_get(&rc->keys, id);
-			if (old) {
-				free(id);
-				free(key);
-			} else {
-				strmap_put(&rc->keys, id, key);
-			}
+		*nl = '\0';
+		if (strlen(line) < 18 || line[16] != ' ')
+			continue;
+		char *key = line + 17, *sp = strchr(key, ' ');
+		size_t klen = sp ? (size_t)(sp - key) : strlen(key);
+		const char *outcome = sp ? sp + 1 : "";
+		if ((klen != 32 && !(klen == 1 && key[0] == '-')) || strlen(outcome) >= 16 ||
+		    strchr(outcome, ' '))
+			continue;
+		char *id = xstrndup(line, 16);
+		if (strmap_get(&rc->keys, id)) {
+			free(id);
+			continue;
 		}
+		struct why_entry *e = xcalloc(1, sizeof(*e));
+		memcpy(e->key, key, klen);
+		strcpy(e->outcome, outcome);
+		strmap_put(&rc->keys, id, e);
 	}
 	free(text);
+}
+
+/* id's line of the index, made ("-", no outcome) when it has none. */
+static struct why_entry *keys_entry(struct runcache *rc, const char *root, const char *id)
+{
+	if (!rc->keys_loaded)
+		keys_load(rc, root);
+	char h[17];
+	id_hash(id, h);
+	struct why_entry *e = strmap_get(&rc->keys, h);
+	if (!e) {
+		e = xcalloc(1, sizeof(*e));
+		strcpy(e->key, "-");
+		strmap_put(&rc->keys, xstrdup(h), e);
+	}
+	return e;
 }
 
 void runcache_remember(struct runcache *rc, const char *root, const char *id, const cJSON *keyed)
@@ -299,18 +344,10 @@ void runcache_remember(struct runcache *rc, const char *root, const char *id, co
 	/* most runs key most tasks as they were: a rename per task would cost
 	 * more than the run, so the record is written only when the key moved,
 	 * and whether it moved is told by one index, not by reading each record */
-	if (!rc->keys_loaded)
-		keys_load(rc, root);
-	char h[17];
-	id_hash(id, h);
-	char *was = strmap_get(&rc->keys, h);
-	if (was && strcmp(was, key) == 0)
+	struct why_entry *was = keys_entry(rc, root, id);
+	if (strcmp(was->key, key) == 0)
 		return;
-	if (was) {
-		memcpy(was, key, 33);
-	} else {
-		strmap_put(&rc->keys, xstrdup(h), xstrdup(key));
-	}
+	snprintf(was->key, sizeof(was->key), "%s", key);
 	rc->keys_dirty = true;
 	cJSON *rec = cJSON_CreateObject();
 	cJSON_AddStringToObject(rec, "id", id);
@@ -352,4 +389,24 @@ cJSON *runcache_recall(const char *root, const char *id, bool before)
 	cJSON *j = cJSON_Parse(text);
 	free(text);
 	return j;
+}
+
+void runcache_outcome(struct runcache *rc, const char *root, const char *id, const char *outcome)
+{
+	struct why_entry *e = keys_entry(rc, root, id);
+	/* a run whose tasks ended as the last one did writes no index */
+	if (strcmp(e->outcome, outcome) == 0)
+		return;
+	snprintf(e->outcome, sizeof(e->outcome), "%s", outcome);
+	rc->keys_dirty = true;
+}
+
+const char *runcache_last_outcome(struct runcache *rc, const char *root, const char *id)
+{
+	if (!rc->keys_loaded)
+		keys_load(rc, root);
+	char h[17];
+	id_hash(id, h);
+	const struct why_entry *e = strmap_get(&rc->keys, h);
+	return e && *e->outcome ? e->outcome : NULL;
 }

@@ -24,7 +24,8 @@ struct runcache {
 	struct remote *remote; /* remote.h, or NULL */
 	bool why_dir_made;
 	/* <root>/.vx/why/keys: the key each task's record holds, so that a run
-	 * whose keys did not move reads no record: "<xxh3-64 of id> <key>" lines */
+	 * whose keys did not move reads no record, and how the task's last run
+	 * ended: "<xxh3-64 of id> <key or -> [<outcome>]" lines */
 	char *keys_path;
 	struct strmap keys; /* hex id hash -> key, both malloc'd */
 	bool keys_loaded, keys_dirty;
@@ -84,5 +85,12 @@ int runcache_clean(struct runcache *rc);
 void runcache_remember(struct runcache *rc, const char *root, const char *id, const cJSON *keyed);
 /* The last remembered record of id (before: the one it replaced), or NULL. */
 cJSON *runcache_recall(const char *root, const char *id, bool before);
+/* How id's run ended ("hit", "ran", "failed", "violation", "skipped"),
+ * kept in the index beside its key; written at runcache_close, and only when
+ * some outcome or key moved. */
+void runcache_outcome(struct runcache *rc, const char *root, const char *id, const char *outcome);
+/* The outcome of id's last run, or NULL when none is kept (never run).
+ * Needs no runcache_open: a zeroed rc reads the index, runcache_close frees. */
+const char *runcache_last_outcome(struct runcache *rc, const char *root, const char *id);
 
 #endif

@@ -10,6 +10,7 @@
 
 #include "heap.h"
 #include "err.h"
+#include "graphview.h"
 #include "jsonl.h"
 #include "proc.h"
 #include "run.h"
@@ -22,8 +23,11 @@ static const char usage[] =
 	"                       run the tasks and their dependencies, restoring hits\n"
 	"  vx graph [TASK...] [--filter SEL]... [--only]\n"
 	"                       the folded task graph, as vx-graph prints it\n"
+	"  vx graph --dot|--html FILE [TASK...]\n"
+	"                       the graph drawn, each task as its last run left it\n"
 	"  vx why TASK...       what moved each task's key: for its last run, and since\n"
 	"  vx clean             empty the local cache\n"
+	"  vx init [--dry]      write vx.json files from turbo.json and package.json scripts\n"
 	"  vx <name> ARGS...    runs the program vx-<name> beside vx\n"
 	"  vx --help            this text\n"
 	"\n"
@@ -67,6 +71,9 @@ int main(int argc, char **argv)
 		const char *name;
 		int (*fn)(int, char **);
 	} builtins[] = {{"run", run_main}, {"why", why_main}, {"clean", clean_main}};
+	/* vx graph draws the graph itself; its records stay vx-graph's */
+	if (strcmp(sub, "graph") == 0 && graphview_wanted(argc - 1, argv + 1))
+		return graphview_main(argc - 1, argv + 1);
 	for (size_t i = 0; i < sizeof(builtins) / sizeof(*builtins); i++)
 		if (strcmp(sub, builtins[i].name) == 0)
 			return builtins[i].fn(argc - 1, argv + 1);

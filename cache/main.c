@@ -10,6 +10,7 @@
 #include "err.h"
 #include "fileio.h"
 #include "jsonl.h"
+#include "opt.h"
 #include "path.h"
 
 static const char usage[] =
@@ -111,42 +112,31 @@ static void report_bad(const char *key, const char *what, void *arg)
 	cJSON_Delete(rec);
 }
 
-static int cmd_save(struct cache *c, char **argv, int argc)
+/* save's options, parsed with the others */
+struct save_opts {
+	const char **globs;
+	size_t nglobs;
+	bool outputs, given; /* --outputs given; any of save's options given */
+	const char *logfile;
+	double ms;
+	int exit;
+};
+
+static int cmd_save(struct cache *c, char **args, const struct save_opts *so)
 {
-	struct cache_save s = {.key = argv[0]};
-	const char **globs = xcalloc((size_t)argc + 1, sizeof(*globs));
-	const char *logfile = NULL;
-	bool outputs = false;
-	for (int i = 2; i < argc; i++) {
-		const char *a = argv[i];
-		bool more = i + 1 < argc;
-		if (strcmp(a, "--outputs") == 0) {
-			outputs = true;
-			while (i + 1 < argc && strncmp(argv[i + 1], "--", 2) != 0)
-				globs[s.nglobs++] = argv[++i];
-		} else if (strcmp(a, "--log") == 0 && more) {
-			logfile = argv[++i];
-		} else if (strcmp(a, "--ms") == 0 && more) {
-			s.ms = (double)number(argv[++i], a);
-		} else if (strcmp(a, "--exit") == 0 && more) {
-			s.exit = (int)number(argv[++i], a);
-		} else {
-			bad_usage(xasprintf("save: unknown or incomplete option '%s'", a));
-		}
-	}
-	if (!outputs)
-		bad_usage("save: --outputs is required");
+	struct cache_save s = {.key = args[0], .nglobs = so->nglobs, .ms = so->ms, .exit = so->exit};
+	const char **globs = so->globs;
+	const char *logfile = so->logfile;
 	char *log = NULL;
 	if (logfile && !(log = fileio_read_at(AT_FDCWD, logfile, &s.loglen)))
 		err_die_errno(VX_EXIT_FAIL, "unable to read '%s'", logfile);
 	s.log = log;
-	char *dir = project(argv[1]);
+	char *dir = project(args[1]);
 	s.projdir = dir;
 	s.globs = globs;
 	int r = cache_save(c, &s) == 0 ? VX_EXIT_OK : VX_EXIT_FAIL;
 	free(dir);
 	free(log);
-	free(globs);
 	return r;
 }
 
@@ -157,31 +147,71 @@ int main(int argc, char **argv)
 	const char *dir = getenv("VX_CACHE_DIR"), *state = NULL;
 	if (dir && !*dir)
 		dir = NULL;
-	int i = 1;
-	for (; i < argc && argv[i][0] == '-'; i++) {
-		if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0) {
+	enum { HELP = 1, CACHEDIR, STATE, OUTPUTS, LOG, MS, EXIT };
+	static const struct opt_spec specs[] = {
+		{"help", 'h', OPT_FLAG, HELP},
+		{"dir", 0, OPT_VALUE, CACHEDIR},
+		{"state", 0, OPT_VALUE, STATE},
+		{"outputs", 0, OPT_LIST, OUTPUTS},
+		{"log", 0, OPT_VALUE, LOG},
+		{"ms", 0, OPT_VALUE, MS},
+		{"exit", 0, OPT_VALUE, EXIT},
+		{NULL, 0, 0, 0},
+	};
+	struct save_opts so = {.globs = xcalloc((size_t)argc + 1, sizeof(*so.globs))};
+	struct opt_iter o;
+	int opt;
+	opt_init(&o, argc, argv, specs);
+	while ((opt = opt_next(&o)) != OPT_END) {
+		switch (opt) {
+		case HELP:
 			fputs(usage, stdout);
 			return jsonl_out_finish();
-		} else if (strcmp(argv[i], "--dir") == 0 && i + 1 < argc) {
-			dir = argv[++i];
-		} else if (strcmp(argv[i], "--state") == 0 && i + 1 < argc) {
-			state = argv[++i];
-		} else {
-			bad_usage(xasprintf("unknown or incomplete option '%s'", argv[i]));
+		case CACHEDIR:
+			dir = o.value;
+			break;
+		case STATE:
+			state = o.value;
+			break;
+		case OUTPUTS:
+			so.outputs = so.given = true;
+			for (int k = 0; k < o.nlist; k++)
+				so.globs[so.nglobs++] = o.list[k];
+			break;
+		case LOG:
+			so.logfile = o.value;
+			so.given = true;
+			break;
+		case MS:
+			so.ms = (double)number(o.value, "--ms");
+			so.given = true;
+			break;
+		case EXIT:
+			so.exit = (int)number(o.value, "--exit");
+			so.given = true;
+			break;
+		default:
+			fputs(usage, stderr);
+			return VX_EXIT_USAGE;
 		}
 	}
-	if (i == argc)
+	if (o.noperands == 0)
 		bad_usage("no command");
-	const char *cmd = argv[i++];
-	int nargs = argc - i;
-	char **args = argv + i;
+	const char *cmd = o.operands[0];
+	int nargs = o.noperands - 1;
+	char **args = o.operands + 1;
 	/* the verb and its operands are checked before anything is touched */
+	bool save = strcmp(cmd, "save") == 0;
 	bool ok = (strcmp(cmd, "get") == 0 && nargs == 1) ||
 		  (strcmp(cmd, "restore") == 0 && nargs == 2) ||
-		  (strcmp(cmd, "save") == 0 && nargs >= 2) ||
+		  (save && nargs == 2) ||
 		  ((strcmp(cmd, "verify") == 0 || strcmp(cmd, "clean") == 0) && nargs == 0);
 	if (!ok)
 		bad_usage(xasprintf("'%s': an unknown command or the wrong operands", cmd));
+	if (so.given && !save)
+		bad_usage(xasprintf("%s: --outputs, --log, --ms and --exit are save's options", cmd));
+	if (save && !so.outputs)
+		bad_usage("save: --outputs is required");
 
 	char *projdir = nargs >= 2 ? project(args[1]) : NULL;
 	char *statedir = state ? xstrdup(state) : projdir ? path_join(projdir, ".vx") : NULL;
@@ -192,7 +222,7 @@ int main(int argc, char **argv)
 	} else if (strcmp(cmd, "restore") == 0) {
 		r = cmd_restore(c, args[0], projdir);
 	} else if (strcmp(cmd, "save") == 0) {
-		r = cmd_save(c, args, nargs);
+		r = cmd_save(c, args, &so);
 	} else if (strcmp(cmd, "verify") == 0) {
 		int bad = cache_verify(c, report_bad, NULL);
 		if (bad < 0)
@@ -204,6 +234,8 @@ int main(int argc, char **argv)
 	cache_close(c);
 	free(statedir);
 	free(projdir);
+	free(so.globs);
+	opt_free(&o);
 	int w = jsonl_out_finish();
 	return r ? r : w;
 }

@@ -1,7 +1,6 @@
 /* vx-graph: fold the workspace's vx.json files into the task graph.
  * Prints one "graph" record, then one "task" record per task asked for and
  * everything it depends on, in dependency order (docs/protocol.md). */
-#include <getopt.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,6 +15,7 @@
 #include "gcache.h"
 #include "graph.h"
 #include "jsonl.h"
+#include "opt.h"
 #include "workspace.h"
 #include "wsroot.h"
 
@@ -56,12 +56,13 @@ void diag_config(struct workspace *ws, const char *file, const char *key, const 
 int main(int argc, char **argv)
 {
 	heap_reserve(16);
-	static const struct option opts[] = {
-		{"root", required_argument, NULL, 'r'},
-		{"filter", required_argument, NULL, 'F'},
-		{"only", no_argument, NULL, 'o'},
-		{"help", no_argument, NULL, 'h'},
-		{NULL, 0, NULL, 0},
+	enum { ROOT = 1, FILTER, ONLY, HELP };
+	static const struct opt_spec specs[] = {
+		{"root", 0, OPT_VALUE, ROOT},
+		{"filter", 0, OPT_VALUE, FILTER},
+		{"only", 0, OPT_FLAG, ONLY},
+		{"help", 'h', OPT_FLAG, HELP},
+		{NULL, 0, 0, 0},
 	};
 	const char *root = getenv("VX_ROOT");
 	static char **filters;
@@ -70,19 +71,22 @@ int main(int argc, char **argv)
 	int c;
 
 	err_init(argv[0]);
-	while ((c = getopt_long(argc, argv, "+h", opts, NULL)) != -1) {
+	/* the operands (TASK...) stay in the iterator, for the whole run */
+	static struct opt_iter o;
+	opt_init(&o, argc, argv, specs);
+	while ((c = opt_next(&o)) != OPT_END) {
 		switch (c) {
-		case 'r':
-			root = optarg;
+		case ROOT:
+			root = o.value;
 			break;
-		case 'F':
+		case FILTER:
 			filters = xrealloc(filters, (nfilters + 1) * sizeof(*filters));
-			filters[nfilters++] = optarg;
+			filters[nfilters++] = (char *)o.value;
 			break;
-		case 'o':
+		case ONLY:
 			only = true;
 			break;
-		case 'h':
+		case HELP:
 			fputs(usage, stdout);
 			return jsonl_out_finish();
 		default:
@@ -90,6 +94,8 @@ int main(int argc, char **argv)
 			return VX_EXIT_USAGE;
 		}
 	}
+	char **tasks = o.operands;
+	int ntasks = o.noperands;
 	jsonl_out_init();
 	arena_use_for_cjson();
 
@@ -122,7 +128,7 @@ int main(int argc, char **argv)
 	}
 	static struct task **order;
 	size_t n;
-	if (graph_select(&ws, argv + optind, argc - optind, picked, only, &order, &n) != 0)
+	if (graph_select(&ws, tasks, ntasks, picked, only, &order, &n) != 0)
 		return VX_EXIT_USAGE;
 	if (n == 0 && nfilters)
 		err_warn("nothing to run: the projects --filter selects have none of the tasks asked for");

@@ -3,7 +3,6 @@
  * "explain" with --explain) as soon as it is read: the driver keys a task
  * only when it is ready (--live) and waits for the answer line. */
 #include <errno.h>
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,6 +13,7 @@
 #include "err.h"
 #include "jsonl.h"
 #include "key.h"
+#include "opt.h"
 
 /* --live: seconds between saves of the stat cache while records come */
 #define SAVE_EVERY 2
@@ -82,29 +82,32 @@ static void save(struct keyer *k)
 int main(int argc, char **argv)
 {
 	heap_reserve(16);
-	static const struct option opts[] = {
-		{"root", required_argument, NULL, 'r'},
-		{"explain", no_argument, NULL, 'e'},
-		{"live", no_argument, NULL, 'l'},
-		{"help", no_argument, NULL, 'h'},
-		{NULL, 0, NULL, 0},
+	enum { ROOT = 1, EXPLAIN, LIVE, HELP };
+	static const struct opt_spec specs[] = {
+		{"root", 0, OPT_VALUE, ROOT},
+		{"explain", 0, OPT_FLAG, EXPLAIN},
+		{"live", 0, OPT_FLAG, LIVE},
+		{"help", 'h', OPT_FLAG, HELP},
+		{NULL, 0, 0, 0},
 	};
 	const char *root = NULL;
 	bool explain = false, live = false;
 	int c;
 	err_init(argv[0]);
-	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+	struct opt_iter o;
+	opt_init(&o, argc, argv, specs);
+	while ((c = opt_next(&o)) != OPT_END) {
 		switch (c) {
-		case 'r':
-			root = optarg;
+		case ROOT:
+			root = o.value;
 			break;
-		case 'e':
+		case EXPLAIN:
 			explain = true;
 			break;
-		case 'l':
+		case LIVE:
 			live = true;
 			break;
-		case 'h':
+		case HELP:
 			fputs(usage, stdout);
 			return jsonl_out_finish();
 		default:
@@ -112,7 +115,10 @@ int main(int argc, char **argv)
 			return VX_EXIT_USAGE;
 		}
 	}
-	if (optind < argc) {
+	int extra = o.noperands;
+	opt_free(&o);
+	if (extra) {
+		err_warn("no operands: the records come on stdin");
 		fputs(usage, stderr);
 		return VX_EXIT_USAGE;
 	}

@@ -5,12 +5,15 @@
 set -eu
 
 # clang and libclang-rt-14-dev (its libFuzzer): the harnesses of tests/fuzz,
-# which make check runs briefly
+# which make check runs briefly. graphviz and chromium: tests/vx-graph-view.bats
+# reads vx graph --dot back with dot and opens the --html page headless
+# (chromium: 25 packages, 122 MB to download, 368 MiB installed, 42 s here)
 PKGS="build-essential pkg-config git ca-certificates
 libcjson-dev libxxhash-dev libseccomp-dev libcurl4-openssl-dev libssl-dev nginx-light
 bats bats-assert bats-support bats-file shellcheck strace
 python3 iproute2 procps util-linux passwd curl
-clang libclang-rt-14-dev"
+clang libclang-rt-14-dev
+graphviz chromium"
 
 missing=""
 for p in $PKGS; do

@@ -23,6 +23,7 @@
 #include <unistd.h>
 
 #include "err.h"
+#include "opt.h"
 #include "path.h"
 #include "watch.h"
 
@@ -36,6 +37,8 @@ static const char usage[] =
 	"a token that moves with every change under ROOT (but node_modules, .git\n"
 	"and .vx), and the tree it is of; \"quit\" stops it. Started by vx run;\n"
 	"VX_WATCH=0 keeps vx run from using it.\n"
+	"\n"
+	"  -h, --help   this text\n"
 	"\n"
 	"Exit status: 0 stopped (or ROOT is watched already), 1 unable to watch, 2 usage.\n";
 
@@ -177,18 +180,30 @@ static double now_s(void)
 int main(int argc, char **argv)
 {
 	err_init(argv[0]);
-	if (argc == 2 && (strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "--help") == 0)) {
+	static const struct opt_spec specs[] = {
+		{"help", 'h', OPT_FLAG, 1},
+		{NULL, 0, 0, 0},
+	};
+	struct opt_iter o;
+	int c;
+	opt_init(&o, argc, argv, specs);
+	while ((c = opt_next(&o)) > 0) {
+		/* the one option is --help */
 		fputs(usage, stdout);
 		return 0;
 	}
-	if (argc != 2 || argv[1][0] == '-') {
+	if (c == OPT_BAD || o.noperands != 1) {
+		if (c != OPT_BAD)
+			err_warn("give one ROOT");
 		fputs(usage, stderr);
 		return VX_EXIT_USAGE;
 	}
-	char *root = path_canonical(argv[1]);
+	const char *arg = o.operands[0];
+	opt_free(&o);
+	char *root = path_canonical(arg);
 	struct stat rst;
 	if (!root || stat(root, &rst) != 0)
-		err_die_errno(VX_EXIT_USAGE, "'%s'", argv[1]);
+		err_die_errno(VX_EXIT_USAGE, "'%s'", arg);
 	whose = xasprintf(" %ju %ju %s\n", (uintmax_t)rst.st_dev, (uintmax_t)rst.st_ino, root);
 	const char *idle_env = getenv("VX_WATCH_IDLE");
 	double idle = idle_env && atof(idle_env) > 0 ? atof(idle_env) : 10800;

@@ -1,0 +1,173 @@
+/* vx-init: write vx.json files for a Turborepo workspace from its turbo.json
+ * files (turbo.h), or an Nx one from nx.json and its projects (nx.h), and
+ * the packages' scripts (plan.h), never over a file that exists unless told
+ * to; --dry prints the diff instead. */
+#include <fcntl.h>
+#include <getopt.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "err.h"
+#include "jsonl.h"
+#include "notes.h"
+#include "nx.h"
+#include "output.h"
+#include "plan.h"
+#include "propose.h"
+#include "turbo.h"
+#include "workspace.h"
+#include "wsroot.h"
+
+static const char usage[] =
+	"usage: vx-init [--root DIR] [--dry] [--force] [--sandbox]\n"
+	"\n"
+	"Write a vx.json for each package of a Turborepo workspace (and the root)\n"
+	"from its turbo.json files and package.json scripts, or of an Nx workspace\n"
+	"from nx.json, project.json and the scripts: tasks, dependsOn, inputs,\n"
+	"outputs, env, persistent and cache, with the same meaning. What it\n"
+	"could not carry over is one line each on stderr, naming the file and the\n"
+	"key; a task carried over approximately has a // comment above it.\n"
+	"\n"
+	"  --root DIR     the workspace root (default: VX_ROOT, else found from the\n"
+	"                 current directory)\n"
+	"  --dry, --print print the unified diff of what it would write; write nothing\n"
+	"  --force        replace vx.json files that exist\n"
+	"  --sandbox      run each task once under the tracer, starting with nothing\n"
+	"                 of the workspace granted, and print the sandbox block its\n"
+	"                 denied accesses call for as a diff of its vx.json (the\n"
+	"                 tasks run and write their outputs; nothing else is written)\n"
+	"  -h, --help     this text\n"
+	"\n"
+	"An existing vx.json is refused, and then nothing is written. Each file is\n"
+	"written whole or not at all (a temporary file renamed over it).\n"
+	"\n"
+	"Exit status: 0 success, 1 failure (a vx.json exists, a write), 2 usage or\n"
+	"config error (no turbo.json nor nx.json, or one that is wrong).\n";
+
+void diag_config(struct workspace *ws, const char *file, const char *key, const char *fix,
+	const char *fmt, ...)
+{
+	char msg[2048];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	err_warn("%s: %s: %s; fix: %s", file, key, msg, fix);
+	ws->errors++;
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{"root", required_argument, NULL, 'r'},
+		{"dry", no_argument, NULL, 'n'},
+		{"print", no_argument, NULL, 'n'},
+		{"force", no_argument, NULL, 'f'},
+		{"sandbox", no_argument, NULL, 's'},
+		{"help", no_argument, NULL, 'h'},
+		{NULL, 0, NULL, 0},
+	};
+	const char *root = getenv("VX_ROOT");
+	bool dry = false, force = false, sandbox = false;
+	int c;
+
+	err_init(argv[0]);
+	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+		switch (c) {
+		case 'r':
+			root = optarg;
+			break;
+		case 'n':
+			dry = true;
+			break;
+		case 'f':
+			force = true;
+			break;
+		case 's':
+			sandbox = true;
+			break;
+		case 'h':
+			fputs(usage, stdout);
+			return jsonl_out_finish();
+		default:
+			fputs(usage, stderr);
+			return VX_EXIT_USAGE;
+		}
+	}
+	if (optind < argc) {
+		err_warn("unexpected argument '%s'; see 'vx-init --help'", argv[optind]);
+		return VX_EXIT_USAGE;
+	}
+
+	static struct workspace ws;
+	if (wsroot_find(".", root && *root ? root : NULL, true, &ws.root) != 0)
+		return VX_EXIT_USAGE;
+	workspace_load(&ws);
+	if (ws.errors)
+		return VX_EXIT_USAGE;
+	int rootfd = open(ws.root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (rootfd < 0)
+		err_die_errno(VX_EXIT_USAGE, "unable to open '%s'", ws.root);
+	if (sandbox)
+		return propose_run(ws.root, rootfd) ? VX_EXIT_FAIL : jsonl_out_finish();
+
+	static struct turbo t;
+	if (!turbo_load(&t, &ws, rootfd))
+		return VX_EXIT_USAGE;
+	if (t.root && faccessat(rootfd, "nx.json", F_OK, 0) == 0)
+		note("nx.json", "(file)", "read only where there is no turbo.json");
+	if (!t.root && !nx_load(&t, &ws, rootfd))
+		return VX_EXIT_USAGE;
+	if (!t.root)
+		err_die(VX_EXIT_USAGE, "turbo.json: (file): not found at the workspace root '%s', nor "
+				       "nx.json; fix: run vx init in a Turborepo or Nx workspace, or "
+				       "write vx.json by hand",
+			ws.root);
+	static struct plan pl;
+	if (!plan_build(&pl, &ws, &t, rootfd))
+		return VX_EXIT_USAGE;
+
+	char **text = xcalloc(pl.n + 1, sizeof(char *));
+	int refused = 0;
+	for (size_t i = 0; i < pl.n; i++) {
+		if (!pl.projs[i].ntasks)
+			continue;
+		text[i] = output_render(&pl.projs[i]);
+		if (!dry && !force && output_exists(rootfd, pl.projs[i].file)) {
+			err_warn("%s: exists, nothing written; fix: --force to replace it, or --dry "
+				 "to see the diff",
+				pl.projs[i].file);
+			refused++;
+		}
+	}
+	if (refused) {
+		for (size_t i = 0; i < pl.n; i++)
+			free(text[i]);
+		free(text);
+		return VX_EXIT_FAIL;
+	}
+	notes_print();
+	int rc = VX_EXIT_OK;
+	size_t files = 0, tasks = 0;
+	for (size_t i = 0; i < pl.n; i++) {
+		if (!text[i])
+			continue;
+		if ((dry ? output_diff : output_write)(rootfd, pl.projs[i].file, text[i]) != 0) {
+			rc = VX_EXIT_FAIL;
+			continue;
+		}
+		files++;
+		tasks += pl.projs[i].ntasks;
+	}
+	if (!dry)
+		printf("vx init: wrote %zu vx.json files, %zu tasks; %u things not carried over%s\n",
+			files, tasks, notes_count(), notes_count() ? " (above)" : "");
+	for (size_t i = 0; i < pl.n; i++)
+		free(text[i]);
+	free(text);
+	int out = jsonl_out_finish();
+	return rc ? rc : out;
+}

@@ -1,0 +1,264 @@
+#include "output.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "err.h"
+#include "fileio.h"
+
+static void put_str(FILE *f, const char *s)
+{
+	fputc('"', f);
+	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+		if (*p == '"' || *p == '\\')
+			fprintf(f, "\\%c", *p);
+		else if (*p == '\n')
+			fputs("\\n", f);
+		else if (*p == '\t')
+			fputs("\\t", f);
+		else if (*p < 0x20)
+			fprintf(f, "\\u%04x", *p);
+		else
+			fputc(*p, f);
+	}
+	fputc('"', f);
+}
+
+static void put_list(FILE *f, const cJSON *a)
+{
+	const cJSON *e;
+	fputc('[', f);
+	cJSON_ArrayForEach(e, a) {
+		put_str(f, e->valuestring);
+		if (e->next)
+			fputs(", ", f);
+	}
+	fputc(']', f);
+}
+
+/* A comment's text on one line: a newline in it would end the comment. */
+static void put_comment(FILE *f, const char *indent, const char *s)
+{
+	fprintf(f, "%s// ", indent);
+	for (; *s; s++)
+		fputc(*s == '\n' || *s == '\r' ? ' ' : *s, f);
+	fputc('\n', f);
+}
+
+static void put_task(FILE *f, const struct otask *o, bool last)
+{
+	for (size_t i = 0; i < o->ncomments; i++)
+		put_comment(f, "    ", o->comments[i]);
+	fputs("    ", f);
+	put_str(f, o->name);
+	fputs(": {", f);
+	bool first = true;
+	if (!o->group) {
+		fputs("\n      \"exec\": { \"command\": ", f);
+		put_str(f, o->command);
+		if (o->persistent)
+			fputs(", \"persistent\": true", f);
+		fputs(" }", f);
+		first = false;
+	}
+	if (o->depends && cJSON_GetArraySize(o->depends)) {
+		fprintf(f, "%s\n      \"dependsOn\": ", first ? "" : ",");
+		put_list(f, o->depends);
+		first = false;
+	}
+	if (o->cached) {
+		fprintf(f, "%s\n      \"cache\": {", first ? "" : ",");
+		bool in = o->files || o->wfiles || o->env || o->runtime;
+		if (in) {
+			fputs("\n        \"inputs\": {", f);
+			const char *sep = " ";
+			const struct {
+				const char *k;
+				const cJSON *v;
+			} parts[] = {{"files", o->files}, {"workspaceFiles", o->wfiles}, {"env", o->env},
+				{"runtime", o->runtime}};
+			for (size_t i = 0; i < 4; i++)
+				if (parts[i].v) {
+					fprintf(f, "%s\"%s\": ", sep, parts[i].k);
+					put_list(f, parts[i].v);
+					sep = ", ";
+				}
+			fputs(" }", f);
+		}
+		if (o->outputs) {
+			fprintf(f, "%s\n        \"outputs\": { \"files\": ", in ? "," : "");
+			put_list(f, o->outputs);
+			fputs(" }", f);
+		}
+		fputs(in || o->outputs ? "\n      }" : "}", f);
+		first = false;
+	}
+	fprintf(f, "%s}%s\n", first ? "" : "\n    ", last ? "" : ",");
+}
+
+char *output_render(const struct oproj *op)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	if (!f)
+		err_die_errno(VX_EXIT_FAIL, "open_memstream");
+	fputs("{\n", f);
+	char *from = xstrdup("");
+	for (size_t i = 0; i < op->nsources; i++) {
+		char *next = xasprintf("%s%s%s", from, i ? ", " : "", op->sources[i]);
+		free(from);
+		from = next;
+	}
+	char *head = xasprintf("written by vx init from %s and package.json's scripts", from);
+	put_comment(f, "  ", head);
+	free(head);
+	free(from);
+	fputs("  \"tasks\": {\n", f);
+	for (size_t i = 0; i < op->ntasks; i++)
+		put_task(f, op->tasks[i], i + 1 == op->ntasks);
+	fputs("  }\n}\n", f);
+	if (fclose(f) != 0)
+		err_die_errno(VX_EXIT_FAIL, "open_memstream");
+	return buf;
+}
+
+bool output_exists(int rootfd, const char *file)
+{
+	struct stat st;
+	return fstatat(rootfd, file, &st, AT_SYMLINK_NOFOLLOW) == 0;
+}
+
+static size_t count_lines(const char *s)
+{
+	size_t n = 0;
+	for (; *s; s++)
+		n += *s == '\n';
+	return n;
+}
+
+int output_diff(int rootfd, const char *file, const char *text)
+{
+	if (!output_exists(rootfd, file)) {
+		printf("--- /dev/null\n+++ b/%s\n@@ -0,0 +1,%zu @@\n", file, count_lines(text));
+		for (const char *p = text; *p;) {
+			const char *nl = strchr(p, '\n');
+			size_t n = nl ? (size_t)(nl - p) : strlen(p);
+			printf("+%.*s\n", (int)n, p);
+			p += n + (nl ? 1 : 0);
+		}
+		return 0;
+	}
+	/* against the file on disk: diff(1) reads the new text from a pipe */
+	fflush(stdout);
+	int fd[2];
+	if (pipe2(fd, O_CLOEXEC) != 0) {
+		err_warn_errno("pipe");
+		return -1;
+	}
+	char *la = xasprintf("a/%s", file), *lb = xasprintf("b/%s", file);
+	pid_t pid = fork();
+	if (pid == 0) {
+		dup2(fd[0], 0);
+		if (fchdir(rootfd) != 0)
+			_exit(2);
+		execlp("diff", "diff", "-u", "--label", la, "--label", lb, "--", file, "-",
+			(char *)NULL);
+		_exit(127);
+	}
+	close(fd[0]);
+	size_t n = strlen(text);
+	for (size_t off = 0; pid > 0 && off < n;) {
+		ssize_t w = write(fd[1], text + off, n - off);
+		if (w <= 0)
+			break;
+		off += (size_t)w;
+	}
+	close(fd[1]);
+	int st = 0;
+	if (pid < 0 || waitpid(pid, &st, 0) < 0 || !WIFEXITED(st) || WEXITSTATUS(st) > 1) {
+		err_warn("%s: unable to diff against the file on disk (diff exited %d)", file,
+			WIFEXITED(st) ? WEXITSTATUS(st) : -1);
+		free(la);
+		free(lb);
+		return -1;
+	}
+	free(la);
+	free(lb);
+	return 0;
+}
+
+/* The directory of file (root-relative), opened one component at a time
+ * without following a symlink: a project directory swapped for a link
+ * since the workspace was read cannot send the write outside it. *base
+ * gets the file's own name. -1 with errno on failure. */
+static int open_parent(int rootfd, const char *file, const char **base)
+{
+	const char *slash = strrchr(file, '/');
+	*base = slash ? slash + 1 : file;
+	int fd = dup(rootfd);
+	if (!slash || fd < 0)
+		return fd;
+	char *dir = xstrndup(file, (size_t)(slash - file));
+	char *save = NULL;
+	for (char *c = strtok_r(dir, "/", &save); c && fd >= 0; c = strtok_r(NULL, "/", &save)) {
+		int next = openat(fd, c, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		int e = errno;
+		close(fd);
+		errno = e;
+		fd = next;
+	}
+	free(dir);
+	return fd;
+}
+
+int output_write(int rootfd, const char *file, const char *text)
+{
+	const char *base;
+	int dirfd = open_parent(rootfd, file, &base);
+	if (dirfd < 0) {
+		err_warn_errno("%s: unable to open its directory (a symlink?)", file);
+		return -1;
+	}
+	char *tmp = xasprintf(".vx.json.init-%ld", (long)getpid());
+	int fd = openat(dirfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+	if (fd < 0) {
+		err_warn_errno("%s: unable to create '%s' beside it", file, tmp);
+		free(tmp);
+		close(dirfd);
+		return -1;
+	}
+	size_t n = strlen(text), off = 0;
+	errno = 0;
+	while (off < n) {
+		ssize_t w = write(fd, text + off, n - off);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			break;
+		off += (size_t)w;
+	}
+	int e = off == n ? 0 : errno ? errno : EIO;
+	if (!e && fsync(fd) != 0)
+		e = errno;
+	if (close(fd) != 0 && !e)
+		e = errno;
+	if (!e && renameat(dirfd, tmp, dirfd, base) != 0)
+		e = errno;
+	if (e)
+		unlinkat(dirfd, tmp, 0);
+	close(dirfd);
+	free(tmp);
+	if (e) {
+		errno = e;
+		err_warn_errno("%s: unable to write", file);
+		return -1;
+	}
+	return 0;
+}

@@ -1,0 +1,52 @@
+/* opt.h: one option iterator for the stages' mains, flags in any position.
+ *
+ * A program describes its options in a table and calls opt_next() until it
+ * returns OPT_END; every argument that is not an option is kept, in order,
+ * as an operand (it.operands, it.noperands), so `vx-graph build --root ex`
+ * and `vx-graph --root ex build` mean the same. Accepted spellings: --name,
+ * --name VALUE, --name=VALUE, and a one-letter -x for an entry that has one.
+ * "--" ends the options (what follows is operands); "-" alone is an operand
+ * (stdin or stdout). An entry of kind OPT_LIST takes every following
+ * argument up to the next one that starts with "--" (vx-cache's --outputs
+ * GLOB...). Names match whole, never abbreviated.
+ *
+ * A bad option (unknown, or its value missing) is OPT_BAD after a one-line
+ * "prog: ..." on stderr (err.h); the caller prints its usage and exits 2.
+ * The iterator allocates only the operand array, which opt_free() frees;
+ * values and operands point into argv.
+ */
+#ifndef VX_OPT_H
+#define VX_OPT_H
+
+#include <stddef.h>
+
+enum opt_kind { OPT_FLAG, OPT_VALUE, OPT_LIST };
+
+struct opt_spec {
+	const char *name; /* without the leading "--" */
+	char letter;      /* -x, or 0 for none */
+	enum opt_kind kind;
+	int id;           /* what opt_next returns for it: > 0 */
+};
+
+enum { OPT_END = 0, OPT_BAD = -1 };
+
+struct opt_iter {
+	int argc;
+	char **argv;
+	int i;                      /* the next argument to look at */
+	const struct opt_spec *specs; /* ends with a NULL name */
+	const char *value;          /* OPT_VALUE: the value; OPT_LIST: the first */
+	char **list;                /* OPT_LIST: its values, nlist of them */
+	int nlist;
+	char **operands;
+	int noperands;
+	int no_more; /* "--" seen: the rest are operands */
+};
+
+void opt_init(struct opt_iter *it, int argc, char **argv, const struct opt_spec *specs);
+/* The next option's id, OPT_END when argv is used up, or OPT_BAD. */
+int opt_next(struct opt_iter *it);
+void opt_free(struct opt_iter *it);
+
+#endif

@@ -1,0 +1,132 @@
+/* dial.c: from an allowed request to a connected origin: the addresses a
+ * name resolved to judged in turn, then dialled one after the other
+ * (loop.h). */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "err.h"
+#include "hostaddr.h"
+#include "loop.h"
+#include "socks.h"
+
+static void connect_next(struct conn *c)
+{
+	while (c->next < c->naddr) {
+		struct sockaddr_storage *a = &c->addr[c->next++];
+		socklen_t alen = a->ss_family == AF_INET ? sizeof(struct sockaddr_in) : sizeof(struct sockaddr_in6);
+		int one = 1, fd = socket(a->ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+		if (fd < 0)
+			continue;
+		/* a forwarded head without a body goes in one send; what is
+		 * relayed piecemeal (a tunnel, a body) should not wait for ACKs */
+		if (c->body != 0)
+			setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+		if (connect(fd, (struct sockaddr *)a, alen) == 0 || errno == EINPROGRESS) {
+			c->ufd = fd;
+			c->urd = c->uwr = c->uhup = false;
+			c->state = C_CONNECT;
+			ep_add(fd, &c->hu); /* the connect's end is an edge */
+			if (!c->upre_len)
+				return;
+			/* on loopback the handshake is over by now, as a rule: the
+			 * bytes owed upstream go at once, and their send tells
+			 * (EAGAIN: still connecting, wait for the edge) */
+			ssize_t n = send(fd, c->upre, c->upre_len, MSG_NOSIGNAL | MSG_DONTWAIT);
+			if (n > 0) {
+				c->upre_sent = (size_t)n;
+				c->uwr = true;
+				relay_start(c);
+				return;
+			}
+			if (errno == EAGAIN)
+				return;
+			c->ufd = -1; /* refused at once: the next address */
+		}
+		close(fd);
+	}
+	refuse(c, 502, SOCKS_REP_REFUSED, "cannot connect to the origin");
+}
+
+void on_connected(struct conn *c, uint32_t ev)
+{
+	if (!(ev & (EPOLLOUT | EPOLLERR | EPOLLHUP)))
+		return;
+	/* writable without an error or a hangup: connected */
+	int e = 0;
+	socklen_t el = sizeof(e);
+	if ((ev & (EPOLLERR | EPOLLHUP)) && getsockopt(c->ufd, SOL_SOCKET, SO_ERROR, &e, &el) < 0)
+		e = errno;
+	if ((ev & (EPOLLERR | EPOLLHUP)) && !e)
+		e = ECONNREFUSED;
+	if (e) {
+		close(c->ufd);
+		c->ufd = -1;
+		connect_next(c);
+		return;
+	}
+	relay_start(c);
+}
+
+/* The addresses a name led to are judged too: no loopback, link-local,
+ * metadata address or address of the host's own interfaces unless the
+ * entry named the host literally, and none an IP entry of the deny list
+ * names. Then dial exactly these. */
+void on_addresses(struct conn *c, const struct resolve_answer *a)
+{
+	for (int i = 0; i < a->naddr; i++) {
+		const struct sockaddr *sa = (const struct sockaddr *)&a->addr[i];
+		char text[INET6_ADDRSTRLEN];
+		const void *raw = sa->sa_family == AF_INET ?
+			(const void *)&((const struct sockaddr_in *)sa)->sin_addr :
+			(const void *)&((const struct sockaddr_in6 *)sa)->sin6_addr;
+		inet_ntop(sa->sa_family, raw, text, sizeof(text));
+		const char *cls = policy_addr_class(sa), *d;
+		if (!cls && hostaddr_is_own(sa, loop_now))
+			cls = "this host's";
+		if (cls && !c->literal) {
+			char *why = xasprintf("resolves to %s address %s", cls, text);
+			deny(c, c->host, c->port, why);
+			free(why);
+			return;
+		}
+		if ((d = policy_addr_denied(loop_pol, sa, c->port))) {
+			char *why = xasprintf("resolves to %s, deny.network '%s'", text, d);
+			deny(c, c->host, c->port, why);
+			free(why);
+			return;
+		}
+	}
+	memcpy(c->addr, a->addr, sizeof(c->addr));
+	c->naddr = a->naddr;
+	c->next = 0;
+	connect_next(c);
+}
+
+void on_resolved(void)
+{
+	uint64_t v;
+	(void)!read(loop_rfd, &v, sizeof(v));
+	struct resolve_answer a;
+	while (resolve_take(&a)) {
+		struct conn *c = (struct conn *)(uintptr_t)a.token;
+		if (c->zombie) {
+			conn_release(c);
+			continue;
+		}
+		c->state = C_HEAD; /* no longer owned by the resolver */
+		if (a.err) {
+			char *msg = xasprintf("cannot resolve '%s'", c->host);
+			refuse(c, 502, SOCKS_REP_HOSTUNREACH, msg);
+			free(msg);
+			continue;
+		}
+		on_addresses(c, &a);
+	}
+}

@@ -1,0 +1,131 @@
+/* listen.c: the task sockets: bound or inherited, accepted from, taken
+ * out of the epoll set while the proxy is out of descriptors (loop.h). */
+#include <errno.h>
+#include <fcntl.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include "err.h"
+#include "loop.h"
+
+struct listener *listen_list;
+bool listen_starved;
+static bool starved_said;
+static unsigned long starved_closes;
+static double starved_at;
+
+/* Out of descriptors: a listening socket stays readable, so polling it
+ * would spin. Stop polling every task socket until resume(). */
+static void starve(void)
+{
+	if (!starved_said) {
+		err_warn_errno("out of file descriptors; new connections wait until one "
+			"closes (said once per run)");
+		starved_said = true;
+	}
+	listen_starved = true;
+	starved_closes = conn_closes;
+	starved_at = loop_now;
+	for (struct listener *l = listen_list; l; l = l->next)
+		if (l->fd >= 0)
+			epoll_ctl(loop_ep, EPOLL_CTL_DEL, l->fd, NULL);
+}
+
+static void resume(void)
+{
+	listen_starved = false;
+	for (struct listener *l = listen_list; l; l = l->next) {
+		/* level-triggered: a waiting backlog is an event at once */
+		struct epoll_event ev = { .events = EPOLLIN, .data.ptr = &l->h };
+		if (l->fd >= 0 && epoll_ctl(loop_ep, EPOLL_CTL_ADD, l->fd, &ev) < 0)
+			err_die_errno(1, "epoll_ctl");
+	}
+}
+
+void listen_resume_due(void)
+{
+	if (listen_starved && (conn_closes != starved_closes || loop_now - starved_at >= 1))
+		resume();
+}
+
+void on_accept(struct listener *l)
+{
+	while (!listen_starved) {
+		int fd = accept4(l->fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+		if (fd < 0) {
+			if (errno == EINTR || errno == ECONNABORTED)
+				continue;
+			if (errno == EMFILE || errno == ENFILE || errno == ENOBUFS || errno == ENOMEM)
+				starve();
+			else if (errno != EAGAIN)
+				err_warn_errno("accept on the socket of %s", l->task->id);
+			return;
+		}
+		struct conn *c = conn_new(l, fd);
+		ep_add(fd, &c->hc); /* bytes already there are an edge */
+		/* a client writes its request as soon as it is connected: it is
+		 * often there already, which saves a trip through epoll_wait */
+		c->crd = true;
+		on_head_readable(c);
+	}
+}
+
+int server_add_task(struct ptask *t, const char *path, int fd)
+{
+	if (path) {
+		struct sockaddr_un sa = { .sun_family = AF_UNIX };
+		if (strlen(path) >= sizeof(sa.sun_path)) {
+			err_warn("socket path '%s' too long", path);
+			return -1;
+		}
+		strcpy(sa.sun_path, path);
+		fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+		/* only our own user may connect: attribution is by socket */
+		mode_t old = umask(077);
+		int r = fd < 0 ? -1 : bind(fd, (struct sockaddr *)&sa, sizeof(sa));
+		umask(old);
+		if (r < 0 || listen(fd, 512) < 0) {
+			err_warn_errno("unable to listen on '%s'", path);
+			if (fd >= 0)
+				close(fd);
+			return -1;
+		}
+	} else {
+		int type = 0, acc = 0;
+		socklen_t l = sizeof(type), l2 = sizeof(acc);
+		if (getsockopt(fd, SOL_SOCKET, SO_TYPE, &type, &l) < 0 || type != SOCK_STREAM ||
+		    getsockopt(fd, SOL_SOCKET, SO_ACCEPTCONN, &acc, &l2) < 0 || !acc) {
+			err_warn("fd %d is no listening stream socket", fd);
+			return -1;
+		}
+		fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK);
+		fcntl(fd, F_SETFD, FD_CLOEXEC);
+	}
+	struct listener *l = xcalloc(1, sizeof(*l));
+	l->h.kind = H_LISTEN;
+	l->fd = fd;
+	l->task = t;
+	l->path = path ? xstrdup(path) : NULL;
+	l->next = listen_list;
+	listen_list = l;
+	struct epoll_event ev = { .events = EPOLLIN, .data.ptr = &l->h };
+	if (epoll_ctl(loop_ep, EPOLL_CTL_ADD, fd, &ev) < 0)
+		err_die_errno(1, "epoll_ctl");
+
+	record_listening(t, path, fd);
+	return 0;
+}
+
+int server_task_done(const char *id)
+{
+	for (struct listener *l = listen_list; l; l = l->next)
+		if (!l->done && l->fd >= 0 && strcmp(l->task->id, id) == 0) {
+			l->done = true;
+			return 0;
+		}
+	return -1;
+}

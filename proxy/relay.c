@@ -1,0 +1,249 @@
+/* relay.c: the bytes of an allowed connection, spliced(2) from one
+ * socket to the other through a pipe per direction, and the pool of those
+ * pipes (loop.h). */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <sys/ioctl.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "err.h"
+#include "loop.h"
+#include "socks.h"
+
+#define PIPE_CAP 65536        /* a pipe's default size: the first bytes */
+#define PIPE_BULK (1 << 20)   /* a pump that keeps filling its pipe grows it */
+#define ROUNDS 64             /* splices a pump makes before others get a turn */
+#define POOL_MAX 64           /* empty pipes kept */
+/* Grown pipes at once: a user's pipes share a budget (fs.pipe-user-pages-soft,
+ * 64 MiB), past which its new pipes get one page; the task's own builds
+ * spend from the same budget when vx runs unprivileged. */
+#define BULK_MAX 16
+
+static struct conn *again_list; /* relays that stopped with work left */
+/* a connection costs no pipe2(2) once the proxy has warmed up */
+static int pool_pipe[POOL_MAX][2];
+static int npool_pipe;
+static int nbulk; /* pipes grown to PIPE_BULK now open */
+
+/* A pipe for a pump: an empty one from the pool, else a new one. */
+static int pipe_get(struct pump *p)
+{
+	if (npool_pipe) {
+		npool_pipe--;
+		p->pipe[0] = pool_pipe[npool_pipe][0];
+		p->pipe[1] = pool_pipe[npool_pipe][1];
+	} else if (pipe2(p->pipe, O_NONBLOCK | O_CLOEXEC) < 0) {
+		return -1;
+	}
+	p->cap = PIPE_CAP;
+	p->fills = 0;
+	return 0;
+}
+
+/* An empty pipe of the default size goes back to the pool; one holding
+ * bytes (or grown) is closed. The next connection may be another task's:
+ * the kernel's count must agree that it is empty, not only ours. */
+void pump_free(struct pump *p)
+{
+	if (p->pipe[0] >= 0) {
+		int left = -1;
+		if (p->inpipe == 0 && p->cap == PIPE_CAP && npool_pipe < POOL_MAX &&
+		    ioctl(p->pipe[0], FIONREAD, &left) == 0 && left == 0) {
+			pool_pipe[npool_pipe][0] = p->pipe[0];
+			pool_pipe[npool_pipe][1] = p->pipe[1];
+			npool_pipe++;
+		} else {
+			close(p->pipe[0]);
+			close(p->pipe[1]);
+			if (p->cap > PIPE_CAP)
+				nbulk--;
+		}
+	}
+	free(p->pre);
+}
+
+/* Move what can move now from `from` to `to`: first the bytes owed, then
+ * spliced ones. *rd and *wr are what the last edges said of the source and
+ * the destination; each is cleared by the EAGAIN that ends it (a full pipe
+ * also answers EAGAIN, so the source's is cleared only with the pipe
+ * empty). 1: stopped after ROUNDS with work left; -1: broken. */
+static int pump_run(struct conn *c, struct pump *p, int from, int to, bool *rd, bool *wr)
+{
+	while (p->pre && p->preoff < p->prelen) {
+		if (!*wr) {
+			p->blocked = true;
+			return 0;
+		}
+		ssize_t n = send(to, p->pre + p->preoff, p->prelen - p->preoff,
+			MSG_NOSIGNAL | MSG_DONTWAIT);
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			if (errno == EAGAIN) {
+				*wr = false;
+				p->blocked = true;
+				return 0;
+			}
+			return -1;
+		}
+		p->preoff += (size_t)n;
+		c->deadline = loop_now + loop_opts.idle_timeout;
+	}
+	if (p->pre) {
+		free(p->pre);
+		p->pre = NULL;
+	}
+	if (p->limit == 0)
+		p->eof = true;
+	int more = 0;
+	for (int round = 0;; round++) {
+		if (round == ROUNDS) {
+			more = 1;
+			break;
+		}
+		bool progress = false;
+		if (!p->eof && *rd && (p->pipe[0] < 0 || p->inpipe < p->cap)) {
+			if (p->pipe[0] < 0 && pipe_get(p) < 0)
+				return -1;
+			size_t want = p->cap - p->inpipe;
+			if (p->limit >= 0 && (long long)want > p->limit)
+				want = (size_t)p->limit;
+			ssize_t n = splice(from, NULL, p->pipe[1], NULL, want,
+				SPLICE_F_NONBLOCK | SPLICE_F_MOVE);
+			if (n > 0) {
+				p->inpipe += (size_t)n;
+				if (p->limit >= 0 && (p->limit -= n) == 0)
+					p->eof = true;
+				progress = true;
+				/* a pump that keeps filling its pipe carries bulk:
+				 * fewer, larger splices (best effort: a user past
+				 * its pipe quota keeps the default) */
+				if (p->inpipe >= p->cap && ++p->fills == 4 && p->cap == PIPE_CAP && nbulk < BULK_MAX) {
+					int sz = fcntl(p->pipe[1], F_SETPIPE_SZ, PIPE_BULK);
+					if (sz > PIPE_CAP) {
+						p->cap = (size_t)sz;
+						nbulk++;
+					}
+				}
+			} else if (n == 0) {
+				p->eof = true;
+			} else if (errno == EAGAIN) {
+				if (p->inpipe == 0)
+					*rd = false;
+			} else if (errno != EINTR) {
+				if (errno != ECONNRESET)
+					return -1;
+				p->eof = true;
+			}
+		}
+		if (p->inpipe > 0 && *wr) {
+			ssize_t m = splice(p->pipe[0], NULL, to, NULL, p->inpipe,
+				SPLICE_F_NONBLOCK | SPLICE_F_MOVE);
+			if (m > 0) {
+				p->inpipe -= (size_t)m;
+				progress = true;
+			} else if (m < 0 && errno == EAGAIN) {
+				*wr = false;
+			} else if (m < 0 && errno != EINTR) {
+				return -1;
+			}
+		}
+		if (!progress)
+			break;
+		c->deadline = loop_now + loop_opts.idle_timeout;
+	}
+	/* bytes left in the pipe: wait until the destination takes more */
+	p->blocked = p->inpipe > 0 && !*wr;
+	if (p->eof && p->inpipe == 0 && !p->done) {
+		p->done = true;
+		if (p->shut)
+			shutdown(to, SHUT_WR);
+	}
+	return more;
+}
+
+void relay(struct conn *c)
+{
+	int up = pump_run(c, &c->up, c->cfd, c->ufd, &c->crd, &c->uwr);
+	int down = up < 0 ? 0 : pump_run(c, &c->down, c->ufd, c->cfd, &c->urd, &c->cwr);
+	if (up < 0 || down < 0) {
+		conn_close(c);
+		return;
+	}
+	/* a tunnel ends when both directions have; a forwarded request when
+	 * the origin's answer has been delivered */
+	if (c->down.done && (c->up.done || c->body >= 0)) {
+		conn_close(c);
+		return;
+	}
+	/* a hung-up peer that can take nothing more: nothing left to do */
+	if ((c->chup && !c->down.done && c->down.blocked) || (c->uhup && !c->up.done && c->up.blocked)) {
+		conn_close(c);
+		return;
+	}
+	/* out of rounds with bytes still moving: no edge will come for what
+	 * is already there, so run again after this batch of events */
+	if ((up > 0 || down > 0) && !c->again) {
+		c->again = true;
+		c->next_again = again_list;
+		again_list = c;
+	}
+}
+
+/* Connected: queue what each side is owed and start relaying. Both pipes
+ * are taken now (from the pool, as a rule): out of descriptors, the
+ * connection fails here, never a tunnel that was working. */
+void relay_start(struct conn *c)
+{
+	if (pipe_get(&c->up) < 0 || pipe_get(&c->down) < 0) {
+		refuse(c, 502, SOCKS_REP_FAIL, "out of file descriptors");
+		return;
+	}
+	c->state = C_RELAY;
+	c->deadline = loop_now + loop_opts.idle_timeout;
+	c->up.pre = c->upre;
+	c->up.prelen = c->upre_len;
+	c->up.preoff = c->upre_sent;
+	c->upre = NULL;
+	c->up.limit = c->body;
+	c->up.shut = c->body < 0;
+	c->down.limit = -1;
+	/* a tunnel's client may still send after the origin is done; a
+	 * forwarded request's connection closes once the answer is out, and
+	 * close() sends the FIN itself */
+	c->down.shut = c->body < 0;
+	if (c->via == VIA_CONNECT) {
+		static const char ok[] = "HTTP/1.1 200 Connection established\r\n\r\n";
+		c->down.pre = xstrdup(ok);
+		c->down.prelen = sizeof(ok) - 1;
+	} else if (c->via == VIA_SOCKS5) {
+		c->down.pre = xmalloc(10);
+		socks_reply((unsigned char *)c->down.pre, SOCKS_REP_OK);
+		c->down.prelen = 10;
+	}
+	buf_put(c->buf);
+	c->buf = NULL;
+	c->cwr = true; /* nothing written to the client yet */
+	relay(c);
+}
+
+bool relay_waiting(void)
+{
+	return again_list != NULL;
+}
+
+/* Relays that ran out of rounds go on where they stopped: no edge will
+ * come for bytes already there. */
+void relay_again(void)
+{
+	for (struct conn *c = again_list, *nx; c; c = nx) {
+		if (c == again_list)
+			again_list = NULL; /* a relay may queue itself anew */
+		nx = c->next_again;
+		c->again = false;
+		if (!c->closed)
+			relay(c);
+	}
+}

@@ -1,0 +1,64 @@
+#!/usr/bin/env bash
+# man-options.sh help PROGRAM | page FILE: the options (-x, --name) that a
+# program's --help or a man page (docs/man/*.md) lists, one a line, sorted.
+#
+# From --help: the usage lines (from "usage:" to the first blank line), the
+# indented lines that start with the program's name (a command's synopsis),
+# and the option words that start an indented line (the option list; the
+# prose after them is not read, so "sh -c" in a description is no option).
+# A command listed as "  PROGRAM CMD" whose own --help starts with
+# "usage: PROGRAM CMD" adds its options (vx run, vx why, vx clean); one that
+# hands over to another program (vx graph: vx-graph's help) does not.
+# From a page: the indented (code) lines of SYNOPSIS, OPTIONS and COMMANDS
+# (and their ### subsections), read the same way.
+set -eu
+
+words() { # every option word of stdin
+	grep -oE -- '(^|[][ ,|(=])--?[a-zA-Z][a-zA-Z0-9-]*' | sed -E 's/^[][ ,|(=]//' || true
+}
+
+# lines NAME: stdin's synopsis lines whole, and its option lines' leading words
+lines() {
+	awk -v name="$1" '
+		/^usage:/ { u = 1 }
+		/^[ \t]*$/ { u = 0 }
+		u { print; next }
+		$1 == name { print; next }
+		/^[ \t]+-/ {
+			s = $0
+			sub(/^[ \t]+/, "", s)
+			# "-h, --help", "-j, --jobs N", "--root DIR": up to the description
+			if (match(s, /^(-[a-zA-Z], )?--?[a-zA-Z][a-zA-Z0-9-]*/))
+				print substr(s, 1, RLENGTH)
+		}'
+}
+
+case ${1:-} in
+help)
+	prog=$2
+	name=$(basename "$prog")
+	text=$("$prog" --help)
+	{
+		printf '%s\n' "$text" | lines "$name"
+		for cmd in $(printf '%s\n' "$text" | awk -v name="$name" '$1 == name && $2 ~ /^[a-z]+$/ { print $2 }'); do
+			sub=$("$prog" "$cmd" --help 2>/dev/null) || continue
+			case $sub in "usage: $name $cmd"*) printf '%s\n' "$sub" | lines "$name" ;; esac
+		done
+	} | words | sort -u
+	;;
+page)
+	name=$(basename "$2" .md)
+	awk '/^## /{ on = ($0 ~ /^## (SYNOPSIS|OPTIONS|COMMANDS)$/) } on && /^    / { print substr($0, 5) }' "$2" |
+		awk -v name="$name" '
+			$1 == name || $1 ~ /^\[?-/ { print }' |
+		awk -v name="$name" '
+			# a synopsis line whole; an option line up to its description
+			$1 == name || $1 ~ /^\[/ { print; next }
+			{ if (match($0, /^(-[a-zA-Z], )?--?[a-zA-Z][a-zA-Z0-9-]*/)) print substr($0, 1, RLENGTH) }' |
+		words | sort -u
+	;;
+*)
+	echo "usage: man-options.sh help PROGRAM | page FILE" >&2
+	exit 2
+	;;
+esac

@@ -1,0 +1,73 @@
+#include "err.h"
+#include "opt.h"
+#include "unit.h"
+
+enum { ROOT = 1, HELP, LIVE, OUTPUTS, LOG };
+
+static const struct opt_spec specs[] = {
+	{"root", 0, OPT_VALUE, ROOT},
+	{"help", 'h', OPT_FLAG, HELP},
+	{"live", 0, OPT_FLAG, LIVE},
+	{"outputs", 0, OPT_LIST, OUTPUTS},
+	{"log", 0, OPT_VALUE, LOG},
+	{NULL, 0, 0, 0},
+};
+
+/* Parse a NULL-terminated argv; the options' ids and values, then "|" and
+ * the operands, all joined by spaces into out. */
+static const char *parse(char **argv)
+{
+	static char out[512];
+	int argc = 0;
+	while (argv[argc])
+		argc++;
+	struct opt_iter it;
+	opt_init(&it, argc, argv, specs);
+	int id;
+	out[0] = '\0';
+	size_t o = 0;
+	while ((id = opt_next(&it)) > 0) {
+		o += (size_t)snprintf(out + o, sizeof(out) - o, "%d", id);
+		for (int i = 0; i < it.nlist; i++)
+			o += (size_t)snprintf(out + o, sizeof(out) - o, ",%s", it.list[i]);
+		if (!it.nlist && it.value)
+			o += (size_t)snprintf(out + o, sizeof(out) - o, "=%s", it.value);
+		o += (size_t)snprintf(out + o, sizeof(out) - o, " ");
+	}
+	if (id == OPT_BAD)
+		snprintf(out, sizeof(out), "BAD");
+	else
+		for (int i = 0; i < it.noperands; i++)
+			o += (size_t)snprintf(out + o, sizeof(out) - o, "|%s", it.operands[i]);
+	opt_free(&it);
+	return out;
+}
+
+#define ARGV(...) ((char *[]){"prog", __VA_ARGS__, NULL})
+
+int main(void)
+{
+	err_init("test_opt");
+	/* flags in any position: before, between and after the operands */
+	CHECK_STR(parse(ARGV("build", "--root", "ex")), "1=ex |build");
+	CHECK_STR(parse(ARGV("--root", "ex", "build")), "1=ex |build");
+	CHECK_STR(parse(ARGV("a", "--live", "b")), "3 |a|b");
+	CHECK_STR(parse(ARGV("--root=ex", "-h")), "1=ex 2 ");
+	CHECK_STR(parse(ARGV("--root=", "x")), "1= |x");
+	/* "-" is an operand; "--" ends the options */
+	CHECK_STR(parse(ARGV("-", "--", "--live", "-h")), "|-|--live|-h");
+	/* a list runs to the next "--" argument */
+	CHECK_STR(parse(ARGV("k", "d", "--outputs", "a/**", "!b", "--log", "f")),
+		"4,a/**,!b 5=f |k|d");
+	CHECK_STR(parse(ARGV("--outputs=x", "y")), "4,x,y ");
+	CHECK_STR(parse(ARGV("--outputs")), "4 ");
+	/* unknown, abbreviated, valueless or misvalued options are refused */
+	CHECK_STR(parse(ARGV("--nope")), "BAD");
+	CHECK_STR(parse(ARGV("--ro", "x")), "BAD");
+	CHECK_STR(parse(ARGV("-x")), "BAD");
+	CHECK_STR(parse(ARGV("-hh")), "BAD");
+	CHECK_STR(parse(ARGV("--root")), "BAD");
+	CHECK_STR(parse(ARGV("--live=1")), "BAD");
+	CHECK_STR(parse(ARGV("x", "--root")), "BAD");
+	return UNIT_END("opt");
+}
