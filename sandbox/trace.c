@@ -1206,14 +1206,12 @@ static long connect_unix(struct tracer *t, struct proc *pr, int sock,
 		close(fd);
 		return rc;
 	}
+	/* the socket's own path, symlinks followed, in the task's view */
+	snprintf(dir, sizeof(dir), "fd/%d", fd);
+	e.resolved = proc_link(getpid(), dir);
 	close(fd);
-	if (name[0] == '/') {
-		e.resolved = path_normalize(name);
-	} else {
-		char *cwd = proc_link(pr->pid, "cwd");
-		e.resolved = cwd ? path_join(cwd, name) : path_normalize(name);
-		free(cwd);
-	}
+	if (!e.resolved)
+		e.resolved = xstrdup(name);
 	e.path = xstrdup(name);
 	emit(t, pr->pid, &e, EPERM, false);
 	ev_clear(&e);
