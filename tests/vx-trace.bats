@@ -194,6 +194,24 @@ openat read $WS/packages/secret/token.txt ENOENT "
 	assert_file_not_exists "$WS/packages/app/out.txt"
 }
 
+@test "where the kernel refuses ptrace, the untraced rules hold: socket(AF_UNIX) refused, connect works" {
+	local inner="$BATS_TEST_TMPDIR/inner/trace.jsonl"
+	mkdir -p "$BATS_TEST_TMPDIR/inner"
+	put packages/app/net.py 'import socket
+try:
+    socket.socket(socket.AF_UNIX); print("unix socket made")
+except OSError as e:
+    print("unix socket", e.strerror)
+t = socket.socket(); t.bind(("127.0.0.1", 0)); t.listen(1)
+c = socket.socket(); c.connect(t.getsockname()); print("tcp connect ok")'
+	ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0" \
+		run -0 sb --weaker-when-nested --read . --read "$VX_BIN_DIR" --write "$BATS_TEST_TMPDIR/inner/" -- \
+		"$VX_BIN_DIR/vx-sandbox" --root "$WS" --project "$WS/packages/app" --read . --trace "$inner" -- /usr/bin/python3 net.py
+	assert_line --partial "refuses to trace the task"
+	assert_line "unix socket Operation not permitted"
+	assert_line "tcp connect ok"
+}
+
 @test "a task cannot escape the tracer with CLONE_UNTRACED" {
 	cat > "$BATS_TEST_TMPDIR/untraced.c" <<'C'
 #define _GNU_SOURCE
