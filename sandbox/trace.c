@@ -1327,6 +1327,7 @@ static void on_seccomp(struct tracer *t, struct proc *pr)
 		return;
 	}
 	if (si.seccomp.nr == __NR_connect && si.seccomp.ret_data == FILTER_TRACE_CONNECT) {
+		t->stops[__NR_connect]++;
 		on_connect(t, pr, &si);
 		return;
 	}
@@ -1597,7 +1598,8 @@ static void stats_say(const struct tracer *t)
 	fprintf(stderr, "%s: trace stats: %lu exit stops; entry stops:", err_prog(), t->exits);
 	for (int nr = 0; nr < 1024; nr++)
 		if (t->stops[nr])
-			fprintf(stderr, " %s %lu", t->bynr[nr] ? t->bynr[nr]->name : "?", t->stops[nr]);
+			fprintf(stderr, " %s %lu", t->bynr[nr] ? t->bynr[nr]->name
+				: nr == __NR_connect ? "connect" : "?", t->stops[nr]);
 	fputc('\n', stderr);
 }
 
