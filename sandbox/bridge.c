@@ -20,6 +20,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "dns.h"
 #include "err.h"
 
 #define PIPE_CAP 65536      /* a pipe's default size */
@@ -58,8 +59,9 @@ struct pair {
 	struct pair *prev, *next;
 };
 
-/* What an epoll event names: a listener (kind 1 proxy, 2 localBinding) or
- * a pair's end (kind 0). */
+/* What an epoll event names: a listener (kind 1 proxy, 2 localBinding, 3
+ * DNS over UDP, 4 DNS over TCP), a DNS stream (one of dconn) or a pair's
+ * end (kind 0). */
 struct lst {
 	int kind;
 	int fd;
@@ -78,9 +80,27 @@ static pid_t relay_pid;
 #define DRAIN_MS 1000
 static const char *proxy_path;
 
+/* DNS on the sandbox's 127.0.0.1:53: every query is answered REFUSED (no
+ * name resolves inside), and each distinct name asked goes to the trace
+ * once, up to DNS_NAMES of them (a task asking for more learns nothing
+ * more, and cannot grow the relay). A stream is one of DNS_CONNS slots,
+ * each holding at most one query: a client past those is closed. */
+#define DNS_NAMES 32
+#define DNS_CONNS 8
+struct dconn {
+	int fd;
+	size_t len;
+	unsigned char buf[2 + DNS_MAX_QUERY];
+};
+static struct dconn dconn[DNS_CONNS];
+static char dns_seen[DNS_NAMES][sizeof(((struct dns_query *)0)->name)];
+static size_t ndns_seen;
+static int trace_fd = -1;
+
 int bridge_prepare(const struct sb_request *r, struct bridge *b)
 {
 	b->proxy_socket = r->proxy_socket;
+	b->trace_fd = r->trace_fd;
 	b->nports = r->nlocal_ports;
 	b->ports = r->local_ports;
 	b->host_fd = xcalloc(b->nports + 1, sizeof(int));
@@ -337,6 +357,124 @@ static double ms_now(void)
 	return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
 }
 
+/* The first query of each name goes to the trace: one write of one line,
+ * so it lands whole beside the tracer's own (the file's offset is shared).
+ * The name holds host-name bytes only (dns.h): no escaping is needed. */
+static void dns_record(const struct dns_query *q)
+{
+	char line[sizeof(q->name) + 64], tb[12];
+	if (trace_fd < 0 || !q->name[0] || ndns_seen == DNS_NAMES)
+		return;
+	for (size_t i = 0; i < ndns_seen; i++)
+		if (!strcmp(dns_seen[i], q->name))
+			return;
+	memcpy(dns_seen[ndns_seen++], q->name, sizeof(q->name));
+	int n = snprintf(line, sizeof(line), "{\"trace\":\"dns\",\"name\":\"%s\",\"type\":\"%s\"}\n",
+		q->name, dns_type_name(q->type, tb));
+	if (n > 0 && (size_t)n < sizeof(line) && write(trace_fd, line, (size_t)n) != n)
+		trace_fd = -1; /* the tracer reports a trace it cannot write */
+}
+
+/* One query in; its answer's length in out (0: none). */
+static size_t dns_serve(const unsigned char *msg, size_t len, unsigned char *out, size_t cap)
+{
+	struct dns_query q;
+	enum dns_result r = dns_parse(msg, len, &q);
+	if (r == DNS_QUESTION)
+		dns_record(&q);
+	return dns_answer(msg, len, r, &q, out, cap);
+}
+
+static void on_udp(int fd)
+{
+	unsigned char in[DNS_MAX_QUERY], out[DNS_MAX_QUERY];
+	for (;;) {
+		struct sockaddr_in from;
+		socklen_t fl = sizeof(from);
+		/* a longer datagram is cut: the question comes first */
+		ssize_t n = recvfrom(fd, in, sizeof(in), MSG_DONTWAIT, (struct sockaddr *)&from, &fl);
+		if (n < 0)
+			return;
+		size_t an = dns_serve(in, (size_t)n, out, sizeof(out));
+		if (an)
+			sendto(fd, out, an, MSG_DONTWAIT, (struct sockaddr *)&from, fl);
+	}
+}
+
+static void dconn_close(struct dconn *c)
+{
+	close(c->fd); /* and out of the epoll set */
+	c->fd = -1;
+	c->len = 0;
+}
+
+static void on_dns_accept(int lfd)
+{
+	for (;;) {
+		int c = accept4(lfd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
+		if (c < 0)
+			return;
+		struct dconn *d = NULL;
+		for (size_t i = 0; i < DNS_CONNS && !d; i++)
+			if (dconn[i].fd < 0)
+				d = &dconn[i];
+		struct epoll_event ev = {.events = EPOLLIN, .data.ptr = d};
+		if (!d || epoll_ctl(ep, EPOLL_CTL_ADD, c, &ev)) {
+			close(c);
+			continue;
+		}
+		d->fd = c;
+		d->len = 0;
+	}
+}
+
+/* A stream's queries, each after its two-byte length (RFC 1035 4.2.2). */
+static void on_dns_conn(struct dconn *d)
+{
+	for (;;) {
+		size_t want = 2;
+		if (d->len >= 2) {
+			want = 2 + (size_t)(d->buf[0] << 8 | d->buf[1]);
+			if (want == 2 || want > sizeof(d->buf)) {
+				dconn_close(d); /* empty, or longer than any query */
+				return;
+			}
+		}
+		if (d->len == want && want > 2) {
+			unsigned char out[2 + DNS_MAX_QUERY];
+			size_t an = dns_serve(d->buf + 2, want - 2, out + 2, sizeof(out) - 2);
+			d->len = 0;
+			out[0] = (unsigned char)(an >> 8);
+			out[1] = (unsigned char)an;
+			/* a few hundred bytes into an empty socket buffer: a client
+			 * that does not read its answers loses the stream */
+			if (!an || write(d->fd, out, an + 2) != (ssize_t)(an + 2)) {
+				dconn_close(d);
+				return;
+			}
+			continue;
+		}
+		ssize_t n = read(d->fd, d->buf + d->len, want - d->len);
+		if (n < 0 && (errno == EAGAIN || errno == EINTR))
+			return;
+		if (n <= 0) {
+			dconn_close(d);
+			return;
+		}
+		d->len += (size_t)n;
+	}
+}
+
+static void on_listener(const struct lst *l)
+{
+	if (l->kind == 3)
+		on_udp(l->fd);
+	else if (l->kind == 4)
+		on_dns_accept(l->fd);
+	else
+		on_accept(l);
+}
+
 static void __attribute__((noreturn)) relay_loop(struct lst *ls, size_t n)
 {
 	double deadline = 0;
@@ -355,7 +493,7 @@ static void __attribute__((noreturn)) relay_loop(struct lst *ls, size_t n)
 			/* the task is gone: take what waits in the backlogs, accept
 			 * nothing more, and finish delivering what clients sent */
 			for (size_t i = 0; i < n; i++) {
-				on_accept(&ls[i]);
+				on_listener(&ls[i]);
 				close(ls[i].fd);
 			}
 			n = 0;
@@ -369,7 +507,12 @@ static void __attribute__((noreturn)) relay_loop(struct lst *ls, size_t n)
 		for (int i = 0; i < k; i++) {
 			void *ptr = evs[i].data.ptr;
 			if (ptr >= (void *)ls && ptr < (void *)(ls + n)) {
-				on_accept(ptr);
+				on_listener(ptr);
+				continue;
+			}
+			if (ptr >= (void *)dconn && ptr < (void *)(dconn + DNS_CONNS)) {
+				if (((struct dconn *)ptr)->fd >= 0)
+					on_dns_conn(ptr);
 				continue;
 			}
 			struct end *e = ptr;
@@ -408,15 +551,33 @@ static int relay_confine(void)
 	return 0;
 }
 
+/* 127.0.0.1:53 in the sandbox's namespace, of type (pid 1 still holds
+ * the namespace's capabilities, so the low port is its to take). */
+static int bind_dns(int type)
+{
+	struct sockaddr_in sa = {.sin_family = AF_INET, .sin_port = htons(53),
+		.sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+	int fd = socket(AF_INET, type | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+	if (fd < 0 || bind(fd, (struct sockaddr *)&sa, sizeof(sa)) ||
+		(type == SOCK_STREAM && listen(fd, 16))) {
+		if (fd >= 0)
+			close(fd);
+		return -1;
+	}
+	return fd;
+}
+
 int bridge_start(struct bridge *b)
 {
-	size_t n = b->nports + (b->proxy_socket ? 2 : 0), k = 0;
+	size_t n = b->nports + (b->proxy_socket ? 4 : 0), k = 0;
 	struct lst *ls = xcalloc(n + 1, sizeof(*ls));
 	unsigned http = 0, socks = 0;
 	if (b->proxy_socket) {
 		ls[k++] = (struct lst){.kind = 1, .fd = listen_loopback(&http)};
 		ls[k++] = (struct lst){.kind = 1, .fd = listen_loopback(&socks)};
-		if (ls[0].fd < 0 || ls[1].fd < 0) {
+		ls[k++] = (struct lst){.kind = 3, .fd = bind_dns(SOCK_DGRAM)};
+		ls[k++] = (struct lst){.kind = 4, .fd = bind_dns(SOCK_STREAM)};
+		if (ls[0].fd < 0 || ls[1].fd < 0 || ls[2].fd < 0 || ls[3].fd < 0) {
 			err_warn_errno("unable to listen on the sandbox's loopback for the network bridge");
 			return -1;
 		}
@@ -428,6 +589,9 @@ int bridge_start(struct bridge *b)
 	for (size_t i = 0; i < b->nports; i++)
 		ls[k++] = (struct lst){.kind = 2, .fd = b->host_fd[i], .port = b->ports[i]};
 	proxy_path = b->proxy_socket;
+	trace_fd = b->trace_fd;
+	for (size_t i = 0; i < DNS_CONNS; i++)
+		dconn[i].fd = -1;
 	/* pid 1 goes on to pivot into the sandbox's tree only once the relay
 	 * has a mount namespace of its own: a byte on ready says so */
 	int ready[2];

@@ -6,7 +6,11 @@
  * the bridge listens on two ephemeral ports of that loopback, one for HTTP
  * (plain and CONNECT) and one for SOCKS5, and relays each connection to a
  * new stream on the proxy socket: vx-proxy reads the protocol from its first
- * byte. It sets HTTP(S)_PROXY, ALL_PROXY (socks5h) and NO_PROXY (and their
+ * byte. With it the relay also answers DNS on the sandbox's 127.0.0.1:53
+ * (UDP and TCP; mounts.c points /etc/resolv.conf there): REFUSED to every
+ * query, each distinct name written to the trace as a "dns" record, so a
+ * tool that resolves a host itself instead of using the proxy is named
+ * (report/lookup.h). It sets HTTP(S)_PROXY, ALL_PROXY (socks5h) and NO_PROXY (and their
  * lowercase forms) for the task, and NODE_USE_ENV_PROXY=1 (Node >= 24 then
  * sends fetch and http(s) through them). With localBinding ports, each port is bound
  * on the host's 127.0.0.1 before the sandbox exists (a taken port fails
@@ -32,6 +36,7 @@
 
 struct bridge {
 	const char *proxy_socket; /* vx-proxy's socket for this task, or NULL */
+	int trace_fd;             /* where the relay records the names looked up */
 	int *host_fd;             /* localBinding: listeners on the host's loopback */
 	unsigned *ports;
 	size_t nports;
