@@ -10,6 +10,7 @@
 #include "err.h"
 #include "glob.h"
 #include "jsonl.h"
+#include "lookup.h"
 #include "path.h"
 #include "wsroot.h"
 
@@ -151,6 +152,8 @@ int report_read_trace(struct report *r, const char *file)
 			const cJSON *n = cJSON_GetObjectItemCaseSensitive(rec, "status");
 			r->has_exit = cJSON_IsNumber(n);
 			r->exit_status = r->has_exit ? n->valueint : 0;
+		} else if (!strcmp(kind, "dns")) {
+			lookup_add(&r->lookups, rec);
 		}
 		cJSON_Delete(rec);
 	}
@@ -171,6 +174,7 @@ void report_free(struct report *r)
 	cJSON_Delete(r->accesses);
 	cJSON_Delete(r->withheld);
 	cJSON_Delete(r->placeholders);
+	cJSON_Delete(r->lookups);
 	memset(r, 0, sizeof(*r));
 }
 
@@ -637,6 +641,12 @@ bool report_judge(struct report *r, int exit_code)
 			put("hint", NULL, line);
 			nhint++;
 			free(line);
+		}
+		char *dns = lookup_hint(r->id, r->lookups, r->task);
+		if (dns) {
+			put("hint", NULL, dns);
+			nhint++;
+			free(dns);
 		}
 		cJSON_ArrayForEach(a, r->placeholders) {
 			const char *g = str(a, "grant");
