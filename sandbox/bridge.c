@@ -6,14 +6,15 @@
 #include <fcntl.h>
 #include <linux/capability.h>
 #include <netinet/in.h>
-#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <poll.h>
 #include <sys/epoll.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/un.h>
 #include <sys/wait.h>
@@ -78,7 +79,7 @@ static pid_t relay_pid;
 /* How long the relay may take, once the task is gone, to hand vx-proxy the
  * bytes the task sent (so a request sent just before exiting is judged). */
 #define DRAIN_MS 1000
-static const char *proxy_path;
+static int proxy_fd = -1; /* O_PATH of vx-proxy's socket, dialled by /proc/self/fd */
 
 /* DNS on the sandbox's 127.0.0.1:53: every query is answered REFUSED (no
  * name resolves inside), and each distinct name asked goes to the trace
@@ -101,6 +102,26 @@ int bridge_prepare(const struct sb_request *r, struct bridge *b)
 {
 	b->proxy_socket = r->proxy_socket;
 	b->trace_fd = r->trace_fd;
+	b->proxy_fd = -1;
+	/* the proxy socket, held from the host: the relay dials it by this fd
+	 * (no path needed inside the sandbox), and a task whose socket is gone
+	 * never runs without its network boundary reported */
+	if (b->proxy_socket) {
+		struct stat st;
+		b->proxy_fd = open(b->proxy_socket, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+		if (b->proxy_fd < 0 || fstat(b->proxy_fd, &st) || !S_ISSOCK(st.st_mode)) {
+			err_warn("unable to reach vx-proxy's socket '%s' (%s), so the task is not run "
+				"(its network would go unreported); fix: pass the socket of a running "
+				"vx-proxy (vx run does)", b->proxy_socket,
+				b->proxy_fd < 0 ? strerror(errno) : "not a socket");
+			if (b->proxy_fd >= 0)
+				close(b->proxy_fd);
+			b->proxy_fd = -1;
+			b->host_fd = NULL;
+			b->nports = 0;
+			return -1;
+		}
+	}
 	b->nports = r->nlocal_ports;
 	b->ports = r->local_ports;
 	b->host_fd = xcalloc(b->nports + 1, sizeof(int));
@@ -135,6 +156,9 @@ bool bridge_needed(const struct bridge *b)
 
 void bridge_release(struct bridge *b)
 {
+	if (b->proxy_fd >= 0)
+		close(b->proxy_fd);
+	b->proxy_fd = -1;
 	for (size_t i = 0; i < b->nports; i++)
 		if (b->host_fd[i] >= 0)
 			close(b->host_fd[i]);
@@ -287,7 +311,7 @@ static int dial(const struct lst *l)
 	int fd;
 	if (l->kind == 1) {
 		struct sockaddr_un sa = {.sun_family = AF_UNIX};
-		snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", proxy_path);
+		snprintf(sa.sun_path, sizeof(sa.sun_path), "/proc/self/fd/%d", proxy_fd);
 		fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
 		if (fd >= 0 && connect(fd, (struct sockaddr *)&sa, sizeof(sa)) == 0)
 			return fd;
@@ -533,18 +557,17 @@ static void __attribute__((noreturn)) relay_loop(struct lst *ls, size_t n)
 }
 
 /* The relay gives up what the sandbox's pid 1 still holds: it keeps only
- * the right to its own sockets. */
+ * the right to its own sockets. Until then it holds every capability of
+ * the sandbox's namespace, which the task lacks, so the task cannot trace
+ * it or open its fds in that moment either; undumpable first. It shares
+ * pid 1's mount namespace (pid 1 need not wait for it): the proxy socket is
+ * reached through its fd, whatever the tree shows. */
 static int relay_confine(void)
 {
 	struct __user_cap_header_struct h = {.version = _LINUX_CAPABILITY_VERSION_3};
 	struct __user_cap_data_struct d[2];
 	memset(d, 0, sizeof(d));
 	if (prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) || prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0))
-		return -1;
-	/* a mount namespace of its own: pid 1's pivot into the sandbox's tree
-	 * moves every process of its namespace, and the relay must still reach
-	 * the host's socket path */
-	if (proxy_path && unshare(CLONE_NEWNS))
 		return -1;
 	if (syscall(SYS_capset, &h, d))
 		return -1;
@@ -588,24 +611,16 @@ int bridge_start(struct bridge *b)
 	}
 	for (size_t i = 0; i < b->nports; i++)
 		ls[k++] = (struct lst){.kind = 2, .fd = b->host_fd[i], .port = b->ports[i]};
-	proxy_path = b->proxy_socket;
+	proxy_fd = b->proxy_fd;
 	trace_fd = b->trace_fd;
 	for (size_t i = 0; i < DNS_CONNS; i++)
 		dconn[i].fd = -1;
-	/* pid 1 goes on to pivot into the sandbox's tree only once the relay
-	 * has a mount namespace of its own: a byte on ready says so */
-	int ready[2];
-	if (pipe2(ready, O_CLOEXEC)) {
-		err_warn_errno("unable to make a pipe");
-		return -1;
-	}
 	pid_t pid = fork();
 	if (pid < 0) {
 		err_warn_errno("unable to fork the network bridge");
 		return -1;
 	}
 	if (pid == 0) {
-		close(ready[0]);
 		/* dies with pid 1, so with the task */
 		if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) || getppid() != 1)
 			_exit(1);
@@ -613,9 +628,6 @@ int bridge_start(struct bridge *b)
 			err_warn_errno("unable to confine the network bridge");
 			_exit(1);
 		}
-		if (write(ready[1], "r", 1) != 1)
-			_exit(1);
-		close(ready[1]);
 		signal(SIGPIPE, SIG_IGN);
 		struct sigaction sa;
 		memset(&sa, 0, sizeof(sa));
@@ -630,16 +642,6 @@ int bridge_start(struct bridge *b)
 		relay_loop(ls, n);
 	}
 	relay_pid = pid;
-	close(ready[1]);
-	char c;
-	ssize_t got;
-	while ((got = read(ready[0], &c, 1)) < 0 && errno == EINTR)
-		;
-	close(ready[0]);
-	if (got != 1) {
-		err_warn("the network bridge did not start");
-		return -1;
-	}
 	/* pid 1 keeps none of them: exec_task closes every fd past 2 anyway */
 	for (size_t i = 0; i < n; i++)
 		close(ls[i].fd);
@@ -651,8 +653,17 @@ void bridge_finish(void)
 {
 	if (relay_pid <= 0)
 		return;
+	int pfd = (int)syscall(SYS_pidfd_open, relay_pid, 0);
 	kill(relay_pid, SIGTERM);
-	/* bounded: the relay gives up after DRAIN_MS itself */
+	/* bounded: the relay gives up after DRAIN_MS itself. A pidfd wakes
+	 * pid 1 the moment the relay is gone (most often at once: nothing
+	 * left to deliver), where a polling loop slept a slice first */
+	if (pfd >= 0) {
+		struct pollfd p = {.fd = pfd, .events = POLLIN};
+		while (poll(&p, 1, DRAIN_MS + 1000) < 0 && errno == EINTR)
+			;
+		close(pfd);
+	}
 	for (int i = 0; i < DRAIN_MS / 2 + 500; i++) {
 		pid_t w = waitpid(relay_pid, NULL, WNOHANG);
 		if (w != 0)
