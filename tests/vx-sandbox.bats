@@ -157,6 +157,26 @@ linked() {
 	assert_output --partial "'sandbox' is not an object"
 }
 
+@test "--proxy-socket: a path that is no socket fails before the task runs (125); with one, a DNS lookup is refused at once and traced, and resolv.conf is the sandbox's" {
+	run -125 sb --proxy-socket "$BATS_TEST_TMPDIR/none.sock" -- sh -c 'echo TASK RAN'
+	assert_line --partial "vx-sandbox: unable to reach vx-proxy's socket '$BATS_TEST_TMPDIR/none.sock' (No such file or directory), so the task is not run"
+	refute_output --partial 'TASK RAN'
+	run -125 sb --proxy-socket "$WS/secret.txt" -- sh -c 'echo TASK RAN'
+	assert_line --partial '(not a socket), so the task is not run'
+	refute_output --partial 'TASK RAN'
+	/usr/bin/python3 -c 'import socket, sys, time; s = socket.socket(socket.AF_UNIX); s.bind(sys.argv[1]); s.listen(); time.sleep(60)' \
+		"$BATS_TEST_TMPDIR/p.sock" 3>&- &
+	BG=$!
+	for _ in $(seq 100); do [ -S "$BATS_TEST_TMPDIR/p.sock" ] && break; sleep 0.05; done
+	run -0 sb --proxy-socket "$BATS_TEST_TMPDIR/p.sock" --trace "$BATS_TEST_TMPDIR/t.trace" -- sh -c '
+		grep -v "^#" /etc/resolv.conf
+		s=$(date +%s%N); getent hosts example.com; echo "getent $? fast=$(( ($(date +%s%N) - s) / 1000000 < 1000 ))"'
+	assert_line 'nameserver 127.0.0.1'
+	assert_line 'getent 2 fast=1'
+	run -0 grep -E '^\{"trace":"dns","name":"example\.com","type":"(A|AAAA)"\}$' "$BATS_TEST_TMPDIR/t.trace"
+	assert_equal "${#lines[@]}" 1
+}
+
 # --- R-20 the baseline ------------------------------------------------------
 
 @test "R-20 baseline: cwd is the project, seen empty; a relative read is ENOENT" {
