@@ -192,8 +192,9 @@ static int set_env(unsigned http, unsigned socks)
 	for (size_t i = 0; i < 4; i++)
 		if (setenv(hv[i], h, 1))
 			return -1;
-	/* Node >= 24 honours the variables for fetch and http(s) only with this
-	 * (older Node ignores both: its requests fail with EAI_AGAIN) */
+	/* Node >= 24 (and >= 22.21) honours the variables for fetch and http(s)
+	 * only with this; older Node ignores both, and its lookup of the target
+	 * reaches the relay's DNS, which names it */
 	if (setenv("NODE_USE_ENV_PROXY", "1", 1) ||
 		setenv("ALL_PROXY", s, 1) || setenv("all_proxy", s, 1) ||
 		setenv("NO_PROXY", "localhost,127.0.0.1,::1", 1) ||
