@@ -11,21 +11,42 @@
 /* Past this many names the hint says how many more. */
 #define SHOWN 4
 
-void lookup_add(cJSON **names, const cJSON *rec)
+void lookup_add(cJSON **set, const cJSON *rec)
 {
 	const cJSON *n = cJSON_GetObjectItemCaseSensitive(rec, "name");
+	const cJSON *kind = cJSON_GetObjectItemCaseSensitive(rec, "trace");
 	char canon[NETPAT_HOST_MAX];
 	const char *why, *e;
-	if (!cJSON_IsString(n) || netpat_host_canon(n->valuestring, strlen(n->valuestring), canon,
-					  &why) != NETPAT_HOST_NAME)
+	if (!cJSON_IsString(n) || !cJSON_IsString(kind) ||
+		(strcmp(kind->valuestring, "dns") && strcmp(kind->valuestring, "proxied")) ||
+		netpat_host_canon(n->valuestring, strlen(n->valuestring), canon, &why) !=
+			NETPAT_HOST_NAME)
 		return;
-	if (!*names)
-		*names = cJSON_CreateArray();
+	if (!*set)
+		*set = cJSON_CreateObject();
+	cJSON *names = cJSON_GetObjectItemCaseSensitive(*set, kind->valuestring);
+	if (!names)
+		names = cJSON_AddArrayToObject(*set, kind->valuestring);
 	const cJSON *it;
-	cJSON_ArrayForEach(it, *names)
+	cJSON_ArrayForEach(it, names)
 		if ((e = cJSON_GetStringValue(it)) && !strcmp(e, canon))
 			return;
-	cJSON_AddItemToArray(*names, cJSON_CreateString(canon));
+	cJSON_AddItemToArray(names, cJSON_CreateString(canon));
+}
+
+/* The names looked up that the proxy never carried. */
+static cJSON *unproxied(const cJSON *set)
+{
+	cJSON *out = cJSON_CreateArray();
+	const cJSON *d, *p, *via = cJSON_GetObjectItemCaseSensitive(set, "proxied");
+	cJSON_ArrayForEach(d, cJSON_GetObjectItemCaseSensitive(set, "dns")) {
+		bool carried = false;
+		cJSON_ArrayForEach(p, via)
+			carried |= !strcmp(p->valuestring, d->valuestring);
+		if (!carried)
+			cJSON_AddItemToArray(out, cJSON_CreateString(d->valuestring));
+	}
+	return out;
 }
 
 /* Would the task's allow.network let a request for host through (on the
@@ -53,11 +74,14 @@ static char *list(const cJSON *names, int cnt, bool more)
 	return s;
 }
 
-char *lookup_hint(const char *id, const cJSON *names, const cJSON *task)
+char *lookup_hint(const char *id, const cJSON *set, const cJSON *task)
 {
+	cJSON *names = unproxied(set);
 	int n = cJSON_GetArraySize(names);
-	if (n <= 0)
+	if (n <= 0) {
+		cJSON_Delete(names);
 		return NULL;
+	}
 	const cJSON *grant = cJSON_GetObjectItemCaseSensitive(
 		cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(task, "sandbox"),
 			"allow"), "network");
@@ -103,5 +127,6 @@ char *lookup_hint(const char *id, const cJSON *names, const cJSON *task)
 	free(more);
 	free(grants);
 	cJSON_Delete(no);
+	cJSON_Delete(names);
 	return line;
 }

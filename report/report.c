@@ -152,7 +152,7 @@ int report_read_trace(struct report *r, const char *file)
 			const cJSON *n = cJSON_GetObjectItemCaseSensitive(rec, "status");
 			r->has_exit = cJSON_IsNumber(n);
 			r->exit_status = r->has_exit ? n->valueint : 0;
-		} else if (!strcmp(kind, "dns")) {
+		} else if (!strcmp(kind, "dns") || !strcmp(kind, "proxied")) {
 			lookup_add(&r->lookups, rec);
 		}
 		cJSON_Delete(rec);

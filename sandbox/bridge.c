@@ -56,6 +56,7 @@ struct pair {
 	struct end a, b;
 	struct dir ab, ba;
 	bool dead;
+	bool sniff; /* a proxy client whose first bytes are still to be read */
 	struct pair *next_dead;
 	struct pair *prev, *next;
 };
@@ -94,8 +95,12 @@ struct dconn {
 	unsigned char buf[2 + DNS_MAX_QUERY];
 };
 static struct dconn dconn[DNS_CONNS];
-static char dns_seen[DNS_NAMES][sizeof(((struct dns_query *)0)->name)];
-static size_t ndns_seen;
+/* the names looked up, and the names asked of the HTTP proxy port */
+struct names {
+	char v[DNS_NAMES][sizeof(((struct dns_query *)0)->name)];
+	size_t n;
+};
+static struct names looked, proxied;
 static int trace_fd = -1;
 
 int bridge_prepare(const struct sb_request *r, struct bridge *b)
@@ -298,9 +303,13 @@ static void pair_close(struct pair *p)
 	dead = p;
 }
 
+static void sniff(struct pair *p);
+
 /* Pump both ways as far as the last edges allow. */
 static void pair_run(struct pair *p)
 {
+	if (p->sniff && p->a.rd)
+		sniff(p);
 	if (dir_pump(&p->ab) || dir_pump(&p->ba) ||
 		(p->ab.shut && p->ba.shut))
 		pair_close(p);
@@ -344,6 +353,7 @@ static void on_accept(const struct lst *l)
 		struct pair *p = xcalloc(1, sizeof(*p));
 		/* both new: nothing to read yet, room to write */
 		p->a = (struct end){.p = p, .fd = c, .wr = true};
+		p->sniff = l->kind == 1 && trace_fd >= 0;
 		p->b = (struct end){.p = p, .fd = u, .wr = true};
 		dir_init(&p->ab, &p->a, &p->b);
 		dir_init(&p->ba, &p->b, &p->a);
@@ -382,22 +392,46 @@ static double ms_now(void)
 	return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
 }
 
-/* The first query of each name goes to the trace: one write of one line,
+/* The first time of each name goes to the trace: one write of one line,
  * so it lands whole beside the tracer's own (the file's offset is shared).
- * The name holds host-name bytes only (dns.h): no escaping is needed. */
-static void dns_record(const struct dns_query *q)
+ * The name holds host-name bytes only (dns.h): no escaping is needed. A
+ * name the task both looked up and sent the proxy is no tool ignoring it. */
+static void note(struct names *set, const char *name, const char *type)
 {
-	char line[sizeof(q->name) + 64], tb[12];
-	if (trace_fd < 0 || !q->name[0] || ndns_seen == DNS_NAMES)
+	char line[sizeof(set->v[0]) + 64];
+	int n;
+	if (trace_fd < 0 || !name[0] || set->n == DNS_NAMES)
 		return;
-	for (size_t i = 0; i < ndns_seen; i++)
-		if (!strcmp(dns_seen[i], q->name))
+	for (size_t i = 0; i < set->n; i++)
+		if (!strcmp(set->v[i], name))
 			return;
-	memcpy(dns_seen[ndns_seen++], q->name, sizeof(q->name));
-	int n = snprintf(line, sizeof(line), "{\"trace\":\"dns\",\"name\":\"%s\",\"type\":\"%s\"}\n",
-		q->name, dns_type_name(q->type, tb));
+	snprintf(set->v[set->n++], sizeof(set->v[0]), "%s", name);
+	if (type)
+		n = snprintf(line, sizeof(line), "{\"trace\":\"dns\",\"name\":\"%s\",\"type\":\"%s\"}\n",
+			name, type);
+	else
+		n = snprintf(line, sizeof(line), "{\"trace\":\"proxied\",\"name\":\"%s\"}\n", name);
 	if (n > 0 && (size_t)n < sizeof(line) && write(trace_fd, line, (size_t)n) != n)
 		trace_fd = -1; /* the tracer reports a trace it cannot write */
+}
+
+static void dns_record(const struct dns_query *q)
+{
+	char tb[12];
+	note(&looked, q->name, dns_type_name(q->type, tb));
+}
+
+/* A proxy client's first bytes, peeked (the relay passes them on as they
+ * are): the name a request line asks for. One look: a line cut across two
+ * segments goes unnoted, which only costs the report its exception. */
+static void sniff(struct pair *p)
+{
+	unsigned char buf[512];
+	char host[254];
+	p->sniff = false;
+	ssize_t n = recv(p->a.fd, buf, sizeof(buf), MSG_PEEK | MSG_DONTWAIT);
+	if (n > 0 && dns_proxy_host(buf, (size_t)n, host))
+		note(&proxied, host, NULL);
 }
 
 /* One query in; its answer's length in out (0: none). */

@@ -3,6 +3,7 @@
 
 #include <stdio.h>
 #include <string.h>
+#include <strings.h>
 
 #define HDR 12
 
@@ -62,6 +63,45 @@ size_t dns_answer(const unsigned char *msg, size_t len, enum dns_result res,
 	memset(out + 4, 0, 8);
 	out[5] = res == DNS_QUESTION ? 1 : 0;
 	return n;
+}
+
+bool dns_proxy_host(const unsigned char *buf, size_t len, char host[254])
+{
+	size_t i = 0, n = 0;
+	const unsigned char *sp = memchr(buf, ' ', len < 16 ? len : 16);
+	if (!sp)
+		return false;
+	i = (size_t)(sp - buf) + 1;
+	if (!(sp - buf == 7 && !memcmp(buf, "CONNECT", 7))) {
+		/* an absolute URI: the scheme, then the authority */
+		static const char *const schemes[] = {"http://", "https://"};
+		size_t k = 0;
+		for (; k < 2; k++) {
+			size_t sl = strlen(schemes[k]);
+			if (len - i >= sl && !strncasecmp((const char *)buf + i, schemes[k], sl)) {
+				i += sl;
+				break;
+			}
+		}
+		if (k == 2)
+			return false;
+	}
+	/* the name up to ':', '/' or ' ': host-name bytes and dots only, so an
+	 * IP literal ends with a numeric label and is refused below */
+	for (; i < len && buf[i] != ':' && buf[i] != '/' && buf[i] != ' '; i++) {
+		unsigned char c = buf[i];
+		if (n == 253 || !(host_byte(c) || c == '.'))
+			return false;
+		host[n++] = (char)(c >= 'A' && c <= 'Z' ? c + 32 : c);
+	}
+	if (i == len || n == 0)
+		return false; /* cut before the name ended */
+	host[n] = '\0';
+	if (host[n - 1] == '.')
+		host[--n] = '\0';
+	const char *last = strrchr(host, '.');
+	last = last ? last + 1 : host;
+	return n > 0 && !(*last >= '0' && *last <= '9');
 }
 
 const char *dns_type_name(uint16_t type, char buf[12])

@@ -7,6 +7,8 @@
  * reads only within len, follows no compression pointer, and accepts a name
  * only of host-name bytes (letters, digits, '-', '_'), at most 253
  * characters; dns_answer() writes at most cap bytes. Nothing is allocated.
+ * The relay also notes which names went through the proxy (a lookup of one
+ * of those is no sign of a tool ignoring it): dns_proxy_host().
  */
 #ifndef VX_SANDBOX_DNS_H
 #define VX_SANDBOX_DNS_H
@@ -39,6 +41,11 @@ enum dns_result dns_parse(const unsigned char *msg, size_t len, struct dns_query
  * length, 0 for DNS_IGNORE or when cap is too small. */
 size_t dns_answer(const unsigned char *msg, size_t len, enum dns_result res,
 	const struct dns_query *q, unsigned char *out, size_t cap);
+/* The host a request to the bridge's HTTP proxy port names, from its first
+ * bytes: "CONNECT host:port ..." or "METHOD http://host[:port]/...". The
+ * lowercase name into host (same rules as a query's name) and true; false
+ * for anything else (an IP literal, a cut line, another protocol). */
+bool dns_proxy_host(const unsigned char *buf, size_t len, char host[254]);
 /* The type's mnemonic ("A", "AAAA", ...), or "TYPE<n>" written into buf. */
 const char *dns_type_name(uint16_t type, char buf[12]);
 

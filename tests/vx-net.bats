@@ -362,3 +362,18 @@ NODEFETCH='node -e "fetch(\"https://example.com/\").then(r => console.log(\"stat
 	refute_output --partial 'looked up'
 	refute_output --partial 'getaddrinfo'
 }
+
+@test "a name the task looked up and then sent through the proxy gets no lookup hint; one it only looked up does" {
+	task a both '{ "allow": { "network": ["origin.test"] } }' "$GET"'
+		getent hosts origin.test || echo "getent exit $?"
+		get http://origin.test:8080/plain
+		get -p http://origin.test:8080/tunnel
+		getent hosts other.test || echo "getent exit $?"
+		exit 1'
+	run -1 vxr run a#both
+	assert_line 'a#both: getent exit 2'
+	assert_line --partial 'a#both: origin 8080 GET /plain host=origin.test'
+	assert_line --partial 'a#both: origin 8080 GET /tunnel host=origin.test'
+	assert_line --partial 'vx: a#both looked up other.test itself (DNS)'
+	refute_output --partial 'looked up origin.test'
+}

@@ -244,7 +244,7 @@ verdict {\"fail\": true, \"violations\": 3, \"hints\": 2, \"trace\": \"end\", \"
 	assert_output --partial "off.jsonl: expected a graph record then a task record; fix:"
 }
 
-@test "names the task looked up itself (dns records, before or after the end): one hint on a failed task, folded past four, none on a passing one" {
+@test "names the task looked up itself (dns records, before or after the end): one hint on a failed task, folded past four, none on a passing one; a name also proxied is left out" {
 	report dns.jsonl --exit 0
 	assert_equal "$status" 0
 	run -0 line_of

@@ -1,5 +1,6 @@
 /* fuzz_dns: the sandbox bridge's DNS query parser and answer over what a
- * task sent (any bytes, any length), with the answer bounded by the query. */
+ * task sent (any bytes, any length), with the answer bounded by the query,
+ * and the same bytes as a proxy request's first line. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,6 +29,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	size_t an = dns_answer(buf, size, r, &q, out, sizeof(out));
 	if (an > size || (r == DNS_IGNORE && an))
 		abort();
+	char host[254];
+	if (dns_proxy_host(buf, size, host)) {
+		size_t n = strlen(host);
+		if (n == 0 || n > 253)
+			abort();
+		for (size_t i = 0; i < n; i++)
+			if (host[i] == '"' || host[i] == '\\' || (unsigned char)host[i] < 0x20 ||
+				(unsigned char)host[i] > 0x7e)
+				abort();
+	}
 	char tb[12];
 	(void)dns_type_name(q.type, tb);
 	free(buf);

@@ -105,5 +105,26 @@ int main(void)
 	CHECK(dns_parse(q, n + 11, &dq) == DNS_QUESTION);
 	an = dns_answer(q, n + 11, DNS_QUESTION, &dq, a, sizeof(a));
 	CHECK(an == n && a[11] == 0);
+
+	/* the name a proxy request asks for */
+	char host[254];
+#define PH(s) dns_proxy_host((const unsigned char *)(s), strlen(s), host)
+	CHECK(PH("CONNECT Registry.NPMJS.org:443 HTTP/1.1\r\n") && !strcmp(host, "registry.npmjs.org"));
+	CHECK(PH("GET http://origin.test:8080/x HTTP/1.1\r\n") && !strcmp(host, "origin.test"));
+	CHECK(PH("POST HTTPS://example.com./ HTTP/1.1\r\n") && !strcmp(host, "example.com"));
+	CHECK(PH("GET http://example.com HTTP/1.1\r\n") && !strcmp(host, "example.com"));
+	CHECK(!PH("CONNECT 10.0.0.1:443 HTTP/1.1\r\n"));  /* an address: no lookup to excuse */
+	CHECK(!PH("CONNECT [::1]:443 HTTP/1.1\r\n"));
+	CHECK(!PH("GET /relative HTTP/1.1\r\n"));
+	CHECK(!PH("GET ftp://example.com/ HTTP/1.1\r\n"));
+	CHECK(!PH("CONNECT exa\"mple.com:443 HTTP/1.1\r\n"));
+	CHECK(!PH("CONNECT example.co"));                   /* cut */
+	CHECK(!PH("\x05\x01\x00"));                         /* SOCKS5 */
+	CHECK(!PH(""));
+	CHECK(!PH("CONNECT :443 HTTP/1.1\r\n"));
+	memset(name, 'a', 260);
+	memcpy(name, "CONNECT ", 8);
+	memcpy(name + 262, ":1 ", 4);
+	CHECK(!dns_proxy_host((const unsigned char *)name, 266, host)); /* over 253 */
 	return UNIT_END("test_sandbox_dns");
 }
