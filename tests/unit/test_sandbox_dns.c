@@ -126,5 +126,5 @@ int main(void)
 	memcpy(name, "CONNECT ", 8);
 	memcpy(name + 262, ":1 ", 4);
 	CHECK(!dns_proxy_host((const unsigned char *)name, 266, host)); /* over 253 */
-	return UNIT_END("test_sandbox_dns");
+	return UNIT_END("sandbox_dns");
 }
