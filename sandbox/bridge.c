@@ -444,10 +444,14 @@ static size_t dns_serve(const unsigned char *msg, size_t len, unsigned char *out
 	return dns_answer(msg, len, r, &q, out, cap);
 }
 
+/* At most this many queries a wakeup (the sockets are level-triggered):
+ * a task flooding its resolver cannot keep the relay from its streams. */
+#define DNS_BATCH 64
+
 static void on_udp(int fd)
 {
 	unsigned char in[DNS_MAX_QUERY], out[DNS_MAX_QUERY];
-	for (;;) {
+	for (int k = 0; k < DNS_BATCH; k++) {
 		struct sockaddr_in from;
 		socklen_t fl = sizeof(from);
 		/* a longer datagram is cut: the question comes first */
@@ -490,7 +494,7 @@ static void on_dns_accept(int lfd)
 /* A stream's queries, each after its two-byte length (RFC 1035 4.2.2). */
 static void on_dns_conn(struct dconn *d)
 {
-	for (;;) {
+	for (int k = 0; k < DNS_BATCH;) {
 		size_t want = 2;
 		if (d->len >= 2) {
 			want = 2 + (size_t)(d->buf[0] << 8 | d->buf[1]);
@@ -511,6 +515,7 @@ static void on_dns_conn(struct dconn *d)
 				dconn_close(d);
 				return;
 			}
+			k++;
 			continue;
 		}
 		ssize_t n = read(d->fd, d->buf + d->len, want - d->len);
