@@ -86,8 +86,8 @@ char *lookup_hint(const char *id, const cJSON *set, const cJSON *task)
 		cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(task, "sandbox"),
 			"allow"), "network");
 	int shown = n > SHOWN ? SHOWN : n;
-	char *who = list(names, shown, n > shown), *more = n > shown ? xasprintf(" and %d more", n - shown)
-							     : xstrdup("");
+	char *who = list(names, shown, n > shown);
+	char *more = n > shown ? xasprintf(" and %d more", n - shown) : xstrdup("");
 	/* the grant, said of the names shown: granted ones would pass through
 	 * the proxy; the others need allow.network as well */
 	cJSON *no = cJSON_CreateArray();
