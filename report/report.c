@@ -10,6 +10,7 @@
 #include "err.h"
 #include "glob.h"
 #include "jsonl.h"
+#include "lookup.h"
 #include "path.h"
 #include "wsroot.h"
 
@@ -155,6 +156,8 @@ int report_read_trace(struct report *r, const char *file)
 			const cJSON *n = cJSON_GetObjectItemCaseSensitive(rec, "status");
 			r->has_exit = cJSON_IsNumber(n);
 			r->exit_status = r->has_exit ? n->valueint : 0;
+		} else if (!strcmp(kind, "dns") || !strcmp(kind, "proxied")) {
+			lookup_add(&r->lookups, rec);
 		}
 		cJSON_Delete(rec);
 	}
@@ -175,6 +178,7 @@ void report_free(struct report *r)
 	cJSON_Delete(r->accesses);
 	cJSON_Delete(r->withheld);
 	cJSON_Delete(r->placeholders);
+	cJSON_Delete(r->lookups);
 	memset(r, 0, sizeof(*r));
 }
 
@@ -694,6 +698,12 @@ bool report_judge(struct report *r, int exit_code)
 				nhint++;
 			}
 			free(line);
+		}
+		char *dns = lookup_hint(r->id, r->lookups, r->task);
+		if (dns) {
+			put("hint", NULL, dns);
+			nhint++;
+			free(dns);
 		}
 		cJSON_ArrayForEach(a, r->placeholders) {
 			const char *g = str(a, "grant");

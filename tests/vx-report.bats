@@ -246,3 +246,15 @@ verdict {\"fail\": true, \"violations\": 3, \"hints\": 2, \"trace\": \"end\", \"
 	run -2 vx-report --request "$F/off.jsonl" --trace "$(fixture off.jsonl)"
 	assert_output --partial "off.jsonl: expected a graph record then a task record; fix:"
 }
+
+@test "names the task looked up itself (dns records, before or after the end): one hint on a failed task, folded past four, none on a passing one; a name also proxied is left out" {
+	report dns.jsonl --exit 0
+	assert_equal "$status" 0
+	run -0 line_of
+	assert_output 'verdict {"fail": false, "violations": 0, "hints": 0, "trace": "end", "events": 0}'
+	report_uncached dns.jsonl --exit 1
+	assert_equal "$status" 0
+	run -0 line_of
+	assert_output "vx: @x/app#test looked up registry.npmjs.org, example.com, a.test, b.test and 1 more itself (DNS), which a sandboxed task cannot do (the sandbox answers every lookup REFUSED): the tool ignores HTTP_PROXY/HTTPS_PROXY, the only way out; Node's own fetch and http(s) follow them only with NODE_USE_ENV_PROXY=1 (which vx sets) from Node 22.21 and 24, so Node 20's fetch fails this way; fix: run it on Node >= 22.21, or give the tool its own proxy setting (\$HTTPS_PROXY); registry.npmjs.org, example.com, a.test and b.test are not in allow.network either: add ['registry.npmjs.org', 'example.com', 'a.test', 'b.test'] for the tool to pass through the proxy
+verdict {\"fail\": false, \"violations\": 0, \"hints\": 1, \"trace\": \"end\", \"events\": 0}"
+}
