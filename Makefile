@@ -137,11 +137,12 @@ FUZZ_BUILD := build/fuzz
 FUZZ_SAN   := -fsanitize=address,undefined -fno-sanitize-recover=all
 # the modules' own warnings are gcc's -Werror job (above); clang's may differ
 FUZZ_CFLAGS := -g -O1 -fno-omit-frame-pointer $(FUZZ_SAN) -Wall -Wextra
-FUZZ_NAMES := glob statcache jsonl netpat http socks request config
+FUZZ_NAMES := glob statcache jsonl netpat http socks request config dns
 FUZZ_BIN   := $(addprefix $(FUZZ_BUILD)/fuzz_,$(FUZZ_NAMES))
 FUZZ_COMMON := $(patsubst %.c,$(FUZZ_BUILD)/%.o,$(wildcard libcommon/*.c))
 $(FUZZ_BUILD)/fuzz_http $(FUZZ_BUILD)/fuzz_socks: FUZZ_MODS = $(FUZZ_BUILD)/proxy/$(@F:fuzz_%=%).o
 $(FUZZ_BUILD)/fuzz_request: FUZZ_MODS = $(FUZZ_BUILD)/sandbox/request.o
+$(FUZZ_BUILD)/fuzz_dns: FUZZ_MODS = $(FUZZ_BUILD)/sandbox/dns.o
 $(FUZZ_BUILD)/fuzz_config: FUZZ_MODS = $(FUZZ_BUILD)/graph/config.o
 
 $(FUZZ_BUILD)/%.o: %.c
@@ -155,7 +156,7 @@ $(FUZZ_BUILD)/libcommon.a: $(FUZZ_COMMON)
 
 $(FUZZ_BUILD)/fuzz_%: tests/fuzz/fuzz_%.c $(wildcard tests/fuzz/*.h) $(FUZZ_BUILD)/libcommon.a \
 		$(FUZZ_BUILD)/proxy/http.o $(FUZZ_BUILD)/proxy/socks.o \
-		$(FUZZ_BUILD)/sandbox/request.o $(FUZZ_BUILD)/graph/config.o
+		$(FUZZ_BUILD)/sandbox/request.o $(FUZZ_BUILD)/sandbox/dns.o $(FUZZ_BUILD)/graph/config.o
 	$(FUZZ_CC) $(CPPFLAGS) -Itests/fuzz -Ikey -Iproxy -Igraph -fsanitize=fuzzer \
 		$(FUZZ_CFLAGS) -Werror -o $@ $< $(FUZZ_MODS) $(FUZZ_BUILD)/libcommon.a $(LDLIBS)
 

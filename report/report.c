@@ -10,6 +10,7 @@
 #include "err.h"
 #include "glob.h"
 #include "jsonl.h"
+#include "lookup.h"
 #include "path.h"
 #include "wsroot.h"
 
@@ -121,8 +122,12 @@ int report_read_trace(struct report *r, const char *file)
 			continue;
 		}
 		if (!kind) {
-			if (!str(rec, "op") || !str(rec, "resolved") || !str(rec, "access")) {
-				bad(file, rd.line, "an access record needs op, access and resolved",
+			bool net = str(rec, "access") && !strcmp(str(rec, "access"), "net");
+			if (!str(rec, "op") || !str(rec, "access") || (net ? !str(rec, "addr") ||
+				!cJSON_IsNumber(cJSON_GetObjectItemCaseSensitive(rec, "port"))
+				: !str(rec, "resolved"))) {
+				bad(file, rd.line, "an access record needs op, access and resolved "
+					"(a net one addr and port)",
 					"pass the file vx-sandbox --trace wrote");
 				cJSON_Delete(rec);
 				got = -1;
@@ -151,6 +156,8 @@ int report_read_trace(struct report *r, const char *file)
 			const cJSON *n = cJSON_GetObjectItemCaseSensitive(rec, "status");
 			r->has_exit = cJSON_IsNumber(n);
 			r->exit_status = r->has_exit ? n->valueint : 0;
+		} else if (!strcmp(kind, "dns") || !strcmp(kind, "proxied")) {
+			lookup_add(&r->lookups, rec);
 		}
 		cJSON_Delete(rec);
 	}
@@ -171,6 +178,7 @@ void report_free(struct report *r)
 	cJSON_Delete(r->accesses);
 	cJSON_Delete(r->withheld);
 	cJSON_Delete(r->placeholders);
+	cJSON_Delete(r->lookups);
 	memset(r, 0, sizeof(*r));
 }
 
@@ -435,6 +443,45 @@ static char *read_hint(const struct report *r, const cJSON *a, const char *res, 
 	return line;
 }
 
+/* The line for a refused unix connect (by the socket's path) or a dial out
+ * of the sandbox (by address and port), or NULL when one was said for the
+ * same socket or address already (in the set said). */
+static char *socket_hint(const struct report *r, const cJSON *a, cJSON *said)
+{
+	const cJSON *port = cJSON_GetObjectItemCaseSensitive(a, "port");
+	const char *addr = str(a, "addr"), *en = str(a, "errno");
+	char *line = NULL, *key, *shown, *res;
+	bool bin;
+	if (!strcmp(str(a, "access"), "unix")) {
+		res = raw_path(a, "resolved", &bin);
+		key = xasprintf("unix %s", res);
+		shown = show(res, bin);
+		if (!seen_before(said, key))
+			line = xasprintf("vx: %s: the sandbox refused a connection to the unix socket "
+				"'%s' (connect: %s), one the task did not make (a host socket such as "
+				"docker's or a D-Bus bus; glibc's user lookups try nscd this way and go "
+				"on); a socket the task binds itself, and socketpair, need no grant "
+				"(R-32); fix: if the task needs that socket, allow.unixSockets: true",
+				r->id, shown, en);
+		free(res);
+		free(shown);
+		free(key);
+		return line;
+	}
+	if (!addr || !cJSON_IsNumber(port))
+		return NULL;
+	key = xasprintf("net %s %d", addr, port->valueint);
+	if (!seen_before(said, key))
+		line = xasprintf("vx: %s: the task dialled %s%s%s:%d (%s) directly (connect: %s), "
+			"and the sandbox has no route out: a task reaches the network only through "
+			"vx-proxy, by the proxy variables (HTTPS_PROXY, HTTP_PROXY) for the hosts "
+			"allow.network names; fix: make the tool use the proxy variables",
+			r->id, strchr(addr, ':') ? "[" : "", addr, strchr(addr, ':') ? "]" : "",
+			port->valueint, str(a, "proto") ? str(a, "proto") : "tcp", en);
+	free(key);
+	return line;
+}
+
 bool report_judge(struct report *r, int exit_code)
 {
 	cJSON *hits = cJSON_CreateArray(), *walls = cJSON_CreateArray(), *dirs = cJSON_CreateArray();
@@ -444,6 +491,7 @@ bool report_judge(struct report *r, int exit_code)
 	const char *state = r->state ? r->state : "incomplete";
 	bool failed, incomplete;
 	size_t nunix = 0;
+	cJSON *sockets = cJSON_CreateArray();
 	bool cached = cJSON_IsObject(cJSON_GetObjectItemCaseSensitive(r->task, "cache"));
 	cJSON *keyed = cJSON_CreateArray(), *vset = cJSON_CreateArray();
 
@@ -458,11 +506,17 @@ bool report_judge(struct report *r, int exit_code)
 			free(res);
 			continue; /* an access that went through: nothing to say */
 		}
-		if (!strcmp(access, "unix")) {
-			/* R-32: a socket(AF_UNIX) pid 1 refused. No violation: glibc
-			 * makes one for every user lookup (it tries nscd first) and
-			 * goes on; named on a failed task (below) */
-			nunix++;
+		if (!strcmp(access, "unix") || !strcmp(access, "net")) {
+			/* R-32: a datagram socket(AF_UNIX) or a connect to a unix
+			 * socket the task did not make, refused; or a dial out of
+			 * the sandbox, which has no route out. No violation: glibc
+			 * tries nscd's socket on every user lookup and goes on, and
+			 * a tool may fall back on its own; named on a failed task
+			 * (below) */
+			if (!strcmp(op, "socket"))
+				nunix++;
+			else
+				cJSON_AddItemToArray(sockets, cJSON_Duplicate(a, 1));
 			free(res);
 			continue;
 		}
@@ -628,15 +682,28 @@ bool report_judge(struct report *r, int exit_code)
 			free(res);
 		}
 		if (nunix) {
-			char *line = xasprintf("vx: %s: the sandbox refused %zu socket(AF_UNIX) call%s "
-				"(socket: EPERM), since such a socket could reach one the task did not "
-				"make (a host socket such as /var/run/docker.sock or a D-Bus bus; glibc's "
-				"user lookups try nscd this way and go on); a pair from socketpair needs "
-				"no grant (R-32); fix: if the task needs a unix socket, allow.unixSockets: "
-				"true", r->id, nunix, nunix == 1 ? "" : "s");
+			char *line = xasprintf("vx: %s: the sandbox refused %zu datagram "
+				"socket(AF_UNIX) call%s (socket: EPERM), since such a socket can send "
+				"to one the task did not make (a host socket such as /dev/log); stream "
+				"sockets and socketpair need no grant (R-32); fix: if the task needs "
+				"it, allow.unixSockets: true", r->id, nunix, nunix == 1 ? "" : "s");
 			put("hint", NULL, line);
 			nhint++;
 			free(line);
+		}
+		cJSON_ArrayForEach(a, sockets) {
+			char *line = socket_hint(r, a, named);
+			if (line) {
+				put("hint", a, line);
+				nhint++;
+			}
+			free(line);
+		}
+		char *dns = lookup_hint(r->id, r->lookups, r->task);
+		if (dns) {
+			put("hint", NULL, dns);
+			nhint++;
+			free(dns);
 		}
 		cJSON_ArrayForEach(a, r->placeholders) {
 			const char *g = str(a, "grant");
@@ -664,6 +731,7 @@ bool report_judge(struct report *r, int exit_code)
 	jsonl_write(verdict);
 	cJSON_Delete(verdict);
 	cJSON_Delete(hits);
+	cJSON_Delete(sockets);
 	cJSON_Delete(keyed);
 	cJSON_Delete(vset);
 	cJSON_Delete(walls);

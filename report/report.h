@@ -29,6 +29,7 @@ struct report {
 	cJSON *accesses;  /* the access records, in order */
 	cJSON *withheld;  /* the start record's withheld links */
 	cJSON *placeholders;
+	cJSON *lookups;   /* names the task looked up or proxied (lookup.h), or NULL */
 	const char *state; /* "end", "off", or NULL: the trace never ended */
 	double declared;   /* the end record's count */
 	bool started;

@@ -6,20 +6,22 @@
 #include <fcntl.h>
 #include <linux/capability.h>
 #include <netinet/in.h>
-#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <poll.h>
 #include <sys/epoll.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/un.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "dns.h"
 #include "err.h"
 
 #define PIPE_CAP 65536      /* a pipe's default size */
@@ -54,12 +56,14 @@ struct pair {
 	struct end a, b;
 	struct dir ab, ba;
 	bool dead;
+	bool sniff; /* a proxy client whose first bytes are still to be read */
 	struct pair *next_dead;
 	struct pair *prev, *next;
 };
 
-/* What an epoll event names: a listener (kind 1 proxy, 2 localBinding) or
- * a pair's end (kind 0). */
+/* What an epoll event names: a listener (kind 1 proxy, 2 localBinding, 3
+ * DNS over UDP, 4 DNS over TCP), a DNS stream (one of dconn) or a pair's
+ * end (kind 0). */
 struct lst {
 	int kind;
 	int fd;
@@ -76,11 +80,53 @@ static pid_t relay_pid;
 /* How long the relay may take, once the task is gone, to hand vx-proxy the
  * bytes the task sent (so a request sent just before exiting is judged). */
 #define DRAIN_MS 1000
-static const char *proxy_path;
+static int proxy_fd = -1; /* O_PATH of vx-proxy's socket, dialled by /proc/self/fd */
+
+/* DNS on the sandbox's 127.0.0.1:53: every query is answered REFUSED (no
+ * name resolves inside), and each distinct name asked goes to the trace
+ * once, up to DNS_NAMES of them (a task asking for more learns nothing
+ * more, and cannot grow the relay). A stream is one of DNS_CONNS slots,
+ * each holding at most one query: a client past those is closed. */
+#define DNS_NAMES 32
+#define DNS_CONNS 8
+struct dconn {
+	int fd;
+	size_t len;
+	unsigned char buf[2 + DNS_MAX_QUERY];
+};
+static struct dconn dconn[DNS_CONNS];
+/* the names looked up, and the names asked of the HTTP proxy port */
+struct names {
+	char v[DNS_NAMES][sizeof(((struct dns_query *)0)->name)];
+	size_t n;
+};
+static struct names looked, proxied;
+static int trace_fd = -1;
 
 int bridge_prepare(const struct sb_request *r, struct bridge *b)
 {
 	b->proxy_socket = r->proxy_socket;
+	b->trace_fd = r->trace_fd;
+	b->proxy_fd = -1;
+	/* the proxy socket, held from the host: the relay dials it by this fd
+	 * (no path needed inside the sandbox), and a task whose socket is gone
+	 * never runs without its network boundary reported */
+	if (b->proxy_socket) {
+		struct stat st;
+		b->proxy_fd = open(b->proxy_socket, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+		if (b->proxy_fd < 0 || fstat(b->proxy_fd, &st) || !S_ISSOCK(st.st_mode)) {
+			err_warn("unable to reach vx-proxy's socket '%s' (%s), so the task is not run "
+				"(its network would go unreported); fix: pass the socket of a running "
+				"vx-proxy (vx run does)", b->proxy_socket,
+				b->proxy_fd < 0 ? strerror(errno) : "not a socket");
+			if (b->proxy_fd >= 0)
+				close(b->proxy_fd);
+			b->proxy_fd = -1;
+			b->host_fd = NULL;
+			b->nports = 0;
+			return -1;
+		}
+	}
 	b->nports = r->nlocal_ports;
 	b->ports = r->local_ports;
 	b->host_fd = xcalloc(b->nports + 1, sizeof(int));
@@ -115,6 +161,9 @@ bool bridge_needed(const struct bridge *b)
 
 void bridge_release(struct bridge *b)
 {
+	if (b->proxy_fd >= 0)
+		close(b->proxy_fd);
+	b->proxy_fd = -1;
 	for (size_t i = 0; i < b->nports; i++)
 		if (b->host_fd[i] >= 0)
 			close(b->host_fd[i]);
@@ -148,8 +197,9 @@ static int set_env(unsigned http, unsigned socks)
 	for (size_t i = 0; i < 4; i++)
 		if (setenv(hv[i], h, 1))
 			return -1;
-	/* Node >= 24 honours the variables for fetch and http(s) only with this
-	 * (older Node ignores both: its requests fail with EAI_AGAIN) */
+	/* Node >= 24 (and >= 22.21) honours the variables for fetch and http(s)
+	 * only with this; older Node ignores both, and its lookup of the target
+	 * reaches the relay's DNS, which names it */
 	if (setenv("NODE_USE_ENV_PROXY", "1", 1) ||
 		setenv("ALL_PROXY", s, 1) || setenv("all_proxy", s, 1) ||
 		setenv("NO_PROXY", "localhost,127.0.0.1,::1", 1) ||
@@ -253,9 +303,13 @@ static void pair_close(struct pair *p)
 	dead = p;
 }
 
+static void sniff(struct pair *p);
+
 /* Pump both ways as far as the last edges allow. */
 static void pair_run(struct pair *p)
 {
+	if (p->sniff && p->a.rd)
+		sniff(p);
 	if (dir_pump(&p->ab) || dir_pump(&p->ba) ||
 		(p->ab.shut && p->ba.shut))
 		pair_close(p);
@@ -267,7 +321,7 @@ static int dial(const struct lst *l)
 	int fd;
 	if (l->kind == 1) {
 		struct sockaddr_un sa = {.sun_family = AF_UNIX};
-		snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", proxy_path);
+		snprintf(sa.sun_path, sizeof(sa.sun_path), "/proc/self/fd/%d", proxy_fd);
 		fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
 		if (fd >= 0 && connect(fd, (struct sockaddr *)&sa, sizeof(sa)) == 0)
 			return fd;
@@ -299,6 +353,7 @@ static void on_accept(const struct lst *l)
 		struct pair *p = xcalloc(1, sizeof(*p));
 		/* both new: nothing to read yet, room to write */
 		p->a = (struct end){.p = p, .fd = c, .wr = true};
+		p->sniff = l->kind == 1 && trace_fd >= 0;
 		p->b = (struct end){.p = p, .fd = u, .wr = true};
 		dir_init(&p->ab, &p->a, &p->b);
 		dir_init(&p->ba, &p->b, &p->a);
@@ -337,6 +392,153 @@ static double ms_now(void)
 	return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
 }
 
+/* The first time of each name goes to the trace: one write of one line,
+ * so it lands whole beside the tracer's own (the file's offset is shared).
+ * The name holds host-name bytes only (dns.h): no escaping is needed. A
+ * name the task both looked up and sent the proxy is no tool ignoring it. */
+static void note(struct names *set, const char *name, const char *type)
+{
+	char line[sizeof(set->v[0]) + 64];
+	int n;
+	if (trace_fd < 0 || !name[0] || set->n == DNS_NAMES)
+		return;
+	for (size_t i = 0; i < set->n; i++)
+		if (!strcmp(set->v[i], name))
+			return;
+	snprintf(set->v[set->n++], sizeof(set->v[0]), "%s", name);
+	if (type)
+		n = snprintf(line, sizeof(line), "{\"trace\":\"dns\",\"name\":\"%s\",\"type\":\"%s\"}\n",
+			name, type);
+	else
+		n = snprintf(line, sizeof(line), "{\"trace\":\"proxied\",\"name\":\"%s\"}\n", name);
+	if (n > 0 && (size_t)n < sizeof(line) && write(trace_fd, line, (size_t)n) != n)
+		trace_fd = -1; /* the tracer reports a trace it cannot write */
+}
+
+static void dns_record(const struct dns_query *q)
+{
+	char tb[12];
+	note(&looked, q->name, dns_type_name(q->type, tb));
+}
+
+/* A proxy client's first bytes, peeked (the relay passes them on as they
+ * are): the name a request line asks for. One look: a line cut across two
+ * segments goes unnoted, which only costs the report its exception. */
+static void sniff(struct pair *p)
+{
+	unsigned char buf[512];
+	char host[254];
+	p->sniff = false;
+	ssize_t n = recv(p->a.fd, buf, sizeof(buf), MSG_PEEK | MSG_DONTWAIT);
+	if (n > 0 && dns_proxy_host(buf, (size_t)n, host))
+		note(&proxied, host, NULL);
+}
+
+/* One query in; its answer's length in out (0: none). */
+static size_t dns_serve(const unsigned char *msg, size_t len, unsigned char *out, size_t cap)
+{
+	struct dns_query q;
+	enum dns_result r = dns_parse(msg, len, &q);
+	if (r == DNS_QUESTION)
+		dns_record(&q);
+	return dns_answer(msg, len, r, &q, out, cap);
+}
+
+/* At most this many queries a wakeup (the sockets are level-triggered):
+ * a task flooding its resolver cannot keep the relay from its streams. */
+#define DNS_BATCH 64
+
+static void on_udp(int fd)
+{
+	unsigned char in[DNS_MAX_QUERY], out[DNS_MAX_QUERY];
+	for (int k = 0; k < DNS_BATCH; k++) {
+		struct sockaddr_in from;
+		socklen_t fl = sizeof(from);
+		/* a longer datagram is cut: the question comes first */
+		ssize_t n = recvfrom(fd, in, sizeof(in), MSG_DONTWAIT, (struct sockaddr *)&from, &fl);
+		if (n < 0)
+			return;
+		size_t an = dns_serve(in, (size_t)n, out, sizeof(out));
+		if (an)
+			sendto(fd, out, an, MSG_DONTWAIT, (struct sockaddr *)&from, fl);
+	}
+}
+
+static void dconn_close(struct dconn *c)
+{
+	close(c->fd); /* and out of the epoll set */
+	c->fd = -1;
+	c->len = 0;
+}
+
+static void on_dns_accept(int lfd)
+{
+	for (;;) {
+		int c = accept4(lfd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
+		if (c < 0)
+			return;
+		struct dconn *d = NULL;
+		for (size_t i = 0; i < DNS_CONNS && !d; i++)
+			if (dconn[i].fd < 0)
+				d = &dconn[i];
+		struct epoll_event ev = {.events = EPOLLIN, .data.ptr = d};
+		if (!d || epoll_ctl(ep, EPOLL_CTL_ADD, c, &ev)) {
+			close(c);
+			continue;
+		}
+		d->fd = c;
+		d->len = 0;
+	}
+}
+
+/* A stream's queries, each after its two-byte length (RFC 1035 4.2.2). */
+static void on_dns_conn(struct dconn *d)
+{
+	for (int k = 0; k < DNS_BATCH;) {
+		size_t want = 2;
+		if (d->len >= 2) {
+			want = 2 + (size_t)(d->buf[0] << 8 | d->buf[1]);
+			if (want == 2 || want > sizeof(d->buf)) {
+				dconn_close(d); /* empty, or longer than any query */
+				return;
+			}
+		}
+		if (d->len == want && want > 2) {
+			unsigned char out[2 + DNS_MAX_QUERY];
+			size_t an = dns_serve(d->buf + 2, want - 2, out + 2, sizeof(out) - 2);
+			d->len = 0;
+			out[0] = (unsigned char)(an >> 8);
+			out[1] = (unsigned char)an;
+			/* a few hundred bytes into an empty socket buffer: a client
+			 * that does not read its answers loses the stream */
+			if (!an || write(d->fd, out, an + 2) != (ssize_t)(an + 2)) {
+				dconn_close(d);
+				return;
+			}
+			k++;
+			continue;
+		}
+		ssize_t n = read(d->fd, d->buf + d->len, want - d->len);
+		if (n < 0 && (errno == EAGAIN || errno == EINTR))
+			return;
+		if (n <= 0) {
+			dconn_close(d);
+			return;
+		}
+		d->len += (size_t)n;
+	}
+}
+
+static void on_listener(const struct lst *l)
+{
+	if (l->kind == 3)
+		on_udp(l->fd);
+	else if (l->kind == 4)
+		on_dns_accept(l->fd);
+	else
+		on_accept(l);
+}
+
 static void __attribute__((noreturn)) relay_loop(struct lst *ls, size_t n)
 {
 	double deadline = 0;
@@ -355,7 +557,7 @@ static void __attribute__((noreturn)) relay_loop(struct lst *ls, size_t n)
 			/* the task is gone: take what waits in the backlogs, accept
 			 * nothing more, and finish delivering what clients sent */
 			for (size_t i = 0; i < n; i++) {
-				on_accept(&ls[i]);
+				on_listener(&ls[i]);
 				close(ls[i].fd);
 			}
 			n = 0;
@@ -369,7 +571,12 @@ static void __attribute__((noreturn)) relay_loop(struct lst *ls, size_t n)
 		for (int i = 0; i < k; i++) {
 			void *ptr = evs[i].data.ptr;
 			if (ptr >= (void *)ls && ptr < (void *)(ls + n)) {
-				on_accept(ptr);
+				on_listener(ptr);
+				continue;
+			}
+			if (ptr >= (void *)dconn && ptr < (void *)(dconn + DNS_CONNS)) {
+				if (((struct dconn *)ptr)->fd >= 0)
+					on_dns_conn(ptr);
 				continue;
 			}
 			struct end *e = ptr;
@@ -390,7 +597,11 @@ static void __attribute__((noreturn)) relay_loop(struct lst *ls, size_t n)
 }
 
 /* The relay gives up what the sandbox's pid 1 still holds: it keeps only
- * the right to its own sockets. */
+ * the right to its own sockets. Until then it holds every capability of
+ * the sandbox's namespace, which the task lacks, so the task cannot trace
+ * it or open its fds in that moment either; undumpable first. It shares
+ * pid 1's mount namespace (pid 1 need not wait for it): the proxy socket is
+ * reached through its fd, whatever the tree shows. */
 static int relay_confine(void)
 {
 	struct __user_cap_header_struct h = {.version = _LINUX_CAPABILITY_VERSION_3};
@@ -398,25 +609,38 @@ static int relay_confine(void)
 	memset(d, 0, sizeof(d));
 	if (prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) || prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0))
 		return -1;
-	/* a mount namespace of its own: pid 1's pivot into the sandbox's tree
-	 * moves every process of its namespace, and the relay must still reach
-	 * the host's socket path */
-	if (proxy_path && unshare(CLONE_NEWNS))
-		return -1;
 	if (syscall(SYS_capset, &h, d))
 		return -1;
 	return 0;
 }
 
+/* 127.0.0.1:53 in the sandbox's namespace, of type (pid 1 still holds
+ * the namespace's capabilities, so the low port is its to take). */
+static int bind_dns(int type)
+{
+	struct sockaddr_in sa = {.sin_family = AF_INET, .sin_port = htons(53),
+		.sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+	int fd = socket(AF_INET, type | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+	if (fd < 0 || bind(fd, (struct sockaddr *)&sa, sizeof(sa)) ||
+		(type == SOCK_STREAM && listen(fd, 16))) {
+		if (fd >= 0)
+			close(fd);
+		return -1;
+	}
+	return fd;
+}
+
 int bridge_start(struct bridge *b)
 {
-	size_t n = b->nports + (b->proxy_socket ? 2 : 0), k = 0;
+	size_t n = b->nports + (b->proxy_socket ? 4 : 0), k = 0;
 	struct lst *ls = xcalloc(n + 1, sizeof(*ls));
 	unsigned http = 0, socks = 0;
 	if (b->proxy_socket) {
 		ls[k++] = (struct lst){.kind = 1, .fd = listen_loopback(&http)};
 		ls[k++] = (struct lst){.kind = 1, .fd = listen_loopback(&socks)};
-		if (ls[0].fd < 0 || ls[1].fd < 0) {
+		ls[k++] = (struct lst){.kind = 3, .fd = bind_dns(SOCK_DGRAM)};
+		ls[k++] = (struct lst){.kind = 4, .fd = bind_dns(SOCK_STREAM)};
+		if (ls[0].fd < 0 || ls[1].fd < 0 || ls[2].fd < 0 || ls[3].fd < 0) {
 			err_warn_errno("unable to listen on the sandbox's loopback for the network bridge");
 			return -1;
 		}
@@ -427,21 +651,16 @@ int bridge_start(struct bridge *b)
 	}
 	for (size_t i = 0; i < b->nports; i++)
 		ls[k++] = (struct lst){.kind = 2, .fd = b->host_fd[i], .port = b->ports[i]};
-	proxy_path = b->proxy_socket;
-	/* pid 1 goes on to pivot into the sandbox's tree only once the relay
-	 * has a mount namespace of its own: a byte on ready says so */
-	int ready[2];
-	if (pipe2(ready, O_CLOEXEC)) {
-		err_warn_errno("unable to make a pipe");
-		return -1;
-	}
+	proxy_fd = b->proxy_fd;
+	trace_fd = b->trace_fd;
+	for (size_t i = 0; i < DNS_CONNS; i++)
+		dconn[i].fd = -1;
 	pid_t pid = fork();
 	if (pid < 0) {
 		err_warn_errno("unable to fork the network bridge");
 		return -1;
 	}
 	if (pid == 0) {
-		close(ready[0]);
 		/* dies with pid 1, so with the task */
 		if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) || getppid() != 1)
 			_exit(1);
@@ -449,9 +668,6 @@ int bridge_start(struct bridge *b)
 			err_warn_errno("unable to confine the network bridge");
 			_exit(1);
 		}
-		if (write(ready[1], "r", 1) != 1)
-			_exit(1);
-		close(ready[1]);
 		signal(SIGPIPE, SIG_IGN);
 		struct sigaction sa;
 		memset(&sa, 0, sizeof(sa));
@@ -466,16 +682,6 @@ int bridge_start(struct bridge *b)
 		relay_loop(ls, n);
 	}
 	relay_pid = pid;
-	close(ready[1]);
-	char c;
-	ssize_t got;
-	while ((got = read(ready[0], &c, 1)) < 0 && errno == EINTR)
-		;
-	close(ready[0]);
-	if (got != 1) {
-		err_warn("the network bridge did not start");
-		return -1;
-	}
 	/* pid 1 keeps none of them: exec_task closes every fd past 2 anyway */
 	for (size_t i = 0; i < n; i++)
 		close(ls[i].fd);
@@ -487,8 +693,17 @@ void bridge_finish(void)
 {
 	if (relay_pid <= 0)
 		return;
+	int pfd = (int)syscall(SYS_pidfd_open, relay_pid, 0);
 	kill(relay_pid, SIGTERM);
-	/* bounded: the relay gives up after DRAIN_MS itself */
+	/* bounded: the relay gives up after DRAIN_MS itself. A pidfd wakes
+	 * pid 1 the moment the relay is gone (most often at once: nothing
+	 * left to deliver), where a polling loop slept a slice first */
+	if (pfd >= 0) {
+		struct pollfd p = {.fd = pfd, .events = POLLIN};
+		while (poll(&p, 1, DRAIN_MS + 1000) < 0 && errno == EINTR)
+			;
+		close(pfd);
+	}
 	for (int i = 0; i < DRAIN_MS / 2 + 500; i++) {
 		pid_t w = waitpid(relay_pid, NULL, WNOHANG);
 		if (w != 0)

@@ -71,21 +71,31 @@ static bool families(scmp_filter_ctx f, const struct sb_request *r, bool tracer)
 		rule(f, EAFNOSUPPORT, "socketpair", 1, &high) == 0 &&
 		rule(f, EPROTONOSUPPORT, "socket", 2, nl) == 0;
 	/* R-32: socketpair(AF_UNIX) reaches nothing but the task itself;
-	 * socket(AF_UNIX) could reach a host socket, so it fails unless
-	 * granted. Under the tracer the task's refusal is a trace stop instead:
-	 * pid 1 refuses it with EPERM and records it (trace.c); with no tracer
-	 * attached the kernel fails it with ENOSYS, still refused. */
-	if (ok && !r->unix_sockets) {
-		if (r->trace_fd >= 0 && !tracer) {
-			int rc = seccomp_rule_add_array(f, SCMP_ACT_TRACE(FILTER_TRACE_UNIX),
-				SCMP_SYS(socket), 1, &unix_a0);
-			if (rc) {
-				err_warn("seccomp: unable to add the rule for socket: %s", strerror(-rc));
-				ok = false;
-			}
-		} else {
-			ok = rule(f, EPERM, "socket", 1, &unix_a0) == 0;
+	 * socket(AF_UNIX) could reach a host socket. Untraced (and in pid 1)
+	 * it fails unless granted. Under the tracer a stream or seqpacket
+	 * socket is free and every connect() is a trace stop instead: pid 1
+	 * makes the connection itself on the task's socket, or refuses it
+	 * (trace.c); a datagram socket, which sendto() could aim at any host
+	 * socket without a connect, still stops and is refused. With no
+	 * tracer attached a trace stop fails with ENOSYS, still refused. */
+	if (ok && r->trace_fd >= 0 && !tracer) {
+		int rc = seccomp_rule_add_array(f, SCMP_ACT_TRACE(FILTER_TRACE_CONNECT),
+			SCMP_SYS(connect), 0, NULL);
+		for (unsigned type = 0; !rc && !r->unix_sockets && type < 16; type++) {
+			struct scmp_arg_cmp sock[2] = {
+				SCMP_A0(SCMP_CMP_MASKED_EQ, 0xffffffffu, AF_UNIX),
+				SCMP_A1(SCMP_CMP_MASKED_EQ, 0xf, type),
+			};
+			if (type != SOCK_STREAM && type != SOCK_SEQPACKET)
+				rc = seccomp_rule_add_array(f, SCMP_ACT_TRACE(FILTER_TRACE_UNIX),
+					SCMP_SYS(socket), 2, sock);
 		}
+		if (rc) {
+			err_warn("seccomp: unable to add the rule for socket: %s", strerror(-rc));
+			ok = false;
+		}
+	} else if (ok && !r->unix_sockets) {
+		ok = rule(f, EPERM, "socket", 1, &unix_a0) == 0;
 	}
 	return ok;
 }

@@ -11,9 +11,13 @@
  * EPROTONOSUPPORT (audit, uevents and the rest are not all per namespace).
  * socketpair(AF_UNIX) of SOCK_STREAM or SOCK_SEQPACKET always works: the
  * pair reaches only the task (Node makes one per piped child process); a
- * datagram pair could sendto() a host socket's path, so it needs the grant. socket(AF_UNIX), which could reach a
- * host pathname socket, fails with EPERM unless the task's own grant lifts
- * it (R-32); under the tracer pid 1 refuses it instead, and records it.
+ * datagram pair could sendto() a host socket's path, so it needs the grant.
+ * socket(AF_UNIX), which could reach a host pathname socket, fails with
+ * EPERM unless the task's own grant lifts it (R-32). Under the tracer a
+ * stream or seqpacket socket(AF_UNIX) is free and each connect() stops
+ * instead: pid 1 connects the task's socket itself, or refuses a unix
+ * socket the task did not make, and records it (trace.c); a datagram one
+ * stops at socket() and is refused.
  * Refused with EPERM: new user namespaces through clone/unshare and the mount
  * system calls, old API and new, unless weakerWhenNested (R-33); ptrace,
  * process_vm_readv/writev, the keyring calls, bpf, perf_event_open; the
@@ -33,8 +37,10 @@
 /* Families 0 .. FILTER_FAMILY_MAX-1 are judged one by one; any larger
  * domain is refused. */
 #define FILTER_FAMILY_MAX 64
-/* SECCOMP_RET_DATA of the task's socket(AF_UNIX) stop under the tracer. */
+/* SECCOMP_RET_DATA of the task's socket(AF_UNIX) stop under the tracer,
+ * and of its connect() stop. */
 #define FILTER_TRACE_UNIX 0x7655
+#define FILTER_TRACE_CONNECT 0x7656
 
 /* The filter, or NULL after one line naming the failure. */
 scmp_filter_ctx filter_build(const struct sb_request *r);

@@ -322,6 +322,47 @@ static int build_sys(int root)
 	return rc;
 }
 
+/* The sandbox's resolver file: every lookup goes to its own loopback, where
+ * the network bridge answers REFUSED and records the name (sandbox/dns.h);
+ * without a bridge nothing listens there and a lookup fails at once. A
+ * resolv.conf the host has as a symlink (systemd-resolved's stub) is
+ * covered where it leads inside the new root; a tree with none already
+ * means 127.0.0.1 to glibc and musl. */
+static const char resolv_conf[] = "# vx-sandbox: a sandboxed task has no resolver; its network goes\n"
+	"# through HTTP(S)_PROXY, and a name it looks up itself is reported\n"
+	"nameserver 127.0.0.1\n"
+	"options attempts:1\n";
+
+static int build_resolv(int root)
+{
+	struct open_how how = {.flags = O_PATH | O_CLOEXEC,
+		.resolve = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS};
+	struct stat st;
+	int t = (int)syscall(SYS_openat2, root, "etc/resolv.conf", &how, sizeof(how)), f, b = -1;
+	if (t < 0)
+		return 0;
+	if (fstat(t, &st) || !S_ISREG(st.st_mode)) {
+		close(t);
+		return 0;
+	}
+	f = open(BASE "/resolv.conf", O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0444);
+	if (f < 0 || write(f, resolv_conf, sizeof(resolv_conf) - 1) != sizeof(resolv_conf) - 1 ||
+		(b = open_tree(AT_FDCWD, BASE "/resolv.conf", OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC)) < 0 ||
+		set_attr(b, MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV, false) ||
+		move_mount(b, "", t, "", MOVE_MOUNT_F_EMPTY_PATH | MOVE_MOUNT_T_EMPTY_PATH)) {
+		if (f >= 0)
+			close(f);
+		if (b >= 0)
+			close(b);
+		close(t);
+		return fail("unable to bind the sandbox's own", "/etc/resolv.conf");
+	}
+	close(f);
+	close(b);
+	close(t);
+	return 0;
+}
+
 /* Do the flags hold? Every mount of the sandbox nosuid, and every writable
  * one nodev too but for the device nodes bound into /dev and the task's own
  * devpts, read from the kernel's own account after the pivot: a bind or
@@ -460,7 +501,8 @@ int mounts_build(const struct plan *p)
 		if (r)
 			goto out;
 	}
-	if (build_dev(root, devfd) || build_proc(p->nested) || build_sys(root))
+	if (build_dev(root, devfd) || build_proc(p->nested) || build_sys(root) ||
+		build_resolv(root))
 		goto out;
 	/* pivot into the new root and drop the old one (bubblewrap's and
 	 * runc's pivot_root(".", ".")): nothing of the host's tree stays

@@ -27,7 +27,7 @@ int plan_path_cmp(const char *a, const char *b)
 }
 
 /* An op for path, its inode from st (lstat of path), or none when st is NULL. */
-struct op *add_op_st(struct plan *p, enum op_kind kind, const char *path,
+struct op *plan_add_op_st(struct plan *p, enum op_kind kind, const char *path,
 	const struct stat *st)
 {
 	struct op *o;
@@ -49,13 +49,13 @@ struct op *add_op_st(struct plan *p, enum op_kind kind, const char *path,
 	return o;
 }
 
-struct op *add_op(struct plan *p, enum op_kind kind, const char *path)
+struct op *plan_add_op(struct plan *p, enum op_kind kind, const char *path)
 {
 	struct stat st;
-	return add_op_st(p, kind, path, lstat(path, &st) == 0 ? &st : NULL);
+	return plan_add_op_st(p, kind, path, lstat(path, &st) == 0 ? &st : NULL);
 }
 
-char *dirname_of(const char *path)
+char *plan_dirname_of(const char *path)
 {
 	const char *s = strrchr(path, '/');
 	if (!s || s == path)
@@ -65,23 +65,23 @@ char *dirname_of(const char *path)
 
 /* The canonical form of path, resolving its longest existing ancestor and
  * appending the rest lexically: where a path not made yet would land. */
-char *canon_would_be(const char *path)
+char *plan_canon_would_be(const char *path)
 {
 	char *c = path_canonical(path), *dir, *rest, *out;
 	const char *base;
 	if (c || strcmp(path, "/") == 0)
 		return c ? c : xstrdup("/");
-	dir = dirname_of(path);
+	dir = plan_dirname_of(path);
 	base = strrchr(path, '/');
 	base = base ? base + 1 : path; /* a relative name: callers pass absolute paths */
-	rest = canon_would_be(dir);
+	rest = plan_canon_would_be(dir);
 	out = path_join(rest, base);
 	free(dir);
 	free(rest);
 	return out;
 }
 
-int refuse(const struct ctx *c, const char *grant, const char *fmt, const char *path)
+int plan_refuse(const struct ctx *c, const char *grant, const char *fmt, const char *path)
 {
 	char msg[1024];
 	snprintf(msg, sizeof(msg), fmt, path);
@@ -90,11 +90,11 @@ int refuse(const struct ctx *c, const char *grant, const char *fmt, const char *
 }
 
 /* A grant spelled inside the project must stay there once links resolve. */
-int check_escape(const struct ctx *c, const char *grant, const char *lex, char **canon)
+int plan_check_escape(const struct ctx *c, const char *grant, const char *lex, char **canon)
 {
-	char *w = canon_would_be(lex);
+	char *w = plan_canon_would_be(lex);
 	if (path_is_within(c->r->project, lex) && !path_is_within(c->r->project, w)) {
-		refuse(c, grant, "it leaves the project through a symlink (to '%s'); "
+		plan_refuse(c, grant, "it leaves the project through a symlink (to '%s'); "
 			"fix: grant the target itself, spelled as the path it is", w);
 		free(w);
 		return -1;
@@ -166,7 +166,7 @@ void plan_expand(const char *pat, struct strlist *out)
 
 /* The grant as an absolute pattern: "~/" from $HOME, relative from the
  * project, the R-21 collapse applied. */
-char *grant_pattern(const struct ctx *c, const char *g)
+char *plan_grant_pattern(const struct ctx *c, const char *g)
 {
 	char *col = glob_collapse(g), *home, *abs;
 	if (col[0] == '~' && (col[1] == '\0' || col[1] == '/')) {
@@ -179,7 +179,7 @@ char *grant_pattern(const struct ctx *c, const char *g)
 	return abs;
 }
 
-bool names_git(const char *g)
+bool plan_names_git(const char *g)
 {
 	const char *s = strstr(g, ".git");
 	for (; s; s = strstr(s + 1, ".git")) {
@@ -196,7 +196,7 @@ bool names_git(const char *g)
 /* Is dir (absolute, normalized) its own canonical form? Known answers are
  * kept for the plan: read grants are mostly siblings (../lib1 .. ../lib50),
  * so their parent is resolved once, not once per grant. */
-bool real_dir(struct ctx *c, const char *dir)
+bool plan_real_dir(struct ctx *c, const char *dir)
 {
 	char *cd;
 	bool same;
@@ -223,20 +223,20 @@ static int read_path(struct ctx *c, const char *g, const char *lex, const struct
 	char *canon;
 	if (lex[0] == '/' && !S_ISLNK(st->st_mode) && leaf && leaf[1] &&
 		strcmp(leaf, "/.") != 0 && strcmp(leaf, "/..") != 0) {
-		char *dir = dirname_of(lex);
-		bool fast = real_dir(c, dir);
+		char *dir = plan_dirname_of(lex);
+		bool fast = plan_real_dir(c, dir);
 		free(dir);
 		if (fast) {
-			add_op_st(c->p, OP_RO, lex, st);
+			plan_add_op_st(c->p, OP_RO, lex, st);
 			strlist_push(&c->named, lex);
 			strlist_push(&c->p->readable, lex);
 			return 0;
 		}
 	}
-	if (check_escape(c, g, lex, &canon))
+	if (plan_check_escape(c, g, lex, &canon))
 		return -1;
 	if (access(canon, F_OK) == 0) {
-		add_op(c->p, OP_RO, canon);
+		plan_add_op(c->p, OP_RO, canon);
 		strlist_push(&c->named, canon);
 		strlist_push(&c->p->readable, canon);
 	}
@@ -258,7 +258,7 @@ static int add_reads(struct ctx *c)
 {
 	for (size_t i = 0; i < c->r->read.n; i++) {
 		const char *g = c->r->read.v[i];
-		char *pat = grant_pattern(c, g);
+		char *pat = plan_grant_pattern(c, g);
 		struct strlist m = {0};
 		struct stat st;
 		int rc = 0;
@@ -397,23 +397,23 @@ int plan_build(const struct sb_request *r, struct plan *p)
 		if (strcmp(r->projects[i].dir, r->project) != 0 &&
 			path_is_within(r->project, r->projects[i].dir))
 			strlist_push(&c.nested, r->projects[i].dir);
-	add_op(p, OP_SCRATCH, "/tmp");
-	add_op(p, OP_MASK, r->root);
-	add_op(p, OP_DIR, r->project);
+	plan_add_op(p, OP_SCRATCH, "/tmp");
+	plan_add_op(p, OP_MASK, r->root);
+	plan_add_op(p, OP_DIR, r->project);
 	for (size_t i = 0; i < r->read.n; i++)
-		if (names_git(r->read.v[i]))
+		if (plan_names_git(r->read.v[i]))
 			p->git_discovery = true;
 	for (size_t i = 0; i < r->write.n; i++)
-		if (names_git(r->write.v[i]))
+		if (plan_names_git(r->write.v[i]))
 			p->git_discovery = true;
-	if (add_writes(&c) || add_reads(&c))
+	if (plan_add_writes(&c) || add_reads(&c))
 		goto out;
 	if (r->git_config)
-		add_git_config(&c);
-	add_node_modules(&c);
-	add_tmp_keeps(&c);
-	add_walls(&c);
-	judge_empty_globs(&c);
+		plan_add_git_config(&c);
+	plan_add_node_modules(&c);
+	plan_add_tmp_keeps(&c);
+	plan_add_walls(&c);
+	plan_judge_empty_globs(&c);
 	order(p);
 	if (getenv("VX_SANDBOX_DEBUG"))
 		for (size_t i = 0; i < p->nops; i++)
@@ -442,7 +442,7 @@ void plan_sweep(const struct plan *p, bool failed)
 	for (size_t i = p->ng; i-- > 0;) {
 		struct stat st;
 		if (lstat(p->guards[i].path, &st) ||
-			!is_guard(p->guards[i].path, &st, p->guards[i].fmode))
+			!plan_is_guard(p->guards[i].path, &st, p->guards[i].fmode))
 			continue;
 		if (p->guards[i].isdir)
 			rmdir(p->guards[i].path);

@@ -22,27 +22,27 @@ struct ctx {
 };
 
 /* plan.c: the helpers. */
-struct op *add_op(struct plan *p, enum op_kind kind, const char *path);
-struct op *add_op_st(struct plan *p, enum op_kind kind, const char *path,
+struct op *plan_add_op(struct plan *p, enum op_kind kind, const char *path);
+struct op *plan_add_op_st(struct plan *p, enum op_kind kind, const char *path,
 	const struct stat *st);
-char *dirname_of(const char *path);
-char *canon_would_be(const char *path);
+char *plan_dirname_of(const char *path);
+char *plan_canon_would_be(const char *path);
 /* Print the refusal of a grant (one line: the grant, why, the fix); -1. */
-int refuse(const struct ctx *c, const char *grant, const char *fmt, const char *path);
-int check_escape(const struct ctx *c, const char *grant, const char *lex, char **canon);
-char *grant_pattern(const struct ctx *c, const char *g);
-bool names_git(const char *g);
-bool real_dir(struct ctx *c, const char *dir);
+int plan_refuse(const struct ctx *c, const char *grant, const char *fmt, const char *path);
+int plan_check_escape(const struct ctx *c, const char *grant, const char *lex, char **canon);
+char *plan_grant_pattern(const struct ctx *c, const char *g);
+bool plan_names_git(const char *g);
+bool plan_real_dir(struct ctx *c, const char *dir);
 
 /* plan_write.c: the write grants, and the guards it made (plan_sweep). */
-int add_writes(struct ctx *c);
-bool is_guard(const char *path, const struct stat *st, mode_t fmode);
+int plan_add_writes(struct ctx *c);
+bool plan_is_guard(const char *path, const struct stat *st, mode_t fmode);
 
 /* plan_walls.c: the steps after the grants, in plan_build()'s order. */
-void add_git_config(struct ctx *c);
-void add_node_modules(struct ctx *c);
-void add_tmp_keeps(struct ctx *c);
-void add_walls(struct ctx *c);
-void judge_empty_globs(struct ctx *c);
+void plan_add_git_config(struct ctx *c);
+void plan_add_node_modules(struct ctx *c);
+void plan_add_tmp_keeps(struct ctx *c);
+void plan_add_walls(struct ctx *c);
+void plan_judge_empty_globs(struct ctx *c);
 
 #endif

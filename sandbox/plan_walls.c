@@ -46,7 +46,7 @@ static bool is_named(const struct ctx *c, const char *p);
  * where not. A mount point cannot be removed, replaced or renamed onto, so
  * HEAD, refs, objects, hooks and index stay as they were; new names may be
  * made beside them (config.lock; what they could do config already can). */
-void add_git_config(struct ctx *c)
+void plan_add_git_config(struct ctx *c)
 {
 	char *dir = xstrdup(c->r->project), *git = NULL, *up;
 	struct stat st;
@@ -59,7 +59,7 @@ void add_git_config(struct ctx *c)
 			break;
 		free(git);
 		git = NULL;
-		up = dirname_of(dir);
+		up = plan_dirname_of(dir);
 		free(dir);
 		dir = up;
 	}
@@ -69,7 +69,7 @@ void add_git_config(struct ctx *c)
 		return;
 	}
 	readable = is_named(c, git) || !path_is_within(c->r->root, git);
-	add_op_st(c->p, OP_RW, git, &st);
+	plan_add_op_st(c->p, OP_RW, git, &st);
 	strlist_push(&c->named, git);
 	c->p->git_discovery = true;
 	while ((e = readdir(d))) {
@@ -80,9 +80,9 @@ void add_git_config(struct ctx *c)
 			continue;
 		p = path_join(git, e->d_name);
 		if (readable)
-			add_op_st(c->p, OP_RO, p, &st)->protect = true;
+			plan_add_op_st(c->p, OP_RO, p, &st)->protect = true;
 		else
-			add_op_st(c->p, S_ISDIR(st.st_mode) ? OP_MASK : OP_MASK_FILE, p, &st);
+			plan_add_op_st(c->p, S_ISDIR(st.st_mode) ? OP_MASK : OP_MASK_FILE, p, &st);
 		free(p);
 	}
 	closedir(d);
@@ -125,7 +125,7 @@ static void consider_link(struct ctx *c, const char *link, bool deeper)
 		free(t);
 		return;
 	}
-	add_op(c->p, OP_RO, t);
+	plan_add_op(c->p, OP_RO, t);
 	strlist_push(&c->p->readable, t);
 	if (deeper) {
 		sub = path_join(t, "node_modules");
@@ -171,7 +171,7 @@ static void scan_links(struct ctx *c, const char *nm, bool deeper)
 	closedir(d);
 }
 
-void add_node_modules(struct ctx *c)
+void plan_add_node_modules(struct ctx *c)
 {
 	const char *dirs[2] = {c->r->project, c->r->root};
 	for (int i = 0; i < 2; i++) {
@@ -183,7 +183,7 @@ void add_node_modules(struct ctx *c)
 		/* mostly absent: one lstat, not realpath's readlink a component */
 		cn = lstat(nm, &st) == 0 ? path_canonical(nm) : NULL;
 		if (cn && path_is_within(c->r->root, cn)) {
-			add_op(c->p, OP_RO, cn);
+			plan_add_op(c->p, OP_RO, cn);
 			strlist_push(&c->p->readable, cn);
 			scan_links(c, cn, true);
 		}
@@ -202,7 +202,7 @@ static bool is_named(const struct ctx *c, const char *p)
 	return false;
 }
 
-void add_walls(struct ctx *c)
+void plan_add_walls(struct ctx *c)
 {
 	/* .git and .vx under a bind of the root stay hidden unless named */
 	const char *walls[] = {".git", ".vx"};
@@ -210,7 +210,7 @@ void add_walls(struct ctx *c)
 		char *p = path_join(c->r->root, walls[i]);
 		struct stat st;
 		if (lstat(p, &st) == 0 && S_ISDIR(st.st_mode) && !is_named(c, p))
-			add_op(c->p, OP_MASK, p);
+			plan_add_op(c->p, OP_MASK, p);
 		free(p);
 	}
 	/* issue 19 item 2: a project nested in the task's is a wall its grants
@@ -221,7 +221,7 @@ void add_walls(struct ctx *c)
 	for (size_t i = 0; i < c->nested.n; i++) {
 		struct stat st;
 		if (lstat(c->nested.v[i], &st) == 0 && S_ISDIR(st.st_mode))
-			add_op(c->p, OP_MASK, c->nested.v[i]);
+			plan_add_op(c->p, OP_MASK, c->nested.v[i]);
 	}
 	if (!c->home)
 		return;
@@ -234,8 +234,8 @@ void add_walls(struct ctx *c)
 			continue;
 		}
 		/* no symlink on the way: canonical as it stands, st its own */
-		dir = dirname_of(p);
-		real = !S_ISLNK(st.st_mode) && real_dir(c, dir);
+		dir = plan_dirname_of(p);
+		real = !S_ISLNK(st.st_mode) && plan_real_dir(c, dir);
 		free(dir);
 		if (real) {
 			cp = xstrdup(p);
@@ -250,7 +250,7 @@ void add_walls(struct ctx *c)
 			if (!strcmp(c->named.v[k], cp))
 				exact = true;
 		if (!exact)
-			add_op_st(c->p, S_ISDIR(st.st_mode) ? OP_MASK : OP_MASK_FILE, cp, &st);
+			plan_add_op_st(c->p, S_ISDIR(st.st_mode) ? OP_MASK : OP_MASK_FILE, cp, &st);
 		free(cp);
 		free(p);
 	}
@@ -271,11 +271,11 @@ static void keep_under_tmp(struct ctx *c, const char *path)
 	struct stat st;
 	if (cp && strcmp(cp, "/tmp") != 0 && path_is_within("/tmp", cp) &&
 		!path_is_within(c->r->root, cp) && lstat(cp, &st) == 0 && S_ISDIR(st.st_mode))
-		add_op_st(c->p, OP_RO, cp, &st);
+		plan_add_op_st(c->p, OP_RO, cp, &st);
 	free(cp);
 }
 
-void add_tmp_keeps(struct ctx *c)
+void plan_add_tmp_keeps(struct ctx *c)
 {
 	const char *path = getenv("PATH");
 	keep_under_tmp(c, c->home);
@@ -300,7 +300,7 @@ void add_tmp_keeps(struct ctx *c)
  * is said
  * once, before the task runs, with the directory to grant; a writable one
  * needs nothing. */
-void judge_empty_globs(struct ctx *c)
+void plan_judge_empty_globs(struct ctx *c)
 {
 	for (size_t i = 0; i + 1 < c->empty_globs.n; i += 2) {
 		const char *d = c->empty_globs.v[i], *g = c->empty_globs.v[i + 1];
@@ -312,7 +312,7 @@ void judge_empty_globs(struct ctx *c)
 				best = o;
 		}
 		if (best && best->kind == OP_MASK) {
-			add_op(c->p, OP_TEMP, d);
+			plan_add_op(c->p, OP_TEMP, d);
 		} else if (!best || best->kind == OP_RO || best->protect) {
 			char *hint = glob_static_prefix(g);
 			err_warn("%s: write grant '%s' matches nothing when the task "

@@ -68,7 +68,7 @@ static int mkdirs(const char *path)
 		return 0;
 	if (errno != ENOENT)
 		return -1;
-	dir = dirname_of(path);
+	dir = plan_dirname_of(path);
 	rc = mkdirs(dir);
 	free(dir);
 	return rc ? rc : (mkdir(path, 0777) == 0 || errno == EEXIST ? 0 : -1);
@@ -105,11 +105,11 @@ static int check_write_dir(const struct ctx *c, const char *g, const char *d)
 	char *git = path_join(r->root, ".git"), *vx = path_join(r->root, ".vx");
 	const char *cache = getenv("VX_CACHE_DIR");
 	int rc = 0;
-	if (path_is_within(d, git) || (path_is_within(r->root, d) && names_git(d))) {
-		rc = refuse(c, g, "its bind '%s' would make the repository's .git writable; "
+	if (path_is_within(d, git) || (path_is_within(r->root, d) && plan_names_git(d))) {
+		rc = plan_refuse(c, g, "its bind '%s' would make the repository's .git writable; "
 			"fix: grant a directory that holds no .git", d);
 	} else if (path_is_within(d, vx) || path_is_within(vx, d)) {
-		rc = refuse(c, g, "its bind '%s' would make the cache (.vx) writable; "
+		rc = plan_refuse(c, g, "its bind '%s' would make the cache (.vx) writable; "
 			"fix: grant a subdirectory for the outputs, such as 'dist/'", d);
 	} else if (cache && *cache && *cache != '/') {
 		/* resolved from here (the project, under vx run) it would name
@@ -117,9 +117,9 @@ static int check_write_dir(const struct ctx *c, const char *g, const char *d)
 		err_warn("VX_CACHE_DIR '%s' is relative; fix: an absolute path", cache);
 		rc = -1;
 	} else if (cache && *cache) {
-		char *cc = canon_would_be(cache);
+		char *cc = plan_canon_would_be(cache);
 		if (path_is_within(d, cc) || path_is_within(cc, d))
-			rc = refuse(c, g, "its bind '%s' would make the cache directory "
+			rc = plan_refuse(c, g, "its bind '%s' would make the cache directory "
 				"(VX_CACHE_DIR) writable; fix: grant a directory outside it", d);
 		free(cc);
 	}
@@ -129,14 +129,14 @@ static int check_write_dir(const struct ctx *c, const char *g, const char *d)
 			continue;
 		if (path_is_within(d, pd) ||
 			(path_is_within(pd, d) && path_is_within(r->project, pd)))
-			rc = refuse(c, g, "its bind '%s' would make a nested project writable; "
+			rc = plan_refuse(c, g, "its bind '%s' would make a nested project writable; "
 				"fix: grant the project's own output directory, such as 'dist/'", d);
 	}
 	if (!rc && path_is_within(r->root, d)) {
 		char *dg = path_join(d, ".git");
 		struct stat st;
-		if (lstat(dg, &st) == 0 && !is_guard(dg, &st, GUARD_FILE_MODE))
-			rc = refuse(c, g, "its bind '%s' holds a .git; fix: grant a "
+		if (lstat(dg, &st) == 0 && !plan_is_guard(dg, &st, GUARD_FILE_MODE))
+			rc = plan_refuse(c, g, "its bind '%s' holds a .git; fix: grant a "
 				"directory that holds no repository", d);
 		free(dg);
 	}
@@ -167,7 +167,7 @@ static bool protected_is_dir(const char *name)
 
 /* A guard vx-sandbox made (or left behind when killed): empty, its mode
  * (fmode for a file: GUARD_HOME_FILE_MODE in $HOME, else GUARD_FILE_MODE). */
-bool is_guard(const char *path, const struct stat *st, mode_t fmode)
+bool plan_is_guard(const char *path, const struct stat *st, mode_t fmode)
 {
 	DIR *d;
 	struct dirent *e;
@@ -220,7 +220,7 @@ static int hold_name(struct ctx *c, const char *p, bool isdir, mode_t fmode)
 		rc = -1;
 	}
 	close(fd);
-	add_op(c->p, OP_RO, p)->protect = true;
+	plan_add_op(c->p, OP_RO, p)->protect = true;
 	return rc;
 }
 
@@ -273,7 +273,7 @@ static int make_parents(struct plan *p, const char *dir)
 		return S_ISDIR(st.st_mode) ? 0 : -1;
 	if (errno != ENOENT)
 		return -1;
-	up = dirname_of(dir);
+	up = plan_dirname_of(dir);
 	rc = make_parents(p, up);
 	free(up);
 	if (rc || mkdir(dir, 0777))
@@ -317,17 +317,17 @@ static int protect_home(struct ctx *c, const char *d)
 			continue;
 		name = xstrndup(e, isdir ? n - 1 : n);
 		lex = path_join(c->home, name);
-		cp = canon_would_be(lex);
+		cp = plan_canon_would_be(lex);
 		if (strcmp(cp, d) != 0 && path_is_within(d, cp)) {
 			if (lstat(cp, &st) == 0) {
 				if (!S_ISLNK(st.st_mode)) {
-					add_op(c->p, OP_RO, cp)->protect = true;
-					if (is_guard(cp, &st, GUARD_HOME_FILE_MODE))
+					plan_add_op(c->p, OP_RO, cp)->protect = true;
+					if (plan_is_guard(cp, &st, GUARD_HOME_FILE_MODE))
 						add_guard(c->p, cp, S_ISDIR(st.st_mode),
 							GUARD_HOME_FILE_MODE);
 				}
 			} else if (errno == ENOENT) {
-				parent = dirname_of(cp);
+				parent = plan_dirname_of(cp);
 				if (make_parents(c->p, parent) == 0)
 					rc = hold_name(c, cp, isdir, GUARD_HOME_FILE_MODE);
 				free(parent);
@@ -367,13 +367,13 @@ static int scan_protected(struct ctx *c, const char *g, const char *dir, int lev
 	struct stat st;
 	int rc = 0;
 
-	if (lstat(git, &st) == 0 && !is_guard(git, &st, GUARD_FILE_MODE)) {
+	if (lstat(git, &st) == 0 && !plan_is_guard(git, &st, GUARD_FILE_MODE)) {
 		if (inside)
-			rc = refuse(c, g, "its bind would make the repository '%s' writable (a "
+			rc = plan_refuse(c, g, "its bind would make the repository '%s' writable (a "
 				"submodule or nested checkout); fix: grant a directory that holds no "
 				".git, or its own output directory", git);
 		else if (S_ISREG(st.st_mode))
-			add_op(c->p, OP_RO, git)->protect = true;
+			plan_add_op(c->p, OP_RO, git)->protect = true;
 	}
 	free(git);
 	for (size_t i = 0; !rc && i < sizeof(protected_names) / sizeof(*protected_names); i++) {
@@ -384,8 +384,8 @@ static int scan_protected(struct ctx *c, const char *g, const char *dir, int lev
 		p = path_join(dir, name);
 		if (lstat(p, &st) == 0) {
 			if (!S_ISLNK(st.st_mode)) {
-				add_op(c->p, OP_RO, p)->protect = true;
-				if (inside && is_guard(p, &st, GUARD_FILE_MODE)) /* left by a killed run */
+				plan_add_op(c->p, OP_RO, p)->protect = true;
+				if (inside && plan_is_guard(p, &st, GUARD_FILE_MODE)) /* left by a killed run */
 					add_guard(c->p, p, S_ISDIR(st.st_mode), GUARD_FILE_MODE);
 			}
 		} else if (inside && takes_effect(c, dir)) {
@@ -430,7 +430,7 @@ static int add_write_dir(struct ctx *c, const char *g, const char *d)
 	int depth;
 	if (check_write_dir(c, g, d))
 		return -1;
-	add_op(c->p, OP_RW, d);
+	plan_add_op(c->p, OP_RW, d);
 	strlist_push(&c->named, d);
 	if (protect_home(c, d))
 		return -1;
@@ -450,7 +450,7 @@ static int write_path(struct ctx *c, const char *g, const char *lex, bool dir_sh
 	char *canon, *d;
 	bool inside = path_is_within(c->r->project, lex);
 	int rc;
-	if (check_escape(c, g, lex, &canon))
+	if (plan_check_escape(c, g, lex, &canon))
 		return -1;
 	if (lstat(canon, &st) != 0) {
 		if (dir_shape) {
@@ -467,7 +467,7 @@ static int write_path(struct ctx *c, const char *g, const char *lex, bool dir_sh
 			free(canon);
 			return 0;
 		} else {
-			char *parent = dirname_of(canon);
+			char *parent = plan_dirname_of(canon);
 			int fd;
 			if (mkdirs(parent) ||
 				(fd = open(canon, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
@@ -488,7 +488,7 @@ static int write_path(struct ctx *c, const char *g, const char *lex, bool dir_sh
 			return -1;
 		}
 	}
-	d = S_ISDIR(st.st_mode) ? xstrdup(canon) : dirname_of(canon);
+	d = S_ISDIR(st.st_mode) ? xstrdup(canon) : plan_dirname_of(canon);
 	if (!S_ISDIR(st.st_mode))
 		strlist_push(&c->p->wfiles, canon);
 	rc = add_write_dir(c, g, d);
@@ -497,12 +497,12 @@ static int write_path(struct ctx *c, const char *g, const char *lex, bool dir_sh
 	return rc;
 }
 
-int add_writes(struct ctx *c)
+int plan_add_writes(struct ctx *c)
 {
 	for (size_t i = 0; i < c->r->write.n; i++) {
 		const char *g = c->r->write.v[i];
 		size_t n = strlen(g);
-		char *pat = grant_pattern(c, g);
+		char *pat = plan_grant_pattern(c, g);
 		/* a glob's static prefix is a directory (also where the R-21
 		 * collapse left no magic: a grant ending in two stars, R-22) */
 		bool dir_shape = (n > 0 && g[n - 1] == '/') || glob_has_magic(g);
@@ -515,7 +515,7 @@ int add_writes(struct ctx *c)
 			/* the static prefix is made a directory, then matched */
 			char *prefix = glob_static_prefix(pat), *canon = NULL;
 			struct strlist m = {0};
-			if (check_escape(c, g, prefix, &canon))
+			if (plan_check_escape(c, g, prefix, &canon))
 				rc = -1;
 			else if (mkdirs(canon))
 				rc = -1, err_warn_errno("%s: unable to create '%s' for write grant '%s'",

@@ -303,7 +303,7 @@ GET='get() { curl -sS --max-time 10 "$@" 2>&1 || true; echo; }
 	refute_output --partial 'TASK RAN'
 }
 
-@test "attack: the task can neither use the bridge's own sockets nor open a unix socket of its own" {
+@test "attack: the task can neither use the bridge's own sockets nor reach the host, though it may make a unix socket of its own" {
 	task a probe '{ "allow": { "network": ["origin.test"] } }' '
 		relay=$(for p in /proc/[0-9]*; do n=${p#/proc/}; [ "$n" != 1 ] && [ "$(cat "$p/comm")" = vx-sandbox ] && echo "$n"; done | head -n 1)
 		echo "relay pid ${relay:-none}"
@@ -312,7 +312,7 @@ GET='get() { curl -sS --max-time 10 "$@" 2>&1 || true; echo; }
 		ls "/proc/$relay/root/" >/dev/null 2>&1 && echo "RELAY ROOT OPEN" || echo "relay root refused"
 		head -c1 "/proc/$relay/mem" >/dev/null 2>&1 && echo "RELAY MEM OPEN" || echo "relay mem refused"
 		ls -d /tmp/vx-net-* 2>/dev/null || echo "no proxy socket dir in /tmp"
-		/usr/bin/python3 -c "import socket; socket.socket(socket.AF_UNIX)" 2>&1 | tail -n 1
+		/usr/bin/python3 -c "import socket; socket.socket(socket.AF_UNIX); print(\"own unix socket ok\")"
 		/usr/bin/python3 -c "import socket; socket.socket(socket.AF_INET); print(\"inet socket ok\")"
 		curl -sS --max-time 10 http://origin.test:8080/still'
 	run -0 vxr run a#probe
@@ -322,7 +322,58 @@ GET='get() { curl -sS --max-time 10 "$@" 2>&1 || true; echo; }
 	assert_line 'a#probe: relay root refused'
 	assert_line 'a#probe: relay mem refused'
 	assert_line 'a#probe: no proxy socket dir in /tmp'
-	assert_line 'a#probe: PermissionError: [Errno 1] Operation not permitted'
+	assert_line 'a#probe: own unix socket ok'
 	assert_line 'a#probe: inet socket ok'
 	assert_line --partial 'a#probe: origin 8080 GET /still'
+}
+
+# fetch with Node's own fetch, which Node 20 sends around HTTP(S)_PROXY
+NODEFETCH='node -e "fetch(\"https://example.com/\").then(r => console.log(\"status\", r.status), e => { console.log(\"fetch failed:\", e.cause && e.cause.code); process.exit(1) })"'
+
+@test "a tool that ignores the proxy (Node 20's fetch) fails with one hint naming the name it looked up and the cause, granted or not" {
+	if ! node --version 2>/dev/null | grep -q '^v20\.'; then
+		skip 'needs Node 20, whose fetch ignores the proxy variables'
+	fi
+	task a bare '{ "allow": { "read": ["."] } }' "$NODEFETCH"
+	task b granted '{ "allow": { "network": ["example.com"] } }' "$NODEFETCH"
+	run -1 vxr run a#bare
+	assert_line 'a#bare: fetch failed: EAI_AGAIN'
+	assert_line 'SANDBOX VIOLATIONS a#bare'
+	assert_line --partial "vx: a#bare looked up example.com itself (DNS), which a sandboxed task cannot do (the sandbox answers every lookup REFUSED): the tool ignores HTTP_PROXY/HTTPS_PROXY"
+	assert_line --partial "so Node 20's fetch fails this way; fix: run it on Node >= 22.21, or give the tool its own proxy setting (\$HTTPS_PROXY); example.com is not in allow.network either: add ['example.com'] for the tool to pass through the proxy"
+	run -1 vxr run b#granted
+	assert_line 'b#granted: fetch failed: EAI_AGAIN'
+	assert_line --partial "vx: b#granted looked up example.com itself (DNS)"
+	assert_line --partial "; allow.network grants it, so through the proxy the tool would pass"
+}
+
+@test "a lookup is answered at once and named; resolv.conf is the sandbox's; curl through HTTPS_PROXY looks nothing up and gets no lookup hint" {
+	task a look '{ "allow": { "read": ["."] } }' '
+		grep -v "^#" /etc/resolv.conf
+		getent hosts example.com || echo "getent exit $?"
+		exit 1'
+	task b proxied '{ "allow": { "read": ["."] } }' 'curl -sS --max-time 10 -o /dev/null https://example.com/'
+	run -1 vxr run a#look
+	assert_line 'a#look: nameserver 127.0.0.1'
+	assert_line 'a#look: getent exit 2'
+	assert_line --partial 'vx: a#look looked up example.com itself (DNS)'
+	run -1 vxr run b#proxied
+	assert_line '  deny network-outbound example.com:443 (no network grant)'
+	refute_output --partial 'looked up'
+	refute_output --partial 'getaddrinfo'
+}
+
+@test "a name the task looked up and then sent through the proxy gets no lookup hint; one it only looked up does" {
+	task a both '{ "allow": { "network": ["origin.test"] } }' "$GET"'
+		getent hosts origin.test || echo "getent exit $?"
+		get http://origin.test:8080/plain
+		get -p http://origin.test:8080/tunnel
+		getent hosts other.test || echo "getent exit $?"
+		exit 1'
+	run -1 vxr run a#both
+	assert_line 'a#both: getent exit 2'
+	assert_line --partial 'a#both: origin 8080 GET /plain host=origin.test'
+	assert_line --partial 'a#both: origin 8080 GET /tunnel host=origin.test'
+	assert_line --partial 'vx: a#both looked up other.test itself (DNS)'
+	refute_output --partial 'looked up origin.test'
 }

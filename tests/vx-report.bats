@@ -159,17 +159,20 @@ verdict {\"fail\": false, \"violations\": 0, \"hints\": 4, \"trace\": \"end\", \
 	assert_line --partial 'the access trace is incomplete (0 records, no end record)'
 }
 
-@test "R-32: refused socket(AF_UNIX) calls are no violation (glibc probes nscd so); a failed task names them once with the unixSockets grant" {
+@test "R-32: refused unix sockets and dials out are no violation (glibc probes nscd so); a failed task names each socket and address once" {
 	report unix.jsonl --exit 0
 	assert_equal "$status" 0
 	run -0 line_of
-	assert_output 'verdict {"fail": false, "violations": 0, "hints": 0, "trace": "end", "events": 2}'
+	assert_output 'verdict {"fail": false, "violations": 0, "hints": 0, "trace": "end", "events": 6}'
 	report unix.jsonl --exit 1
 	assert_equal "$status" 0
 	run -0 line_of
-	assert_output "vx: @x/app#test: the sandbox refused 2 socket(AF_UNIX) calls (socket: EPERM), since such a socket could reach one the task did not make (a host socket such as /var/run/docker.sock or a D-Bus bus; glibc's user lookups try nscd this way and go on); a pair from socketpair needs no grant (R-32); fix: if the task needs a unix socket, allow.unixSockets: true
+	assert_output "vx: @x/app#test: the sandbox refused 2 datagram socket(AF_UNIX) calls (socket: EPERM), since such a socket can send to one the task did not make (a host socket such as /dev/log); stream sockets and socketpair need no grant (R-32); fix: if the task needs it, allow.unixSockets: true
+vx: @x/app#test: the sandbox refused a connection to the unix socket '/run/dbus/system_bus_socket' (connect: EPERM), one the task did not make (a host socket such as docker's or a D-Bus bus; glibc's user lookups try nscd this way and go on); a socket the task binds itself, and socketpair, need no grant (R-32); fix: if the task needs that socket, allow.unixSockets: true
+vx: @x/app#test: the task dialled 203.0.113.1:443 (tcp) directly (connect: ENETUNREACH), and the sandbox has no route out: a task reaches the network only through vx-proxy, by the proxy variables (HTTPS_PROXY, HTTP_PROXY) for the hosts allow.network names; fix: make the tool use the proxy variables
+vx: @x/app#test: the task dialled [2001:db8::1]:80 (tcp) directly (connect: ENETUNREACH), and the sandbox has no route out: a task reaches the network only through vx-proxy, by the proxy variables (HTTPS_PROXY, HTTP_PROXY) for the hosts allow.network names; fix: make the tool use the proxy variables
 vx: @x/app#test: write grant 'out.txt' was made an empty file the task never wrote, now removed; fix: if it names a directory, spell it 'out.txt/'
-verdict {\"fail\": false, \"violations\": 0, \"hints\": 2, \"trace\": \"end\", \"events\": 2}"
+verdict {\"fail\": false, \"violations\": 0, \"hints\": 5, \"trace\": \"end\", \"events\": 6}"
 }
 
 @test "ignore.read and ignore.write silence a denial without granting it, each for its own access" {
@@ -242,4 +245,16 @@ verdict {\"fail\": true, \"violations\": 3, \"hints\": 2, \"trace\": \"end\", \"
 	assert_output --partial "cannot both read stdin"
 	run -2 vx-report --request "$F/off.jsonl" --trace "$(fixture off.jsonl)"
 	assert_output --partial "off.jsonl: expected a graph record then a task record; fix:"
+}
+
+@test "names the task looked up itself (dns records, before or after the end): one hint on a failed task, folded past four, none on a passing one; a name also proxied is left out" {
+	report dns.jsonl --exit 0
+	assert_equal "$status" 0
+	run -0 line_of
+	assert_output 'verdict {"fail": false, "violations": 0, "hints": 0, "trace": "end", "events": 0}'
+	report_uncached dns.jsonl --exit 1
+	assert_equal "$status" 0
+	run -0 line_of
+	assert_output "vx: @x/app#test looked up registry.npmjs.org, example.com, a.test, b.test and 1 more itself (DNS), which a sandboxed task cannot do (the sandbox answers every lookup REFUSED): the tool ignores HTTP_PROXY/HTTPS_PROXY, the only way out; Node's own fetch and http(s) follow them only with NODE_USE_ENV_PROXY=1 (which vx sets) from Node 22.21 and 24, so Node 20's fetch fails this way; fix: run it on Node >= 22.21, or give the tool its own proxy setting (\$HTTPS_PROXY); registry.npmjs.org, example.com, a.test and b.test are not in allow.network either: add ['registry.npmjs.org', 'example.com', 'a.test', 'b.test'] for the tool to pass through the proxy
+verdict {\"fail\": false, \"violations\": 0, \"hints\": 1, \"trace\": \"end\", \"events\": 0}"
 }

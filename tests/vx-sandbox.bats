@@ -157,6 +157,78 @@ linked() {
 	assert_output --partial "'sandbox' is not an object"
 }
 
+@test "--proxy-socket: a path that is no socket fails before the task runs (125); with one, a DNS lookup is refused at once and traced, and resolv.conf is the sandbox's" {
+	run -125 sb --proxy-socket "$BATS_TEST_TMPDIR/none.sock" -- sh -c 'echo TASK RAN'
+	assert_line --partial "vx-sandbox: unable to reach vx-proxy's socket '$BATS_TEST_TMPDIR/none.sock' (No such file or directory), so the task is not run"
+	refute_output --partial 'TASK RAN'
+	run -125 sb --proxy-socket "$WS/secret.txt" -- sh -c 'echo TASK RAN'
+	assert_line --partial '(not a socket), so the task is not run'
+	refute_output --partial 'TASK RAN'
+	/usr/bin/python3 -c 'import socket, sys, time; s = socket.socket(socket.AF_UNIX); s.bind(sys.argv[1]); s.listen(); time.sleep(60)' \
+		"$BATS_TEST_TMPDIR/p.sock" 3>&- &
+	BG=$!
+	for _ in $(seq 100); do [ -S "$BATS_TEST_TMPDIR/p.sock" ] && break; sleep 0.05; done
+	run -0 sb --proxy-socket "$BATS_TEST_TMPDIR/p.sock" --trace "$BATS_TEST_TMPDIR/t.trace" -- sh -c '
+		grep -v "^#" /etc/resolv.conf
+		s=$(date +%s%N); getent hosts example.com; echo "getent $? fast=$(( ($(date +%s%N) - s) / 1000000 < 1000 ))"'
+	assert_line 'nameserver 127.0.0.1'
+	assert_line 'getent 2 fast=1'
+	run -0 grep -E '^\{"trace":"dns","name":"example\.com","type":"(A|AAAA)"\}$' "$BATS_TEST_TMPDIR/t.trace"
+	assert_equal "${#lines[@]}" 1
+}
+
+@test "hostile DNS: a flood of queries over UDP (in bursts of 20) and TCP, garbage and 100 names; each query answered, the trace holds 32 names, the proxy port still relays" {
+	/usr/bin/python3 -c 'import socket, sys, time; s = socket.socket(socket.AF_UNIX); s.bind(sys.argv[1]); s.listen(); c, _ = s.accept(); c.sendall(b"HTTP/1.1 204 No\r\n\r\n"); time.sleep(60)' \
+		"$BATS_TEST_TMPDIR/p.sock" 3>&- &
+	BG=$!
+	for _ in $(seq 100); do [ -S "$BATS_TEST_TMPDIR/p.sock" ] && break; sleep 0.05; done
+	run -0 sb --proxy-socket "$BATS_TEST_TMPDIR/p.sock" --trace "$BATS_TEST_TMPDIR/t.trace" -- /usr/bin/python3 -c '
+import os, socket, struct
+def q(name, i):
+    b = struct.pack(">HHHHHH", i, 0x100, 1, 0, 0, 0)
+    for l in name.split("."):
+        b += bytes([len(l)]) + l.encode()
+    return b + b"\0\0\1\0\1"
+u = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+u.settimeout(5)
+for junk in (b"", b"\xff" * 11, os.urandom(600), q("a.test", 1)[:20], b"\0\0\x81\0" + b"\0" * 8):
+    u.sendto(junk, ("127.0.0.1", 53))
+sent = got = 0
+try:
+    for i in range(0, 1000, 20):
+        for j in range(i, i + 20):
+            u.sendto(q("n%d.test" % (j % 100), j), ("127.0.0.1", 53))
+            sent += 1
+        while got < sent:
+            d = u.recv(600)
+            if d[3] & 15 == 5:
+                got += 1
+except socket.timeout:
+    pass
+print("udp refused", got, "of", sent)
+t = socket.create_connection(("127.0.0.1", 53))
+t.sendall(b"".join(struct.pack(">H", len(q("tcp.test", i))) + q("tcp.test", i) for i in range(200)))
+n = 0
+buf = b""
+while n < 200:
+    buf += t.recv(65536)
+    while len(buf) >= 2 and len(buf) >= 2 + (buf[0] << 8 | buf[1]):
+        buf = buf[2 + (buf[0] << 8 | buf[1]):]
+        n += 1
+print("tcp answers", n)
+h = socket.create_connection(("127.0.0.1", int(os.environ["HTTP_PROXY"].rsplit(":", 1)[1])))
+h.sendall(b"GET http://x.test/ HTTP/1.1\r\nHost: x.test\r\n\r\n")
+print(h.recv(100).split(b"\r\n")[0].decode())
+'
+	assert_line 'udp refused 1000 of 1000'
+	assert_line 'tcp answers 200'
+	assert_line 'HTTP/1.1 204 No'
+	run -0 grep -c '^{"trace":"dns",' "$BATS_TEST_TMPDIR/t.trace"
+	assert_output 32
+	run -0 grep -c '^{"trace":"proxied","name":"x.test"}$' "$BATS_TEST_TMPDIR/t.trace"
+	assert_output 1
+}
+
 # --- R-20 the baseline ------------------------------------------------------
 
 @test "R-20 baseline: cwd is the project, seen empty; a relative read is ENOENT" {

@@ -194,6 +194,24 @@ openat read $WS/packages/secret/token.txt ENOENT "
 	assert_file_not_exists "$WS/packages/app/out.txt"
 }
 
+@test "where the kernel refuses ptrace, the untraced rules hold: socket(AF_UNIX) refused, connect works" {
+	local inner="$BATS_TEST_TMPDIR/inner/trace.jsonl"
+	mkdir -p "$BATS_TEST_TMPDIR/inner"
+	put packages/app/net.py 'import socket
+try:
+    socket.socket(socket.AF_UNIX); print("unix socket made")
+except OSError as e:
+    print("unix socket", e.strerror)
+t = socket.socket(); t.bind(("127.0.0.1", 0)); t.listen(1)
+c = socket.socket(); c.connect(t.getsockname()); print("tcp connect ok")'
+	ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0" \
+		run -0 sb --weaker-when-nested --read . --read "$VX_BIN_DIR" --write "$BATS_TEST_TMPDIR/inner/" -- \
+		"$VX_BIN_DIR/vx-sandbox" --root "$WS" --project "$WS/packages/app" --read . --trace "$inner" -- /usr/bin/python3 net.py
+	assert_line --partial "refuses to trace the task"
+	assert_line "unix socket Operation not permitted"
+	assert_line "tcp connect ok"
+}
+
 @test "a task cannot escape the tracer with CLONE_UNTRACED" {
 	cat > "$BATS_TEST_TMPDIR/untraced.c" <<'C'
 #define _GNU_SOURCE
@@ -265,11 +283,10 @@ teardown() {
 	fi
 }
 
-@test "R-32 attack: a host pathname socket and an abstract one stay refused with EPERM, and vx run names the refusal and the grant" {
-	SOCKDIR=$(mktemp -d /tmp/vx-trace-sock.XXXXXX)
-	chmod 755 "$SOCKDIR"
-	listen_unix "$SOCKDIR/host.sock"
-	local dial='import socket, sys
+# dial.py ADDRESS: connect a unix stream socket to a path, or @name for an
+# abstract one; "reached", or "refused" and the error (exit 1)
+dial_py() {
+	put packages/app/dial.py 'import socket, sys
 a = sys.argv[1]
 try:
     s = socket.socket(socket.AF_UNIX)
@@ -278,33 +295,163 @@ try:
 except OSError as e:
     print("refused", e.strerror)
     sys.exit(1)'
+}
+
+@test "R-32 attack: a host pathname socket is refused with EPERM and named by its path; one that exists nowhere is not named; the grant reaches it" {
+	SOCKDIR=$(mktemp -d /tmp/vx-trace-sock.XXXXXX)
+	chmod 755 "$SOCKDIR"
+	listen_unix "$SOCKDIR/host.sock"
+	dial_py
 	# positive control: the host reaches it
-	run -0 /usr/bin/python3 -c "$dial" "$SOCKDIR/host.sock"
+	run -0 /usr/bin/python3 packages/app/dial.py "$SOCKDIR/host.sock"
 	assert_output "reached $SOCKDIR/host.sock"
-	put packages/app/dial.py "$dial"
-	put packages/app/vx.json "{ \"tasks\": { \"dial\": { \"exec\": { \"command\": \"/usr/bin/python3 dial.py $SOCKDIR/host.sock\",
-		\"sandbox\": { \"allow\": { \"read\": [\".\"] } } } } } }"
+	ln -s "$SOCKDIR/host.sock" packages/app/link.sock
+	put packages/app/vx.json "{ \"tasks\": {
+		\"dial\": { \"exec\": { \"command\": \"/usr/bin/python3 dial.py $SOCKDIR/host.sock\",
+			\"sandbox\": { \"allow\": { \"read\": [\".\", \"$SOCKDIR\"] } } } },
+		\"link\": { \"exec\": { \"command\": \"/usr/bin/python3 dial.py link.sock\",
+			\"sandbox\": { \"allow\": { \"read\": [\".\", \"$SOCKDIR\"] } } } },
+		\"none\": { \"exec\": { \"command\": \"/usr/bin/python3 dial.py $SOCKDIR/none.sock\",
+			\"sandbox\": { \"allow\": { \"read\": [\".\", \"$SOCKDIR\"] } } } },
+		\"granted\": { \"exec\": { \"command\": \"/usr/bin/python3 dial.py link.sock\",
+			\"sandbox\": { \"allow\": { \"read\": [\".\", \"$SOCKDIR\"], \"unixSockets\": true } } } } } }"
 	run -1 vx run @x/app#dial
 	assert_line "@x/app#dial: refused Operation not permitted"
-	assert_line "  vx: @x/app#dial: the sandbox refused 1 socket(AF_UNIX) call (socket: EPERM), since such a socket could reach one the task did not make (a host socket such as /var/run/docker.sock or a D-Bus bus; glibc's user lookups try nscd this way and go on); a pair from socketpair needs no grant (R-32); fix: if the task needs a unix socket, allow.unixSockets: true"
-	kill "$BG"
-	wait "$BG" 2> /dev/null || true
+	assert_line "  vx: @x/app#dial: the sandbox refused a connection to the unix socket '$SOCKDIR/host.sock' (connect: EPERM), one the task did not make (a host socket such as docker's or a D-Bus bus; glibc's user lookups try nscd this way and go on); a socket the task binds itself, and socketpair, need no grant (R-32); fix: if the task needs that socket, allow.unixSockets: true"
+	# a relative name through a symlink: the socket it reaches is named
+	run -1 vx run @x/app#link
+	assert_line "@x/app#link: refused Operation not permitted"
+	assert_line --partial "  vx: @x/app#link: the sandbox refused a connection to the unix socket '$SOCKDIR/host.sock' (connect: EPERM)"
+	# a socket that exists nowhere: the kernel's answer, and no word
+	run -1 vx run @x/app#none
+	assert_line "@x/app#none: refused No such file or directory"
+	refute_output --partial "unix socket"
+	run -0 vx run @x/app#granted
+	assert_line "@x/app#granted: reached link.sock"
+}
+
+@test "R-32: an abstract socket lives in the sandbox's network namespace: the host's is out of reach (no grant lifts it, nothing to name), the task's own works" {
 	local name="@vx-trace-$$-$RANDOM"
 	listen_unix "$name"
-	run -0 /usr/bin/python3 -c "$dial" "$name"
+	dial_py
+	run -0 /usr/bin/python3 packages/app/dial.py "$name"
 	assert_output "reached $name"
-	put packages/app/vx.json "{ \"tasks\": { \"dial\": { \"exec\": { \"command\": \"/usr/bin/python3 dial.py $name\",
-		\"sandbox\": { \"allow\": { \"read\": [\".\"] } } } } } }"
+	run -1 sb --read . -- /usr/bin/python3 dial.py "$name"
+	assert_output "refused Connection refused"
+	run -0 records
+	assert_output ""
+	run -1 sb --read . --unix-sockets -- /usr/bin/python3 dial.py "$name"
+	assert_output "refused Connection refused"
+	run -0 sb --read . -- /usr/bin/python3 -c 'import socket, sys
+l = socket.socket(socket.AF_UNIX); l.bind("\0" + sys.argv[1]); l.listen(1)
+c = socket.socket(socket.AF_UNIX); c.connect("\0" + sys.argv[1])
+a, _ = l.accept(); c.sendall(b"own abstract"); print(a.recv(20).decode())' "${name:1}"
+	assert_output "own abstract"
+}
+
+@test "R-32: the task's own unix sockets work without the grant: bound in its /tmp, in a write grant, by a relative name, in another process; and loopback TCP, blocking and not" {
+	put packages/app/own.py 'import os, select, socket, sys
+def pair(path):
+    l = socket.socket(socket.AF_UNIX); l.bind(path); l.listen(1)
+    c = socket.socket(socket.AF_UNIX); c.connect(path)
+    a, _ = l.accept(); c.sendall(b"x"); return a.recv(1) == b"x"
+print("tmp", pair("/tmp/own.sock"))
+print("dist", pair("dist/own.sock"))
+os.chdir("dist"); print("relative", pair("rel.sock")); os.chdir("..")
+l = socket.socket(socket.AF_UNIX); l.bind("/tmp/srv.sock"); l.listen(1)
+if os.fork() == 0:
+    c = socket.socket(socket.AF_UNIX); c.connect("/tmp/srv.sock"); c.sendall(b"child"); os._exit(0)
+a, _ = l.accept(); print("process", a.recv(5).decode()); os.wait()
+t = socket.socket(); t.bind(("127.0.0.1", 0)); t.listen(1)
+c = socket.socket(); c.connect(t.getsockname()); print("tcp blocking", t.accept()[0] is not None)
+c = socket.socket(); c.setblocking(False)
+print("tcp nonblocking", c.connect_ex(t.getsockname()) == 115)
+select.select([], [c], [], 5); print("tcp completed", c.getsockopt(socket.SOL_SOCKET, socket.SO_ERROR) == 0)
+c = socket.socket(); print("tcp closed port", os.strerror(c.connect_ex(("127.0.0.1", 9))))'
+	put packages/app/vx.json '{ "tasks": { "own": { "exec": { "command": "/usr/bin/python3 own.py",
+		"sandbox": { "allow": { "read": ["."], "write": ["dist/"] } } } } } }'
+	mkdir -p packages/app/dist
+	run -0 vx run @x/app#own
+	assert_line "@x/app#own: tmp True"
+	assert_line "@x/app#own: dist True"
+	assert_line "@x/app#own: relative True"
+	assert_line "@x/app#own: process child"
+	assert_line "@x/app#own: tcp blocking True"
+	assert_line "@x/app#own: tcp nonblocking True"
+	assert_line "@x/app#own: tcp completed True"
+	assert_line "@x/app#own: tcp closed port Connection refused"
+	refute_output --partial "vx: @x/app#own"
+}
+
+@test "R-32 attack: another thread dup2()s a unix socket onto the fd being connected: the host socket is never reached" {
+	SOCKDIR=$(mktemp -d /tmp/vx-trace-sock.XXXXXX)
+	chmod 755 "$SOCKDIR"
+	/usr/bin/python3 -c 'import os, socket, sys
+s = socket.socket(socket.AF_UNIX); s.bind(sys.argv[1]); os.chmod(sys.argv[1], 0o777); s.listen(64)
+open(sys.argv[2], "w").close()
+while True:
+    c, _ = s.accept(); open(sys.argv[3], "a").write("accepted\n"); c.close()' \
+		"$SOCKDIR/host.sock" "$BATS_TEST_TMPDIR/ready" "$SOCKDIR/accepted" &
+	BG=$!
+	while [ ! -e "$BATS_TEST_TMPDIR/ready" ]; do sleep 0.05; done
+	# the fd number holds an inet socket, then a unix one, flipped by a
+	# second thread as fast as it can while the first connects it to the
+	# host socket's path; each connect sees one or the other
+	put packages/app/race.py 'import ctypes, socket, sys, threading
+libc = ctypes.CDLL(None, use_errno=True)
+path = sys.argv[1].encode()
+addr = ctypes.create_string_buffer(b"\x01\x00" + path + b"\0", 110)
+N = 50
+stop = False
+def flip():
+    while not stop:
+        u = socket.socket(socket.AF_UNIX); i = socket.socket()
+        for _ in range(200):
+            libc.dup2(i.fileno(), N); libc.dup2(u.fileno(), N)
+        u.close(); i.close()
+threading.Thread(target=flip, daemon=True).start()
+seen = {}
+for _ in range(3000):
+    rc = libc.connect(N, addr, 110)
+    e = 0 if rc == 0 else ctypes.get_errno()
+    seen[e] = seen.get(e, 0) + 1
+stop = True
+import errno
+print(" ".join(sorted(errno.errorcode.get(k, "ok") for k in seen)))'
+	put packages/app/vx.json "{ \"tasks\": { \"race\": { \"exec\": { \"command\": \"/usr/bin/python3 race.py $SOCKDIR/host.sock\",
+		\"sandbox\": { \"allow\": { \"read\": [\".\", \"$SOCKDIR\"] } } } } } }"
+	run -0 vx run @x/app#race
+	# both kinds were judged: the unix socket refused, the inet one given
+	# a unix address (or already connected by an earlier round)
+	assert_line --regexp '^@x/app#race: .*EAFNOSUPPORT.*EPERM'
+	assert_file_not_exists "$SOCKDIR/accepted"
+	# positive control: unsandboxed, the race reaches the host socket
+	run -0 /usr/bin/python3 packages/app/race.py "$SOCKDIR/host.sock"
+	assert_file_exists "$SOCKDIR/accepted"
+}
+
+@test "issue 18 item 5: a direct dial out of the sandbox is recorded by address and port, and a failed task names it" {
+	put packages/app/vx.json '{ "tasks": { "dial": { "exec": { "command": "/usr/bin/python3 -c \"import socket; socket.create_connection((\\\"203.0.113.1\\\", 443), 3)\"",
+		"sandbox": { "allow": { "read": ["."] } } } } } }'
 	run -1 vx run @x/app#dial
-	assert_line "@x/app#dial: refused Operation not permitted"
-	assert_line --partial "  vx: @x/app#dial: the sandbox refused 1 socket(AF_UNIX) call (socket: EPERM)"
-	# the grant lifts it (the abstract name stays behind the network
-	# namespace: refused by the kernel, not by a rule)
-	put packages/app/vx.json "{ \"tasks\": { \"dial\": { \"exec\": { \"command\": \"/usr/bin/python3 dial.py $name\",
-		\"sandbox\": { \"allow\": { \"read\": [\".\"], \"unixSockets\": true } } } } } }"
-	run -1 vx run @x/app#dial
-	assert_line "@x/app#dial: refused Connection refused"
+	assert_line --partial "OSError: [Errno 101] Network is unreachable"
+	assert_line "  vx: @x/app#dial: the task dialled 203.0.113.1:443 (tcp) directly (connect: ENETUNREACH), and the sandbox has no route out: a task reaches the network only through vx-proxy, by the proxy variables (HTTPS_PROXY, HTTP_PROXY) for the hosts allow.network names; fix: make the tool use the proxy variables"
+	run -1 sb --read . -- /usr/bin/python3 -c 'import socket; socket.create_connection(("2001:db8::1", 80), 3)'
+	run -0 grep -c '"op":"connect","access":"net","addr":"2001:db8::1","port":80,"proto":"tcp","errno":"ENETUNREACH"' "$TR"
+	# loopback stays unrecorded (the sandbox's own, and vx-proxy's bridge)
+	run -1 sb --read . -- /usr/bin/python3 -c 'import socket; socket.create_connection(("127.0.0.1", 9), 3)'
+	run -0 records
+	assert_output ""
+}
+
+@test "R-32: user and tool lookups (id, whoami, Node's os.userInfo, git) give no unix socket finding on a failed task" {
+	put packages/app/vx.json '{ "tasks": { "who": { "exec": { "command": "id -un; whoami; /usr/bin/node -e \"console.log(require(\\\"os\\\").userInfo().username)\"; git --version; exit 3",
+		"sandbox": { "allow": { "read": ["."] } } } } } }'
+	run -1 vx run @x/app#who
+	assert_line --regexp '^@x/app#who: git version '
+	refute_output --partial "unix socket"
 	refute_output --partial "socket(AF_UNIX)"
+	refute_output --partial "SANDBOX VIOLATIONS"
 }
 
 @test "R-32 attack: a datagram socketpair cannot sendto a host socket's path; a stream pair is free" {

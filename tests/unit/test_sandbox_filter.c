@@ -29,7 +29,7 @@
 
 enum { N_UNSHARE, N_CLONE, N_MOUNT, N_ATTACH, N_SEIZE, N_TRACEME, N_WRITEV, N_KEYCTL,
 	N_UNIX, N_URING, N_CONT, N_READV, N_PAIR, N_VSOCK, N_HIGH, N_AUDIT, N_ROUTE, N_INET6,
-	N_DPAIR, N_MAX };
+	N_DPAIR, N_DUNIX, N_CONNECT, N_MAX };
 
 /* Load the filter in a child, try each call there, send back their errnos. */
 static void probe(scmp_filter_ctx f, int *got)
@@ -59,6 +59,8 @@ static void probe(scmp_filter_ctx f, int *got)
 		e[N_WRITEV] = ERR(process_vm_writev(getpid(), &rm, 1, &l, 1, 0));
 		e[N_KEYCTL] = ERR(syscall(SYS_keyctl, KEYCTL_JOIN_SESSION_KEYRING, NULL));
 		e[N_UNIX] = ERR(socket(AF_UNIX, SOCK_STREAM, 0));
+		e[N_DUNIX] = ERR(socket(AF_UNIX, SOCK_DGRAM, 0));
+		e[N_CONNECT] = ERR(connect(-1, NULL, 0));
 		e[N_URING] = ERR(syscall(SYS_io_uring_setup, 1, buf));
 		/* a request on a process it does not trace: the kernel's ESRCH */
 		e[N_CONT] = ERR(ptrace(PTRACE_CONT, parent, 0, 0));
@@ -110,6 +112,8 @@ int main(void)
 	CHECK(got[N_WRITEV] == EPERM);
 	CHECK(got[N_KEYCTL] == EPERM);
 	CHECK(got[N_UNIX] == EPERM);
+	/* pid 1 makes the task's connects: its own never stop */
+	CHECK(got[N_CONNECT] == EBADF);
 	CHECK(got[N_URING] == ENOSYS);
 	CHECK(got[N_CONT] == ESRCH);
 	CHECK(got[N_READV] == 0);
@@ -131,11 +135,18 @@ int main(void)
 	CHECK(got[N_INET6] == 0);
 	CHECK(got[N_URING] == ENOSYS);
 
-	/* under --trace socket(AF_UNIX) is pid 1's to refuse; with no tracer
-	 * attached the kernel still fails it */
+	CHECK(got[N_DUNIX] == EPERM);
+	CHECK(got[N_CONNECT] == EBADF);
+
+	/* under --trace a stream socket(AF_UNIX) is free and every connect is
+	 * pid 1's to make; a datagram one is pid 1's to refuse. With no tracer
+	 * attached the kernel fails both stops (run.c then loads the untraced
+	 * filter instead) */
 	r.trace_fd = 0;
 	probe_built(&r, false, got);
-	CHECK(got[N_UNIX] == ENOSYS);
+	CHECK(got[N_UNIX] == 0);
+	CHECK(got[N_DUNIX] == ENOSYS);
+	CHECK(got[N_CONNECT] == ENOSYS);
 	CHECK(got[N_PAIR] == 0);
 	CHECK(got[N_VSOCK] == EAFNOSUPPORT);
 
@@ -143,6 +154,8 @@ int main(void)
 	r.unix_sockets = true;
 	probe_built(&r, false, got);
 	CHECK(got[N_UNIX] == 0);
+	CHECK(got[N_DUNIX] == 0);
+	CHECK(got[N_CONNECT] == ENOSYS);
 	CHECK(got[N_DPAIR] == 0);
 	CHECK(got[N_VSOCK] == EAFNOSUPPORT);
 	return UNIT_END("sandbox_filter");
