@@ -194,7 +194,11 @@ int watch_main(int argc, char **argv)
 	sigaction(SIGTERM, &sa, NULL);
 
 	char before[WATCHQ_TOKEN_MAX], now[WATCHQ_TOKEN_MAX];
-	if (!token(root, before)) {
+	char *off = xasprintf("%s/.vx/watch-off", root);
+	const char *env = getenv("VX_WATCH");
+	bool unwatched = (env && strcmp(env, "0") == 0) || access(off, F_OK) == 0;
+	free(off);
+	if (unwatched || !token(root, before)) {
 		if (got_signal)
 			return stop(0, 0);
 		err_warn("vx watch: vx-watch gives no token for %s (VX_WATCH=0, or "
