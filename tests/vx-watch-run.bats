@@ -28,7 +28,7 @@ setup() {
 teardown() {
 	if [ -n "$WPID" ]; then
 		kill -TERM "$WPID" 2> /dev/null || true
-		wait "$WPID" 2> /dev/null || true
+		until_true 10 eval '! kill -0 '"$WPID"' 2> /dev/null' || kill -KILL "$WPID" 2> /dev/null || true
 	fi
 	if [ -f "$T/server.pids" ]; then
 		xargs kill -KILL < "$T/server.pids" 2> /dev/null || true
@@ -42,7 +42,7 @@ ran() { # the tasks that really ran since the last call, sorted, one line
 
 # watch ARGS...: vx watch in the background, its report in $OUT
 watch() {
-	vx watch "$@" > "$OUT" 2>&1 &
+	vx watch "$@" > "$OUT" 2>&1 3>&- &
 	WPID=$!
 }
 
@@ -56,6 +56,15 @@ settled() {
 		sleep 0.05
 	done
 	fail "not settled $1 times: $(cat "$OUT")"
+}
+
+# ends_with CODE: vx watch exits within 30 s, with CODE
+ends_with() {
+	until_true 30 eval '! kill -0 '"$WPID"' 2> /dev/null' || fail "vx watch still runs"
+	local rc=0
+	wait "$WPID" || rc=$?
+	WPID=
+	assert_equal "$rc" "$1"
 }
 
 # until_true SECONDS COMMAND...: poll COMMAND every 50 ms for SECONDS
@@ -129,10 +138,7 @@ until_true() {
 	assert_equal "$(grep -c '^vx: 3 tasks' "$OUT")" 1
 	[ "$(grep -c '^vx: 2 tasks' "$OUT")" -ge 2 ]
 	kill -TERM "$WPID"
-	local rc=0
-	wait "$WPID" || rc=$?
-	WPID=
-	assert_equal "$rc" 143
+	ends_with 143
 	# no task left running: the server is gone (or a zombie of no one's)
 	until_true 5 eval '[ ! -e /proc/'"$pid"' ] || grep -q "^State:.*Z" /proc/'"$pid"'/status' ||
 		fail "the server $pid still runs"
@@ -147,10 +153,7 @@ until_true() {
 	local pid
 	pid=$(cat "$T/server.pids")
 	kill -TERM "$WPID"
-	local rc=0
-	wait "$WPID" || rc=$?
-	WPID=
-	assert_equal "$rc" 143
+	ends_with 143
 	run -0 cat "$OUT"
 	assert_line --partial "interrupted by SIGTERM"
 	until_true 5 eval '[ ! -e /proc/'"$pid"' ] || grep -q "^State:.*Z" /proc/'"$pid"'/status' ||
