@@ -212,6 +212,8 @@ until_true() {
 @test "vx watch --help and vx --help name it; the program vx-watch still answers" {
 	run -0 vx watch --help
 	assert_line --index 0 "usage: vx watch TASK... [vx run's options]"
+	grep -qF -- "    ${lines[0]#usage: }" "$BATS_TEST_DIRNAME/../docs/man/vx.md"
+	assert_output --partial "Exit status: 2 refused"
 	run -0 vx --help
 	assert_output --partial "vx watch TASK..."
 	run -0 vx-watch --help
