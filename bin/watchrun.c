@@ -74,14 +74,25 @@ static bool nap(int ms)
 static bool token(const char *root, char tok[WATCHQ_TOKEN_MAX])
 {
 	double until = ui_now_ms() + TOKEN_WAIT_MS;
+	char t[WATCHQ_TOKEN_MAX];
 	while (!got_signal) {
-		if (watchq_token(root, tok))
+		if (watchq_token(root, t)) {
+			memcpy(tok, t, WATCHQ_TOKEN_MAX);
 			return true;
+		}
 		if (ui_now_ms() > until)
 			return false;
 		nap(100);
 	}
 	return false;
+}
+
+/* tok is set to the token when vx-watch answers, and left as it was when not */
+static void ask_token(const char *root, char tok[WATCHQ_TOKEN_MAX])
+{
+	char t[WATCHQ_TOKEN_MAX];
+	if (watchq_token(root, t))
+		memcpy(tok, t, WATCHQ_TOKEN_MAX);
 }
 
 struct child {
@@ -237,8 +248,9 @@ int watch_main(int argc, char **argv)
 		if (!token(root, now)) {
 			if (got_signal)
 				return stop(0, server);
-			err_warn("vx watch: no token from vx-watch; retrying");
-			memcpy(now, before, sizeof(now));
+			/* none for 10 s: anything may have changed; rerun */
+			err_warn("vx watch: no token from vx-watch for %s; running again", root);
+			snprintf(now, sizeof(now), "?");
 		}
 		if (strcmp(now, before) != 0 && ++self_reruns <= SELF_RERUNS) {
 			/* changed during the run, by an edit or the run's own
@@ -255,15 +267,19 @@ int watch_main(int argc, char **argv)
 		/* wait for a move, then for QUIET_MS without one */
 		memcpy(before, now, sizeof(now));
 		while (strcmp(now, before) == 0) {
-			if (!nap(POLL_MS) || (!watchq_token(root, now) && got_signal))
+			if (!nap(POLL_MS))
 				return stop(0, server);
+			/* no answer this time (vx-watch busy or restarting): ask again;
+			 * a restarted one gives a new instance, which is a move */
+			ask_token(root, now);
 			if (server > 0 && waitpid(server, NULL, WNOHANG) == server)
 				server = 0;
 		}
 		do {
 			memcpy(before, now, sizeof(now));
-			if (!nap(QUIET_MS) || !token(root, now))
+			if (!nap(QUIET_MS))
 				return stop(0, server);
+			ask_token(root, now);
 		} while (strcmp(now, before) != 0);
 	}
 }
