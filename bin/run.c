@@ -90,7 +90,21 @@ struct run {
 	struct ui_opts show; /* --json, --log-order, --output-logs */
 	size_t log_max; /* VX_LOG_MAX: the head of a task's output kept */
 	struct netproxy net; /* started on the first task with a network grant */
+	bool served; /* vx watch: the run's report is out, its servers go on (run.h) */
 };
+
+static struct run_watch watch_hook; /* vx watch's hold on this run (run.h) */
+
+void run_watch_set(const struct run_watch *w)
+{
+	watch_hook = *w;
+}
+
+/* vx watch, a rerun: a persistent task is served by an earlier run still */
+static bool served_elsewhere(const struct rtask *t)
+{
+	return t->kind == K_PERSISTENT && watch_hook.on && !watch_hook.serve;
+}
 
 static int sigpipe_fds[2] = {-1, -1};
 static volatile sig_atomic_t stop_requested; /* SIGINT or SIGTERM came */
@@ -456,6 +470,14 @@ static void drop_request(struct rtask *t)
 static void start(struct run *r, struct rtask *t)
 {
 	t->started = ui_now_ms();
+	if (served_elsewhere(t)) {
+		/* running already, in the run that started it: not shown again */
+		t->status = UI_STARTED;
+		t->done = true;
+		r->done++;
+		release(r, t);
+		return;
+	}
 	if (t->kind == K_GROUP) {
 		if (!t->keyed && !key_task(r, t)) {
 			fail_msg(r, t, "vx: unable to key %s", t->id);
@@ -748,6 +770,45 @@ static bool has_work(const struct run *r)
 	return false;
 }
 
+/* The summary of a run whose work is done, and whether it failed. */
+static bool run_failed(struct run *r)
+{
+	bool failed = r->keyer_broken;
+	size_t n = 0; /* a server another run of vx watch serves is not this run's */
+	for (size_t i = 0; i < r->n; i++) {
+		failed |= r->t[i].status == UI_FAIL || r->t[i].status == UI_SKIP;
+		n += !served_elsewhere(&r->t[i]);
+	}
+	ui_summary(&r->ui, n, ui_now_ms() - r->t0);
+	return failed;
+}
+
+/* Tell vx watch the run is over (run.h): its exit code, one byte, then 's'
+ * in the same write when it goes on serving; once its report is out
+ * (stdout flushed by the caller, or closed) */
+static void watch_done(int code, bool serving)
+{
+	if (!watch_hook.on || watch_hook.done_fd < 0)
+		return;
+	fflush(stderr);
+	unsigned char b[2] = {(unsigned char)code, 's'};
+	size_t n = serving ? 2 : 1;
+	if (write(watch_hook.done_fd, b, n) != (ssize_t)n) {
+		/* vx watch is gone: its SIGTERM follows, or nobody waits */
+	}
+	close(watch_hook.done_fd);
+	watch_hook.done_fd = -1;
+}
+
+/* vx watch, serving: the run's work is done while its servers run on */
+static void watch_served(struct run *r)
+{
+	r->served = true;
+	/* stdout stays open: the servers' lines still go there */
+	bool failed = run_failed(r);
+	watch_done(failed || fflush(stdout) != 0 || ferror(stdout) ? VX_EXIT_FAIL : 0, true);
+}
+
 static void loop(struct run *r)
 {
 	struct pollfd *pfd = xcalloc(r->n + 2, sizeof(*pfd));
@@ -765,9 +826,15 @@ static void loop(struct run *r)
 				persistent_running++;
 		if (r->done == r->n && r->running == persistent_running) {
 			/* the run's work is done; servers stop with it, unless serving
-			 * was all the run asked for */
-			if (!persistent_running || has_work(r))
+			 * was all the run asked for, or vx watch keeps them */
+			if (!persistent_running)
 				break;
+			if (watch_hook.on && watch_hook.serve) {
+				if (!r->served)
+					watch_served(r);
+			} else if (has_work(r)) {
+				break;
+			}
 		}
 		size_t np = 0;
 		pfd[np++] = (struct pollfd){.fd = sigpipe_fds[0], .events = POLLIN};
@@ -1026,7 +1093,7 @@ int run_main(int argc, char **argv)
 	 * without a change vx-watch sees */
 	bool watched = r.use_cache && !r.force && !(remote && *remote) && !git_sel &&
 		       wsroot_find(".", r.root, false, &r.wroot) == 0 && watchq_token(r.wroot, tok);
-	if (watched) {
+	if (watched && !(watch_hook.on && !watch_hook.serve)) {
 		int out = replay_try(r.wroot, sel, nsel, tok, &r.show, false);
 		if (out >= 0)
 			return out;
@@ -1055,6 +1122,12 @@ int run_main(int argc, char **argv)
 	size_t writers = r.jobs < ncpus() ? r.jobs : ncpus();
 	r.writers = workq_new(r.jobs > 1 && !r.cache.remote ? writers : 0, runcache_write);
 	build(&r);
+	if (watch_hook.header) {
+		size_t n = 0;
+		for (size_t i = 0; i < r.n; i++)
+			n += !served_elsewhere(&r.t[i]);
+		watch_hook.header(n);
+	}
 	setup_signals();
 	loop(&r);
 	workq_free(r.writers);
@@ -1070,12 +1143,12 @@ int run_main(int argc, char **argv)
 		jsonl_out_finish();
 		return r.signo == SIGINT ? VX_EXIT_SIGINT : VX_EXIT_SIGTERM;
 	}
-	bool failed = false;
-	for (size_t i = 0; i < r.n; i++)
-		failed |= r.t[i].status == UI_FAIL || r.t[i].status == UI_SKIP;
-	ui_summary(&r.ui, r.n, ui_now_ms() - r.t0);
-	if (r.keyer_broken)
-		failed = true;
+	if (r.served) /* its report is out; its servers have all exited */
+		return jsonl_out_finish();
+	bool failed = run_failed(&r);
 	int out = jsonl_out_finish();
-	return failed ? VX_EXIT_FAIL : out;
+	if (failed)
+		out = VX_EXIT_FAIL;
+	watch_done(out, false);
+	return out;
 }

@@ -14,6 +14,7 @@
 #include "jsonl.h"
 #include "proc.h"
 #include "run.h"
+#include "watchrun.h"
 
 static const char usage[] =
 	"usage: vx <command> [ARGS...]\n"
@@ -21,7 +22,10 @@ static const char usage[] =
 	"  vx run TASK... [-j N] [--force] [--no-cache] [--dry] [--json]\n"
 	"         [--log-order ORDER] [--output-logs WHAT] [--filter SEL]... [--only]\n"
 	"                       run the tasks and their dependencies, restoring hits\n"
-	"  vx graph [TASK...] [--filter SEL]... [--only]\n"
+	"  vx watch TASK... [vx run's options]\n"
+	"                       run them, then rerun what each change affects; servers\n"
+	"                       (persistent tasks) kept running; until Ctrl-C\n"
+	"	"  vx graph [TASK...] [--filter SEL]... [--only]\n"
 	"                       the folded task graph, as vx-graph prints it\n"
 	"  vx graph --dot|--html FILE [TASK...]\n"
 	"                       the graph drawn, each task as its last run left it\n"
@@ -70,7 +74,8 @@ int main(int argc, char **argv)
 	static const struct {
 		const char *name;
 		int (*fn)(int, char **);
-	} builtins[] = {{"run", run_main}, {"why", why_main}, {"clean", clean_main}};
+	} builtins[] = {{"run", run_main}, {"why", why_main}, {"clean", clean_main},
+		{"watch", watch_main}};
 	/* vx graph draws the graph itself; its records stay vx-graph's */
 	if (strcmp(sub, "graph") == 0 && graphview_wanted(argc - 1, argv + 1))
 		return graphview_main(argc - 1, argv + 1);
