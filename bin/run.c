@@ -32,6 +32,7 @@
 #include "report.h"
 #include "strmap.h"
 #include "tasklog.h"
+#include "taskreq.h"
 #include "ui.h"
 #include "watchq.h"
 #include "workq.h"
@@ -222,13 +223,7 @@ static bool take_key(struct run *r, struct rtask *t, cJSON *k)
 	}
 	memcpy(t->key, key, 33);
 	/* the answer holds only what vx-key added: into the task's record */
-	static const char *const added[] = {"key", "final", "explain", "linked"};
-	for (size_t i = 0; i < sizeof(added) / sizeof(added[0]); i++) {
-		cJSON *v = cJSON_DetachItemFromObjectCaseSensitive(k, added[i]);
-		cJSON_DeleteItemFromObjectCaseSensitive(t->rec, added[i]);
-		if (v)
-			cJSON_AddItemToObject(t->rec, added[i], v);
-	}
+	taskreq_move_key_members(t->rec, k);
 	cJSON_Delete(k);
 	runcache_remember(&r->cache, r->root, t->id, t->rec);
 	t->keyed = true;
@@ -423,18 +418,12 @@ static char *write_request(struct run *r, struct rtask *t, const char *proxy_soc
 		return NULL;
 	}
 	free(dir);
-	cJSON *rec = cJSON_Duplicate(t->rec, 1);
-	if (proxy_socket) /* the task's vx-proxy socket, for its bridge */
-		cJSON_AddStringToObject(rec, "proxySocket", proxy_socket);
-	char *g = cJSON_PrintUnformatted(r->g.graph), *k = cJSON_PrintUnformatted(rec);
-	cJSON_Delete(rec);
-	char *text = xasprintf("%s\n%s\n", g, k);
+	/* with the task's vx-proxy socket, for its bridge */
+	char *text = taskreq_format(r->g.graph, t->rec, proxy_socket);
 	size_t n = strlen(text);
 	bool ok = write(fd, text, n) == (ssize_t)n;
 	if (close(fd) != 0)
 		ok = false;
-	cJSON_free(g);
-	cJSON_free(k);
 	free(text);
 	if (!ok) {
 		remove_request(path);

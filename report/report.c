@@ -12,6 +12,7 @@
 #include "jsonl.h"
 #include "lookup.h"
 #include "path.h"
+#include "taskreq.h"
 #include "wsroot.h"
 
 
@@ -43,19 +44,15 @@ static FILE *open_in(const char *file)
 static int take_request(struct report *r, cJSON *graph, cJSON **task, const char *file,
 	size_t line)
 {
-	const char *root, *dir, *id;
-	if (!(root = str(graph, "root")) || strcmp(str(graph, "type") ? str(graph, "type") : "", "graph"))
-		return bad(file, line, "not a graph record with a root",
-			"the first line is vx-graph's graph record");
-	if (!(dir = str(*task, "dir")) || !(id = str(*task, "id")))
-		return bad(file, line + 1, "not a task record with an id and a dir",
-			"the second line is the task's record");
-	r->root = path_canonical(root);
+	const char *id;
+	if (taskreq_check(graph, *task, file, line))
+		return -1;
+	r->root = path_canonical(str(graph, "root"));
 	if (!r->root)
-		r->root = xstrdup(root);
-	r->id = xstrdup(id);
+		r->root = xstrdup(str(graph, "root"));
+	r->id = xstrdup((id = str(*task, "id")) ? id : "(unnamed task)");
 	if (!r->project)
-		r->project = path_join(r->root, dir);
+		r->project = path_join(r->root, str(*task, "dir"));
 	r->projects = cJSON_DetachItemFromObjectCaseSensitive(graph, "projects");
 	r->task = *task;
 	*task = NULL;
@@ -64,26 +61,12 @@ static int take_request(struct report *r, cJSON *graph, cJSON **task, const char
 
 int report_read_request(struct report *r, const char *file)
 {
-	struct jsonl_reader rd;
-	cJSON *graph = NULL, *task = NULL;
-	FILE *f = open_in(file);
-	int rc = -1;
-	if (!f)
-		return -1;
-	jsonl_reader_init(&rd, f, file);
-	if (jsonl_read(&rd, &graph) != 1 || jsonl_read(&rd, &task) != 1) {
-		if (graph || task || rd.line == 0)
-			bad(file, 0, "expected a graph record then a task record",
-				"pass the request file vx run writes for vx-sandbox (docs/protocol.md)");
-		goto out;
-	}
-	rc = take_request(r, graph, &task, file, 1);
-out:
+	cJSON *graph, *task;
+	int rc = taskreq_read_file(file, &graph, &task);
+	if (!rc)
+		rc = take_request(r, graph, &task, file, 1);
 	cJSON_Delete(graph);
 	cJSON_Delete(task);
-	jsonl_reader_free(&rd);
-	if (f != stdin)
-		fclose(f);
 	return rc;
 }
 

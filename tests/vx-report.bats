@@ -244,7 +244,7 @@ verdict {\"fail\": true, \"violations\": 3, \"hints\": 2, \"trace\": \"end\", \"
 	run -2 vx-report --request - < "$(fixture request.jsonl)"
 	assert_output --partial "cannot both read stdin"
 	run -2 vx-report --request "$F/off.jsonl" --trace "$(fixture off.jsonl)"
-	assert_output --partial "off.jsonl: expected a graph record then a task record; fix:"
+	assert_output --partial "off.jsonl: expected two records, a graph record then a task record; fix:"
 }
 
 @test "names the task looked up itself (dns records, before or after the end): one hint on a failed task, folded past four, none on a passing one; a name also proxied is left out" {
