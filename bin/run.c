@@ -590,17 +590,23 @@ static void exited(struct run *r, struct rtask *t, int st)
 	}
 	if (t->kind != K_PERSISTENT)
 		tasklog_end(&t->out, &t->log, r->log_max);
-	/* a violation fails the task, even one whose command exited 0 */
-	bool violated = t->trace && !r->interrupted && report_task(t->request, t->trace,
-		err_wait_status(st), &t->viol);
+	/* the sandbox is gone: every deny of the task is in once vx-proxy says done */
+	cJSON *denies = cJSON_CreateArray();
+	bool confirmed = !t->networked || netproxy_task_done(&r->net, t->rec, denies);
+	/* R-34: a violation, file or network, fails the task, even one whose
+	 * command exited 0; vx-report judges both */
+	bool violated = !r->interrupted && (t->trace || cJSON_GetArraySize(denies)) &&
+		report_task(t->request, t->trace, denies, err_wait_status(st), &t->viol);
+	cJSON_Delete(denies);
+	if (!confirmed) {
+		const char *m = "vx-proxy did not confirm the task's last network decisions\n";
+		ui_buf_add(&t->viol, m, strlen(m));
+	}
 	if (t->trace)
 		unlink(t->trace);
 	free(t->trace);
 	t->trace = NULL;
 	drop_request(t);
-	/* the sandbox is gone: every deny of the task is in once vx-proxy says done */
-	if (t->networked)
-		netproxy_task_done(&r->net, t->rec, &t->viol);
 	t->ms = ui_now_ms() - t->started;
 	t->exit_code = err_wait_status(st);
 	if (t->kind == K_PERSISTENT) {

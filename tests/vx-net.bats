@@ -377,3 +377,33 @@ NODEFETCH='node -e "fetch(\"https://example.com/\").then(r => console.log(\"stat
 	assert_line --partial 'vx: a#both looked up other.test itself (DNS)'
 	refute_output --partial 'looked up origin.test'
 }
+
+@test "vx-report judges the network too: the violation lines vx run prints are exactly vx-report's, file and network" {
+	local tb="$NETDIR/tbin$BATS_TEST_NUMBER"
+	mkdir -p "$tb/bin" "$tb/log"
+	chmod 777 "$tb/log"
+	cp "$VX_BIN_DIR"/vx* "$tb/bin/"
+	mv "$tb/bin/vx-report" "$tb/bin/vx-report.real"
+	# the driver's vx-report, its records kept aside as they pass
+	printf '%s\n' '#!/bin/sh' "out=$tb/log/report.\$\$" \
+		"\"$tb/bin/vx-report.real\" \"\$@\" > \"\$out\"; rc=\$?" 'cat "$out"; exit $rc' > "$tb/bin/vx-report"
+	chmod -R a+rX "$tb/bin"
+	chmod a+x "$tb/bin/vx-report"
+	task a fetch '{ "allow": { "network": ["origin.test"] } }' "$GET"'
+		get http://other.test:8080/nope
+		echo x > stray.txt'
+	NETDIR=$tb PATH="$tb/bin:$PATH" run -1 vxr run a#fetch
+	assert_line 'SANDBOX VIOLATIONS a#fetch'
+	assert_line '  deny network-outbound other.test:8080 (not in allow.network)'
+	assert_line '  deny file-write packages/a/stray.txt (openat: EROFS)'
+	local printed judged
+	printed=$(printf '%s\n' "$output" | sed -n '/^SANDBOX VIOLATIONS a#fetch$/,/^[^ ]/{s/^  //p}')
+	judged=$(cat "$tb"/log/report.* | /usr/bin/python3 -c '
+import json, sys
+for l in sys.stdin:
+    r = json.loads(l)
+    if "line" in r:
+        print(r["line"])')
+	assert_equal "$printed" "$judged"
+	rm -rf "$tb"
+}
