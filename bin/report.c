@@ -6,13 +6,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "err.h"
 #include "fileio.h"
-#include "jsonl.h"
 #include "proc.h"
+#include "stage.h"
 
 char *report_trace_path(const char *request)
 {
@@ -57,12 +56,11 @@ bool report_task(const char *request, const char *trace, const cJSON *denies, in
 	char *argv[11] = {prog, "--request", (char *)request};
 	size_t n = 3;
 	struct spawn_opts o = {.null_stdin = true};
-	struct jsonl_reader rd;
+	struct stage vr;
 	cJSON *rec;
 	bool fail = true, judged = false;
-	int fd, st;
+	int fd;
 	pid_t pid;
-	FILE *f;
 
 	if (cJSON_GetArraySize(denies) && !net) {
 		say(out, "vx: unable to hand vx-proxy's denies to vx-report: the task's "
@@ -87,19 +85,12 @@ bool report_task(const char *request, const char *trace, const cJSON *denies, in
 	argv[n++] = code;
 	pid = proc_spawn(argv, &o, NULL, &fd);
 	free(prog);
-	if (pid < 0 || !(f = fdopen(fd, "r"))) {
-		if (pid >= 0) {
-			close(fd);
-			while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
-				;
-		}
+	if (pid < 0) {
 		say(out, "vx: unable to start vx-report: the task's accesses go unjudged\n");
 		goto out;
 	}
-	jsonl_reader_init(&rd, f, "vx-report's output");
-	for (int got; (got = jsonl_read(&rd, &rec)) != 0;) {
-		if (got < 0)
-			continue; /* named on stderr by the reader; no verdict from it */
+	stage_attach(&vr, "vx-report", pid, -1, fd);
+	while (stage_wait(&vr, &rec, -1) == 1) {
 		const char *type = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(rec, "type"));
 		const char *line = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(rec, "line"));
 		if (type && !strcmp(type, "verdict")) {
@@ -111,10 +102,7 @@ bool report_task(const char *request, const char *trace, const cJSON *denies, in
 		}
 		cJSON_Delete(rec);
 	}
-	jsonl_reader_free(&rd);
-	fclose(f);
-	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
-		;
+	stage_finish(&vr);
 	if (!judged) {
 		say(out, "vx: vx-report gave no verdict: the task's accesses go unjudged\n");
 		fail = true;

@@ -9,7 +9,8 @@
  * ui.h's violations text wants them) and removes the trace. It returns true
  * when the task fails on them: a violation, a trace that did not end, or
  * vx-report itself failing (never a pass on a report nobody read). The
- * driver reads vx-report's records with jsonl.h and judges nothing itself.
+ * driver reads vx-report's records through stage.h and judges nothing
+ * itself.
  */
 #ifndef VX_BIN_REPORT_H
 #define VX_BIN_REPORT_H
