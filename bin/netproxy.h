@@ -23,16 +23,14 @@
 
 #include <cjson/cJSON.h>
 
+#include "stage.h"
 #include "ui.h"
 
 struct np_deny;
 
 struct netproxy {
-	pid_t pid;        /* 0: not started */
-	int to, from;     /* its stdin and stdout */
+	struct stage st;  /* vx-proxy; st.pid 0: not started */
 	char *dir;        /* the sockets' directory */
-	char *buf;        /* what was read from it, not yet a whole line */
-	size_t len, cap;
 	struct np_deny *denies; /* deny records not yet claimed by their task */
 	bool broken;
 };
