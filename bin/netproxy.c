@@ -78,6 +78,8 @@ static bool wait_for(struct netproxy *np, const char *type, const char *task)
 		if (left <= 0)
 			return false;
 		int got = stage_wait(&np->st, &rec, (int)left);
+		if (got == STAGE_BAD)
+			continue; /* named on stderr; the next one may be it */
 		if (got < 0)
 			np->broken = true;
 		if (got <= 0)
@@ -196,8 +198,9 @@ void netproxy_read(struct netproxy *np)
 	cJSON *rec;
 	if (stage_fill(&np->st) < 0)
 		np->broken = true;
-	while (stage_next(&np->st, &rec))
-		take(np, rec, NULL, NULL);
+	for (int got; (got = stage_next(&np->st, &rec));)
+		if (got == 1)
+			take(np, rec, NULL, NULL);
 }
 
 void netproxy_stop(struct netproxy *np)

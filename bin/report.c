@@ -90,7 +90,9 @@ bool report_task(const char *request, const char *trace, const cJSON *denies, in
 		goto out;
 	}
 	stage_attach(&vr, "vx-report", pid, -1, fd);
-	while (stage_wait(&vr, &rec, -1) == 1) {
+	for (int got; (got = stage_wait(&vr, &rec, -1)) != -1;) {
+		if (got != 1)
+			continue; /* named on stderr; a verdict may still come */
 		const char *type = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(rec, "type"));
 		const char *line = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(rec, "line"));
 		if (type && !strcmp(type, "verdict")) {

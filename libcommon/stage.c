@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "err.h"
+#include "jsonl.h"
 
 void stage_attach(struct stage *s, const char *name, pid_t pid, int to, int from)
 {
@@ -24,7 +25,7 @@ void stage_attach(struct stage *s, const char *name, pid_t pid, int to, int from
 		s->eof = true;
 }
 
-int stage_send(struct stage *s, const cJSON *rec)
+long stage_send(struct stage *s, const cJSON *rec)
 {
 	char *text;
 	size_t n, off = 0;
@@ -44,7 +45,7 @@ int stage_send(struct stage *s, const cJSON *rec)
 		off += (size_t)w;
 	}
 	cJSON_free(text);
-	return s->broken ? -1 : 0;
+	return s->broken ? -1 : (long)n + 1;
 }
 
 int stage_fd(const struct stage *s)
@@ -83,29 +84,40 @@ static cJSON *parse(struct stage *s, const char *line)
 	return NULL;
 }
 
+/* Take the line of n bytes at the buffer's start (a NUL in place of its
+ * newline): 1 with *rec, 0 for a blank one, STAGE_BAD. */
+static int take_line(struct stage *s, size_t n, size_t took, cJSON **rec)
+{
+	int got = 0;
+	s->in.buf[n] = '\0';
+	s->line++;
+	if (s->in.buf[strspn(s->in.buf, " \t\r")])
+		got = (*rec = parse(s, s->in.buf)) ? 1 : STAGE_BAD;
+	memmove(s->in.buf, s->in.buf + took, s->in.len - took);
+	strbuf_setlen(&s->in, s->in.len - took);
+	return got;
+}
+
 int stage_next(struct stage *s, cJSON **rec)
 {
 	char *nl;
+	int got;
 	*rec = NULL;
 	while (s->in.len && (nl = memchr(s->in.buf, '\n', s->in.len))) {
-		size_t took = (size_t)(nl - s->in.buf) + 1;
-		*nl = '\0';
-		s->line++;
-		if (s->in.buf[strspn(s->in.buf, " \t\r")])
-			*rec = parse(s, s->in.buf);
-		memmove(s->in.buf, s->in.buf + took, s->in.len - took);
-		strbuf_setlen(&s->in, s->in.len - took);
-		if (*rec)
-			return 1;
+		size_t n = (size_t)(nl - s->in.buf);
+		if ((got = take_line(s, n, n + 1, rec)))
+			return got;
+	}
+	if (s->in.len > JSONL_MAX_LINE) {
+		/* no stage writes a line this long: drop it and end the hop */
+		err_warn("%s:%zu: a line longer than %u bytes", s->name, s->line + 1, JSONL_MAX_LINE);
+		strbuf_reset(&s->in);
+		s->eof = true;
+		return STAGE_BAD;
 	}
 	/* the last line of a stage that ended without its newline */
-	if (s->eof && s->in.len) {
-		s->line++;
-		if (s->in.buf[strspn(s->in.buf, " \t\r")])
-			*rec = parse(s, s->in.buf);
-		strbuf_reset(&s->in);
-		return *rec != NULL;
-	}
+	if (s->eof && s->in.len)
+		return take_line(s, s->in.len, s->in.len, rec);
 	return 0;
 }
 
@@ -120,8 +132,9 @@ int stage_wait(struct stage *s, cJSON **rec, int timeout_ms)
 {
 	double end = now_ms() + timeout_ms;
 	for (;;) {
-		if (stage_next(s, rec))
-			return 1;
+		int got = stage_next(s, rec);
+		if (got)
+			return got;
 		if (s->eof)
 			return -1;
 		int left = timeout_ms < 0 ? -1 : (int)(end - now_ms());

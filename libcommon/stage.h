@@ -7,9 +7,10 @@
  * blocks until the pipe took it; SIGPIPE must be ignored, and a stage that
  * is gone makes it fail). Reading never blocks unless asked to:
  * stage_fill takes what the pipe holds now, stage_next hands over the next
- * whole record read, stage_wait waits for one up to a timeout; a line that
- * is not one JSON object is named on stderr ("<name>:<line>: ...") and
- * skipped. stage_finish closes its pipes (a stage still writing gets EPIPE:
+ * whole record read, stage_wait waits for one up to a timeout. A line that
+ * is not one JSON object (or is longer than JSONL_MAX_LINE) is named on
+ * stderr ("<name>:<line>: ...") and reported as STAGE_BAD, so a caller whose
+ * answers pair with its questions by order can stop there. stage_finish closes its pipes (a stage still writing gets EPIPE:
  * nobody reads it any more), waits for the exit and frees
  * everything: the exit status as the shell says it (err_wait_status).
  */
@@ -37,16 +38,19 @@ struct stage {
 /* Take over a started stage. from is made non-blocking; to or from may be
  * -1 (no pipe that way). */
 void stage_attach(struct stage *s, const char *name, pid_t pid, int to, int from);
-/* One record, as one line: 0, or -1 (and s->broken) when it was not taken. */
-int stage_send(struct stage *s, const cJSON *rec);
+/* One record, as one line: the bytes sent (with the newline), or -1 (and
+ * s->broken) when it was not taken. */
+long stage_send(struct stage *s, const cJSON *rec);
 /* The fd a poll loop watches for its records, -1 once it ended. */
 int stage_fd(const struct stage *s);
 /* Read what its stdout holds now, without blocking: 0, or -1 at its end. */
 int stage_fill(struct stage *s);
-/* The next whole record already read (1, *rec the caller's), or 0. */
+#define STAGE_BAD (-2)
+/* The next whole record already read (1, *rec the caller's), 0 when there
+ * is none yet, or STAGE_BAD for a line that is none (skipped). */
 int stage_next(struct stage *s, cJSON **rec);
 /* The next record, waiting up to timeout_ms (< 0: no limit): 1 with *rec,
- * 0 when the time ran out, -1 when its stdout ended first. */
+ * 0 when the time ran out, -1 when its stdout ended first, STAGE_BAD. */
 int stage_wait(struct stage *s, cJSON **rec, int timeout_ms);
 /* Close its stdin (it sees EOF), wait for it, free the rest: its exit
  * status, or -1 when there was none to wait for. */

@@ -48,11 +48,14 @@ int main(void)
 	CHECK(stage_fill(&s) == 0);
 	CHECK(stage_next(&s, &rec) == 0 && !rec);
 	CHECK(stage_wait(&s, &rec, 50) == 0 && !rec); /* the time ran out */
-	CHECK(stage_send(&s, hi) == 0);
+	CHECK(stage_send(&s, hi) == (long)strlen("{\"type\":\"hi\"}\n"));
 	CHECK(stage_wait(&s, &rec, 5000) == 1);
 	CHECK_STR(cJSON_GetStringValue(cJSON_GetObjectItem(cJSON_GetObjectItem(rec, "got"), "type")), "hi");
 	cJSON_Delete(rec);
-	/* 'not json' and '[1]' are named and skipped; the unterminated last line counts */
+	/* 'not json' and '[1]' are named and reported, a blank line skipped;
+	 * the unterminated last line counts */
+	CHECK(stage_wait(&s, &rec, 5000) == STAGE_BAD && !rec && s.line == 2);
+	CHECK(stage_wait(&s, &rec, 5000) == STAGE_BAD && s.line == 3);
 	CHECK(stage_wait(&s, &rec, 5000) == 1 && cJSON_IsTrue(cJSON_GetObjectItem(rec, "last")));
 	CHECK(s.line == 5);
 	cJSON_Delete(rec);
