@@ -24,7 +24,6 @@
 #include <cjson/cJSON.h>
 
 #include "stage.h"
-#include "ui.h"
 
 struct np_deny;
 
