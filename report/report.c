@@ -169,9 +169,11 @@ int report_read_network(struct report *r, const char *file)
 			cJSON_Delete(rec); /* listening, done, another task's */
 			continue;
 		}
-		if (!str(rec, "host") || !cJSON_IsNumber(cJSON_GetObjectItemCaseSensitive(rec, "port"))) {
+		const cJSON *port = cJSON_GetObjectItemCaseSensitive(rec, "port");
+		if (!str(rec, "host") || !cJSON_IsNumber(port) || !(port->valuedouble >= 0 &&
+			port->valuedouble <= 65535)) {
 			cJSON_Delete(rec);
-			got = bad(rd.name, rd.line, "a deny record needs a host and a port",
+			got = bad(rd.name, rd.line, "a deny record needs a host and a port (0 to 65535)",
 				"pass the records vx-proxy wrote");
 			break;
 		}

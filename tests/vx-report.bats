@@ -278,7 +278,10 @@ verdict {"fail": true, "violations": 2, "hints": 0, "trace": "off", "events": 0}
 	# a deny without its host is bad input, named by file and line
 	printf '{"type":"deny","task":"@x/app#test","port":1}\n' > "$BATS_TEST_TMPDIR/bad.jsonl"
 	run -2 vx-report --request "$(fixture request-net.jsonl)" --no-trace --network "$BATS_TEST_TMPDIR/bad.jsonl"
-	assert_output --partial "bad.jsonl:1: a deny record needs a host and a port; fix:"
+	assert_output --partial "bad.jsonl:1: a deny record needs a host and a port (0 to 65535); fix:"
+	printf '{"type":"deny","task":"@x/app#test","host":"h","port":-1}\n' > "$BATS_TEST_TMPDIR/bad.jsonl"
+	run -2 vx-report --request "$(fixture request-net.jsonl)" --no-trace --network "$BATS_TEST_TMPDIR/bad.jsonl"
+	assert_output --partial "bad.jsonl:1: a deny record needs a host and a port (0 to 65535); fix:"
 	run -2 vx-report --no-trace --network "$(fixture proxy.jsonl)"
 	assert_output --partial "--no-trace needs --request FILE"
 }
