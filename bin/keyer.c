@@ -3,7 +3,6 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "err.h"
@@ -11,23 +10,10 @@
 
 static long send_line(struct keyer *k, const cJSON *rec)
 {
-	char *s = cJSON_PrintUnformatted(rec);
-	size_t n = strlen(s);
-	s[n] = '\n';
-	size_t off = 0;
-	while (off < n + 1) {
-		ssize_t w = write(k->to, s + off, n + 1 - off);
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0) {
-			cJSON_free(s);
-			err_warn_errno("unable to write to vx-key");
-			return -1;
-		}
-		off += (size_t)w;
-	}
-	cJSON_free(s);
-	return (long)n + 1;
+	long n = stage_send(&k->st, rec);
+	if (n < 0)
+		err_warn_errno("unable to write to vx-key");
+	return n;
 }
 
 int keyer_spawn(struct keyer *k)
@@ -35,17 +21,16 @@ int keyer_spawn(struct keyer *k)
 	char *prog = proc_stage_path("vx-key");
 	char *argv[] = {prog, "--live", "--explain", NULL};
 	struct spawn_opts o = {0};
-	int from;
+	int to, from;
 	memset(k, 0, sizeof(*k));
-	k->pid = proc_spawn(argv, &o, &k->to, &from);
-	if (k->pid < 0) {
+	pid_t pid = proc_spawn(argv, &o, &to, &from);
+	if (pid < 0) {
 		err_warn_errno("unable to run '%s'", prog);
 		free(prog);
 		return -1;
 	}
 	free(prog);
-	k->from = fdopen(from, "r");
-	jsonl_reader_init(&k->r, k->from, "vx-key");
+	stage_attach(&k->st, "vx-key", pid, to, from);
 	return 0;
 }
 
@@ -64,8 +49,11 @@ long keyer_send(struct keyer *k, const cJSON *task)
 
 int keyer_rescan(struct keyer *k)
 {
-	static const char line[] = "{\"type\":\"rescan\"}\n";
-	return write(k->to, line, sizeof(line) - 1) == (ssize_t)sizeof(line) - 1 ? 0 : -1;
+	cJSON *rec = cJSON_CreateObject();
+	cJSON_AddStringToObject(rec, "type", "rescan");
+	long n = stage_send(&k->st, rec);
+	cJSON_Delete(rec);
+	return n < 0 ? -1 : 0;
 }
 
 cJSON *keyer_key(struct keyer *k, const cJSON *task)
@@ -75,12 +63,14 @@ cJSON *keyer_key(struct keyer *k, const cJSON *task)
 	return keyer_recv(k);
 }
 
+/* The next answer: answers pair with tasks by order, so a line that is no
+ * record ends the hop (the run stops keying) rather than shifting them. */
 cJSON *keyer_recv(struct keyer *k)
 {
 	cJSON *out = NULL;
 	int r;
 	if (k->echo) {
-		if (jsonl_read(&k->r, &out) != 1) {
+		if (stage_wait(&k->st, &out, -1) != 1) {
 			err_warn("vx-key did not answer");
 			return NULL;
 		}
@@ -88,9 +78,9 @@ cJSON *keyer_recv(struct keyer *k)
 		out = NULL;
 		k->echo = false;
 	}
-	r = jsonl_read(&k->r, &out);
+	r = stage_wait(&k->st, &out, -1);
 	if (r != 1) {
-		if (r == 0)
+		if (r == -1)
 			err_warn("vx-key ended before answering");
 		return NULL;
 	}
@@ -99,15 +89,7 @@ cJSON *keyer_recv(struct keyer *k)
 
 int keyer_stop(struct keyer *k)
 {
-	int st;
-	if (k->pid <= 0)
+	if (k->st.pid <= 0)
 		return -1;
-	close(k->to);
-	while (waitpid(k->pid, &st, 0) < 0)
-		if (errno != EINTR)
-			return -1;
-	jsonl_reader_free(&k->r);
-	fclose(k->from);
-	k->pid = 0;
-	return err_wait_status(st);
+	return stage_finish(&k->st);
 }

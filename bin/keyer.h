@@ -6,16 +6,11 @@
 #define VX_BIN_KEYER_H
 
 #include <stdbool.h>
-#include <stdio.h>
-#include <sys/types.h>
 
-#include "jsonl.h"
+#include "stage.h"
 
 struct keyer {
-	pid_t pid;
-	int to;
-	FILE *from;
-	struct jsonl_reader r;
+	struct stage st;
 	bool echo; /* the graph record's echo is still to be read */
 };
 

@@ -1,9 +1,6 @@
-/* netproxy.c: starting vx-proxy for a run and reading its verdicts (netproxy.h). */
+/* netproxy.c: starting vx-proxy for a run and collecting its denies (netproxy.h). */
 #include "netproxy.h"
 
-#include <errno.h>
-#include <fcntl.h>
-#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,7 +11,6 @@
 #include <unistd.h>
 
 #include "err.h"
-#include "netpat.h"
 #include "proc.h"
 #include "ui.h"
 
@@ -50,94 +46,54 @@ static const char *str(const cJSON *o, const char *key)
 	return cJSON_IsString(v) ? v->valuestring : NULL;
 }
 
-/* One record from vx-proxy: a deny is kept for its task; the caller looks
- * for the others (listening, done). */
-static void take_line(struct netproxy *np, char *line, const char *want_type,
-	const char *want_task, bool *found)
+/* One record from vx-proxy: a deny is kept for its task; true when it is
+ * the one the caller waits for (want_type of want_task). */
+static bool take(struct netproxy *np, cJSON *rec, const char *want_type, const char *want_task)
 {
-	cJSON *rec = cJSON_Parse(line);
 	const char *type = str(rec, "type"), *task = str(rec, "task");
-	if (!type || !task) {
-		cJSON_Delete(rec);
-		return;
-	}
-	if (strcmp(type, "deny") == 0) {
+	bool found = false;
+	if (type && task && strcmp(type, "deny") == 0) {
 		struct np_deny *d = xcalloc(1, sizeof(*d)), **tail = &np->denies;
 		d->task = xstrdup(task);
 		d->rec = rec;
 		while (*tail)
 			tail = &(*tail)->next;
 		*tail = d; /* in the order vx-proxy wrote them */
-		return;
+		return false;
 	}
-	if (want_type && strcmp(type, want_type) == 0 && strcmp(task, want_task) == 0)
-		*found = true;
+	if (type && task && want_type && strcmp(type, want_type) == 0 &&
+		strcmp(task, want_task) == 0)
+		found = true;
 	cJSON_Delete(rec);
-}
-
-/* Read what is there (blocking once when block) and take each whole line. */
-static int read_some(struct netproxy *np, const char *want_type, const char *want_task,
-	bool *found)
-{
-	if (np->cap - np->len < 4096) {
-		np->cap = np->cap ? np->cap * 2 : 16384;
-		np->buf = xrealloc(np->buf, np->cap + 1);
-	}
-	ssize_t n = read(np->from, np->buf + np->len, np->cap - np->len);
-	if (n < 0 && (errno == EINTR || errno == EAGAIN))
-		return 0;
-	if (n <= 0) {
-		np->broken = true;
-		return -1;
-	}
-	np->len += (size_t)n;
-	char *s = np->buf, *nl;
-	while ((nl = memchr(s, '\n', (size_t)(np->buf + np->len - s)))) {
-		*nl = '\0';
-		take_line(np, s, want_type, want_task, found);
-		s = nl + 1;
-	}
-	np->len -= (size_t)(s - np->buf);
-	memmove(np->buf, s, np->len);
-	return 0;
+	return found;
 }
 
 /* Wait for vx-proxy's record of this type for this task. */
 static bool wait_for(struct netproxy *np, const char *type, const char *task)
 {
-	bool found = false;
 	double end = ui_now_ms() + NP_WAIT_MS;
-	while (!found && !np->broken) {
+	cJSON *rec;
+	while (!np->broken) {
 		double left = end - ui_now_ms();
 		if (left <= 0)
 			return false;
-		struct pollfd p = {.fd = np->from, .events = POLLIN};
-		int r = poll(&p, 1, (int)left);
-		if (r < 0 && errno != EINTR)
+		int got = stage_wait(&np->st, &rec, (int)left);
+		if (got == STAGE_BAD)
+			continue; /* named on stderr; the next one may be it */
+		if (got < 0)
+			np->broken = true;
+		if (got <= 0)
 			return false;
-		if (r > 0 && read_some(np, type, task, &found) < 0)
-			return false;
+		if (take(np, rec, type, task))
+			return true;
 	}
-	return found;
+	return false;
 }
 
 static bool send_line(struct netproxy *np, cJSON *rec)
 {
-	char *text = cJSON_PrintUnformatted(rec);
-	size_t n = strlen(text);
-	text[n] = '\n'; /* replaces the NUL: written by length */
-	size_t off = 0;
-	while (off <= n) {
-		ssize_t w = write(np->to, text + off, n + 1 - off);
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0) {
-			np->broken = true;
-			break;
-		}
-		off += (size_t)w;
-	}
-	cJSON_free(text);
+	if (stage_send(&np->st, rec) < 0)
+		np->broken = true;
 	return !np->broken;
 }
 
@@ -156,13 +112,14 @@ static bool start(struct netproxy *np, const cJSON *graph)
 	/* its own process group: a terminal's Ctrl-C stops the tasks, and vx
 	 * stops the proxy last, once their denies are in */
 	struct spawn_opts o = {.own_group = true};
-	np->pid = proc_spawn(argv, &o, &np->to, &np->from);
+	int to, from;
+	pid_t pid = proc_spawn(argv, &o, &to, &from);
 	free(prog);
-	if (np->pid < 0) {
-		np->pid = 0;
+	if (pid < 0) {
 		err_warn_errno("unable to start vx-proxy");
 		return false;
 	}
+	stage_attach(&np->st, "vx-proxy", pid, to, from);
 	signal(SIGPIPE, SIG_IGN);
 	const cJSON *net = path2(graph, "sandbox", "network");
 	cJSON *rec = cJSON_CreateObject();
@@ -185,7 +142,7 @@ char *netproxy_task(struct netproxy *np, const cJSON *graph, const cJSON *task,
 	const char *id = str(task, "id");
 	if (np->broken || !id)
 		return NULL;
-	if (!np->pid && !start(np, graph)) {
+	if (!np->st.pid && !start(np, graph)) {
 		np->broken = true;
 		return NULL;
 	}
@@ -207,21 +164,11 @@ char *netproxy_task(struct netproxy *np, const cJSON *graph, const cJSON *task,
 	return path;
 }
 
-static bool ignored(const cJSON *task, const char *host, unsigned port)
-{
-	const cJSON *ig = path2(cJSON_GetObjectItemCaseSensitive(task, "sandbox"), "ignore", "network");
-	const cJSON *e;
-	cJSON_ArrayForEach(e, ig)
-		if (cJSON_IsString(e) && netpat_match(e->valuestring, host, port))
-			return true;
-	return false;
-}
-
-bool netproxy_task_done(struct netproxy *np, const cJSON *task, struct ui_buf *viol)
+bool netproxy_task_done(struct netproxy *np, const cJSON *task, cJSON *denies)
 {
 	const char *id = str(task, "id");
 	bool ok = false;
-	if (np->pid && !np->broken && id) {
+	if (np->st.pid && !np->broken && id) {
 		cJSON *rec = cJSON_CreateObject();
 		cJSON_AddStringToObject(rec, "type", "done");
 		cJSON_AddStringToObject(rec, "task", id);
@@ -233,54 +180,45 @@ bool netproxy_task_done(struct netproxy *np, const cJSON *task, struct ui_buf *v
 			pp = &d->next;
 			continue;
 		}
-		const char *host = str(d->rec, "host"), *why = str(d->rec, "reason");
-		const cJSON *port = cJSON_GetObjectItemCaseSensitive(d->rec, "port");
-		unsigned p = cJSON_IsNumber(port) ? (unsigned)port->valuedouble : 0;
-		if (!ignored(task, host ? host : "", p)) {
-			char *line = xasprintf("deny network-outbound %s:%u (%s)\n", host ? host : "", p,
-				why ? why : "refused");
-			ui_buf_add(viol, line, strlen(line));
-			free(line);
-		}
 		*pp = d->next;
-		cJSON_Delete(d->rec);
+		cJSON_AddItemToArray(denies, d->rec);
 		free(d->task);
 		free(d);
 	}
-	if (!ok && np->pid) {
-		const char *m = "vx-proxy did not confirm the task's last network decisions\n";
-		ui_buf_add(viol, m, strlen(m));
-	}
-	return ok;
+	return ok || !np->st.pid;
 }
 
 int netproxy_fd(const struct netproxy *np)
 {
-	return np->pid && !np->broken ? np->from : -1;
+	return np->st.pid && !np->broken ? stage_fd(&np->st) : -1;
 }
 
 void netproxy_read(struct netproxy *np)
 {
-	bool found = false;
-	read_some(np, NULL, NULL, &found);
+	cJSON *rec;
+	if (stage_fill(&np->st) < 0)
+		np->broken = true;
+	for (int got; (got = stage_next(&np->st, &rec));)
+		if (got == 1)
+			take(np, rec, NULL, NULL);
 }
 
 void netproxy_stop(struct netproxy *np)
 {
-	if (np->pid) {
-		close(np->to);
+	if (np->st.pid) {
+		close(np->st.to);
+		np->st.to = -1;
 		/* vx-proxy ends on EOF; a wedged one is stopped after a grace */
 		double end = ui_now_ms() + 3000;
 		int st;
 		pid_t w;
-		while ((w = waitpid(np->pid, &st, WNOHANG)) == 0 && ui_now_ms() < end)
+		while ((w = waitpid(np->st.pid, &st, WNOHANG)) == 0 && ui_now_ms() < end)
 			usleep(5000);
-		if (w == 0) {
-			kill(np->pid, SIGKILL);
-			waitpid(np->pid, &st, 0);
-		}
-		close(np->from);
-		np->pid = 0;
+		if (w == 0)
+			kill(np->st.pid, SIGKILL);
+		else
+			np->st.pid = 0; /* reaped here */
+		stage_finish(&np->st);
 	}
 	while (np->denies) {
 		struct np_deny *d = np->denies;
@@ -294,6 +232,4 @@ void netproxy_stop(struct netproxy *np)
 		free(np->dir);
 		np->dir = NULL;
 	}
-	free(np->buf);
-	np->buf = NULL;
 }

@@ -10,8 +10,8 @@
  * request (proxySocket). When the task's sandbox has exited, a "done" record
  * asks vx-proxy to judge whatever the task still sent; its "done" answer
  * comes after every deny of the task, so the task is judged on all of them.
- * Each deny not silenced by the task's ignore.network becomes a line
- * `deny network-outbound <host>:<port> (<reason>)` of its violations.
+ * The denies are handed over as vx-proxy wrote them: vx-report judges them
+ * (ignore.network, the violation lines), as it judges the file accesses.
  * vx-proxy's stdin is the driver's pipe: it ends with the run, or with vx.
  */
 #ifndef VX_BIN_NETPROXY_H
@@ -23,16 +23,13 @@
 
 #include <cjson/cJSON.h>
 
-#include "ui.h"
+#include "stage.h"
 
 struct np_deny;
 
 struct netproxy {
-	pid_t pid;        /* 0: not started */
-	int to, from;     /* its stdin and stdout */
+	struct stage st;  /* vx-proxy; st.pid 0: not started */
 	char *dir;        /* the sockets' directory */
-	char *buf;        /* what was read from it, not yet a whole line */
-	size_t len, cap;
 	struct np_deny *denies; /* deny records not yet claimed by their task */
 	bool broken;
 };
@@ -44,9 +41,9 @@ bool netproxy_granted(const cJSON *task);
  * after a line on stderr. */
 char *netproxy_task(struct netproxy *np, const cJSON *graph, const cJSON *task,
 	size_t idx);
-/* The task's sandbox has exited: collect its denies into viol (one line
- * each, ignore.network applied). false when vx-proxy did not answer. */
-bool netproxy_task_done(struct netproxy *np, const cJSON *task, struct ui_buf *viol);
+/* The task's sandbox has exited: move its deny records, in vx-proxy's
+ * order, onto the array denies. false when vx-proxy did not answer. */
+bool netproxy_task_done(struct netproxy *np, const cJSON *task, cJSON *denies);
 /* For the run's poll loop: the fd to watch (-1: none), and what to do when
  * it is readable (keeps vx-proxy from blocking on a full pipe). */
 int netproxy_fd(const struct netproxy *np);

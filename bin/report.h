@@ -1,21 +1,28 @@
-/* report.h: a sandboxed task's violations, from vx-report (issue 5).
+/* report.h: a sandboxed task's verdict, from vx-report (issue 5).
  *
- * A one-shot sandboxed task runs as vx-sandbox --request R --trace
- * report_trace_path(R); once it exited, report_task() runs vx-report on the
- * two files, appends each violation and hint line to out (one per line, as
+ * vx-report is the one judge of a task's violations, file and network. A
+ * one-shot sandboxed task runs as vx-sandbox --request R --trace
+ * report_trace_path(R); once it exited, report_task() hands vx-report the
+ * request, the trace (NULL: a persistent task, untraced) and the task's deny
+ * records from vx-proxy (netproxy.h; written beside the request), appends
+ * each violation and hint line vx-report prints to out (one per line, as
  * ui.h's violations text wants them) and removes the trace. It returns true
  * when the task fails on them: a violation, a trace that did not end, or
- * vx-report itself failing (never a pass on a report nobody read). A
- * persistent task is given no trace (enforced, not reported).
+ * vx-report itself failing (never a pass on a report nobody read). The
+ * driver reads vx-report's records through stage.h and judges nothing
+ * itself.
  */
 #ifndef VX_BIN_REPORT_H
 #define VX_BIN_REPORT_H
 
 #include <stdbool.h>
 
+#include <cjson/cJSON.h>
+
 #include "ui.h"
 
 char *report_trace_path(const char *request);
-bool report_task(const char *request, const char *trace, int exit_code, struct ui_buf *out);
+bool report_task(const char *request, const char *trace, const cJSON *denies, int exit_code,
+	struct ui_buf *out);
 
 #endif

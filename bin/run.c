@@ -33,6 +33,7 @@
 #include "report.h"
 #include "strmap.h"
 #include "tasklog.h"
+#include "taskreq.h"
 #include "ui.h"
 #include "watchq.h"
 #include "workq.h"
@@ -237,13 +238,7 @@ static bool take_key(struct run *r, struct rtask *t, cJSON *k)
 	}
 	memcpy(t->key, key, 33);
 	/* the answer holds only what vx-key added: into the task's record */
-	static const char *const added[] = {"key", "final", "explain", "linked"};
-	for (size_t i = 0; i < sizeof(added) / sizeof(added[0]); i++) {
-		cJSON *v = cJSON_DetachItemFromObjectCaseSensitive(k, added[i]);
-		cJSON_DeleteItemFromObjectCaseSensitive(t->rec, added[i]);
-		if (v)
-			cJSON_AddItemToObject(t->rec, added[i], v);
-	}
+	taskreq_move_key_members(t->rec, k);
 	cJSON_Delete(k);
 	runcache_remember(&r->cache, r->root, t->id, t->rec);
 	t->keyed = true;
@@ -438,18 +433,12 @@ static char *write_request(struct run *r, struct rtask *t, const char *proxy_soc
 		return NULL;
 	}
 	free(dir);
-	cJSON *rec = cJSON_Duplicate(t->rec, 1);
-	if (proxy_socket) /* the task's vx-proxy socket, for its bridge */
-		cJSON_AddStringToObject(rec, "proxySocket", proxy_socket);
-	char *g = cJSON_PrintUnformatted(r->g.graph), *k = cJSON_PrintUnformatted(rec);
-	cJSON_Delete(rec);
-	char *text = xasprintf("%s\n%s\n", g, k);
+	/* with the task's vx-proxy socket, for its bridge */
+	char *text = taskreq_format(r->g.graph, t->rec, proxy_socket);
 	size_t n = strlen(text);
 	bool ok = write(fd, text, n) == (ssize_t)n;
 	if (close(fd) != 0)
 		ok = false;
-	cJSON_free(g);
-	cJSON_free(k);
 	free(text);
 	if (!ok) {
 		remove_request(path);
@@ -624,17 +613,23 @@ static void exited(struct run *r, struct rtask *t, int st)
 	}
 	if (t->kind != K_PERSISTENT)
 		tasklog_end(&t->out, &t->log, r->log_max);
-	/* a violation fails the task, even one whose command exited 0 */
-	bool violated = t->trace && !r->interrupted && report_task(t->request, t->trace,
-		err_wait_status(st), &t->viol);
+	/* the sandbox is gone: every deny of the task is in once vx-proxy says done */
+	cJSON *denies = cJSON_CreateArray();
+	bool confirmed = !t->networked || netproxy_task_done(&r->net, t->rec, denies);
+	/* R-34: a violation, file or network, fails the task, even one whose
+	 * command exited 0; vx-report judges both */
+	bool violated = !r->interrupted && (t->trace || cJSON_GetArraySize(denies)) &&
+		report_task(t->request, t->trace, denies, err_wait_status(st), &t->viol);
+	cJSON_Delete(denies);
+	if (!confirmed) {
+		const char *m = "vx-proxy did not confirm the task's last network decisions\n";
+		ui_buf_add(&t->viol, m, strlen(m));
+	}
 	if (t->trace)
 		unlink(t->trace);
 	free(t->trace);
 	t->trace = NULL;
 	drop_request(t);
-	/* the sandbox is gone: every deny of the task is in once vx-proxy says done */
-	if (t->networked)
-		netproxy_task_done(&r->net, t->rec, &t->viol);
 	t->ms = ui_now_ms() - t->started;
 	t->exit_code = err_wait_status(st);
 	if (t->kind == K_PERSISTENT) {

@@ -14,6 +14,7 @@
 #include "jsonl.h"
 #include "key.h"
 #include "opt.h"
+#include "taskreq.h"
 
 /* --live: seconds between saves of the stat cache while records come */
 #define SAVE_EVERY 2
@@ -40,15 +41,10 @@ static const char usage[] =
  * of rec. */
 static cJSON *answer(cJSON *rec)
 {
-	static const char *const added[] = {"key", "final", "explain", "linked"};
 	cJSON *ans = cJSON_CreateObject();
 	cJSON_AddStringToObject(ans, "type", "task");
 	cJSON_AddItemToObject(ans, "id", cJSON_DetachItemFromObjectCaseSensitive(rec, "id"));
-	for (size_t i = 0; i < sizeof(added) / sizeof(added[0]); i++) {
-		cJSON *v = cJSON_DetachItemFromObjectCaseSensitive(rec, added[i]);
-		if (v)
-			cJSON_AddItemToObject(ans, added[i], v);
-	}
+	taskreq_move_key_members(ans, rec);
 	return ans;
 }
 

@@ -16,6 +16,7 @@
 #include "err.h"
 #include "fileio.h"
 #include "path.h"
+#include "taskreq.h"
 
 /* vx-sandbox's path beside this program. */
 static char *sandbox_path(void)
@@ -33,10 +34,9 @@ static char *sandbox_path(void)
  * running cmd instead of its command. A memfd, rewound, or -1 with errno. */
 static int request_fd(const char *graph, const cJSON *task, const char *cmd)
 {
-	static const char *const drop[] = {"key", "final", "explain", "linked", "proxySocket"};
 	cJSON *t = cJSON_Duplicate(task, 1);
-	for (size_t i = 0; i < sizeof(drop) / sizeof(*drop); i++)
-		cJSON_DeleteItemFromObjectCaseSensitive(t, drop[i]);
+	taskreq_drop_key_members(t);
+	cJSON_DeleteItemFromObjectCaseSensitive(t, "proxySocket");
 	cJSON_DeleteItemFromObjectCaseSensitive(t, "command");
 	cJSON_AddStringToObject(t, "command", cmd);
 	char *line = cJSON_PrintUnformatted(t);

@@ -11,7 +11,9 @@
 #include "glob.h"
 #include "jsonl.h"
 #include "lookup.h"
+#include "netpat.h"
 #include "path.h"
+#include "taskreq.h"
 #include "wsroot.h"
 
 
@@ -43,19 +45,15 @@ static FILE *open_in(const char *file)
 static int take_request(struct report *r, cJSON *graph, cJSON **task, const char *file,
 	size_t line)
 {
-	const char *root, *dir, *id;
-	if (!(root = str(graph, "root")) || strcmp(str(graph, "type") ? str(graph, "type") : "", "graph"))
-		return bad(file, line, "not a graph record with a root",
-			"the first line is vx-graph's graph record");
-	if (!(dir = str(*task, "dir")) || !(id = str(*task, "id")))
-		return bad(file, line + 1, "not a task record with an id and a dir",
-			"the second line is the task's record");
-	r->root = path_canonical(root);
+	const char *id;
+	if (taskreq_check(graph, *task, file, line))
+		return -1;
+	r->root = path_canonical(str(graph, "root"));
 	if (!r->root)
-		r->root = xstrdup(root);
-	r->id = xstrdup(id);
+		r->root = xstrdup(str(graph, "root"));
+	r->id = xstrdup((id = str(*task, "id")) ? id : "(unnamed task)");
 	if (!r->project)
-		r->project = path_join(r->root, dir);
+		r->project = path_join(r->root, str(*task, "dir"));
 	r->projects = cJSON_DetachItemFromObjectCaseSensitive(graph, "projects");
 	r->task = *task;
 	*task = NULL;
@@ -64,26 +62,12 @@ static int take_request(struct report *r, cJSON *graph, cJSON **task, const char
 
 int report_read_request(struct report *r, const char *file)
 {
-	struct jsonl_reader rd;
-	cJSON *graph = NULL, *task = NULL;
-	FILE *f = open_in(file);
-	int rc = -1;
-	if (!f)
-		return -1;
-	jsonl_reader_init(&rd, f, file);
-	if (jsonl_read(&rd, &graph) != 1 || jsonl_read(&rd, &task) != 1) {
-		if (graph || task || rd.line == 0)
-			bad(file, 0, "expected a graph record then a task record",
-				"pass the request file vx run writes for vx-sandbox (docs/protocol.md)");
-		goto out;
-	}
-	rc = take_request(r, graph, &task, file, 1);
-out:
+	cJSON *graph, *task;
+	int rc = taskreq_read_file(file, &graph, &task);
+	if (!rc)
+		rc = take_request(r, graph, &task, file, 1);
 	cJSON_Delete(graph);
 	cJSON_Delete(task);
-	jsonl_reader_free(&rd);
-	if (f != stdin)
-		fclose(f);
 	return rc;
 }
 
@@ -168,6 +152,39 @@ int report_read_trace(struct report *r, const char *file)
 	return got < 0 ? -1 : 0;
 }
 
+int report_read_network(struct report *r, const char *file)
+{
+	struct jsonl_reader rd;
+	cJSON *rec;
+	FILE *f = open_in(file);
+	int got;
+	if (!f)
+		return -1;
+	jsonl_reader_init(&rd, f, strcmp(file, "-") ? file : "<stdin>");
+	if (!r->denies)
+		r->denies = cJSON_CreateArray();
+	while ((got = jsonl_read(&rd, &rec)) == 1) {
+		const char *type = str(rec, "type"), *task = str(rec, "task");
+		if (!type || strcmp(type, "deny") || !task || strcmp(task, r->id)) {
+			cJSON_Delete(rec); /* listening, done, another task's */
+			continue;
+		}
+		const cJSON *port = cJSON_GetObjectItemCaseSensitive(rec, "port");
+		if (!str(rec, "host") || !cJSON_IsNumber(port) || !(port->valuedouble >= 0 &&
+			port->valuedouble <= 65535)) {
+			cJSON_Delete(rec);
+			got = bad(rd.name, rd.line, "a deny record needs a host and a port (0 to 65535)",
+				"pass the records vx-proxy wrote");
+			break;
+		}
+		cJSON_AddItemToArray(r->denies, rec);
+	}
+	jsonl_reader_free(&rd);
+	if (f != stdin)
+		fclose(f);
+	return got < 0 ? -1 : 0;
+}
+
 void report_free(struct report *r)
 {
 	free(r->id);
@@ -179,6 +196,7 @@ void report_free(struct report *r)
 	cJSON_Delete(r->withheld);
 	cJSON_Delete(r->placeholders);
 	cJSON_Delete(r->lookups);
+	cJSON_Delete(r->denies);
 	memset(r, 0, sizeof(*r));
 }
 
@@ -286,6 +304,35 @@ static void put(const char *type, const cJSON *from, const char *line)
 	cJSON_AddStringToObject(o, "line", line);
 	jsonl_write(o);
 	cJSON_Delete(o);
+}
+
+/* A deny of vx-proxy as a violation record: its members beside the line. */
+static void put_net(const cJSON *deny, const char *line)
+{
+	static const char *const keep[] = {"host", "port", "reason", "via"};
+	cJSON *o = cJSON_CreateObject();
+	cJSON_AddStringToObject(o, "type", "violation");
+	cJSON_AddStringToObject(o, "access", "network-outbound");
+	for (size_t i = 0; i < sizeof(keep) / sizeof(*keep); i++) {
+		const cJSON *v = cJSON_GetObjectItemCaseSensitive(deny, keep[i]);
+		if (v)
+			cJSON_AddItemToObject(o, keep[i], cJSON_Duplicate(v, 1));
+	}
+	cJSON_AddStringToObject(o, "line", line);
+	jsonl_write(o);
+	cJSON_Delete(o);
+}
+
+/* Does an ignore.network entry (host, host:port, *:port) silence it? */
+static bool net_ignored(const struct report *r, const char *host, unsigned port)
+{
+	const cJSON *sb = cJSON_GetObjectItemCaseSensitive(r->task, "sandbox");
+	const cJSON *ig = cJSON_GetObjectItemCaseSensitive(
+		cJSON_GetObjectItemCaseSensitive(sb, "ignore"), "network"), *e;
+	cJSON_ArrayForEach(e, ig)
+		if (cJSON_IsString(e) && netpat_match(e->valuestring, host, port))
+			return true;
+	return false;
 }
 
 /* Spelled from the project when in the workspace, ~/ under $HOME. */
@@ -718,6 +765,19 @@ bool report_judge(struct report *r, int exit_code)
 			free(line);
 		}
 		cJSON_Delete(named);
+	}
+	/* the proxy's refusals last, in its order: each is a violation (R-31),
+	 * but none adds the hints of a failed task, which are about files */
+	cJSON_ArrayForEach(a, r->denies) {
+		const char *host = str(a, "host"), *why = str(a, "reason");
+		unsigned port = (unsigned)cJSON_GetObjectItemCaseSensitive(a, "port")->valuedouble;
+		char *line;
+		if (net_ignored(r, host, port))
+			continue;
+		line = xasprintf("deny network-outbound %s:%u (%s)", host, port, why ? why : "refused");
+		put_net(a, line);
+		nviol++;
+		free(line);
 	}
 	verdict = cJSON_CreateObject();
 	cJSON_AddStringToObject(verdict, "type", "verdict");

@@ -5,7 +5,9 @@
  * the task record vx run hands vx-sandbox); report_read_trace() the access
  * records, and the request too when the trace starts with it and none was
  * read (vx-sandbox --request - --trace - writes it so), and the task's exit
- * status when vx-sandbox's exit record ends it; report_judge() writes, through jsonl.h, one "violation" record per
+ * status when vx-sandbox's exit record ends it; report_read_network() the
+ * proxy's deny records, each not silenced by ignore.network a violation
+ * `deny network-outbound <host>:<port> (<reason>)`; report_judge() writes, through jsonl.h, one "violation" record per
  * denial inside the project or under a withheld linked package that no
  * ignore glob silences, the hint records (on a failed task: past-wall writes
  * with the directory to grant, hidden reads of host paths with the grant
@@ -30,6 +32,7 @@ struct report {
 	cJSON *withheld;  /* the start record's withheld links */
 	cJSON *placeholders;
 	cJSON *lookups;   /* names the task looked up or proxied (lookup.h), or NULL */
+	cJSON *denies;    /* vx-proxy's deny records of this task, or NULL */
 	const char *state; /* "end", "off", or NULL: the trace never ended */
 	double declared;   /* the end record's count */
 	bool started;
@@ -39,6 +42,9 @@ struct report {
 
 int report_read_request(struct report *r, const char *file);
 int report_read_trace(struct report *r, const char *file);
+/* vx-proxy's records (docs/protocol.md "vx-proxy"): its deny records of
+ * this task (r->id, so after the request) are kept, the others skipped. */
+int report_read_network(struct report *r, const char *file);
 /* Write the records; exit_code is the task's (0: it passed). Returns true
  * when the verdict fails the task. */
 bool report_judge(struct report *r, int exit_code);

@@ -10,8 +10,8 @@
 #include <cjson/cJSON.h>
 
 #include "err.h"
-#include "jsonl.h"
 #include "path.h"
+#include "taskreq.h"
 
 void strlist_push(struct strlist *l, const char *s)
 {
@@ -131,30 +131,14 @@ int request_add_port(struct sb_request *r, double port, const char *where)
 struct sb_request *request_read(const char *file)
 {
 	struct sb_request *r = xcalloc(1, sizeof(*r));
-	struct jsonl_reader rd;
 	cJSON *graph = NULL, *task = NULL;
 	const cJSON *projs, *p, *v;
 	const char *s;
-	FILE *f = strcmp(file, "-") == 0 ? stdin : fopen(file, "r");
 	int ok = -1;
 
-	if (!f) {
-		err_warn_errno("unable to open '%s'", file);
-		free(r);
-		return NULL;
-	}
-	jsonl_reader_init(&rd, f, strcmp(file, "-") == 0 ? "<stdin>" : file);
-	if (jsonl_read(&rd, &graph) != 1 || jsonl_read(&rd, &task) != 1) {
-		if (!graph || !task)
-			bad(file, "expected two records, a graph record and a task record");
+	if (taskreq_read_file(file, &graph, &task))
 		goto out;
-	}
-	s = str_member(graph, "type");
-	if (!s || strcmp(s, "graph") != 0 || !(s = str_member(graph, "root"))) {
-		bad(file, "the first record is not a graph record with a root");
-		goto out;
-	}
-	r->root = xstrdup(s);
+	r->root = xstrdup(str_member(graph, "root"));
 	projs = cJSON_GetObjectItemCaseSensitive(graph, "projects");
 	r->projects = xcalloc((size_t)cJSON_GetArraySize(projs) + 1, sizeof(*r->projects));
 	cJSON_ArrayForEach(p, projs) {
@@ -165,17 +149,8 @@ struct sb_request *request_read(const char *file)
 		r->projects[r->nprojects].dir = path_join(r->root, dir);
 		r->nprojects++;
 	}
-	s = str_member(task, "type");
-	if (!s || strcmp(s, "task") != 0) {
-		bad(file, "the second record is not a task record");
-		goto out;
-	}
 	r->task_id = xstrdup((s = str_member(task, "id")) ? s : "(unnamed task)");
-	if (!(s = str_member(task, "dir"))) {
-		bad(file, "the task record has no 'dir'");
-		goto out;
-	}
-	r->project = path_join(r->root, s);
+	r->project = path_join(r->root, str_member(task, "dir"));
 	if (!(s = str_member(task, "command"))) {
 		bad(file, "the task record has no command (a group runs nothing)");
 		goto out;
@@ -200,20 +175,12 @@ struct sb_request *request_read(const char *file)
 			r->projects[i].dir = c;
 		}
 	}
-	{
-		/* what --trace - repeats ahead of the records, for vx-report */
-		char *g = cJSON_PrintUnformatted(graph), *t = cJSON_PrintUnformatted(task);
-		r->records = xasprintf("%s\n%s\n", g, t);
-		cJSON_free(g);
-		cJSON_free(t);
-	}
+	/* what --trace - repeats ahead of the records, for vx-report */
+	r->records = taskreq_format(graph, task, NULL);
 	ok = 0;
 out:
 	cJSON_Delete(graph);
 	cJSON_Delete(task);
-	jsonl_reader_free(&rd);
-	if (f != stdin)
-		fclose(f);
 	if (ok) {
 		request_free(r);
 		return NULL;

@@ -377,3 +377,54 @@ NODEFETCH='node -e "fetch(\"https://example.com/\").then(r => console.log(\"stat
 	assert_line --partial 'vx: a#both looked up other.test itself (DNS)'
 	refute_output --partial 'looked up origin.test'
 }
+
+# spy_report DIR: the programs in DIR/bin, where vx-report keeps its
+# arguments (DIR/log/args.PID) and records (DIR/log/report.PID) as they pass
+spy_report() {
+	local tb=$1
+	mkdir -p "$tb/bin" "$tb/log"
+	chmod 777 "$tb/log"
+	cp "$VX_BIN_DIR"/vx* "$tb/bin/"
+	mv "$tb/bin/vx-report" "$tb/bin/vx-report.real"
+	printf '%s\n' '#!/bin/sh' "out=$tb/log/report.\$\$" 'echo "$@" > "${out%/*}/args.$$"' \
+		"\"$tb/bin/vx-report.real\" \"\$@\" > \"\$out\"; rc=\$?" 'cat "$out"; exit $rc' > "$tb/bin/vx-report"
+	chmod -R a+rX "$tb/bin"
+	chmod a+x "$tb/bin/vx-report"
+}
+
+@test "vx-report judges the network too: the violation lines vx run prints are exactly vx-report's, file and network" {
+	local tb="$NETDIR/tbin$BATS_TEST_NUMBER"
+	spy_report "$tb"
+	task a fetch '{ "allow": { "network": ["origin.test"] } }' "$GET"'
+		get http://other.test:8080/nope
+		echo x > stray.txt'
+	NETDIR=$tb PATH="$tb/bin:$PATH" run -1 vxr run a#fetch
+	assert_line 'SANDBOX VIOLATIONS a#fetch'
+	assert_line '  deny network-outbound other.test:8080 (not in allow.network)'
+	assert_line '  deny file-write packages/a/stray.txt (openat: EROFS)'
+	local printed judged
+	printed=$(printf '%s\n' "$output" | sed -n '/^SANDBOX VIOLATIONS a#fetch$/,/^[^ ]/{s/^  //p}')
+	judged=$(cat "$tb"/log/report.* | /usr/bin/python3 -c '
+import json, sys
+for l in sys.stdin:
+    r = json.loads(l)
+    if "line" in r:
+        print(r["line"])')
+	assert_equal "$printed" "$judged"
+	rm -rf "$tb"
+}
+
+@test "a persistent task, untraced, still has its denies judged by vx-report (--no-trace) and fails on them" {
+	pkg packages/a a '' '{ "tasks": { "serve": { "exec": { "command": "curl -sS --max-time 10 http://other.test:8080/nope; exit 0",
+		"persistent": true, "sandbox": { "allow": { "network": ["origin.test"] } } } } } }'
+	pkg packages/probe probe '' '{ "tasks": { "wait": { "exec": { "command": "sleep 3" }, "dependsOn": ["a#serve"] } } }'
+	local tb="$NETDIR/tbin$BATS_TEST_NUMBER"
+	spy_report "$tb"
+	NETDIR=$tb PATH="$tb/bin:$PATH" run -1 vxr run probe#wait
+	assert_line 'SANDBOX VIOLATIONS a#serve'
+	assert_line '  deny network-outbound other.test:8080 (not in allow.network)'
+	# the line is vx-report's, judged with no trace to read
+	run -0 grep -l -- '--no-trace --network' "$tb"/log/args.*
+	run -0 grep -h 'deny network-outbound other.test:8080' "$tb"/log/report.*
+	rm -rf "$tb"
+}

@@ -244,7 +244,7 @@ verdict {\"fail\": true, \"violations\": 3, \"hints\": 2, \"trace\": \"end\", \"
 	run -2 vx-report --request - < "$(fixture request.jsonl)"
 	assert_output --partial "cannot both read stdin"
 	run -2 vx-report --request "$F/off.jsonl" --trace "$(fixture off.jsonl)"
-	assert_output --partial "off.jsonl: expected a graph record then a task record; fix:"
+	assert_output --partial "off.jsonl: expected two records, a graph record then a task record; fix:"
 }
 
 @test "names the task looked up itself (dns records, before or after the end): one hint on a failed task, folded past four, none on a passing one; a name also proxied is left out" {
@@ -257,4 +257,31 @@ verdict {\"fail\": true, \"violations\": 3, \"hints\": 2, \"trace\": \"end\", \"
 	run -0 line_of
 	assert_output "vx: @x/app#test looked up registry.npmjs.org, example.com, a.test, b.test and 1 more itself (DNS), which a sandboxed task cannot do (the sandbox answers every lookup REFUSED): the tool ignores HTTP_PROXY/HTTPS_PROXY, the only way out; Node's own fetch and http(s) follow them only with NODE_USE_ENV_PROXY=1 (which vx sets) from Node 22.21 and 24, so Node 20's fetch fails this way; fix: run it on Node >= 22.21, or give the tool its own proxy setting (\$HTTPS_PROXY); registry.npmjs.org, example.com, a.test and b.test are not in allow.network either: add ['registry.npmjs.org', 'example.com', 'a.test', 'b.test'] for the tool to pass through the proxy
 verdict {\"fail\": false, \"violations\": 0, \"hints\": 1, \"trace\": \"end\", \"events\": 0}"
+}
+
+@test "judges vx-proxy's denies of its task by itself: a violation each, ignore.network silences, another task's are not its own" {
+	run -1 vx-report --request "$(fixture request-net.jsonl)" --trace "$(fixture off.jsonl)" \
+		--network "$(fixture proxy.jsonl)" --exit 0
+	run -0 line_of
+	assert_output 'deny network-outbound evil.example:443 (not in allow.network)
+deny network-outbound 10.0.0.1:22 (denied by sandbox.network.deny)
+verdict {"fail": true, "violations": 2, "hints": 0, "trace": "off", "events": 0}'
+	# the deny record's members ride beside the line
+	run -1 vx-report --request "$(fixture request-net.jsonl)" --no-trace \
+		--network - --exit 0 < "$(fixture proxy.jsonl)"
+	assert_line --index 0 '{"type":"violation","access":"network-outbound","host":"evil.example","port":443,"reason":"not in allow.network","via":"connect","line":"deny network-outbound evil.example:443 (not in allow.network)"}'
+	assert_line --partial '"trace":"off"'
+	# the file trace and the network together; no denies of its own: a pass
+	grep -v '"@x/app#test"' "$(fixture proxy.jsonl)" > "$BATS_TEST_TMPDIR/others.jsonl"
+	run -0 vx-report --request "$(fixture request-net.jsonl)" --trace "$(fixture off.jsonl)" \
+		--network "$BATS_TEST_TMPDIR/others.jsonl"
+	# a deny without its host is bad input, named by file and line
+	printf '{"type":"deny","task":"@x/app#test","port":1}\n' > "$BATS_TEST_TMPDIR/bad.jsonl"
+	run -2 vx-report --request "$(fixture request-net.jsonl)" --no-trace --network "$BATS_TEST_TMPDIR/bad.jsonl"
+	assert_output --partial "bad.jsonl:1: a deny record needs a host and a port (0 to 65535); fix:"
+	printf '{"type":"deny","task":"@x/app#test","host":"h","port":-1}\n' > "$BATS_TEST_TMPDIR/bad.jsonl"
+	run -2 vx-report --request "$(fixture request-net.jsonl)" --no-trace --network "$BATS_TEST_TMPDIR/bad.jsonl"
+	assert_output --partial "bad.jsonl:1: a deny record needs a host and a port (0 to 65535); fix:"
+	run -2 vx-report --no-trace --network "$(fixture proxy.jsonl)"
+	assert_output --partial "--no-trace needs --request FILE"
 }

@@ -138,7 +138,7 @@ linked() {
 @test "a request that is not two records is refused with 125, nothing run" {
 	printf '{"type":"graph","root":"/"}\n' > "$BATS_TEST_TMPDIR/r"
 	run -125 vx-sandbox --request "$BATS_TEST_TMPDIR/r"
-	assert_output --partial 'expected two records'
+	assert_output --partial 'expected two records, a graph record then a task record'
 	run -125 vx-sandbox --request "$BATS_TEST_TMPDIR/missing"
 }
 

@@ -1,0 +1,110 @@
+/* taskreq.c: the request's two records (taskreq.h). */
+#include "taskreq.h"
+
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "err.h"
+
+const char *const taskreq_key_members[] = {"key", "final", "explain", "linked", NULL};
+
+void taskreq_move_key_members(cJSON *to, cJSON *from)
+{
+	for (const char *const *m = taskreq_key_members; *m; m++) {
+		cJSON *v = cJSON_DetachItemFromObjectCaseSensitive(from, *m);
+		if (!v)
+			continue;
+		cJSON_DeleteItemFromObjectCaseSensitive(to, *m);
+		cJSON_AddItemToObject(to, *m, v);
+	}
+}
+
+void taskreq_drop_key_members(cJSON *task)
+{
+	for (const char *const *m = taskreq_key_members; *m; m++)
+		cJSON_DeleteItemFromObjectCaseSensitive(task, *m);
+}
+
+static const char *str(const cJSON *o, const char *key)
+{
+	return cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(o, key));
+}
+
+static int bad(const char *file, size_t line, const char *what)
+{
+	const char *fix = "pass vx-graph's graph record, then the task's record (docs/protocol.md)";
+	if (line)
+		err_warn("%s:%zu: %s; fix: %s", file, line, what, fix);
+	else
+		err_warn("%s: %s; fix: %s", file, what, fix);
+	return -1;
+}
+
+int taskreq_check(const cJSON *graph, const cJSON *task, const char *file, size_t line)
+{
+	const char *t = str(graph, "type");
+	if (!t || strcmp(t, "graph") || !str(graph, "root"))
+		return bad(file, line, "the first record is not a graph record with a root");
+	t = str(task, "type");
+	if (!t || strcmp(t, "task") || !str(task, "dir"))
+		return bad(file, line ? line + 1 : 0, "the second record is not a task record with a dir");
+	return 0;
+}
+
+int taskreq_read(struct jsonl_reader *rd, cJSON **graph, cJSON **task)
+{
+	size_t first;
+	int a, b = 0;
+	*graph = *task = NULL;
+	a = jsonl_read(rd, graph);
+	first = rd->line;
+	if (a == 1)
+		b = jsonl_read(rd, task);
+	if (a == 1 && b == 1 && !taskreq_check(*graph, *task, rd->name, first))
+		return 0;
+	/* a malformed line was named by the reader already */
+	if (a == 0 || (a == 1 && b == 0))
+		bad(rd->name, 0, "expected two records, a graph record then a task record");
+	cJSON_Delete(*graph);
+	cJSON_Delete(*task);
+	*graph = *task = NULL;
+	return -1;
+}
+
+int taskreq_read_file(const char *file, cJSON **graph, cJSON **task)
+{
+	bool in = !strcmp(file, "-");
+	FILE *f = in ? stdin : fopen(file, "r");
+	struct jsonl_reader rd;
+	int rc;
+	*graph = *task = NULL;
+	if (!f) {
+		err_warn_errno("unable to open '%s'", file);
+		return -1;
+	}
+	jsonl_reader_init(&rd, f, in ? "<stdin>" : file);
+	rc = taskreq_read(&rd, graph, task);
+	jsonl_reader_free(&rd);
+	if (!in)
+		fclose(f);
+	return rc;
+}
+
+char *taskreq_format(const cJSON *graph, const cJSON *task, const char *proxy_socket)
+{
+	cJSON *t = NULL;
+	if (proxy_socket) {
+		t = cJSON_Duplicate(task, 1);
+		cJSON_DeleteItemFromObjectCaseSensitive(t, "proxySocket");
+		cJSON_AddStringToObject(t, "proxySocket", proxy_socket);
+		task = t;
+	}
+	char *g = cJSON_PrintUnformatted(graph), *k = cJSON_PrintUnformatted(task);
+	char *text = xasprintf("%s\n%s\n", g, k);
+	cJSON_free(g);
+	cJSON_free(k);
+	cJSON_Delete(t);
+	return text;
+}

@@ -1,0 +1,44 @@
+/* taskreq.h: the request of one sandboxed task, one codec for every stage.
+ *
+ * A request is two JSON lines (docs/protocol.md "vx-sandbox"): vx-graph's
+ * graph record (type "graph", a "root"), then the task's record (type
+ * "task", a "dir", usually an "id"), as vx-key left it, plus "proxySocket"
+ * when vx run serves the task's network. The driver writes it
+ * (taskreq_format), vx-sandbox and vx-report read it (taskreq_read,
+ * taskreq_check), so the three agree on one shape. taskreq_key_members
+ * names the members vx-key adds to a task record: the driver moves them
+ * from vx-key's answer, vx-key's --live answer carries only them, and a
+ * request built for another command drops them. Readers return -1 after one
+ * line "prog: <file>[:<line>]: <what>; fix: <fix>".
+ */
+#ifndef VX_TASKREQ_H
+#define VX_TASKREQ_H
+
+#include <stddef.h>
+
+#include <cjson/cJSON.h>
+
+#include "jsonl.h"
+
+/* "key", "final", "explain", "linked", then NULL. */
+extern const char *const taskreq_key_members[];
+
+/* Move each of vx-key's members present in from into to, replacing any
+ * there; to's others stay. */
+void taskreq_move_key_members(cJSON *to, cJSON *from);
+/* Remove vx-key's members from a task record. */
+void taskreq_drop_key_members(cJSON *task);
+
+/* Is this a graph record with a root and then a task record with a dir?
+ * line is the graph record's (0: unknown). */
+int taskreq_check(const cJSON *graph, const cJSON *task, const char *file, size_t line);
+/* The next two records of rd, checked: 0 with both (the caller's to free),
+ * or -1 with neither after one line. */
+int taskreq_read(struct jsonl_reader *rd, cJSON **graph, cJSON **task);
+/* The same from FILE ("-" is stdin). */
+int taskreq_read_file(const char *file, cJSON **graph, cJSON **task);
+/* The two lines, each ending in '\n' (malloc'd); proxy_socket, when not
+ * NULL, is set as the task record's "proxySocket". */
+char *taskreq_format(const cJSON *graph, const cJSON *task, const char *proxy_socket);
+
+#endif

@@ -1,0 +1,80 @@
+/* The request codec: what the driver writes, vx-sandbox and vx-report read. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "err.h"
+#include "taskreq.h"
+#include "unit.h"
+
+static FILE *mem(const char *s)
+{
+	return fmemopen((void *)s, strlen(s), "r");
+}
+
+static int read_text(const char *text, cJSON **g, cJSON **t)
+{
+	struct jsonl_reader rd;
+	FILE *f = mem(text);
+	int rc;
+	jsonl_reader_init(&rd, f, "<mem>");
+	rc = taskreq_read(&rd, g, t);
+	jsonl_reader_free(&rd);
+	fclose(f);
+	return rc;
+}
+
+int main(void)
+{
+	cJSON *g, *t;
+	char *text;
+	err_init("test_taskreq");
+
+	/* a round trip: format then read gives the same records, plus the socket */
+	g = cJSON_Parse("{\"type\":\"graph\",\"root\":\"/ws\",\"projects\":[]}");
+	t = cJSON_Parse("{\"type\":\"task\",\"id\":\"a#b\",\"dir\":\"a\",\"command\":\"true\","
+			"\"proxySocket\":\"/old.sock\"}");
+	text = taskreq_format(g, t, "/tmp/vx-net-x/0.sock");
+	CHECK(strchr(text, '\n') && strchr(text, '\n')[1] == '{');
+	CHECK(text[strlen(text) - 1] == '\n');
+	/* the caller's record is not changed */
+	CHECK(!strcmp(cJSON_GetStringValue(cJSON_GetObjectItem(t, "proxySocket")), "/old.sock"));
+	cJSON_Delete(g);
+	cJSON_Delete(t);
+	CHECK(read_text(text, &g, &t) == 0);
+	CHECK(!strcmp(cJSON_GetStringValue(cJSON_GetObjectItem(g, "root")), "/ws"));
+	CHECK(!strcmp(cJSON_GetStringValue(cJSON_GetObjectItem(t, "proxySocket")),
+		"/tmp/vx-net-x/0.sock"));
+	CHECK(!strcmp(cJSON_GetStringValue(cJSON_GetObjectItem(t, "id")), "a#b"));
+	cJSON_Delete(g);
+	cJSON_Delete(t);
+	free(text);
+
+	/* refused: one record, the records swapped, a task without a dir, a
+	 * malformed line; nothing is handed back */
+	CHECK(read_text("{\"type\":\"graph\",\"root\":\"/\"}\n", &g, &t) == -1 && !g && !t);
+	CHECK(read_text("{\"type\":\"task\",\"dir\":\".\"}\n{\"type\":\"graph\",\"root\":\"/\"}\n",
+		      &g, &t) == -1 && !g && !t);
+	CHECK(read_text("{\"type\":\"graph\",\"root\":\"/\"}\n{\"type\":\"task\",\"id\":\"x\"}\n",
+		      &g, &t) == -1 && !g && !t);
+	CHECK(read_text("{\"type\":\"graph\",\"root\":\"/\"}\n{\"type\":\n", &g, &t) == -1 && !g);
+	CHECK(taskreq_read_file("/nonexistent/request", &g, &t) == -1 && !g && !t);
+
+	/* vx-key's members move as one set and drop as one set */
+	g = cJSON_Parse("{\"id\":\"a#b\",\"key\":\"k2\",\"final\":true,\"explain\":[],"
+			"\"linked\":[],\"other\":1}");
+	t = cJSON_Parse("{\"id\":\"a#b\",\"key\":\"k1\",\"command\":\"c\"}");
+	taskreq_move_key_members(t, g);
+	CHECK(!strcmp(cJSON_GetStringValue(cJSON_GetObjectItem(t, "key")), "k2"));
+	CHECK(cJSON_IsTrue(cJSON_GetObjectItem(t, "final")));
+	CHECK(cJSON_GetObjectItem(t, "explain") && cJSON_GetObjectItem(t, "linked"));
+	CHECK(!cJSON_GetObjectItem(t, "other") && cJSON_GetObjectItem(g, "other"));
+	CHECK(!cJSON_GetObjectItem(g, "key"));
+	taskreq_drop_key_members(t);
+	for (const char *const *m = taskreq_key_members; *m; m++)
+		CHECK(!cJSON_GetObjectItem(t, *m));
+	CHECK(cJSON_GetObjectItem(t, "command"));
+	cJSON_Delete(g);
+	cJSON_Delete(t);
+	return UNIT_END("taskreq");
+}
