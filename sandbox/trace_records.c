@@ -58,8 +58,8 @@ static void out_flush(struct out *o)
 
 static void out_line(struct out *o)
 {
-	const char *s = o->w.buf;
-	size_t n = o->w.len;
+	const char *s = o->w.sb.buf;
+	size_t n = o->w.sb.len;
 	if (o->len + n + 1 > sizeof(o->buf))
 		out_flush(o);
 	if (n + 1 > sizeof(o->buf)) {
