@@ -158,7 +158,7 @@ void trace_tracer_init(struct tracer *t, struct out *o, const struct sb_request 
 	const struct plan *p)
 {
 	memset(t, 0, sizeof(*t));
-	o->fd = r->trace_fd;
+	trace_out_init(o, r->trace_fd);
 	t->r = r;
 	t->p = p;
 	t->o = o;

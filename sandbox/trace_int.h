@@ -59,6 +59,8 @@ struct sc {
 
 struct out {
 	int fd;
+	bool piped;   /* fd is no regular file: flushed in runs of whole lines
+	               * of at most PIPE_BUF bytes (trace_records.c out_flush) */
 	char buf[1 << 16];
 	size_t len;
 	bool failed;
@@ -154,7 +156,8 @@ void trace_refuse_unix(struct tracer *t, struct proc *pr, const struct sc_info *
 void trace_env_check(struct tracer *t, pid_t pid);
 
 /* trace_records.c: each record is one line on t->o (buffered; the end
- * record flushes). */
+ * record flushes). trace_out_init() points o at fd and notes its kind. */
+void trace_out_init(struct out *o, int fd);
 void trace_emit(struct tracer *t, pid_t pid, const struct ev *e, int err, bool unfinished);
 void trace_emit_net(struct tracer *t, pid_t pid, const char *host, unsigned port, int sock,
 	long rc);

@@ -5,6 +5,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -41,17 +42,50 @@ int trace_open(const char *path)
 	return -1;
 }
 
+void trace_out_init(struct out *o, int fd)
+{
+	struct stat st;
+	o->fd = fd;
+	o->piped = fstat(fd, &st) || !S_ISREG(st.st_mode);
+}
+
+/* n bytes from s, written on after a short write or EINTR. */
+static void out_write(struct out *o, const char *s, size_t n)
+{
+	while (n && !o->failed) {
+		ssize_t k = write(o->fd, s, n);
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k <= 0)
+			o->failed = true;
+		else
+			s += k, n -= (size_t)k;
+	}
+}
+
+/* The bridge's relay writes its dns lines to the same trace, each in one
+ * write() of less than PIPE_BUF bytes, so each lands whole; a record of
+ * ours must not be cut by one. Into a regular file each write() lands
+ * whole (the kernel holds the shared file position across it), so the
+ * buffer goes in one. Into a pipe (--trace -) only a write of at most
+ * PIPE_BUF bytes does: a longer one that meets a full pipe goes in parts,
+ * and the relay's line can land inside a record. There the buffer goes in
+ * runs of whole lines of at most PIPE_BUF bytes; a longer line alone. */
 static void out_flush(struct out *o)
 {
 	size_t off = 0;
 	while (off < o->len && !o->failed) {
-		ssize_t n = write(o->fd, o->buf + off, o->len - off);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			o->failed = true;
-		else
-			off += (size_t)n;
+		const char *s = o->buf + off, *nl;
+		size_t n = o->len - off;
+		if (o->piped && n > PIPE_BUF) {
+			nl = memrchr(s, '\n', PIPE_BUF);
+			if (!nl)
+				nl = memchr(s + PIPE_BUF, '\n', n - PIPE_BUF);
+			if (nl)
+				n = (size_t)(nl - s) + 1;
+		}
+		out_write(o, s, n);
+		off += n;
 	}
 	o->len = 0;
 }
@@ -63,18 +97,11 @@ static void out_line(struct out *o)
 	if (o->len + n + 1 > sizeof(o->buf))
 		out_flush(o);
 	if (n + 1 > sizeof(o->buf)) {
-		/* a record larger than the buffer goes out on its own */
-		while (n && !o->failed) {
-			ssize_t k = write(o->fd, s, n);
-			if (k < 0 && errno == EINTR)
-				continue;
-			if (k <= 0)
-				o->failed = true;
-			else
-				s += k, n -= (size_t)k;
-		}
-		if (write(o->fd, "\n", 1) != 1)
-			o->failed = true;
+		/* a record larger than the buffer goes out on its own, with its
+		 * newline in the same write(), so no line of the relay's lands
+		 * between the two */
+		strbuf_addch(&o->w.sb, '\n');
+		out_write(o, o->w.sb.buf, n + 1);
 		return;
 	}
 	memcpy(o->buf + o->len, s, n);
@@ -256,7 +283,7 @@ void trace_start_record(struct tracer *t)
 void trace_placeholders(const struct sb_request *r, const struct plan *p)
 {
 	static struct out o;
-	o.fd = r->trace_fd;
+	trace_out_init(&o, r->trace_fd);
 	for (size_t i = 0; i < p->nph; i++) {
 		const struct placeholder *ph = &p->ph[i];
 		if (!plan_placeholder_untouched(ph))
@@ -281,7 +308,7 @@ void trace_off(const struct sb_request *r, const char *why)
 	fprintf(stderr, "%s: %s: the kernel refuses to trace the task (%s), so its "
 		"denied reads and writes go unreported; the sandbox still enforces them\n",
 		err_prog(), r->task_id, why);
-	o.fd = r->trace_fd;
+	trace_out_init(&o, r->trace_fd);
 	trace_end_record(&o, "off", why);
 	jsonw_free(&o.w);
 }
