@@ -4,7 +4,7 @@
 # filter with the fast path of sandbox/fastpath.h, the shipped tracer), the
 # same with VX_TRACE_FAST=0 (every traced call stops), under vx-sandbox
 # --trace with the seccomp
-# user-notification prototype (VX_TRACE_NOTIFY=1, see sandbox/trace.c),
+# user-notification prototype (VX_TRACE_NOTIFY=1, see sandbox/trace_notify.c),
 # under vx-sandbox without tracing (the sandbox's own cost), under `strace -f
 # --seccomp-bpf -e trace=%file -o /dev/null` (the reference's way; benchmark
 # only, vx never needs strace) and under srt with its violation monitor on

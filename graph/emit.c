@@ -180,7 +180,7 @@ void emit_graph(const struct workspace *ws, struct task **order, size_t n)
 		jsonw_key(&w, "sandbox");
 		jsonw_cjson(&w, t->sandbox);
 		jsonw_close(&w, '}');
-		jsonl_write_raw(w.buf, w.len);
+		jsonl_write_raw(w.sb.buf, w.sb.len);
 	}
 	jsonw_free(&w);
 }

@@ -2,27 +2,12 @@
 
 #include <math.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
-#include "err.h"
-
-static void reserve(struct jsonw *w, size_t n)
-{
-	if (w->len + n + 1 > w->cap) {
-		w->cap = (w->len + n + 1) * 2;
-		if (w->cap < 4096)
-			w->cap = 4096;
-		w->buf = xrealloc(w->buf, w->cap);
-	}
-}
 
 static void put(struct jsonw *w, const char *s, size_t n)
 {
-	reserve(w, n);
-	memcpy(w->buf + w->len, s, n);
-	w->len += n;
-	w->buf[w->len] = '\0';
+	strbuf_add(&w->sb, s, n);
 }
 
 static void sep(struct jsonw *w)
@@ -34,16 +19,14 @@ static void sep(struct jsonw *w)
 
 void jsonw_reset(struct jsonw *w)
 {
-	w->len = 0;
+	strbuf_reset(&w->sb);
 	w->comma = false;
-	if (w->buf)
-		w->buf[0] = '\0';
 }
 
 void jsonw_free(struct jsonw *w)
 {
-	free(w->buf);
-	memset(w, 0, sizeof(*w));
+	strbuf_release(&w->sb);
+	w->comma = false;
 }
 
 void jsonw_open(struct jsonw *w, char bracket)
@@ -63,8 +46,10 @@ static void quoted(struct jsonw *w, const char *s)
 {
 	static const char hex[] = "0123456789abcdef";
 	size_t n = strlen(s);
-	reserve(w, n * 6 + 2);
-	char *o = w->buf + w->len;
+	/* the worst case at once (every byte \u00XX), then written in place:
+	 * one bounds check a string instead of one a byte */
+	strbuf_grow(&w->sb, n * 6 + 2);
+	char *o = w->sb.buf + w->sb.len;
 	*o++ = '"';
 	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
 		unsigned char c = *p;
@@ -91,7 +76,7 @@ static void quoted(struct jsonw *w, const char *s)
 	}
 	*o++ = '"';
 	*o = '\0';
-	w->len = (size_t)(o - w->buf);
+	w->sb.len = (size_t)(o - w->sb.buf);
 }
 
 void jsonw_key(struct jsonw *w, const char *key)

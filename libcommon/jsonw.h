@@ -1,8 +1,10 @@
 /* jsonw.h: a JSON writer into a reusable buffer, for records written in a
- * hot loop (one malloc'd buffer per writer instead of a cJSON tree per
- * record). Commas are placed by the writer; strings are escaped per RFC 8259
+ * hot loop (one strbuf per writer instead of a cJSON tree per record).
+ * Commas are placed by the writer; strings are escaped per RFC 8259
  * (control characters as \u00XX; other bytes pass through unchanged, as
- * cJSON does). Parsing stays with cJSON. */
+ * cJSON does). Parsing stays with cJSON. The record so far is w.sb.buf, its
+ * w.sb.len bytes NUL-terminated; jsonw_reset() empties it and keeps the
+ * allocation, jsonw_free() releases it. */
 #ifndef VX_JSONW_H
 #define VX_JSONW_H
 
@@ -11,9 +13,10 @@
 
 #include <cjson/cJSON.h>
 
+#include "strbuf.h"
+
 struct jsonw {
-	char *buf;
-	size_t len, cap;
+	struct strbuf sb;
 	bool comma; /* the next value needs a comma before it */
 };
 

@@ -54,7 +54,7 @@ void record_deny(const struct conn *c, const char *host, unsigned port, const ch
 	jsonw_key(&rec, "via");
 	jsonw_str(&rec, via_name(c->via));
 	jsonw_close(&rec, '}');
-	jsonl_write_raw(rec.buf, rec.len);
+	jsonl_write_raw(rec.sb.buf, rec.sb.len);
 	if (fflush(stdout) != 0)
 		err_die_errno(1, "write error");
 }
@@ -77,7 +77,7 @@ void record_listening(const struct ptask *t, const char *path, int fd)
 		jsonw_num(&rec, fd);
 	}
 	jsonw_close(&rec, '}');
-	jsonl_write_raw(rec.buf, rec.len);
+	jsonl_write_raw(rec.sb.buf, rec.sb.len);
 	if (fflush(stdout) != 0)
 		err_die_errno(1, "write error");
 }
@@ -91,7 +91,7 @@ void record_done(const struct ptask *t)
 	jsonw_key(&rec, "task");
 	jsonw_str(&rec, t->id);
 	jsonw_close(&rec, '}');
-	jsonl_write_raw(rec.buf, rec.len);
+	jsonl_write_raw(rec.sb.buf, rec.sb.len);
 	if (fflush(stdout) != 0)
 		err_die_errno(1, "write error");
 }

@@ -1,4 +1,4 @@
-/* fastpath.h: what the tracer's seccomp filter (trace.c) and the task's
+/* fastpath.h: what the tracer's seccomp filter (trace_arm.c) and the task's
  * preload library (sandbox/shim/vx-trace.c) agree on.
  *
  * Every traced call costs the task a ptrace stop (~30 us of CPU on a VM),
@@ -14,7 +14,7 @@
  * the residual of the fast path, closed by VX_TRACE_FAST=0. Nothing short
  * of that steers it: the one setting the shim reads, FAST_ENV_ROOT, is
  * checked by pid 1 at every exec stop and defaced when it does not name
- * the root (trace.c env_check).
+ * the root (trace_arm.c, trace_env_check).
  */
 #ifndef VX_SANDBOX_FASTPATH_H
 #define VX_SANDBOX_FASTPATH_H
@@ -34,7 +34,7 @@
 
 /* The environment the shim reads: the workspace root, so a failed read of
  * an absolute path outside it (an include path search, a PATH probe) is not
- * made again: the tracer never reports one (trace.c judge). Set by
+ * made again: the tracer never reports one (trace_calls.c, trace_judge). Set by
  * vx-sandbox, verified by pid 1 at each exec (a wrong value is renamed, so
  * the shim then makes every failed call again). */
 #define FAST_ENV_ROOT "VX_TRACE_ROOT"

@@ -75,7 +75,7 @@ static bool families(scmp_filter_ctx f, const struct sb_request *r, bool tracer)
 	 * it fails unless granted. Under the tracer a stream or seqpacket
 	 * socket is free and every connect() is a trace stop instead: pid 1
 	 * makes the connection itself on the task's socket, or refuses it
-	 * (trace.c); a datagram socket, which sendto() could aim at any host
+	 * (trace_connect.c); a datagram socket, which sendto() could aim at any host
 	 * socket without a connect, still stops and is refused. With no
 	 * tracer attached a trace stop fails with ENOSYS, still refused. */
 	if (ok && r->trace_fd >= 0 && !tracer) {

@@ -16,7 +16,7 @@
  * EPERM unless the task's own grant lifts it (R-32). Under the tracer a
  * stream or seqpacket socket(AF_UNIX) is free and each connect() stops
  * instead: pid 1 connects the task's socket itself, or refuses a unix
- * socket the task did not make, and records it (trace.c); a datagram one
+ * socket the task did not make, and records it (trace_connect.c); a datagram one
  * stops at socket() and is refused.
  * Refused with EPERM: new user namespaces through clone/unshare and the mount
  * system calls, old API and new, unless weakerWhenNested (R-33); ptrace,

@@ -1,6 +1,6 @@
 /* trace.h: the access tracer (issue 5). The sandbox's pid 1 ptraces every
  * process of the task behind a seccomp filter of its own (trace_bpf): the
- * file system calls of trace.c's table return SECCOMP_RET_TRACE, so the task
+ * file system calls of trace_calls.c's table return SECCOMP_RET_TRACE, so the task
  * stops only on those, and pid 1 judges each one against the mount plan. An
  * access no grant covers (a read inside the workspace root, a write
  * anywhere) gets the syscall-exit stop too, for its result; a granted one
@@ -14,6 +14,8 @@
  * write, per read a widened file grant let through (R-26); a final
  * {"trace":"end","events":N} record, or {"trace":"off"} when the kernel
  * refused ptrace (the sandbox then still enforces, reporting nothing).
+ *
+ * The tracer's files, and what each owns: trace_int.h.
  */
 #ifndef VX_SANDBOX_TRACE_H
 #define VX_SANDBOX_TRACE_H
@@ -36,7 +38,7 @@ int trace_open(const char *path);
 /* Add the traced task's refusal to f (clone with CLONE_UNTRACED): 0, or -1
  * after one line. */
 int trace_filter(scmp_filter_ctx f);
-/* The trace filter (trace.c): SECCOMP_RET_TRACE for the calls of the table,
+/* The trace filter (trace_arm.c): SECCOMP_RET_TRACE for the calls of the table,
  * allowing fstat, and with fast the fast path's page (fastpath.h); p's file
  * grants keep reads by open stopping (R-26). 0 with prog->filter malloc'ed,
  * or -1 after one line. */
@@ -68,7 +70,7 @@ void trace_off(const struct sb_request *r, const char *why);
 void trace_placeholders(const struct sb_request *r, const struct plan *p);
 
 /* The seccomp user-notification prototype, for the benchmark only (see
- * trace.c): chosen by VX_TRACE_NOTIFY=1; the task loads the filter with the
+ * trace_notify.c): chosen by VX_TRACE_NOTIFY=1; the task loads the filter with the
  * notify rules and hands its listener over; pid 1 takes it (the listener,
  * or -1) and follows the notifications until the task exits. */
 bool trace_notify_wanted(void);

@@ -22,14 +22,14 @@ int main(void)
 	jsonw_close(&w, '}');
 	jsonw_close(&w, ']');
 	jsonw_close(&w, '}');
-	CHECK_STR(w.buf, "{\"s\":\"a\\\"b\\\\c\\n\\t\\r\\u0001 \xc3\xa9\",\"n\":42,\"f\":1.5,\"a\":[true,null,null,{}]}");
+	CHECK_STR(w.sb.buf, "{\"s\":\"a\\\"b\\\\c\\n\\t\\r\\u0001 \xc3\xa9\",\"n\":42,\"f\":1.5,\"a\":[true,null,null,{}]}");
 
 	/* what it writes, cJSON reads back to the same value */
-	cJSON *j = cJSON_Parse(w.buf);
+	cJSON *j = cJSON_Parse(w.sb.buf);
 	CHECK(j && strcmp(cJSON_GetObjectItem(j, "s")->valuestring, "a\"b\\c\n\t\r\x01 \xc3\xa9") == 0);
 	jsonw_reset(&w);
 	jsonw_cjson(&w, j);
-	cJSON *k = cJSON_Parse(w.buf);
+	cJSON *k = cJSON_Parse(w.sb.buf);
 	CHECK(k && cJSON_Compare(j, k, 1));
 	cJSON_Delete(j);
 	cJSON_Delete(k);
