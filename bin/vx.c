@@ -25,7 +25,7 @@ static const char usage[] =
 	"  vx watch TASK... [vx run's options]\n"
 	"                       run them, then rerun what each change affects; servers\n"
 	"                       (persistent tasks) kept running; until Ctrl-C\n"
-	"	"  vx graph [TASK...] [--filter SEL]... [--only]\n"
+	"  vx graph [TASK...] [--filter SEL]... [--only]\n"
 	"                       the folded task graph, as vx-graph prints it\n"
 	"  vx graph --dot|--html FILE [TASK...]\n"
 	"                       the graph drawn, each task as its last run left it\n"
