@@ -46,7 +46,7 @@ WATCH_OBJ  := $(patsubst %.c,$(BUILD)/%.o,$(wildcard watch/*.c))
 PICK_OBJ   := $(patsubst %.c,$(BUILD)/%.o,$(wildcard pick/*.c))
 # vx-init finds the workspace as vx-graph does, with its modules
 INIT_OBJ   := $(patsubst %.c,$(BUILD)/%.o,$(wildcard init/*.c)) $(BUILD)/graph/workspace.o \
-              $(BUILD)/graph/gcache.o
+              $(BUILD)/graph/gcache.o $(BUILD)/graph/diag.o
 # the cache module is linked into the driver (which restores and saves) and
 # into vx-cache (the same operations by hand)
 CACHE_LIB  := $(patsubst %.c,$(BUILD)/%.o,$(filter-out cache/main.c,$(wildcard cache/*.c)))

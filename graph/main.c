@@ -1,7 +1,6 @@
 /* vx-graph: fold the workspace's vx.json files into the task graph.
  * Prints one "graph" record, then one "task" record per task asked for and
  * everything it depends on, in dependency order (docs/protocol.md). */
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -40,18 +39,6 @@ static const char usage[] =
 	"  -h, --help      this text\n"
 	"\n"
 	"Exit status: 0 success, 1 failure (a write), 2 usage or config error.\n";
-
-void diag_config(struct workspace *ws, const char *file, const char *key, const char *fix,
-	const char *fmt, ...)
-{
-	char msg[2048];
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
-	va_end(ap);
-	err_warn("%s: %s: %s; fix: %s", file, key, msg, fix);
-	ws->errors++;
-}
 
 int main(int argc, char **argv)
 {

@@ -4,7 +4,6 @@
  * to; --dry prints the diff instead. */
 #include <fcntl.h>
 #include <getopt.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -46,18 +45,6 @@ static const char usage[] =
 	"\n"
 	"Exit status: 0 success, 1 failure (a vx.json exists, a write), 2 usage or\n"
 	"config error (no turbo.json nor nx.json, or one that is wrong).\n";
-
-void diag_config(struct workspace *ws, const char *file, const char *key, const char *fix,
-	const char *fmt, ...)
-{
-	char msg[2048];
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
-	va_end(ap);
-	err_warn("%s: %s: %s; fix: %s", file, key, msg, fix);
-	ws->errors++;
-}
 
 int main(int argc, char **argv)
 {
