@@ -324,7 +324,7 @@ vx-init: @x/b#build: wrote '$WS/evil.txt', outside its project: not granted; fix
 
 @test "--sandbox never grants unix sockets: it names the task that made one" {
 	sb_ws
-	put packages/a/package.json '{ "name": "@x/a", "scripts": { "build": "/usr/bin/python3 -c \"import socket; socket.socket(socket.AF_UNIX)\"" } }'
+	put packages/a/package.json '{ "name": "@x/a", "scripts": { "build": "/usr/bin/python3 -c \"import socket; socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)\"" } }'
 	run -0 vx init
 	run -1 --separate-stderr vx init --sandbox
 	assert_equal "$(printf '%s\n' "${stderr_lines[@]}" | grep -c 'run . under the tracer')" 1
