@@ -10,6 +10,7 @@
 #include "err.h"
 #include "jsonl.h"
 #include "proc.h"
+#include "stage.h"
 
 const char *graphin_str(const cJSON *rec, const char *name)
 {
@@ -88,13 +89,13 @@ int graphin_load_then(struct graphin *g, const char *root, char **names, int nna
 		in = kout;
 	}
 
-	FILE *f = fdopen(in, "r");
-	struct jsonl_reader r;
-	jsonl_reader_init(&r, f, keys ? "vx-key" : "vx-graph");
+	/* the last stage of the pipe is the one read: one channel (stage.h) */
+	struct stage st;
+	stage_attach(&st, keys ? "vx-key" : "vx-graph", keys ? kpid : gpid, -1, in);
 	cJSON *rec;
 	int rr, bad = 0;
-	while ((rr = jsonl_read(&r, &rec)) != 0) {
-		if (rr < 0) {
+	while ((rr = stage_wait(&st, &rec, -1)) != -1) {
+		if (rr != 1) {
 			bad = 1;
 			continue;
 		}
@@ -110,10 +111,9 @@ int graphin_load_then(struct graphin *g, const char *root, char **names, int nna
 			cJSON_Delete(rec);
 		}
 	}
-	jsonl_reader_free(&r);
-	fclose(f);
-	int gst = wait_status(gpid);
-	int kst = kpid > 0 ? wait_status(kpid) : 0;
+	int last = stage_finish(&st);
+	int gst = keys ? wait_status(gpid) : last;
+	int kst = keys ? last : 0;
 	if (gst != 0)
 		return gst == VX_EXIT_USAGE ? VX_EXIT_USAGE : VX_EXIT_FAIL;
 	if (kst != 0 || bad)
