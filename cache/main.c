@@ -165,6 +165,8 @@ int main(int argc, char **argv)
 	while ((opt = opt_next(&o)) != OPT_END) {
 		switch (opt) {
 		case HELP:
+			opt_free(&o);
+			free(so.globs);
 			fputs(usage, stdout);
 			return jsonl_out_finish();
 		case CACHEDIR:
@@ -191,6 +193,8 @@ int main(int argc, char **argv)
 			so.given = true;
 			break;
 		default:
+			opt_free(&o);
+			free(so.globs);
 			fputs(usage, stderr);
 			return VX_EXIT_USAGE;
 		}

@@ -104,9 +104,11 @@ int main(int argc, char **argv)
 			live = true;
 			break;
 		case HELP:
+			opt_free(&o);
 			fputs(usage, stdout);
 			return jsonl_out_finish();
 		default:
+			opt_free(&o);
 			fputs(usage, stderr);
 			return VX_EXIT_USAGE;
 		}

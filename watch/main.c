@@ -189,10 +189,12 @@ int main(int argc, char **argv)
 	opt_init(&o, argc, argv, specs);
 	while ((c = opt_next(&o)) > 0) {
 		/* the one option is --help */
+		opt_free(&o);
 		fputs(usage, stdout);
 		return 0;
 	}
 	if (c == OPT_BAD || o.noperands != 1) {
+		opt_free(&o);
 		if (c != OPT_BAD)
 			err_warn("give one ROOT");
 		fputs(usage, stderr);
