@@ -35,7 +35,10 @@ const char *err_prog(void);
 void err_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Same, with ": strerror(errno)" appended. */
 void err_warn_errno(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-/* Print and exit with code (stdout is flushed and checked first). */
+/* What err_die runs before it exits: jsonl_out_init() sets the records'
+ * flush here, so a dying stage's records so far are out and checked. */
+void err_at_die(void (*hook)(void));
+/* Print and exit with code (after the err_at_die hook). */
 void err_die(int code, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3), noreturn));
 void err_die_errno(int code, const char *fmt, ...)

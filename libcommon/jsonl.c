@@ -101,9 +101,15 @@ int jsonl_read(struct jsonl_reader *r, cJSON **out)
 
 static bool out_flush_each;
 
+static void finish_at_die(void)
+{
+	jsonl_out_finish();
+}
+
 void jsonl_out_init(void)
 {
 	struct stat st;
+	err_at_die(finish_at_die);
 	signal(SIGPIPE, SIG_IGN);
 	if (fstat(STDOUT_FILENO, &st) == 0 && (S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode)))
 		out_flush_each = true;
