@@ -1,4 +1,4 @@
-/* vx run: the scheduler. Runs the tasks of vx-graph's records by the graph
+/* vx run. Runs the tasks of vx-graph's records by the graph
  * with -j, keys each one with vx-key when it is ready (R-9a), restores hits
  * from the cache, runs misses under /bin/sh -c in their project, saves
  * successes, skips the dependents of a failure, and prints a line per task
@@ -22,7 +22,6 @@
 #include "replay.h"
 #include "watchq.h"
 #include "wsroot.h"
-
 
 struct run_watch run_watch_hook; /* vx watch's hold on this run (run.h) */
 

@@ -13,7 +13,6 @@
 #include "explain.h"
 #include "report.h"
 
-
 /* How t ended, kept for vx graph --dot/--html, which draw each task as its
  * last run left it. */
 void run_keep_outcome(struct run *r, struct rtask *t, enum ui_status st)

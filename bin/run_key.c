@@ -9,7 +9,6 @@
 #include "err.h"
 #include "taskreq.h"
 
-
 /* vx-key is ready for the next record: up (started at the outset and handed
  * the graph record by graph_read; when either failed it said so then) and
  * told of a rescan if one is owed. false after a message. */

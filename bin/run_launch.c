@@ -16,7 +16,6 @@
 #include "report.h"
 #include "taskreq.h"
 
-
 static char *path_env(const struct run *r, const struct rtask *t)
 {
 	const char *path = getenv("PATH");

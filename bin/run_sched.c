@@ -17,7 +17,6 @@
 #include "err.h"
 #include "strmap.h"
 
-
 static int sigpipe_fds[2] = {-1, -1};
 volatile sig_atomic_t run_stop_requested; /* SIGINT or SIGTERM came */
 
