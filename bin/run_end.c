@@ -1,0 +1,146 @@
+/* The end of one task of vx run: the rest of its output read, vx-report's
+ * verdict on its trace and network denies, its result saved to the cache
+ * (unless an input moved while it ran), and its outcome kept. */
+#include "run_int.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "err.h"
+#include "explain.h"
+#include "report.h"
+
+/* How t ended, kept for vx graph --dot/--html, which draw each task as its
+ * last run left it. */
+void run_keep_outcome(struct run *r, struct rtask *t, enum ui_status st)
+{
+	static const char *const outcome[UI_NSTATUS] = {[UI_HIT] = "hit", [UI_MISS] = "ran",
+		[UI_DONE] = "ran", [UI_SKIP] = "skipped", [UI_STARTED] = "ran"};
+	const char *o = st == UI_FAIL ? (t->viol.len ? "violation" : "failed") : outcome[st];
+	if (o)
+		runcache_outcome(&r->cache, r->root, t->id, o);
+}
+
+void run_drain(struct run *r, struct rtask *t)
+{
+	char buf[65536];
+	for (;;) {
+		ssize_t n = read(t->outfd, buf, sizeof(buf));
+		if (n > 0) {
+			if (t->kind == K_PERSISTENT)
+				ui_stream(&r->ui, t->id, &t->log, buf, (size_t)n);
+			else
+				tasklog_add(&t->out, &t->log, r->log_max, buf, (size_t)n);
+			if (t->streamed)
+				ui_stream(&r->ui, t->id, &t->line, buf, (size_t)n);
+			continue;
+		}
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n == 0) {
+			close(t->outfd);
+			t->outfd = -1;
+		}
+		return;
+	}
+}
+
+void run_exited(struct run *r, struct rtask *t, int st)
+{
+	r->rescan = true; /* its command ran: a lockfile may have changed */
+	if (t->outfd >= 0) {
+		run_drain(r, t);
+		if (t->outfd >= 0) {
+			/* a background grandchild still holds the pipe: stop reading it */
+			close(t->outfd);
+			t->outfd = -1;
+		}
+	}
+	t->running = false;
+	r->running--;
+	if (t->streamed) {
+		/* the last line, even one with no line end */
+		ui_stream_flush(&r->ui, t->id, &t->line);
+		ui_buf_free(&t->line);
+	}
+	if (t->kind != K_PERSISTENT)
+		tasklog_end(&t->out, &t->log, r->log_max);
+	/* the sandbox is gone: every deny of the task is in once vx-proxy says done */
+	cJSON *denies = cJSON_CreateArray();
+	bool confirmed = !t->networked || netproxy_task_done(&r->net, t->rec, denies);
+	/* R-34: a violation, file or network, fails the task, even one whose
+	 * command exited 0; vx-report judges both */
+	bool violated = !r->interrupted && (t->trace || cJSON_GetArraySize(denies)) &&
+		report_task(t->request, t->trace, denies, err_wait_status(st), &t->viol);
+	cJSON_Delete(denies);
+	if (!confirmed) {
+		const char *m = "vx-proxy did not confirm the task's last network decisions\n";
+		ui_buf_add(&t->viol, m, strlen(m));
+	}
+	if (t->trace)
+		unlink(t->trace);
+	free(t->trace);
+	t->trace = NULL;
+	run_drop_request(t);
+	t->ms = ui_now_ms() - t->started;
+	t->exit_code = err_wait_status(st);
+	if (t->kind == K_PERSISTENT) {
+		if (r->interrupted || r->stopping) {
+			ui_stream_flush(&r->ui, t->id, &t->log);
+			return;
+		}
+		ui_stream_flush(&r->ui, t->id, &t->log);
+		bool bad = t->exit_code || t->viol.len;
+		struct ui_result res = {.id = t->id, .status = bad ? UI_FAIL : UI_DONE,
+			.ms = t->ms, .exit_code = t->exit_code,
+			.violations = t->viol.data, .vlen = t->viol.len};
+		ui_result(&r->ui, &res);
+		if (bad) {
+			t->status = UI_FAIL;
+			run_keep_outcome(r, t, UI_FAIL);
+		}
+		return;
+	}
+	if (r->interrupted)
+		return;
+	if (t->exit_code != 0 || violated || t->viol.len) {
+		/* a violation fails the task, which is never cached */
+		run_finish(r, t, UI_FAIL);
+		return;
+	}
+	if (t->cached && r->use_cache) {
+		/* an input edited while the task ran moves the key: that result
+		 * belongs to no key we can name, so it is not saved */
+		char before[33];
+		memcpy(before, t->key, 33);
+		cJSON *was = cJSON_Duplicate(t->rec, 1);
+		if (!run_key_task(r, t)) {
+			ui_note(&r->ui, t->id, "unable to re-key after the run; not saved");
+		} else if (strcmp(before, t->key) != 0) {
+			char *what = NULL;
+			size_t len = 0;
+			FILE *m = open_memstream(&what, &len);
+			explain_diff(cJSON_GetObjectItemCaseSensitive(was, "explain"),
+				cJSON_GetObjectItemCaseSensitive(t->rec, "explain"), m, "");
+			fclose(m);
+			while (len && what[len - 1] == '\n')
+				what[--len] = '\0';
+			for (char *p = what; p && *p; p++)
+				if (*p == '\n')
+					*p = ',';
+			char *note = xasprintf("inputs changed while the task ran%s%s%s; result not saved",
+				len ? " (" : "", len ? what : "", len ? ")" : "");
+			ui_note(&r->ui, t->id, note);
+			free(note);
+			free(what);
+		} else if (runcache_save(&r->cache, t->key, r->root, t->dir, t->rec, t->log.data,
+				   t->log.len, (long)t->ms) != 0) {
+			ui_note(&r->ui, t->id, "unable to save the result to the cache");
+		}
+		cJSON_Delete(was);
+	}
+	run_finish(r, t, UI_MISS);
+}

@@ -1,0 +1,117 @@
+/* run_int.h: what the files of vx run share (run.h is what vx sees). One
+ * run's state, struct run, and its task table, struct rtask, and the calls
+ * between the files, each owned by one file:
+ *   run.c        the options and run_main's wiring: vx watch's hooks
+ *                (struct run_watch), --dry, --filter/--only, the replay
+ *   run_sched.c  the scheduler: the task table, the ready queue, -j slots,
+ *                dependency accounting, skips on failure, signals, the loop
+ *   run_key.c    keying with vx-key and settling what needs no slot (groups,
+ *                cache hits, their outputs written by the writers)
+ *   run_launch.c the launch of one task: its request file, vx-sandbox or
+ *                /bin/sh, its environment and pipe, its vx-proxy attach
+ *   run_end.c    the end of one task: its output read, vx-report's verdict,
+ *                the cache save, the outcome kept for vx graph
+ * Everything here lives as long as the run: one process runs one run. */
+#ifndef VX_BIN_RUN_INT_H
+#define VX_BIN_RUN_INT_H
+
+#include <signal.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/types.h>
+
+#include "graphin.h"
+#include "keyer.h"
+#include "netproxy.h"
+#include "run.h"
+#include "runcache.h"
+#include "tasklog.h"
+#include "ui.h"
+#include "workq.h"
+
+struct rtask {
+	cJSON *rec; /* graph record; replaced by the keyed record once keyed */
+	const char *id, *dir;
+	enum { K_EXEC, K_GROUP, K_PERSISTENT } kind;
+	bool cached, sandboxed;
+	size_t *rdeps, nrdeps; /* dependents */
+	size_t pending;        /* dependencies not yet finished */
+	struct rtask *blocked; /* a dependency that failed or was skipped */
+	enum ui_status status;
+	bool done, running;
+	char key[33];
+	pid_t pid;
+	int outfd;
+	struct ui_buf log;   /* its head, or a hit's replayed log */
+	struct ui_buf line;  /* streamed: the start of a line not yet ended (ui.h) */
+	bool streamed;       /* its output is shown as it comes */
+	struct tasklog out;  /* a run's whole output, past the head (tasklog.h) */
+	double started, ms;
+	int exit_code;
+	bool all_hits; /* a group: every dependency was a hit */
+	bool keyed;    /* its key was taken ahead, in the key pump */
+	bool in_flight; /* sent to vx-key, not answered yet */
+	bool probed;   /* keyed and looked up: a miss, to run */
+	char *request; /* vx-sandbox's request file while it runs */
+	bool networked;      /* served by vx-proxy: its denies are collected at exit */
+	struct ui_buf viol;  /* its sandbox violations */
+	char *trace;   /* its access records (report.h), one-shot tasks only */
+};
+
+struct run {
+	struct graphin g;
+	struct rtask *t;
+	size_t n, done, running, jobs;
+	const char *root;
+	char *wroot; /* the root found before vx-graph ran, for vx-watch (replay.h) */
+	size_t *ready, nready;
+	size_t *order, norder; /* the tasks in the order they finished */
+	struct keyer keyer;
+	bool keyer_spawned; /* started at the outset, to load while vx-graph works */
+	bool keyer_up, keyer_broken; /* up: handed the graph record */
+	bool rescan; /* a task ran or was restored since vx-key last read the lockfiles */
+	size_t restored; /* hits whose outputs were written */
+	struct runcache cache;
+	struct workq *writers; /* hits' outputs written while the pump goes on */
+	bool use_cache, force, json, interrupted;
+	bool stopping; /* the run is over: servers stopped now did not fail */
+	int signo;
+	double t0;
+	struct ui ui;
+	struct ui_opts show; /* --json, --log-order, --output-logs */
+	size_t log_max; /* VX_LOG_MAX: the head of a task's output kept */
+	struct netproxy net; /* started on the first task with a network grant */
+	bool served; /* vx watch: the run's report is out, its servers go on (run.h) */
+};
+
+/* run.c */
+extern struct run_watch run_watch_hook; /* vx watch's hold on this run (run.h) */
+bool run_served_elsewhere(const struct rtask *t);
+void run_watch_served(struct run *r);
+
+/* run_sched.c */
+extern volatile sig_atomic_t run_stop_requested; /* SIGINT or SIGTERM came */
+void run_release(struct run *r, struct rtask *t);
+void run_finish(struct run *r, struct rtask *t, enum ui_status st);
+void run_fail_msg(struct run *r, struct rtask *t, const char *fmt, const char *arg);
+void run_progress(struct run *r);
+void run_loop(struct run *r);
+void run_setup_signals(void);
+void run_build(struct run *r);
+
+/* run_key.c */
+void run_graph_read(void *arg, const cJSON *graph);
+bool run_key_task(struct run *r, struct rtask *t);
+void run_hit(struct run *r, struct rtask *t, struct ui_buf *log);
+void run_key_pump(struct run *r);
+
+/* run_launch.c */
+void run_drop_request(struct rtask *t);
+void run_start(struct run *r, struct rtask *t);
+
+/* run_end.c */
+void run_keep_outcome(struct run *r, struct rtask *t, enum ui_status st);
+void run_drain(struct run *r, struct rtask *t);
+void run_exited(struct run *r, struct rtask *t, int st);
+
+#endif

@@ -1,0 +1,203 @@
+/* Keying for vx run: each ready task through vx-key, and what then needs
+ * no job slot settled at once: a group, or a cache hit restored in place or
+ * by the writers (workq.h). */
+#include "run_int.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "err.h"
+#include "taskreq.h"
+
+/* vx-key is ready for the next record: up (started at the outset and handed
+ * the graph record by graph_read; when either failed it said so then) and
+ * told of a rescan if one is owed. false after a message. */
+static bool keyer_ready(struct run *r)
+{
+	if (!r->keyer_up)
+		r->keyer_broken = true;
+	if (r->keyer_broken)
+		return false;
+	if (r->rescan) {
+		if (keyer_rescan(&r->keyer) != 0) {
+			r->keyer_broken = true;
+			return false;
+		}
+		r->rescan = false;
+	}
+	return true;
+}
+
+/* graphin's hook: the graph record, before the task records are read. */
+void run_graph_read(void *arg, const cJSON *graph)
+{
+	struct run *r = arg;
+	if (!r->keyer_spawned || r->keyer_up)
+		return;
+	if (keyer_begin(&r->keyer, graph) != 0)
+		r->keyer_broken = true;
+	else
+		r->keyer_up = true;
+}
+
+/* Take in vx-key's answer for t. */
+static bool take_key(struct run *r, struct rtask *t, cJSON *k)
+{
+	const char *key = k ? graphin_str(k, "key") : NULL;
+	if (!key || strlen(key) != 32) {
+		cJSON_Delete(k);
+		r->keyer_broken = true;
+		return false;
+	}
+	memcpy(t->key, key, 33);
+	/* the answer holds only what vx-key added: into the task's record */
+	taskreq_move_key_members(t->rec, k);
+	cJSON_Delete(k);
+	runcache_remember(&r->cache, r->root, t->id, t->rec);
+	t->keyed = true;
+	return true;
+}
+
+/* Take t's key now that its dependencies are done. false after a message. */
+bool run_key_task(struct run *r, struct rtask *t)
+{
+	if (!keyer_ready(r))
+		return false;
+	return take_key(r, t, keyer_key(&r->keyer, t->rec));
+}
+
+static bool needs_key(const struct rtask *t)
+{
+	return !t->keyed && t->kind != K_PERSISTENT;
+}
+
+static void ready_remove(struct run *r, size_t ti)
+{
+	for (size_t i = 0; i < r->nready; i++)
+		if (r->ready[i] == ti) {
+			r->ready[i] = r->ready[--r->nready];
+			return;
+		}
+}
+
+/* t is a hit; its replayed log is *log, or t->log already when NULL. */
+void run_hit(struct run *r, struct rtask *t, struct ui_buf *log)
+{
+	if (log) {
+		ui_buf_free(&t->log);
+		t->log = *log;
+	}
+	t->ms = ui_now_ms() - t->started;
+	run_finish(r, t, UI_HIT);
+}
+
+/* A keyed task that needs no job slot is settled at once: a group is done, a
+ * cached task whose result is in the cache is a hit (in place, or its
+ * outputs handed to the writers: written() finishes it). A miss is
+ * remembered so run_start() does not look again. */
+static void settle(struct run *r, size_t ti)
+{
+	struct rtask *t = &r->t[ti];
+	if (t->kind == K_GROUP) {
+		ready_remove(r, ti);
+		t->started = ui_now_ms();
+		run_finish(r, t, t->all_hits ? UI_HIT : UI_DONE);
+		return;
+	}
+	if (t->kind != K_EXEC || !t->cached || !r->use_cache || r->force)
+		return;
+	t->started = ui_now_ms();
+	struct ui_buf log = {0};
+	struct runcache_write *job;
+	int h = runcache_hit(&r->cache, t->key, r->root, t->dir, &log, &job);
+	if (!h) {
+		ui_buf_free(&log);
+		t->probed = true;
+		return;
+	}
+	ready_remove(r, ti);
+	if (h == 1) {
+		run_hit(r, t, &log);
+		return;
+	}
+	ui_buf_free(&t->log);
+	t->log = log;
+	job->task = ti;
+	workq_put(r->writers, job);
+}
+
+/* A hit's writes are done: a hit, or (nothing half-written) a miss to run. */
+static void written(struct run *r, struct runcache_write *job)
+{
+	struct rtask *t = &r->t[job->task];
+	if (runcache_written(job)) {
+		r->rescan = true; /* a lockfile may be an output */
+		r->restored++;
+		run_hit(r, t, NULL);
+		return;
+	}
+	ui_buf_free(&t->log);
+	t->probed = true;
+	r->ready[r->nready++] = (size_t)(t - r->t);
+}
+
+/* Stream every ready task through vx-key, several in flight, settling each
+ * answer as it comes while vx-key keys the next: the dependents a hit
+ * releases join the same stream, so an all-hit run is one pipeline, vx-key
+ * hashing while the driver restores. What stays in ready needs a job slot. */
+void run_key_pump(struct run *r)
+{
+	bool any = false;
+	for (size_t i = 0; i < r->nready && !any; i++)
+		any = needs_key(&r->t[r->ready[i]]);
+	if (!any || !keyer_ready(r))
+		return;
+	size_t *fifo = xcalloc(r->n, sizeof(*fifo)), head = 0, tail = 0;
+	long *size = xcalloc(r->n, sizeof(*size)), inflight = 0;
+	struct runcache_write *job;
+	while (!r->keyer_broken && !run_stop_requested) {
+		while ((job = workq_get(r->writers, false)))
+			written(r, job);
+		for (size_t i = 0; i < r->nready && inflight < KEYER_INFLIGHT; i++) {
+			size_t ti = r->ready[i];
+			struct rtask *t = &r->t[ti];
+			if (!needs_key(t) || t->in_flight)
+				continue;
+			if (!keyer_ready(r)) /* a rescan owed since the last record */
+				break;
+			long sz = keyer_send(&r->keyer, t->rec);
+			if (sz < 0) {
+				r->keyer_broken = true;
+				break;
+			}
+			t->in_flight = true;
+			fifo[tail] = ti;
+			size[tail++] = sz;
+			inflight += sz;
+		}
+		if (head == tail) {
+			if (!workq_pending(r->writers))
+				break;
+			written(r, workq_get(r->writers, true));
+			continue;
+		}
+		size_t ti = fifo[head];
+		inflight -= size[head++];
+		r->t[ti].in_flight = false;
+		if (!take_key(r, &r->t[ti], keyer_recv(&r->keyer)))
+			break; /* take_key marked the keyer broken */
+		settle(r, ti);
+	}
+	/* unanswered (broken keyer, or a signal): run_start() keys them again, or
+	 * fails them, or the run stops; answers still owed mean the stream is
+	 * out of step, so it is not used again */
+	if (head != tail)
+		r->keyer_broken = true;
+	for (; head < tail; head++)
+		r->t[fifo[head]].in_flight = false;
+	/* a hit being written is never left half-done, even on a signal */
+	while ((job = workq_get(r->writers, true)))
+		written(r, job);
+	free(fifo);
+	free(size);
+}

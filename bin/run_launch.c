@@ -1,0 +1,197 @@
+/* The launch of one task of vx run: a cache hit restored instead, else its
+ * command started in its own process group under /bin/sh -c, or under
+ * vx-sandbox with a request file and its vx-proxy socket, with vx's
+ * environment and its output on a pipe the loop reads. */
+#include "run_int.h"
+
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "err.h"
+#include "path.h"
+#include "proc.h"
+#include "report.h"
+#include "taskreq.h"
+
+static char *path_env(const struct run *r, const struct rtask *t)
+{
+	const char *path = getenv("PATH");
+	char *proj = path_join(r->root, t->dir);
+	char *s = xasprintf("PATH=%s/node_modules/.bin:%s/node_modules/.bin:%s", proj, r->root,
+		path ? path : "/usr/bin:/bin");
+	free(proj);
+	return s;
+}
+
+/* Remove a request, its trace if one is left, and their private directory;
+ * frees PATH. */
+static void remove_request(char *path)
+{
+	char *trace = report_trace_path(path);
+	unlink(trace);
+	free(trace);
+	unlink(path);
+	*strrchr(path, '/') = '\0';
+	rmdir(path);
+	free(path);
+}
+
+/* vx-sandbox's request: the graph record and the task's, in a file of a
+ * private directory (mkdtemp, 0700) so that nothing another local user
+ * plants in the shared TMPDIR can stand at its name or at its trace's
+ * (report_trace_path puts the trace beside it). */
+static char *write_request(struct run *r, struct rtask *t, const char *proxy_socket)
+{
+	const char *tmpdir = getenv("TMPDIR");
+	char *dir = xasprintf("%s/vx-task-XXXXXX", tmpdir && *tmpdir ? tmpdir : "/tmp");
+	if (!mkdtemp(dir)) {
+		free(dir);
+		return NULL;
+	}
+	char *path = xasprintf("%s/request", dir);
+	int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (fd < 0) {
+		rmdir(dir);
+		free(dir);
+		free(path);
+		return NULL;
+	}
+	free(dir);
+	/* with the task's vx-proxy socket, for its bridge */
+	char *text = taskreq_format(r->g.graph, t->rec, proxy_socket);
+	size_t n = strlen(text);
+	bool ok = write(fd, text, n) == (ssize_t)n;
+	if (close(fd) != 0)
+		ok = false;
+	free(text);
+	if (!ok) {
+		remove_request(path);
+		return NULL;
+	}
+	return path;
+}
+
+/* the request, its trace if one is left, and their private directory */
+void run_drop_request(struct rtask *t)
+{
+	if (t->request) {
+		remove_request(t->request);
+		t->request = NULL;
+	}
+}
+
+void run_start(struct run *r, struct rtask *t)
+{
+	t->started = ui_now_ms();
+	if (run_served_elsewhere(t)) {
+		/* running already, in the run that started it: not shown again */
+		t->status = UI_STARTED;
+		t->done = true;
+		r->done++;
+		run_release(r, t);
+		return;
+	}
+	if (t->kind == K_GROUP) {
+		if (!t->keyed && !run_key_task(r, t)) {
+			run_fail_msg(r, t, "vx: unable to key %s", t->id);
+			return;
+		}
+		run_finish(r, t, t->all_hits ? UI_HIT : UI_DONE);
+		return;
+	}
+	if (t->kind == K_EXEC) {
+		if (!t->keyed && !run_key_task(r, t)) {
+			run_fail_msg(r, t, "vx: unable to key %s", t->id);
+			return;
+		}
+		if (t->cached && r->use_cache && !r->force && !t->probed) {
+			struct ui_buf log = {0};
+			int h = runcache_restore(&r->cache, t->key, r->root, t->dir, &log);
+			if (h == 2)
+				r->rescan = true; /* a lockfile may be an output */
+			if (h) {
+				run_hit(r, t, &log);
+				return;
+			}
+			ui_buf_free(&log);
+		}
+	}
+
+	/* what it writes into its outputs must not reach the shadow's links */
+	runcache_unshadow(&r->cache, r->root, t->dir);
+
+	/* vx's environment without its own variables (proc.h), with
+	 * node_modules/.bin of the project and the root first on PATH */
+	char *pathvar = path_env(r, t);
+	char **envp = proc_env(t->sandboxed ? PROC_ENV_SANDBOX : PROC_ENV_TASK, pathvar);
+
+	char *cwd = path_join(r->root, t->dir);
+	const char *cmd = graphin_str(t->rec, "command");
+	char *argv[] = {"/bin/sh", "-c", (char *)cmd, NULL, NULL, NULL};
+	char *sandbox_prog = NULL;
+	if (t->sandboxed) {
+		/* handed to vx-sandbox with its request; never run without it */
+		char *sock = NULL;
+		/* every sandboxed task, granted or not: without a grant each
+		 * request is refused and reported (issue 18) */
+		t->networked = true;
+		sock = netproxy_task(&r->net, r->g.graph, t->rec, (size_t)(t - r->t));
+		if (!sock) {
+			free(envp);
+			free(pathvar);
+			free(cwd);
+			run_fail_msg(r, t, "vx: unable to start vx-proxy for %s", t->id);
+			return;
+		}
+		t->request = write_request(r, t, sock);
+		free(sock);
+		if (!t->request) {
+			free(envp);
+			free(pathvar);
+			free(cwd);
+			run_fail_msg(r, t, "vx: unable to write the sandbox request of %s", t->id);
+			return;
+		}
+		sandbox_prog = proc_stage_path("vx-sandbox");
+		argv[0] = sandbox_prog;
+		argv[1] = "--request";
+		argv[2] = t->request;
+		if (t->kind != K_PERSISTENT) {
+			t->trace = report_trace_path(t->request);
+			argv[3] = "--trace";
+			argv[4] = t->trace;
+		}
+	}
+	struct spawn_opts o = {
+		.cwd = cwd, .envp = envp, .own_group = true, .merge_stderr = true, .null_stdin = true};
+	t->pid = proc_spawn(argv, &o, NULL, &t->outfd);
+	free(envp);
+	free(pathvar);
+	free(sandbox_prog);
+	if (t->pid < 0) {
+		run_fail_msg(r, t, "vx: unable to start the task in '%s'", cwd);
+		free(cwd);
+		return;
+	}
+	free(cwd);
+	fcntl(t->outfd, F_SETFL, fcntl(t->outfd, F_GETFL) | O_NONBLOCK);
+	if (t->kind == K_EXEC && ui_live(&r->ui)) {
+		/* the user sees it as it comes: only the head is kept, no spool */
+		t->streamed = true;
+		tasklog_no_spool(&t->out);
+	}
+	t->running = true;
+	r->running++;
+	if (t->kind == K_PERSISTENT) {
+		/* a server: its dependents go on once it started; it runs until the run ends */
+		t->status = UI_STARTED;
+		r->done++;
+		ui_result(&r->ui, &(struct ui_result){.id = t->id, .status = UI_STARTED});
+		run_keep_outcome(r, t, UI_STARTED);
+		run_release(r, t);
+	}
+	run_progress(r);
+}
