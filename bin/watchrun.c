@@ -37,7 +37,8 @@ static const char watch_usage[] =
 	"are refused: a rerun must be able to find its tasks unchanged.\n"
 	"\n"
 	"Exit status: 2 refused (usage, config, before the first run's work),\n"
-	"1 the workspace cannot be watched (VX_WATCH=0, .vx/watch-off),\n"
+	"1 the workspace cannot be watched (VX_WATCH=0, .vx/watch-off): after\n"
+	"one run of the tasks, servers left out,\n"
 	"130/143 stopped by SIGINT/SIGTERM.\n";
 
 static int sigfds[2] = {-1, -1};
@@ -123,6 +124,27 @@ static struct child start_run(int argc, char **argv, bool serve, bool rerun)
 	}
 	close(p[1]);
 	return (struct child){.pid = pid, .fd = p[0]};
+}
+
+/* Wait for the run's word on its done pipe, which is closed after: the
+ * bytes read (2 with "s" second: its work is done, its servers run on;
+ * 0 or -1: it exited), or -2 on a signal. */
+static ssize_t await_run(struct child c, unsigned char done[2])
+{
+	struct pollfd p[2] = {{.fd = sigfds[0], .events = POLLIN},
+		{.fd = c.fd, .events = POLLIN}};
+	ssize_t n = -2;
+	while (!got_signal) {
+		poll(p, 2, -1);
+		if (got_signal)
+			break;
+		n = read(c.fd, done, 2);
+		if (n >= 0 || errno != EINTR)
+			break;
+		n = -2;
+	}
+	close(c.fd);
+	return got_signal ? -2 : n;
 }
 
 /* The exit code of pid, waited for. */
@@ -212,8 +234,19 @@ int watch_main(int argc, char **argv)
 	if (unwatched || !token(root, before)) {
 		if (got_signal)
 			return stop(0, 0);
-		err_warn("vx watch: vx-watch gives no token for %s (VX_WATCH=0, or "
-			 "%s/.vx/watch-off says why it cannot watch it)", root, root);
+		/* one run all the same: a refusal (a config error) is told as in
+		 * a watched run, and the user sees the tasks' state; no server is
+		 * started, as nothing would keep it */
+		struct child c = start_run(argc, argv, false, false);
+		unsigned char done[2];
+		if (await_run(c, done) == -2)
+			return stop(c.pid, 0);
+		int code = reap(c.pid);
+		if (code == VX_EXIT_USAGE)
+			return code;
+		err_warn("vx watch: vx-watch gives no token for %s (VX_WATCH=0, the "
+			 "inotify instance limit, or %s/.vx/watch-off says why it cannot "
+			 "watch it)", root, root);
 		return VX_EXIT_FAIL;
 	}
 	pid_t server = 0; /* the run that serves the persistent tasks */
@@ -224,20 +257,9 @@ int watch_main(int argc, char **argv)
 		bool serve = server == 0;
 		struct child c = start_run(argc, argv, serve, !first);
 		unsigned char done[2];
-		ssize_t n;
-		struct pollfd p[2] = {{.fd = sigfds[0], .events = POLLIN},
-			{.fd = c.fd, .events = POLLIN}};
-		for (;;) {
-			if (got_signal)
-				return stop(c.pid, server);
-			poll(p, 2, -1);
-			if (got_signal)
-				return stop(c.pid, server);
-			n = read(c.fd, done, sizeof(done));
-			if (n >= 0 || errno != EINTR)
-				break;
-		}
-		close(c.fd);
+		ssize_t n = await_run(c, done);
+		if (n == -2)
+			return stop(c.pid, server);
 		if (n == 2 && done[1] == 's') {
 			server = c.pid; /* serving on: reaped when its servers exit */
 		} else {

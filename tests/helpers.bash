@@ -12,6 +12,11 @@ VX_BIN_DIR=${VX_BIN_DIR:-$(cd "$BATS_TEST_DIRNAME/../bin" && pwd)}
 export VX_BIN_DIR
 PATH="$VX_BIN_DIR:$PATH"
 unset VX_ROOT VX_CACHE_DIR
+# Each workspace's vx-watch stays until bats removes its run's directories
+# at the end: hundreds of them would take every inotify instance this user
+# has (128 by default, shared with all else it runs). Idle ones go after a
+# minute.
+export VX_WATCH_IDLE=${VX_WATCH_IDLE:-60}
 
 # put FILE CONTENT: write CONTENT to FILE under the current workspace,
 # creating its directories.

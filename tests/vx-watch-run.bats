@@ -205,8 +205,15 @@ until_true() {
 	put packages/a/vx.json '{ "tasks": { "build": { "exec": { "command": "true" }, "cache": { "outputs": ["dist"] } } } }'
 	run -2 timeout 30 vx watch build
 	assert_output --partial "packages/a/vx.json"
-	run -1 env VX_WATCH=0 timeout 30 vx watch @x/b#build
+	# with no vx-watch to be had the refusal is the same
+	run -2 env VX_WATCH=0 timeout 30 vx watch build
+	assert_output --partial "packages/a/vx.json"
+	refute_output --partial "no token"
+	# and a good config runs once, then says why it cannot watch
+	put packages/a/vx.json '{ "tasks": { "build": { "exec": { "command": "echo a >> '"$T"'/ran.log" } } } }'
+	run -1 env VX_WATCH=0 timeout 30 vx watch @x/a#build
 	assert_output --partial "vx-watch gives no token"
+	assert_equal "$(cat "$T/ran.log")" "a"
 }
 
 @test "vx watch --help and vx --help name it; the program vx-watch still answers" {

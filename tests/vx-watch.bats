@@ -329,6 +329,17 @@ while True:
 	[ ! -e .vx/watch.sock ]
 }
 
+@test "an idle vx-watch goes after VX_WATCH_IDLE seconds without a query; the next run starts one" {
+	export VX_WATCH_IDLE=2
+	settle
+	run -0 pgrep -f "vx-watch $WS\$"
+	for _ in $(seq 100); do pgrep -f "vx-watch $WS\$" > /dev/null || break; sleep 0.1; done
+	run pgrep -f "vx-watch $WS\$"
+	assert_failure
+	[ ! -e .vx/watch-off ]
+	settle
+}
+
 @test "vx-watch refuses a tree it cannot watch whole, and says why in .vx/watch-off" {
 	if [ "$(id -u)" = 0 ]; then
 		skip "root reads every directory; the rootless run covers this"
