@@ -12,11 +12,22 @@ VX_BIN_DIR=${VX_BIN_DIR:-$(cd "$BATS_TEST_DIRNAME/../bin" && pwd)}
 export VX_BIN_DIR
 PATH="$VX_BIN_DIR:$PATH"
 unset VX_ROOT VX_CACHE_DIR
-# Each workspace's vx-watch stays until bats removes its run's directories
-# at the end: hundreds of them would take every inotify instance this user
-# has (128 by default, shared with all else it runs). Idle ones go after a
-# minute.
+# Each workspace's vx-watch would stay until bats removes its run's
+# directories at the end: hundreds of them take every inotify instance this
+# user has (128 by default, shared with all else it runs), and then no test
+# can watch. new_ws stops those of earlier tests; idle ones go after a minute.
 export VX_WATCH_IDLE=${VX_WATCH_IDLE:-60}
+
+# reap_watchers: stop the vx-watch of every earlier test's workspace (their
+# tests are over; bats runs one at a time), never this test's own.
+reap_watchers() {
+	local pid cmd
+	for pid in $(pgrep -f "^vx-watch $BATS_RUN_TMPDIR/"); do
+		cmd=$(tr '\0' ' ' 2> /dev/null < "/proc/$pid/cmdline") || continue
+		case $cmd in "vx-watch $BATS_TEST_TMPDIR/"*) continue ;; esac
+		kill "$pid" 2> /dev/null || true
+	done
+}
 
 # put FILE CONTENT: write CONTENT to FILE under the current workspace,
 # creating its directories.
@@ -27,6 +38,7 @@ put() {
 
 # new_ws [DIR]: a fresh, empty npm-workspaces root with packages/* globs.
 new_ws() {
+	reap_watchers
 	WS=${1:-$BATS_TEST_TMPDIR/ws}
 	mkdir -p "$WS"
 	put package.json '{ "name": "root", "private": true, "workspaces": ["packages/*"] }'
