@@ -38,6 +38,16 @@
  * vx-sandbox, verified by pid 1 at each exec (a wrong value is renamed, so
  * the shim then makes every failed call again). */
 #define FAST_ENV_ROOT "VX_TRACE_ROOT"
+/* Where a failed read inside the root is never an event (trace_arm.c,
+ * trace_seen): lines "+DIR" where a read grant binds the host's directory
+ * and "-PATH" where the sandbox shows something else (a mask, a temp, a
+ * directory a file grant widened, R-26); a path's longest prefix among them
+ * decides, "-" on a tie. The shim returns a failed read at once when its
+ * path, absolute and plain, falls under "+" and walks with no symlink as
+ * far as it exists (openat2 RESOLVE_NO_SYMLINKS from the page): the tracer
+ * would resolve it to itself, find it granted, and record nothing. Checked
+ * at each exec like FAST_ENV_ROOT. */
+#define FAST_ENV_SEEN "VX_TRACE_SEEN"
 /* The shim's file name beside vx-sandbox (or in ../lib/vx/). */
 #define FAST_SHIM_NAME "vx-trace.so"
 

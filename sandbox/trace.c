@@ -165,6 +165,7 @@ void trace_tracer_init(struct tracer *t, struct out *o, const struct sb_request 
 	for (size_t i = 0; i < trace_ncalls; i++)
 		if (trace_calls[i].nr >= 0 && trace_calls[i].nr < 1024)
 			t->bynr[trace_calls[i].nr] = &trace_calls[i];
+	t->seen = trace_seen(p, r->root);
 	t->stats = getenv("VX_TRACE_STATS") != NULL;
 	trace_snapshot(t);
 	trace_start_record(t);
@@ -174,6 +175,7 @@ void trace_tracer_init(struct tracer *t, struct out *o, const struct sb_request 
 void trace_tracer_free(struct tracer *t, struct out *o)
 {
 	trace_dcache_free(&t->dc);
+	free(t->seen);
 	for (size_t i = 0; i < t->wdirs.n; i++)
 		strlist_free(&t->wnames[i]);
 	free(t->wnames);

@@ -26,6 +26,8 @@
 #include "err.h"
 #include "fastpath.h"
 #include "filter.h"
+#include "path.h"
+#include "strbuf.h"
 
 int trace_filter(scmp_filter_ctx f)
 {
@@ -60,6 +62,7 @@ static int trace_block(int nr)
 	case __NR_statx: return BLK_STATX;
 	case __NR_openat: return BLK_OPENAT;
 	case __NR_faccessat: case __NR_faccessat2: case __NR_readlinkat: case __NR_mkdirat:
+	case __NR_openat2: /* the shim's O_PATH walk with no symlink (fastpath.h) */
 #ifdef __NR_access
 	case __NR_access: case __NR_readlink: case __NR_mkdir: case __NR_creat:
 #endif
@@ -196,15 +199,60 @@ static char *shim_in_view(void)
 	return copy;
 }
 
+static void seen_line(struct strbuf *sb, char sign, const char *path, bool *bad)
+{
+	if (strchr(path, '\n'))
+		*bad = true;
+	strbuf_addch(sb, sign);
+	strbuf_addstr(sb, path);
+	strbuf_addch(sb, '\n');
+}
+
+char *trace_seen(const struct plan *p, const char *root)
+{
+	struct strbuf sb = STRBUF_INIT;
+	bool bad = false;
+	for (size_t i = 0; i < p->nops; i++) {
+		const struct op *o = &p->ops[i];
+		if (!path_is_within(root, o->path))
+			continue;
+		if (o->kind == OP_RO || o->kind == OP_RW) {
+			if (o->isdir)
+				seen_line(&sb, '+', o->path, &bad);
+		} else {
+			seen_line(&sb, '-', o->path, &bad);
+		}
+	}
+	for (size_t i = 0; i < p->wfiles.n; i++) {
+		const char *f = p->wfiles.v[i], *slash = strrchr(f, '/');
+		char *d = slash && slash != f ? xstrndup(f, (size_t)(slash - f)) : xstrdup("/");
+		seen_line(&sb, '-', d, &bad);
+		free(d);
+	}
+	if (bad || !sb.len) {
+		strbuf_release(&sb);
+		return NULL;
+	}
+	strbuf_setlen(&sb, sb.len - 1); /* no newline after the last */
+	return strbuf_detach(&sb, NULL);
+}
+
 /* Set up the task's side of the fast path: 1 when the shim is readable in
  * the task's view and the environment names it, 0 when not (every call then
  * stops). VX_TRACE_FAST=0 turns it off (the benchmark's baseline). */
-static bool fast_env(const struct sb_request *r)
+static bool fast_env(const struct sb_request *r, const struct plan *p)
 {
-	char *shim = shim_in_view(), *pre;
+	char *shim = shim_in_view(), *pre, *seen;
 	const char *old, *asan;
 	if (!shim)
 		return false;
+	seen = trace_seen(p, r->root);
+	if (seen ? setenv(FAST_ENV_SEEN, seen, 1) : unsetenv(FAST_ENV_SEEN)) {
+		free(seen);
+		free(shim);
+		return false;
+	}
+	free(seen);
 	/* after the task's own preloads: a wrapper of theirs (fakeroot's
 	 * stat) keeps calling into ours, not around it */
 	old = getenv("LD_PRELOAD");
@@ -229,7 +277,7 @@ int trace_arm(const struct sb_request *r, const struct plan *p)
 {
 	struct sock_fprog prog;
 	int rc;
-	if (trace_bpf(p, fast_env(r), &prog))
+	if (trace_bpf(p, fast_env(r, p), &prog))
 		return -1;
 	rc = filter_load(&prog);
 	free(prog.filter);
@@ -240,21 +288,33 @@ int trace_arm(const struct sb_request *r, const struct plan *p)
 	return 0;
 }
 
-/* Issue 20 item 13: the shim takes the workspace root from the task's
- * environment (FAST_ENV_ROOT), so a task that set it to another path
- * would keep its failed reads there from being made again, traced: hidden
- * from the report. At each exec stop, before the new program's first
- * instruction (its loader included), every FAST_ENV_ROOT in its
- * environment that does not name the root exactly is renamed in place
- * (its first letter lowered): the shim then has no root and makes every
- * failed call again. What the program does to its own memory afterwards
- * is the fast path's residual (fastpath.h). A process whose environment
- * cannot be read or fixed is killed, never let run unchecked. */
+/* Issue 20 item 13: the shim takes the workspace root (FAST_ENV_ROOT) and
+ * where a failed read is never an event (FAST_ENV_SEEN) from the task's
+ * environment, so a task that set either to its own liking would keep its
+ * failed reads from being made again, traced: hidden from the report. At
+ * each exec stop, before the new program's first instruction (its loader
+ * included), every such variable in its environment that does not hold
+ * exactly what vx-sandbox set is renamed in place (its first letter
+ * lowered): the shim then goes without it, and makes those calls again.
+ * What the program does to its own memory afterwards is the fast path's
+ * residual (fastpath.h). A process whose environment cannot be read or
+ * fixed is killed, never let run unchecked. */
+static bool env_as_set(const struct tracer *t, const char *e)
+{
+	const char *const names[] = {FAST_ENV_ROOT, FAST_ENV_SEEN};
+	const char *const want[] = {t->r->root, t->seen};
+	for (size_t i = 0; i < sizeof(names) / sizeof(*names); i++) {
+		size_t n = strlen(names[i]);
+		if (!strncmp(e, names[i], n) && e[n] == '=')
+			return want[i] && !strcmp(e + n + 1, want[i]);
+	}
+	return true; /* not ours */
+}
+
 void trace_env_check(struct tracer *t, pid_t pid)
 {
 	char sp[64], buf[1024], *env, *p;
 	unsigned long start = 0, end = 0;
-	size_t want = strlen(FAST_ENV_ROOT), rl = strlen(t->r->root);
 	int fd, field = 2;
 	ssize_t n;
 	struct iovec l, rm;
@@ -291,8 +351,7 @@ void trace_env_check(struct tracer *t, pid_t pid)
 	for (size_t off = 0; off < end - start; off += strlen(env + off) + 1) {
 		const char *e = env + off;
 		unsigned long at, word;
-		if (strncmp(e, FAST_ENV_ROOT, want) || e[want] != '=' ||
-			(strlen(e + want + 1) == rl && !memcmp(e + want + 1, t->r->root, rl)))
+		if (env_as_set(t, e))
 			continue;
 		at = start + off;
 		errno = 0;

@@ -113,6 +113,8 @@ struct tracer {
 	struct strlist *wnames;
 	const struct sc *bynr[1024];
 	struct dcache dc;
+	/* FAST_ENV_SEEN as trace_arm set it in the task (NULL: unset) */
+	char *seen;
 	/* VX_TRACE_STATS: stops by call (entry) and exit stops, said at the end */
 	bool stats;
 	unsigned long stops[1024], exits;
@@ -151,9 +153,13 @@ void trace_dcache_free(struct dcache *c);
 void trace_on_connect(struct tracer *t, struct proc *pr, const struct sc_info *si);
 void trace_refuse_unix(struct tracer *t, struct proc *pr, const struct sc_info *si);
 
-/* trace_arm.c: at an exec stop, FAST_ENV_ROOT defaced unless it names the
- * root; a process that cannot be checked is killed. */
+/* trace_arm.c: at an exec stop, FAST_ENV_ROOT and FAST_ENV_SEEN defaced
+ * unless they hold what vx-sandbox set; a process that cannot be checked is
+ * killed. */
 void trace_env_check(struct tracer *t, pid_t pid);
+/* The value of FAST_ENV_SEEN for plan p (fastpath.h), malloc'ed; NULL when
+ * it cannot be written (a newline in a path). */
+char *trace_seen(const struct plan *p, const char *root);
 
 /* trace_records.c: each record is one line on t->o (buffered; the end
  * record flushes). trace_out_init() points o at fd and notes its kind. */

@@ -598,6 +598,40 @@ C
 	assert_equal "$(grep -c banner.txt <<< "$fast")" 4
 }
 
+@test "the fast path's granted misses: a probe under a read grant stops nothing; a hidden path under one is recorded as with every call stopping" {
+	mkdir -p "$WS/.git" && echo ref > "$WS/.git/HEAD"
+	ln -s ../../ui "$WS/packages/app/src/ui"
+	# absolute paths, as Node's module resolution probes: a name that
+	# exists nowhere under the grant; a walled .git under it; a symlink
+	# out of the project grant into a hidden sibling; a dangling one
+	ln -s ../../secret/token.txt "$WS/packages/app/src/tok"
+	local task='for f in "$0/packages/app/nope.js" "$0/packages/app/src/nope/x.json" "$0/.git/HEAD" "$0/packages/app/src/ui/README.md" "$0/packages/app/src/tok"; do stat "$f" > /dev/null 2>&1; cat "$f" 2> /dev/null; done; exit 0'
+	run -0 sb --read . -- sh -c "$task" "$WS"
+	run -0 records
+	local fast="$output"
+	VX_TRACE_FAST=0 run -0 sb --read . -- sh -c "$task" "$WS"
+	run -0 records
+	assert_equal "$(sort <<< "$fast")" "$(sort <<< "$output")"
+	assert_line --regexp "^(newfstatat|statx) read $WS/.git/HEAD ENOENT "
+	assert_line "openat read $WS/packages/ui/README.md ENOENT "
+	assert_line "openat read $WS/packages/secret/token.txt ENOENT "
+	refute_line --partial nope
+	# the same with the whole root granted: .git is walled inside the grant
+	run -0 sb --read "$WS" -- sh -c "$task" "$WS"
+	run -0 records
+	assert_output --regexp "(newfstatat|statx) read $WS/.git/HEAD ENOENT "
+	refute_output --partial nope
+	# and a probe under the grant costs the task no stop: 200 of them
+	# stop as many times with the fast path off, almost never with it on
+	local probes='i=0; while [ $i -lt 200 ]; do [ -e "$0/packages/app/n$i.js" ]; i=$((i + 1)); done'
+	run -0 env VX_TRACE_STATS=1 vx-sandbox --root "$WS" --project "$WS/packages/app" --read . --trace "$TR" -- bash -c "$probes" "$WS"
+	local on
+	on=$(sed -n 's/.* \(newfstatat\|statx\) \([0-9]*\).*/\2/p' <<< "$output" | head -1)
+	[ "${on:-0}" -lt 20 ] || fail "$on stat stops with the fast path: $output"
+	run -0 env VX_TRACE_FAST=0 VX_TRACE_STATS=1 vx-sandbox --root "$WS" --project "$WS/packages/app" --read . --trace "$TR" -- bash -c "$probes" "$WS"
+	assert_output --regexp "(newfstatat|statx) 2[0-9][0-9]"
+}
+
 @test "the fast path with a widened directory: a succeeding read is recorded once, a failing one once" {
 	run -0 sb --write out.txt -- sh -c 'cat banner.txt > /dev/null; cat ../secret/token.txt; echo o > out.txt; exit 0' 2> /dev/null
 	run -0 records
@@ -635,11 +669,16 @@ openat write $WS/packages/app/w1 EROFS
 openat read $WS/packages/app/banner.txt ENOENT "
 }
 
-@test "hostile: a task that sets the shim's VX_TRACE_ROOT still has its undeclared reads recorded" {
+@test "hostile: a task that sets the shim's VX_TRACE_ROOT or VX_TRACE_SEEN still has its undeclared reads recorded" {
 	run -0 sb -- sh -c 'VX_TRACE_ROOT=/nonexistent cat "$PWD/banner.txt"; env VX_TRACE_ROOT=/ VX_TRACE_ROOT=/usr stat "$PWD/src/check.txt"; exit 0' 2> /dev/null
 	run -0 records
 	assert_line "openat read $WS/packages/app/banner.txt ENOENT "
 	assert_line --regexp "^(newfstatat|statx) read $WS/packages/app/src/check.txt ENOENT "
+	# nor one that claims the whole tree for the shim's granted misses
+	run -0 sb --read src -- sh -c 'VX_TRACE_SEEN="+/" cat "$PWD/banner.txt"; VX_TRACE_SEEN="+$PWD" stat "$PWD/banner.txt"; exit 0' 2> /dev/null
+	run -0 records
+	assert_line "openat read $WS/packages/app/banner.txt ENOENT "
+	assert_line --regexp "^(newfstatat|statx) read $WS/packages/app/banner.txt ENOENT "
 	# the task's own value, made harmless, is still its to read
 	run -0 sb -- sh -c 'VX_TRACE_ROOT=/x sh -c "env | grep -i ^vx_trace_root"'
 	assert_output "vX_TRACE_ROOT=/x"

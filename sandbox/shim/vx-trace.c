@@ -9,7 +9,8 @@
  * library, and its result is what the caller gets. EINTR and EAGAIN are
  * returned at once (an interrupted or would-block call is not a denial),
  * and so is a failed read of an absolute path outside the workspace root
- * (VX_TRACE_ROOT), which the tracer never reports.
+ * (VX_TRACE_ROOT), which the tracer never reports, or inside a directory a
+ * read grant binds whole (VX_TRACE_SEEN), which it finds granted.
  *
  * Without the page (mapped lazily, MAP_FIXED_NOREPLACE; taken, or not yet
  * mapped while another thread maps it) every call goes the traced way, so
@@ -20,6 +21,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <linux/openat2.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdlib.h>
@@ -59,6 +61,7 @@ typedef long (*tramp_fn)(long, long, long, long, long, long);
 static int state;
 static const char *root;
 static size_t rootlen;
+static const char *seen; /* FAST_ENV_SEEN, NULL when unset */
 
 static tramp_fn tramp(void)
 {
@@ -85,6 +88,7 @@ static tramp_fn tramp(void)
 	}
 	root = getenv(FAST_ENV_ROOT);
 	rootlen = root && root[0] == '/' ? strlen(root) : 0;
+	seen = getenv(FAST_ENV_SEEN);
 	__atomic_store_n(&state, 2, __ATOMIC_RELEASE);
 	return (tramp_fn)FAST_TRAMP_ADDR;
 }
@@ -94,18 +98,67 @@ __attribute__((constructor)) static void init(void)
 	(void)tramp();
 }
 
-/* Lexically outside the root: absolute, no empty, "." or ".." component,
- * and neither the root nor under it. Anything less plain is made again. */
-static bool outside_root(const char *path)
+/* Absolute, with no empty, "." or ".." component: the path the tracer
+ * would judge, as written. */
+static bool plain(const char *path)
 {
 	const char *s;
-	if (!rootlen || !path || path[0] != '/')
+	if (!path || path[0] != '/')
 		return false;
 	for (s = path; (s = strchr(s, '/')); s++)
 		if (s[1] == '/' || (s[1] == '.' && (s[2] == '/' || !s[2] ||
 			(s[2] == '.' && (s[3] == '/' || !s[3])))))
 			return false;
+	return true;
+}
+
+/* Lexically outside the root: plain, and neither the root nor under it.
+ * Anything less plain is made again. */
+static bool outside_root(const char *path)
+{
+	if (!rootlen || !plain(path))
+		return false;
 	return strncmp(path, root, rootlen) || (path[rootlen] && path[rootlen] != '/');
+}
+
+/* Under a "+" line of FAST_ENV_SEEN (fastpath.h): the longest line that is
+ * path or a directory above it decides, "-" on a tie. */
+static bool seen_granted(const char *path)
+{
+	size_t plen = strlen(path), best = 0;
+	bool plus = false;
+	for (const char *l = seen; l && *l;) {
+		const char *nl = strchr(l, '\n');
+		size_t n = nl ? (size_t)(nl - l) : strlen(l), dl = n - 1;
+		const char *d = l + 1;
+		if (n > 1 && d[0] == '/' && dl <= plen && !memcmp(d, path, dl) &&
+			(!path[dl] || path[dl] == '/' || d[dl - 1] == '/') &&
+			(dl > best || (dl == best && l[0] == '-'))) {
+			best = dl;
+			plus = l[0] == '+';
+		}
+		l = nl ? nl + 1 : NULL;
+	}
+	return plus;
+}
+
+/* A failed read the tracer would find granted, so never an event: path is
+ * plain, under "+", and walks with no symlink as far as it exists (so it
+ * resolves to itself), asked from the page (an openat2 with O_PATH, which
+ * opens nothing for reading). */
+static bool granted_miss(tramp_fn t, const char *path)
+{
+	struct open_how how = {.flags = O_PATH | O_CLOEXEC,
+		.resolve = RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS};
+	long r;
+	if (!seen || !plain(path) || !seen_granted(path))
+		return false;
+	r = t(SYS_openat2, AT_FDCWD, (long)path, (long)&how, sizeof(how), 0);
+	if (r >= 0) {
+		t(SYS_close, r, 0, 0, 0, 0);
+		return true;
+	}
+	return r == -ENOENT || r == -ENOTDIR;
 }
 
 /* A system call from this library's own code, not the page: traced like
@@ -135,7 +188,8 @@ static long call(bool rd, const char *path, long nr, long a, long b, long c, lon
 		long r = t(nr, a, b, c, d, e);
 		if (r >= 0 || r < -4095)
 			return r;
-		if (r == -EINTR || r == -EAGAIN || (rd && outside_root(path))) {
+		if (r == -EINTR || r == -EAGAIN ||
+			(rd && (outside_root(path) || granted_miss(t, path)))) {
 			errno = (int)-r;
 			return -1;
 		}
