@@ -19,6 +19,7 @@
 #include "proc.h"
 #include "runcache.h"
 #include "slots.h"
+#include "statsnap.h"
 #include "ui.h"
 #include "wsroot.h"
 
@@ -42,16 +43,11 @@ static char *memo_path(const char *root, char *const *args, int nargs)
 static void put_stat(XXH3_state_t *s, const char *path)
 {
 	struct stat st;
-	long long f[6] = {0};
-	if (stat(path, &st) == 0) {
-		f[0] = (long long)st.st_dev;
-		f[1] = (long long)st.st_ino;
-		f[2] = st.st_size;
-		f[3] = st.st_mtim.tv_sec;
-		f[4] = st.st_mtim.tv_nsec;
-		f[5] = st.st_ctim.tv_nsec;
-	}
-	XXH3_64bits_update(s, f, sizeof(f));
+	struct statsnap snap;
+	memset(&snap, 0, sizeof(snap)); /* a missing program hashes as zeros */
+	if (stat(path, &st) == 0)
+		statsnap_take(&snap, &st);
+	XXH3_64bits_update(s, &snap, sizeof(snap));
 }
 
 static int by_str(const void *a, const void *b)

@@ -262,11 +262,6 @@ const char *cache_join(char **buf, size_t *cap, const char *dir, const char *rel
 	return *buf;
 }
 
-bool cache_before(const struct timespec *t, long long sec, long nsec)
-{
-	return sec < t->tv_sec || (sec == t->tv_sec && nsec < t->tv_nsec);
-}
-
 char *cache_state_read(const char *path, size_t *len, struct timespec *at)
 {
 	int fd = open(path, O_RDONLY | O_CLOEXEC);

@@ -75,9 +75,6 @@ int cache_blob_open(struct cache *c, const char *hash);
 char *cache_blob_read(struct cache *c, const char *hash, size_t size, const char **why);
 /* dir/rel in *buf, grown as needed (*buf may start NULL, *cap 0). */
 const char *cache_join(char **buf, size_t *cap, const char *dir, const char *rel);
-/* Is the time sec.nsec strictly before t? (git's racy rule: a file whose
- * mtime is not before the record's own time is not trusted.) */
-bool cache_before(const struct timespec *t, long long sec, long nsec);
 /* A file of the state directory (the stamp, the memo), whole: malloc'd
  * and NUL-ended, its size in *len (may be NULL) and its mtime in *at (the
  * racy rule's line); NULL when it is missing or not a regular file. */

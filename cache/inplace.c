@@ -21,7 +21,7 @@
  * project's path, the key (32 hex), the log's hash (32 hex), u64 log size,
  * the manifest's stat, the project's absolute path and a NUL; then per
  * output its stat, u32 length, its project-relative path and a NUL. A stat
- * is size, mtime s, mtime ns, ctime s, ctime ns (i64), inode, device (u64)
+ * (statsnap.h) is size, mtime, ctime (i64, times in ns), inode, device (u64)
  * and mode (u32).
  */
 #include <errno.h>
@@ -38,27 +38,22 @@
 #include "err.h"
 #include "hash.h"
 #include "shadow.h"
+#include "statsnap.h"
 #include "strmap.h"
 
-#define MAGIC "vx-inplace 1\n\0\0"
+#define MAGIC "vx-inplace 2\n\0\0"
 #define MAGIC_LEN 16
 #define HEAD_LEN (MAGIC_LEN + 16)
 
-struct istat {
-	int64_t size, msec, mnsec, csec, cnsec;
-	uint64_t ino, dev;
-	uint32_t mode;
-};
-
 struct ifile {
-	struct istat st;
+	struct statsnap st;
 	const char *rel;
 };
 
 struct irec {
 	char key[33], loghash[33];
 	uint64_t logsize;
-	struct istat mst; /* the manifest's */
+	struct statsnap mst; /* the manifest's */
 	const char *projdir;
 	size_t nfiles;
 	struct ifile *files;
@@ -72,44 +67,18 @@ struct irec {
 struct cache_inplace {
 	char *file;
 	char *text; /* the loaded file: loaded records' paths point into it */
-	struct timespec at; /* its mtime when loaded */
+	int64_t at; /* its mtime when loaded (ns) */
 	struct irec **recs; /* each its own allocation: a pointer outlives a realloc */
 	size_t n, cap;
 	struct strmap map; /* mapkey -> index + 1 */
 	bool dirty;
 };
 
-static void istat_of(struct istat *i, const struct stat *st)
-{
-	i->size = st->st_size;
-	i->msec = st->st_mtim.tv_sec;
-	i->mnsec = st->st_mtim.tv_nsec;
-	i->csec = st->st_ctim.tv_sec;
-	i->cnsec = st->st_ctim.tv_nsec;
-	i->ino = st->st_ino;
-	i->dev = st->st_dev;
-	i->mode = st->st_mode;
-}
-
-static bool istat_eq(const struct istat *a, const struct istat *b)
-{
-	return a->size == b->size && a->msec == b->msec && a->mnsec == b->mnsec &&
-	       a->csec == b->csec && a->cnsec == b->cnsec && a->ino == b->ino &&
-	       a->dev == b->dev && a->mode == b->mode;
-}
-
-static bool istat_same(const struct istat *i, const struct stat *st)
-{
-	struct istat now;
-	istat_of(&now, st);
-	return istat_eq(i, &now);
-}
-
 /* Older than the memo file: a write in the same clock tick could hide
  * behind an unchanged stat. */
-static bool older(const struct cache_inplace *ip, const struct istat *i)
+static bool older(const struct cache_inplace *ip, const struct statsnap *i)
 {
-	return cache_before(&ip->at, i->msec, i->mnsec);
+	return statsnap_trusted(i, ip->at);
 }
 
 static bool trusted(const struct cache_inplace *ip, const struct irec *r)
@@ -158,18 +127,14 @@ static void get(struct reader *rd, void *out, size_t n)
 	rd->p += n;
 }
 
-static void get_stat(struct reader *rd, struct istat *i)
+static void get_stat(struct reader *rd, struct statsnap *i)
 {
-	int64_t v[5];
-	get(rd, v, sizeof(v));
+	get(rd, &i->size, sizeof(i->size));
+	get(rd, &i->mtime, sizeof(i->mtime));
+	get(rd, &i->ctime, sizeof(i->ctime));
 	get(rd, &i->ino, sizeof(i->ino));
 	get(rd, &i->dev, sizeof(i->dev));
 	get(rd, &i->mode, sizeof(i->mode));
-	i->size = v[0];
-	i->msec = v[1];
-	i->mnsec = v[2];
-	i->csec = v[3];
-	i->cnsec = v[4];
 }
 
 /* len bytes and a NUL, in place; NULL when they are not there. */
@@ -230,11 +195,11 @@ static struct irec *read_rec(struct reader *rd)
 /* The same note: key and project (the map's), manifest, log, outputs. */
 static bool same_rec(const struct irec *a, const struct irec *b)
 {
-	if (!istat_eq(&a->mst, &b->mst) || a->logsize != b->logsize ||
+	if (!statsnap_same(&a->mst, &b->mst) || a->logsize != b->logsize ||
 		strcmp(a->loghash, b->loghash) != 0 || a->nfiles != b->nfiles)
 		return false;
 	for (size_t k = 0; k < a->nfiles; k++)
-		if (!istat_eq(&a->files[k].st, &b->files[k].st) ||
+		if (!statsnap_same(&a->files[k].st, &b->files[k].st) ||
 			strcmp(a->files[k].rel, b->files[k].rel) != 0)
 			return false;
 	return true;
@@ -285,8 +250,11 @@ static struct cache_inplace *inplace(struct cache *c)
 	strmap_init(&ip->map);
 	ip->file = xasprintf("%s/inplace", c->statedir);
 	size_t len;
-	if ((ip->text = cache_state_read(ip->file, &len, &ip->at)))
+	struct timespec at;
+	if ((ip->text = cache_state_read(ip->file, &len, &at))) {
+		ip->at = statsnap_ns(at);
 		parse(ip, len);
+	}
 	return ip;
 }
 
@@ -312,13 +280,13 @@ int cache_hit_in_place(struct cache *c, const char *key, const char *projdir, bo
 		return 0;
 	/* a loaded record never changes but for its flags: compared unlocked */
 	struct stat st;
-	bool same = cache_manifest_stat(c, key, &st) == 0 && istat_same(&r->mst, &st);
+	bool same = cache_manifest_stat(c, key, &st) == 0 && statsnap_matches(&r->mst, &st);
 	char *path = NULL;
 	size_t cap = 0;
 	for (size_t k = 0; same && !outputs_vouched && k < r->nfiles; k++)
 		same = fstatat(AT_FDCWD, cache_join(&path, &cap, projdir, r->files[k].rel), &st,
 			       AT_SYMLINK_NOFOLLOW) == 0 &&
-		       istat_same(&r->files[k].st, &st);
+		       statsnap_matches(&r->files[k].st, &st);
 	free(path);
 	if (same) {
 		const char *why;
@@ -343,7 +311,7 @@ void cache_inplace_note(struct cache *c, const struct cache_entry *e, const char
 	/* written in the tick the check began in, a file could have changed
 	 * again after its stat without the stat showing it */
 	for (size_t k = 0; k < n; k++)
-		if (!cache_before(since, sts[k].st_mtim.tv_sec, sts[k].st_mtim.tv_nsec))
+		if (statsnap_ns(sts[k].st_mtim) >= statsnap_ns(*since))
 			return;
 	/* an output with another name may change under it with no event in
 	 * its project: a memo vouched for by vx-watch (replay.h) must not hold
@@ -366,13 +334,13 @@ void cache_inplace_note(struct cache *c, const struct cache_entry *e, const char
 	struct stat mst;
 	if (cJSON_GetObjectItemCaseSensitive(log, "text") || !hash_is_hex(cJSON_GetStringValue(lh)) ||
 		!cJSON_IsNumber(ls) || ls->valuedouble < 0 || cache_manifest_stat(c, e->key, &mst) != 0 ||
-		!S_ISREG(mst.st_mode) || !cache_before(since, mst.st_mtim.tv_sec, mst.st_mtim.tv_nsec))
+		!S_ISREG(mst.st_mode) || statsnap_ns(mst.st_mtim) >= statsnap_ns(*since))
 		return; /* an old inline log, the manifest gone or just written */
 	struct irec *r = xcalloc(1, sizeof(*r));
 	memcpy(r->key, e->key, 33);
 	memcpy(r->loghash, lh->valuestring, 33);
 	r->logsize = (uint64_t)ls->valuedouble;
-	istat_of(&r->mst, &mst);
+	statsnap_take(&r->mst, &mst);
 	size_t total = strlen(projdir) + 1;
 	for (size_t k = 0; k < n; k++)
 		total += strlen(rels[k]) + 1;
@@ -382,7 +350,7 @@ void cache_inplace_note(struct cache *c, const struct cache_entry *e, const char
 	r->nfiles = n;
 	r->files = xcalloc(n + 1, sizeof(*r->files));
 	for (size_t k = 0; k < n; k++) {
-		istat_of(&r->files[k].st, &sts[k]);
+		statsnap_take(&r->files[k].st, &sts[k]);
 		r->files[k].rel = strcpy(s, rels[k]);
 		s += strlen(rels[k]) + 1;
 	}
@@ -409,10 +377,11 @@ static void put(struct strbuf *b, const void *v, size_t n)
 	strbuf_add(b, v, n);
 }
 
-static void put_stat(struct strbuf *b, const struct istat *i)
+static void put_stat(struct strbuf *b, const struct statsnap *i)
 {
-	int64_t v[5] = {i->size, i->msec, i->mnsec, i->csec, i->cnsec};
-	put(b, v, sizeof(v));
+	put(b, &i->size, sizeof(i->size));
+	put(b, &i->mtime, sizeof(i->mtime));
+	put(b, &i->ctime, sizeof(i->ctime));
 	put(b, &i->ino, sizeof(i->ino));
 	put(b, &i->dev, sizeof(i->dev));
 	put(b, &i->mode, sizeof(i->mode));

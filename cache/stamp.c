@@ -1,14 +1,14 @@
 /* stamp.c: the checkout's stamp, <statedir>/stamp, one file for every
  * project (never in the shared cache). Its lines:
  *
- *   vx-stamp 3
- *   <hash> <size> <mtime s> <mtime ns> <ctime s> <ctime ns> <inode> <mode, octal> <path>
+ *   vx-stamp 4
+ *   <hash> <size> <mtime s> <mtime ns> <ctime s> <ctime ns> <inode> <device> <mode, octal> <path>
  *
  * with the output's absolute path. A line says: when the output had this
- * stat, its bytes had this hash. The ctime is kept so that `touch -d` back to
- * the old mtime does not fool it. Like git's index, a line is trusted only
- * when the file's mtime is older than the stamp file's own: a write in the
- * same clock tick could hide behind an unchanged stat; and a line loaded
+ * stat (statsnap.h: the ctime is kept so that `touch -d` back to the old
+ * mtime does not fool it), its bytes had this hash. Like git's index, a line
+ * is trusted only when the file's mtime is older than the stamp file's own
+ * (statsnap.h's racy rule); and a line loaded
  * untrusted is dropped when the file is written again, or the newer file
  * would whitewash it. Loaded on first use and written once, by cache_close,
  * when something changed: one read per run instead of one per project (an
@@ -26,16 +26,14 @@
 #include "atomicw.h"
 #include "cache_int.h"
 #include "err.h"
+#include "statsnap.h"
 #include "strmap.h"
 
-#define STAMP_HEADER "vx-stamp 3\n"
+#define STAMP_HEADER "vx-stamp 4\n"
 
 struct rec {
 	char hash[33];
-	long long size, sec, csec;
-	long nsec, cnsec;
-	unsigned long long ino;
-	unsigned mode;
+	struct statsnap st;
 	char *path;
 	bool owned;  /* path malloc'd, else inside text */
 	bool loaded; /* from the file, not set by this process */
@@ -44,7 +42,7 @@ struct rec {
 struct cache_stamp {
 	char *file;
 	char *text;
-	struct timespec at; /* the stamp file's mtime when loaded */
+	int64_t at; /* the stamp file's mtime when loaded (ns) */
 	struct rec *recs;
 	size_t n, cap;
 	struct strmap map; /* absolute path -> index + 1 */
@@ -81,23 +79,24 @@ static char *parse_line(char *line, struct rec *t)
 		return NULL;
 	memcpy(t->hash, line, 32);
 	t->hash[32] = '\0';
-	long long v[7];
+	long long v[8];
 	char *s = line + 33;
-	for (int i = 0; i < 7; i++) {
+	for (int i = 0; i < 8; i++) {
 		char *end;
 		errno = 0;
-		v[i] = i == 6 ? (long long)strtoul(s, &end, 8) : (long long)strtoull(s, &end, 10);
+		v[i] = i == 7   ? (long long)strtoul(s, &end, 8)
+		       : i >= 5 ? (long long)strtoull(s, &end, 10)
+				: strtoll(s, &end, 10);
 		if (errno || end == s || *end != ' ')
 			return NULL;
 		s = end + 1;
 	}
-	t->size = v[0];
-	t->sec = v[1];
-	t->nsec = (long)v[2];
-	t->csec = v[3];
-	t->cnsec = (long)v[4];
-	t->ino = (unsigned long long)v[5];
-	t->mode = (unsigned)v[6];
+	if (v[2] < 0 || v[2] > 999999999 || v[4] < 0 || v[4] > 999999999)
+		return NULL;
+	t->st = (struct statsnap){.size = v[0],
+		.mtime = statsnap_ns((struct timespec){.tv_sec = v[1], .tv_nsec = v[2]}),
+		.ctime = statsnap_ns((struct timespec){.tv_sec = v[3], .tv_nsec = v[4]}),
+		.ino = (uint64_t)v[5], .dev = (uint64_t)v[6], .mode = (uint32_t)v[7]};
 	return *s == '/' ? s : NULL;
 }
 
@@ -133,8 +132,11 @@ static struct cache_stamp *stamp(struct cache *c)
 	struct cache_stamp *sp = c->stamp = xcalloc(1, sizeof(*sp));
 	strmap_init(&sp->map);
 	sp->file = xasprintf("%s/stamp", c->statedir);
-	if ((sp->text = cache_state_read(sp->file, NULL, &sp->at)))
+	struct timespec at;
+	if ((sp->text = cache_state_read(sp->file, NULL, &at))) {
+		sp->at = statsnap_ns(at);
 		parse(sp);
+	}
 	return sp;
 }
 
@@ -153,12 +155,9 @@ static bool vouches(struct cache *c, const char *projdir, const char *rel,
 	if (!i)
 		return false;
 	const struct rec *r = &sp->recs[i - 1];
-	if (r->size != st->st_size || r->sec != st->st_mtim.tv_sec ||
-		r->nsec != st->st_mtim.tv_nsec || r->csec != st->st_ctim.tv_sec ||
-		r->cnsec != st->st_ctim.tv_nsec || r->ino != st->st_ino || r->mode != st->st_mode ||
-		strcmp(r->hash, hash) != 0)
+	if (!statsnap_matches(&r->st, st) || strcmp(r->hash, hash) != 0)
 		return false;
-	return cache_before(&sp->at, st->st_mtim.tv_sec, st->st_mtim.tv_nsec);
+	return statsnap_trusted(&r->st, sp->at);
 }
 
 /* Both under the cache's stamp_mu: restores on several threads share it. */
@@ -182,13 +181,7 @@ void cache_stamp_set(struct cache *c, const char *projdir, const char *rel,
 	size_t i = (size_t)(uintptr_t)strmap_get(&sp->map, key(sp, projdir, rel));
 	struct rec *r = i ? &sp->recs[i - 1] : rec_add(sp, xstrdup(sp->key), true);
 	snprintf(r->hash, sizeof(r->hash), "%s", hash);
-	r->size = st->st_size;
-	r->sec = st->st_mtim.tv_sec;
-	r->nsec = st->st_mtim.tv_nsec;
-	r->csec = st->st_ctim.tv_sec;
-	r->cnsec = st->st_ctim.tv_nsec;
-	r->ino = st->st_ino;
-	r->mode = st->st_mode;
+	statsnap_take(&r->st, st);
 	r->loaded = false;
 	sp->dirty = true;
 	pthread_mutex_unlock(&c->stamp_mu);
@@ -217,12 +210,15 @@ void cache_stamp_close(struct cache *c)
 		fputs(STAMP_HEADER, f);
 		for (size_t i = 0; i < sp->n; i++) {
 			const struct rec *r = &sp->recs[i];
-			if (r->loaded && !cache_before(&sp->at, r->sec, r->nsec))
+			if (r->loaded && !statsnap_trusted(&r->st, sp->at))
 				continue; /* untrusted when loaded: a newer file must not vouch */
 			if (r->loaded && !cache_in_checkout(c, r->path))
 				continue; /* the checkout moved since */
-			fprintf(f, "%s %lld %lld %ld %lld %ld %llu %o %s\n", r->hash, r->size, r->sec,
-				r->nsec, r->csec, r->cnsec, r->ino, r->mode, r->path);
+			fprintf(f, "%s %lld %lld %ld %lld %ld %llu %llu %o %s\n", r->hash,
+				(long long)r->st.size, (long long)statsnap_sec(r->st.mtime),
+				statsnap_nsec(r->st.mtime), (long long)statsnap_sec(r->st.ctime),
+				statsnap_nsec(r->st.ctime), (unsigned long long)r->st.ino,
+				(unsigned long long)r->st.dev, (unsigned)r->st.mode, r->path);
 		}
 		atomicw_commit(&w); /* failing, only speed is lost */
 	}

@@ -3,11 +3,13 @@
  * run test) each keep theirs; a save leaves at most SLOTS of them, the
  * latest saved. A file:
  *
- *   vx-graph-cache 1 <key: xxh3-128 of the binary's stat, root, arguments>
+ *   vx-graph-cache 2 <key: xxh3-128 of the binary's stat, root, arguments>
  *   <count of notes> <bytes of output>
- *   F <ino> <size> <mtime s> <ns> <ctime s> <ns> <mode octal> <path>   (a file)
- *   D ...same fields...                                                (a directory)
- *   A 0 0 0 0 0 0 0 <path>                                             (absent)
+ *   F <ino> <dev> <size> <mtime s> <ns> <ctime s> <ns> <mode octal> <path>   (a file)
+ *   D ...same fields...                                                      (a directory)
+ *   A 0 0 0 0 0 0 0 0 <path>                                                 (absent)
+ *
+ * A note holds while its path's stat matches (statsnap.h).
  *   <the output bytes>
  */
 #include "gcache.h"
@@ -28,16 +30,14 @@
 #include "jsonl.h"
 #include "par.h"
 #include "slots.h"
+#include "statsnap.h"
 
-#define GCACHE_HEADER "vx-graph-cache 1 "
+#define GCACHE_HEADER "vx-graph-cache 2 "
 #define SLOTS 8
 
 struct note {
 	char kind; /* 'F', 'D', 'A' */
-	unsigned long long ino;
-	long long size, msec, csec;
-	long mnsec, cnsec;
-	unsigned mode;
+	struct statsnap st;
 	char *path;
 };
 
@@ -46,14 +46,14 @@ static struct {
 	struct note *v;
 	size_t n, cap;
 	bool unsafe;     /* a note that cannot be trusted: save nothing */
-	time_t trusted;  /* a change at or after this second may be racy */
+	int64_t trusted; /* a change at or after this time (ns) may be racy */
 } g = {.lock = PTHREAD_MUTEX_INITIALIZER};
 
 void gcache_begin(void)
 {
 	struct timespec now;
 	clock_gettime(CLOCK_REALTIME, &now);
-	g.trusted = now.tv_sec - 1;
+	g.trusted = statsnap_ns((struct timespec){.tv_sec = now.tv_sec - 1});
 	jsonl_out_keep();
 }
 
@@ -67,8 +67,11 @@ static void set_unsafe(void)
 static void note(char kind, const char *rel, const struct stat *st)
 {
 	pthread_mutex_lock(&g.lock);
-	if (strchr(rel, '\n') ||
-		(st && (st->st_mtim.tv_sec >= g.trusted || st->st_ctim.tv_sec >= g.trusted)))
+	struct statsnap s = {0};
+	if (st)
+		statsnap_take(&s, st);
+	/* the racy rule on the ctime too: a chmod in the tick is a change */
+	if (strchr(rel, '\n') || (st && (!statsnap_trusted(&s, g.trusted) || s.ctime >= g.trusted)))
 		g.unsafe = true;
 	if (g.n == g.cap) {
 		g.cap = g.cap ? 2 * g.cap : 256;
@@ -78,15 +81,7 @@ static void note(char kind, const char *rel, const struct stat *st)
 	memset(n, 0, sizeof(*n));
 	n->kind = kind;
 	n->path = xstrdup(rel);
-	if (st) {
-		n->ino = (unsigned long long)st->st_ino;
-		n->size = st->st_size;
-		n->msec = st->st_mtim.tv_sec;
-		n->mnsec = st->st_mtim.tv_nsec;
-		n->csec = st->st_ctim.tv_sec;
-		n->cnsec = st->st_ctim.tv_nsec;
-		n->mode = st->st_mode;
-	}
+	n->st = s;
 	pthread_mutex_unlock(&g.lock);
 }
 
@@ -126,10 +121,10 @@ static void cache_key(const char *root, char *const *args, int nargs, char hex[3
 	XXH3_state_t *s = XXH3_createState();
 	XXH3_128bits_reset(s);
 	struct stat st;
+	struct statsnap snap;
 	if (stat("/proc/self/exe", &st) == 0) {
-		long long f[5] = {(long long)st.st_ino, st.st_size, st.st_mtim.tv_sec,
-			st.st_mtim.tv_nsec, st.st_ctim.tv_nsec};
-		XXH3_128bits_update(s, f, sizeof(f));
+		statsnap_take(&snap, &st);
+		XXH3_128bits_update(s, &snap, sizeof(snap));
 	}
 	XXH3_128bits_update(s, root, strlen(root) + 1);
 	for (int i = 0; i < nargs; i++)
@@ -151,10 +146,7 @@ static bool holds(int rootfd, const struct note *n)
 	struct stat st;
 	if (fstatat(rootfd, n->path, &st, 0) != 0)
 		return n->kind == 'A' && (errno == ENOENT || errno == ENOTDIR);
-	return n->kind != 'A' && (unsigned long long)st.st_ino == n->ino &&
-	       st.st_size == n->size && st.st_mtim.tv_sec == n->msec &&
-	       st.st_mtim.tv_nsec == n->mnsec && st.st_ctim.tv_sec == n->csec &&
-	       st.st_ctim.tv_nsec == n->cnsec && st.st_mode == n->mode;
+	return n->kind != 'A' && statsnap_matches(&n->st, &st);
 }
 
 struct checker {
@@ -197,26 +189,27 @@ static bool all_hold(int rootfd, const struct note *v, size_t n)
 
 static bool parse_note(char *line, struct note *n)
 {
-	long long v[7];
+	long long v[8];
 	if (!strchr("FDA", line[0]) || line[1] != ' ')
 		return false;
 	n->kind = line[0];
 	char *s = line + 2;
-	for (int i = 0; i < 7; i++) {
+	for (int i = 0; i < 8; i++) {
 		char *end;
 		errno = 0;
-		v[i] = i == 6 ? (long long)strtoul(s, &end, 8) : strtoll(s, &end, 10);
+		v[i] = i == 7   ? (long long)strtoul(s, &end, 8)
+		       : i <= 1 ? (long long)strtoull(s, &end, 10)
+				: strtoll(s, &end, 10);
 		if (errno || end == s || *end != ' ')
 			return false;
 		s = end + 1;
 	}
-	n->ino = (unsigned long long)v[0];
-	n->size = v[1];
-	n->msec = v[2];
-	n->mnsec = (long)v[3];
-	n->csec = v[4];
-	n->cnsec = (long)v[5];
-	n->mode = (unsigned)v[6];
+	if (v[4] < 0 || v[4] > 999999999 || v[6] < 0 || v[6] > 999999999)
+		return false;
+	n->st = (struct statsnap){.ino = (uint64_t)v[0], .dev = (uint64_t)v[1], .size = v[2],
+		.mtime = statsnap_ns((struct timespec){.tv_sec = v[3], .tv_nsec = v[4]}),
+		.ctime = statsnap_ns((struct timespec){.tv_sec = v[5], .tv_nsec = v[6]}),
+		.mode = (uint32_t)v[7]};
 	n->path = s;
 	return *s != '\0';
 }
@@ -300,8 +293,11 @@ void gcache_save(const char *root, char *const *args, int nargs)
 	fprintf(f, "%s%s\n%zu %zu\n", GCACHE_HEADER, key, g.n, outlen);
 	for (size_t i = 0; i < g.n; i++) {
 		const struct note *n = &g.v[i];
-		fprintf(f, "%c %llu %lld %lld %ld %lld %ld %o %s\n", n->kind, n->ino, n->size,
-			n->msec, n->mnsec, n->csec, n->cnsec, n->mode, n->path);
+		fprintf(f, "%c %llu %llu %lld %lld %ld %lld %ld %o %s\n", n->kind,
+			(unsigned long long)n->st.ino, (unsigned long long)n->st.dev,
+			(long long)n->st.size, (long long)statsnap_sec(n->st.mtime),
+			statsnap_nsec(n->st.mtime), (long long)statsnap_sec(n->st.ctime),
+			statsnap_nsec(n->st.ctime), (unsigned)n->st.mode, n->path);
 	}
 	fwrite(out, 1, outlen, f);
 	if (atomicw_commit(&w) == 0) {

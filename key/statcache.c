@@ -18,11 +18,10 @@
  * path and its NUL, then struct disk as is (native byte order: the file is
  * per checkout, never shared); a directory's entry (its path ends in '/')
  * then has a u32 length and its listing. */
-#define MAGIC "vx-key-stat 3\n"
+#define MAGIC "vx-key-stat 4\n"
 
 struct disk {
-	uint64_t size, ino, dev;
-	int64_t mtime, ctime;
+	struct statsnap st;
 	uint8_t hash[16];
 };
 
@@ -40,18 +39,13 @@ struct statcache {
 	struct prestat pre;
 };
 
-static int64_t ns(struct timespec t)
-{
-	return (int64_t)t.tv_sec * 1000000000 + t.tv_nsec;
-}
-
 int64_t statcache_now(void)
 {
 	struct timespec t;
 	/* the clock the kernel stamps file times from; a finer clock could
 	 * read later than the mtime of a write that followed it */
 	clock_gettime(CLOCK_REALTIME_COARSE, &t);
-	return ns(t);
+	return statsnap_ns(t);
 }
 
 static char *read_whole(int fd, size_t *len)
@@ -98,7 +92,7 @@ struct statcache *statcache_load(const char *root)
 	}
 	/* git's rule: an entry is racy unless its file was last written
 	 * before the stat cache itself was */
-	int64_t limit = ns(st.st_mtim);
+	int64_t limit = statsnap_ns(st.st_mtim);
 	sc->buf = data;
 	sc->buflen = len;
 	size_t cap = len / (sizeof(struct disk) + 3) + 1;
@@ -128,8 +122,7 @@ struct statcache *statcache_load(const char *root)
 			off += listlen;
 		}
 		struct sc_entry *e = &sc->loaded[sc->nloaded++];
-		*e = (struct sc_entry){.size = d.size, .ino = d.ino, .dev = d.dev, .mtime = d.mtime,
-			.ctime = d.ctime, .limit = limit, .list = list, .listlen = listlen};
+		*e = (struct sc_entry){.st = d.st, .limit = limit, .list = list, .listlen = listlen};
 		memcpy(e->hash, d.hash, 16);
 		sc->keys[sc->nloaded - 1] = p;
 		strmap_put(&sc->map, p, e);
@@ -140,11 +133,9 @@ struct statcache *statcache_load(const char *root)
 /* e when st matches it and it is not racy. */
 static const struct sc_entry *trusted_entry(const struct sc_entry *e, const struct stat *st)
 {
-	if (!e || e->size != (uint64_t)st->st_size || e->ino != (uint64_t)st->st_ino ||
-		e->dev != (uint64_t)st->st_dev || e->mtime != ns(st->st_mtim) ||
-		e->ctime != ns(st->st_ctim))
+	if (!e || !statsnap_matches(&e->st, st))
 		return NULL;
-	if (e->mtime >= e->limit)
+	if (!statsnap_trusted(&e->st, e->limit))
 		return NULL; /* racily clean: the same tick may hide a rewrite */
 	return e;
 }
@@ -196,9 +187,8 @@ static struct sc_entry *entry(struct statcache *sc, const char *path, const stru
 	} else if (e->list_owned) {
 		free((char *)e->list);
 	}
-	*e = (struct sc_entry){.size = (uint64_t)st->st_size, .ino = (uint64_t)st->st_ino,
-		.dev = (uint64_t)st->st_dev, .mtime = ns(st->st_mtim), .ctime = ns(st->st_ctim),
-		.limit = limit};
+	*e = (struct sc_entry){.limit = limit};
+	statsnap_take(&e->st, st);
 	sc->dirty = true;
 	return e;
 }
@@ -240,7 +230,7 @@ int statcache_save(struct statcache *sc)
 		const struct sc_entry *e = k ? sc->map.vals[i] : NULL;
 		/* still racy: leave it out, or the new file's later mtime would
 		 * make it look clean next time */
-		if (!e || e->mtime >= e->limit)
+		if (!e || !statsnap_trusted(&e->st, e->limit))
 			continue;
 		size_t n = strlen(k) + 1;
 		if (n > 65535)
@@ -254,8 +244,7 @@ int statcache_save(struct statcache *sc)
 			buf = xrealloc(buf, cap);
 		}
 		uint16_t n16 = (uint16_t)n;
-		struct disk d = {.size = e->size, .ino = e->ino, .dev = e->dev, .mtime = e->mtime,
-			.ctime = e->ctime};
+		struct disk d = {.st = e->st};
 		memcpy(d.hash, e->hash, 16);
 		memcpy(buf + len, &n16, 2);
 		memcpy(buf + len + 2, k, n);

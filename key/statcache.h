@@ -19,15 +19,15 @@
 #ifndef VX_KEY_STATCACHE_H
 #define VX_KEY_STATCACHE_H
 
+#include "statsnap.h"
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/stat.h>
 
 struct sc_entry {
-	uint64_t size, ino, dev;
-	int64_t mtime, ctime; /* ns */
-	int64_t limit;        /* ns: trusted only when mtime < limit */
+	struct statsnap st;
+	int64_t limit;        /* ns: trusted only when st.mtime < limit */
 	uint8_t hash[16];
 	const char *list;     /* a directory's: its listing (walk.h's blob) */
 	uint32_t listlen;

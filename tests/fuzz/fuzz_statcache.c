@@ -30,13 +30,14 @@ static struct stat stat_of(const struct sc_entry *e)
 {
 	struct stat st;
 	memset(&st, 0, sizeof(st));
-	st.st_size = (off_t)e->size;
-	st.st_ino = (ino_t)e->ino;
-	st.st_dev = (dev_t)e->dev;
-	st.st_mtim.tv_sec = e->mtime / 1000000000;
-	st.st_mtim.tv_nsec = e->mtime % 1000000000;
-	st.st_ctim.tv_sec = e->ctime / 1000000000;
-	st.st_ctim.tv_nsec = e->ctime % 1000000000;
+	st.st_size = (off_t)e->st.size;
+	st.st_ino = (ino_t)e->st.ino;
+	st.st_dev = (dev_t)e->st.dev;
+	st.st_mode = (mode_t)e->st.mode;
+	st.st_mtim.tv_sec = statsnap_sec(e->st.mtime);
+	st.st_mtim.tv_nsec = statsnap_nsec(e->st.mtime);
+	st.st_ctim.tv_sec = statsnap_sec(e->st.ctime);
+	st.st_ctim.tv_nsec = statsnap_nsec(e->st.ctime);
 	return st;
 }
 
@@ -71,9 +72,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		(void)statcache_prestat(sc, sc->keys[i], false, &st, &pe);
 		if (i % 3 == 1) {
 			if (e->list)
-				statcache_dir_put(sc, sc->keys[i], &st, "\4x", 3, e->mtime + 1);
+				statcache_dir_put(sc, sc->keys[i], &st, "\4x", 3, e->st.mtime + 1);
 			else
-				statcache_store(sc, sc->keys[i], &st, h, e->mtime + 1);
+				statcache_store(sc, sc->keys[i], &st, h, e->st.mtime + 1);
 		}
 	}
 	struct stat st = {.st_size = 1};

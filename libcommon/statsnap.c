@@ -1,0 +1,49 @@
+#include "statsnap.h"
+
+#include <string.h>
+
+#define NS 1000000000LL
+
+int64_t statsnap_ns(struct timespec t)
+{
+	return (int64_t)t.tv_sec * NS + t.tv_nsec;
+}
+
+int64_t statsnap_sec(int64_t ns)
+{
+	return ns >= 0 ? ns / NS : -((-ns + NS - 1) / NS);
+}
+
+long statsnap_nsec(int64_t ns)
+{
+	return (long)(ns - statsnap_sec(ns) * NS);
+}
+
+void statsnap_take(struct statsnap *s, const struct stat *st)
+{
+	memset(s, 0, sizeof(*s)); /* the padding too: a snapshot may be hashed */
+	s->size = st->st_size;
+	s->mtime = statsnap_ns(st->st_mtim);
+	s->ctime = statsnap_ns(st->st_ctim);
+	s->ino = st->st_ino;
+	s->dev = st->st_dev;
+	s->mode = st->st_mode;
+}
+
+bool statsnap_same(const struct statsnap *a, const struct statsnap *b)
+{
+	return a->size == b->size && a->mtime == b->mtime && a->ctime == b->ctime &&
+	       a->ino == b->ino && a->dev == b->dev && a->mode == b->mode;
+}
+
+bool statsnap_matches(const struct statsnap *s, const struct stat *st)
+{
+	struct statsnap now;
+	statsnap_take(&now, st);
+	return statsnap_same(s, &now);
+}
+
+bool statsnap_trusted(const struct statsnap *s, int64_t written)
+{
+	return s->mtime < written;
+}
