@@ -4,19 +4,23 @@
 
 #define NS 1000000000LL
 
+/* In unsigned arithmetic, which wraps where int64_t would overflow: no file
+ * system dates a file near the ends of the range, but a memo file's bytes
+ * can say anything, and every time read from one must come back as it went. */
 int64_t statsnap_ns(struct timespec t)
 {
-	return (int64_t)t.tv_sec * NS + t.tv_nsec;
+	return (int64_t)((uint64_t)t.tv_sec * (uint64_t)NS + (uint64_t)t.tv_nsec);
 }
 
 int64_t statsnap_sec(int64_t ns)
 {
-	return ns >= 0 ? ns / NS : -((-ns + NS - 1) / NS);
+	return ns / NS - (ns % NS < 0);
 }
 
 long statsnap_nsec(int64_t ns)
 {
-	return (long)(ns - statsnap_sec(ns) * NS);
+	long r = (long)(ns % NS);
+	return r < 0 ? r + NS : r;
 }
 
 void statsnap_take(struct statsnap *s, const struct stat *st)

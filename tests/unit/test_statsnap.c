@@ -1,4 +1,5 @@
 #include <fcntl.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -59,6 +60,15 @@ int main(void)
 	CHECK(statsnap_sec(-1000000000LL) == -1 && statsnap_nsec(-1000000000LL) == 0);
 	CHECK(statsnap_ns((struct timespec){.tv_sec = -2, .tv_nsec = 999999999}) == -1000000001LL);
 	CHECK(statsnap_sec(0) == 0 && statsnap_nsec(0) == 0);
+	/* the ends of the range (a memo file's bytes can say anything): each
+	 * split comes back whole, with no overflow (UBSan watches) */
+	const int64_t ends[] = {INT64_MIN, INT64_MIN + 1, INT64_MAX, INT64_MAX - 1, -9223372036854732319LL};
+	for (size_t i = 0; i < sizeof(ends) / sizeof(*ends); i++) {
+		int64_t sec = statsnap_sec(ends[i]);
+		long nsec = statsnap_nsec(ends[i]);
+		CHECK(nsec >= 0 && nsec <= 999999999);
+		CHECK(statsnap_ns((struct timespec){.tv_sec = sec, .tv_nsec = nsec}) == ends[i]);
+	}
 
 	unlink(f);
 	rmdir(dir);
