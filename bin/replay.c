@@ -230,7 +230,7 @@ out:
 struct remembered {
 	char kind; /* 'e' exec, 'g' group */
 	const char *key, *dir, *id;
-	struct ui_buf log;
+	struct strbuf log;
 };
 
 /* Split line at every tab into v (at most max fields); the count. */
@@ -320,7 +320,7 @@ int replay_try(const char *root, char *const *args, int nargs, const char *tok,
 	for (size_t i = 0; i < n; i++) {
 		double now = ui_now_ms();
 		struct ui_result r = {.id = t[i].id, .status = UI_HIT, .ms = now - at,
-			.key = t[i].key, .log = t[i].log.data, .loglen = t[i].log.len};
+			.key = t[i].key, .log = t[i].log.buf, .loglen = t[i].log.len};
 		at = now;
 		ui_result(&ui, &r);
 	}
@@ -330,7 +330,7 @@ out:
 	if (rc.c)
 		runcache_close(&rc);
 	for (size_t i = 0; i < n; i++)
-		ui_buf_free(&t[i].log);
+		strbuf_release(&t[i].log);
 	free(t);
 	free(f);
 	free(text);

@@ -42,13 +42,13 @@ static char *write_denies(const char *request, const cJSON *denies)
 	return path;
 }
 
-static void say(struct ui_buf *out, const char *m)
+static void say(struct strbuf *out, const char *m)
 {
-	ui_buf_add(out, m, strlen(m));
+	strbuf_add(out, m, strlen(m));
 }
 
 bool report_task(const char *request, const char *trace, const cJSON *denies, int exit_code,
-	struct ui_buf *out)
+	struct strbuf *out)
 {
 	char code[16];
 	char *prog = proc_stage_path("vx-report");

@@ -23,6 +23,6 @@
 
 char *report_trace_path(const char *request);
 bool report_task(const char *request, const char *trace, const cJSON *denies, int exit_code,
-	struct ui_buf *out);
+	struct strbuf *out);
 
 #endif

@@ -64,7 +64,7 @@ void run_exited(struct run *r, struct rtask *t, int st)
 	if (t->streamed) {
 		/* the last line, even one with no line end */
 		ui_stream_flush(&r->ui, t->id, &t->line);
-		ui_buf_free(&t->line);
+		strbuf_release(&t->line);
 	}
 	if (t->kind != K_PERSISTENT)
 		tasklog_end(&t->out, &t->log, r->log_max);
@@ -78,7 +78,7 @@ void run_exited(struct run *r, struct rtask *t, int st)
 	cJSON_Delete(denies);
 	if (!confirmed) {
 		const char *m = "vx-proxy did not confirm the task's last network decisions\n";
-		ui_buf_add(&t->viol, m, strlen(m));
+		strbuf_add(&t->viol, m, strlen(m));
 	}
 	if (t->trace)
 		unlink(t->trace);
@@ -96,7 +96,7 @@ void run_exited(struct run *r, struct rtask *t, int st)
 		bool bad = t->exit_code || t->viol.len;
 		struct ui_result res = {.id = t->id, .status = bad ? UI_FAIL : UI_DONE,
 			.ms = t->ms, .exit_code = t->exit_code,
-			.violations = t->viol.data, .vlen = t->viol.len};
+			.violations = t->viol.buf, .vlen = t->viol.len};
 		ui_result(&r->ui, &res);
 		if (bad) {
 			t->status = UI_FAIL;
@@ -136,7 +136,7 @@ void run_exited(struct run *r, struct rtask *t, int st)
 			ui_note(&r->ui, t->id, note);
 			free(note);
 			free(what);
-		} else if (runcache_save(&r->cache, t->key, r->root, t->dir, t->rec, t->log.data,
+		} else if (runcache_save(&r->cache, t->key, r->root, t->dir, t->rec, t->log.buf,
 				   t->log.len, (long)t->ms) != 0) {
 			ui_note(&r->ui, t->id, "unable to save the result to the cache");
 		}

@@ -42,8 +42,8 @@ struct rtask {
 	char key[33];
 	pid_t pid;
 	int outfd;
-	struct ui_buf log;   /* its head, or a hit's replayed log */
-	struct ui_buf line;  /* streamed: the start of a line not yet ended (ui.h) */
+	struct strbuf log;   /* its head, or a hit's replayed log */
+	struct strbuf line;  /* streamed: the start of a line not yet ended (ui.h) */
 	bool streamed;       /* its output is shown as it comes */
 	struct tasklog out;  /* a run's whole output, past the head (tasklog.h) */
 	double started, ms;
@@ -54,7 +54,7 @@ struct rtask {
 	bool probed;   /* keyed and looked up: a miss, to run */
 	char *request; /* vx-sandbox's request file while it runs */
 	bool networked;      /* served by vx-proxy: its denies are collected at exit */
-	struct ui_buf viol;  /* its sandbox violations */
+	struct strbuf viol;  /* its sandbox violations */
 	char *trace;   /* its access records (report.h), one-shot tasks only */
 };
 
@@ -102,7 +102,7 @@ void run_build(struct run *r);
 /* run_key.c */
 void run_graph_read(void *arg, const cJSON *graph);
 bool run_key_task(struct run *r, struct rtask *t);
-void run_hit(struct run *r, struct rtask *t, struct ui_buf *log);
+void run_hit(struct run *r, struct rtask *t, struct strbuf *log);
 void run_key_pump(struct run *r);
 
 /* run_launch.c */

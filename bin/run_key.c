@@ -81,10 +81,10 @@ static void ready_remove(struct run *r, size_t ti)
 }
 
 /* t is a hit; its replayed log is *log, or t->log already when NULL. */
-void run_hit(struct run *r, struct rtask *t, struct ui_buf *log)
+void run_hit(struct run *r, struct rtask *t, struct strbuf *log)
 {
 	if (log) {
-		ui_buf_free(&t->log);
+		strbuf_release(&t->log);
 		t->log = *log;
 	}
 	t->ms = ui_now_ms() - t->started;
@@ -107,11 +107,11 @@ static void settle(struct run *r, size_t ti)
 	if (t->kind != K_EXEC || !t->cached || !r->use_cache || r->force)
 		return;
 	t->started = ui_now_ms();
-	struct ui_buf log = {0};
+	struct strbuf log = {0};
 	struct runcache_write *job;
 	int h = runcache_hit(&r->cache, t->key, r->root, t->dir, &log, &job);
 	if (!h) {
-		ui_buf_free(&log);
+		strbuf_release(&log);
 		t->probed = true;
 		return;
 	}
@@ -120,7 +120,7 @@ static void settle(struct run *r, size_t ti)
 		run_hit(r, t, &log);
 		return;
 	}
-	ui_buf_free(&t->log);
+	strbuf_release(&t->log);
 	t->log = log;
 	job->task = ti;
 	workq_put(r->writers, job);
@@ -136,7 +136,7 @@ static void written(struct run *r, struct runcache_write *job)
 		run_hit(r, t, NULL);
 		return;
 	}
-	ui_buf_free(&t->log);
+	strbuf_release(&t->log);
 	t->probed = true;
 	r->ready[r->nready++] = (size_t)(t - r->t);
 }

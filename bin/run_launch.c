@@ -108,7 +108,7 @@ void run_start(struct run *r, struct rtask *t)
 			return;
 		}
 		if (t->cached && r->use_cache && !r->force && !t->probed) {
-			struct ui_buf log = {0};
+			struct strbuf log = {0};
 			int h = runcache_restore(&r->cache, t->key, r->root, t->dir, &log);
 			if (h == 2)
 				r->rescan = true; /* a lockfile may be an output */
@@ -116,7 +116,7 @@ void run_start(struct run *r, struct rtask *t)
 				run_hit(r, t, &log);
 				return;
 			}
-			ui_buf_free(&log);
+			strbuf_release(&log);
 		}
 	}
 

@@ -62,12 +62,12 @@ void run_finish(struct run *r, struct rtask *t, enum ui_status st)
 		.ms = t->ms,
 		.key = t->key[0] ? t->key : NULL,
 		.exit_code = t->exit_code,
-		.log = t->log.data,
+		.log = t->log.buf,
 		.loglen = t->log.len,
 		.full = &t->out,
 		.blocked_by = t->blocked ? t->blocked->id : NULL,
 		.streamed = t->streamed,
-		.violations = t->viol.data,
+		.violations = t->viol.buf,
 		.vlen = t->viol.len,
 	};
 	ui_result(&r->ui, &res);
@@ -79,8 +79,8 @@ void run_finish(struct run *r, struct rtask *t, enum ui_status st)
 void run_fail_msg(struct run *r, struct rtask *t, const char *fmt, const char *arg)
 {
 	char *m = xasprintf(fmt, arg);
-	ui_buf_add(&t->log, m, strlen(m));
-	ui_buf_add(&t->log, "\n", 1);
+	strbuf_add(&t->log, m, strlen(m));
+	strbuf_add(&t->log, "\n", 1);
 	free(m);
 	t->exit_code = -1;
 	run_finish(r, t, UI_FAIL);

@@ -93,19 +93,19 @@ void runcache_remote(struct runcache *rc, const char *url)
  * them: no manifest to read), its log added to *log. Not with a remote,
  * whose lookups also want every blob present. */
 static bool in_place(struct runcache *rc, const char *key, const char *proj, bool vouched,
-	struct ui_buf *log)
+	struct strbuf *log)
 {
 	char *text;
 	size_t len = 0;
 	if (rc->remote || !cache_hit_in_place(rc->c, key, proj, vouched, &text, &len))
 		return false;
-	ui_buf_add(log, text, len);
+	strbuf_add(log, text, len);
 	free(text);
 	return true;
 }
 
 int runcache_hit(struct runcache *rc, const char *key, const char *root, const char *dir,
-	struct ui_buf *log, struct runcache_write **out)
+	struct strbuf *log, struct runcache_write **out)
 {
 	struct cache_entry *e = NULL;
 	*out = NULL;
@@ -137,7 +137,7 @@ int runcache_hit(struct runcache *rc, const char *key, const char *root, const c
 		free(text);
 		return 0;
 	}
-	ui_buf_add(log, text, len);
+	strbuf_add(log, text, len);
 	free(text);
 	if (r == 0) {
 		cache_entry_free(e);
@@ -151,7 +151,7 @@ int runcache_hit(struct runcache *rc, const char *key, const char *root, const c
 }
 
 int runcache_hit_vouched(struct runcache *rc, const char *key, const char *root, const char *dir,
-	struct ui_buf *log)
+	struct strbuf *log)
 {
 	if (!rc->c)
 		return 0;
@@ -177,7 +177,7 @@ bool runcache_written(struct runcache_write *job)
 }
 
 int runcache_restore(struct runcache *rc, const char *key, const char *root, const char *dir,
-	struct ui_buf *log)
+	struct strbuf *log)
 {
 	struct runcache_write *job;
 	int h = runcache_hit(rc, key, root, dir, log, &job);

@@ -45,7 +45,7 @@ void runcache_remote(struct runcache *rc, const char *url);
  * *log: 1 with its outputs already in place, 2 when some were restored into
  * root/dir; 0: a miss. */
 int runcache_restore(struct runcache *rc, const char *key, const char *root, const char *dir,
-	struct ui_buf *log);
+	struct strbuf *log);
 /* The same in two halves, so that the writes run on other threads (a
  * workq.h pool) while the driver keys and checks the next hits. runcache_hit
  * looks up, reads the log into *log and checks the outputs, on the
@@ -62,12 +62,12 @@ struct runcache_write {
 	int r;
 };
 int runcache_hit(struct runcache *rc, const char *key, const char *root, const char *dir,
-	struct ui_buf *log, struct runcache_write **job);
+	struct strbuf *log, struct runcache_write **job);
 void runcache_write(void *job);
 /* A hit in place by the memo alone, its outputs vouched for by vx-watch
  * (replay.h): 1 with its log added to *log, else 0. */
 int runcache_hit_vouched(struct runcache *rc, const char *key, const char *root, const char *dir,
-	struct ui_buf *log);
+	struct strbuf *log);
 bool runcache_written(struct runcache_write *job);
 /* Save a success: the outputs its record declares, and its log, then
  * upload it to the remote (which never fails the save). 0 or -1. */

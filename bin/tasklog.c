@@ -73,13 +73,13 @@ static bool write_all(int fd, const char *s, size_t n)
 	return true;
 }
 
-void tasklog_add(struct tasklog *l, struct ui_buf *kept, size_t max, const char *s, size_t n)
+void tasklog_add(struct tasklog *l, struct strbuf *kept, size_t max, const char *s, size_t n)
 {
 	size_t room = kept->len < max ? max - kept->len : 0;
 	if (l->total == kept->len && n > room && l->spool == -1) {
 		/* outgrown: from here on the whole output is on disk */
 		l->spool = spool_open();
-		if (l->spool < 0 || !write_all(l->spool, kept->data ? kept->data : "", kept->len)) {
+		if (l->spool < 0 || !write_all(l->spool, kept->buf ? kept->buf : "", kept->len)) {
 			err_warn_errno("unable to keep a task's output in TMPDIR; "
 				       "only its first %zu bytes are shown", max);
 			if (l->spool >= 0)
@@ -92,17 +92,17 @@ void tasklog_add(struct tasklog *l, struct ui_buf *kept, size_t max, const char 
 		close(l->spool);
 		l->spool = -2;
 	}
-	ui_buf_add(kept, s, n < room ? n : room);
+	strbuf_add(kept, s, n < room ? n : room);
 	l->total += n;
 }
 
-void tasklog_end(struct tasklog *l, struct ui_buf *kept, size_t max)
+void tasklog_end(struct tasklog *l, struct strbuf *kept, size_t max)
 {
 	if (l->total <= max)
 		return;
 	char *m = xasprintf("%svx: output cut at %zu bytes of %zu (VX_LOG_MAX)\n",
-		kept->len && kept->data[kept->len - 1] != '\n' ? "\n" : "", kept->len, l->total);
-	ui_buf_add(kept, m, strlen(m));
+		kept->len && kept->buf[kept->len - 1] != '\n' ? "\n" : "", kept->len, l->total);
+	strbuf_add(kept, m, strlen(m));
 	free(m);
 }
 

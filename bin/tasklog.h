@@ -29,8 +29,8 @@ void tasklog_init(struct tasklog *l);
 /* The output is shown as it comes (ui.h's streaming): only the head is
  * kept, nothing spooled, tasklog_print has nothing to print. */
 void tasklog_no_spool(struct tasklog *l);
-void tasklog_add(struct tasklog *l, struct ui_buf *kept, size_t max, const char *s, size_t n);
-void tasklog_end(struct tasklog *l, struct ui_buf *kept, size_t max);
+void tasklog_add(struct tasklog *l, struct strbuf *kept, size_t max, const char *s, size_t n);
+void tasklog_end(struct tasklog *l, struct strbuf *kept, size_t max);
 /* Every byte of the spool as "<prefix><line>" lines; false when there is
  * no spool (kept holds the whole output). */
 bool tasklog_print(const struct tasklog *l, FILE *f, const char *prefix);

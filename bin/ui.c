@@ -16,23 +16,6 @@
 
 static const char *const names[UI_NSTATUS] = {"hit", "miss", "fail", "skip", "done", "up"};
 
-void ui_buf_add(struct ui_buf *b, const char *s, size_t n)
-{
-	if (b->len + n + 1 > b->cap) {
-		b->cap = (b->len + n + 1) * 2;
-		b->data = xrealloc(b->data, b->cap);
-	}
-	memcpy(b->data + b->len, s, n);
-	b->len += n;
-	b->data[b->len] = '\0';
-}
-
-void ui_buf_free(struct ui_buf *b)
-{
-	free(b->data);
-	memset(b, 0, sizeof(*b));
-}
-
 /* s among names[0..n), by its index; false after a message */
 static bool parse_choice(const char *opt, const char *s, const char *const *choices, int n,
 	int *out)
@@ -268,16 +251,16 @@ void ui_progress(struct ui *u, size_t done, size_t total, size_t hits, const cha
 	u->progress_shown = true;
 }
 
-void ui_stream(struct ui *u, const char *id, struct ui_buf *pending, const char *s, size_t n)
+void ui_stream(struct ui *u, const char *id, struct strbuf *pending, const char *s, size_t n)
 {
-	ui_buf_add(pending, s, n);
+	strbuf_add(pending, s, n);
 	/* up to the last line end: "\n", or a "\r" (termsafe.h ends a line
 	 * there too) but the very last byte, which may begin a "\r\n" */
 	size_t upto = pending->len > 0 ? pending->len - 1 : 0;
-	while (upto && pending->data[upto - 1] != '\n' &&
-	       !(pending->data[upto - 1] == '\r' && upto < pending->len))
+	while (upto && pending->buf[upto - 1] != '\n' &&
+	       !(pending->buf[upto - 1] == '\r' && upto < pending->len))
 		upto--;
-	if (pending->len && pending->data[pending->len - 1] == '\n')
+	if (pending->len && pending->buf[pending->len - 1] == '\n')
 		upto = pending->len;
 	if (!upto && pending->len < 65536)
 		return;
@@ -285,28 +268,28 @@ void ui_stream(struct ui *u, const char *id, struct ui_buf *pending, const char 
 		/* a line too long to hold: a piece, not cut within a character */
 		upto = pending->len;
 		for (size_t k = 1; k <= 3 && k < upto; k++)
-			if (((unsigned char)pending->data[upto - k] & 0xc0) != 0x80) {
-				if ((unsigned char)pending->data[upto - k] >= 0xc0)
+			if (((unsigned char)pending->buf[upto - k] & 0xc0) != 0x80) {
+				if ((unsigned char)pending->buf[upto - k] >= 0xc0)
 					upto -= k;
 				break;
 			}
 	}
 	if (shows_running(u)) {
 		clear_progress(u);
-		print_task_lines(id, pending->data, upto);
+		print_task_lines(id, pending->buf, upto);
 		fflush(stdout);
 	}
-	memmove(pending->data, pending->data + upto, pending->len - upto);
-	pending->len -= upto;
+	memmove(pending->buf, pending->buf + upto, pending->len - upto);
+	strbuf_setlen(pending, pending->len - upto);
 }
 
-void ui_stream_flush(struct ui *u, const char *id, struct ui_buf *pending)
+void ui_stream_flush(struct ui *u, const char *id, struct strbuf *pending)
 {
 	if (pending->len && shows_running(u)) {
 		clear_progress(u);
-		print_task_lines(id, pending->data, pending->len);
+		print_task_lines(id, pending->buf, pending->len);
 	}
-	pending->len = 0;
+	strbuf_reset(pending);
 }
 
 void ui_note(struct ui *u, const char *id, const char *msg)

@@ -19,16 +19,12 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "strbuf.h"
+
 enum ui_status { UI_HIT, UI_MISS, UI_FAIL, UI_SKIP, UI_DONE, UI_STARTED, UI_NSTATUS };
 
 struct tasklog;
 
-struct ui_buf {
-	char *data;
-	size_t len, cap;
-};
-void ui_buf_add(struct ui_buf *b, const char *s, size_t n);
-void ui_buf_free(struct ui_buf *b);
 
 enum ui_order { UI_ORDER_AUTO, UI_ORDER_STREAM, UI_ORDER_GROUPED };
 enum ui_logs { UI_LOGS_FULL, UI_LOGS_HASH, UI_LOGS_NEW, UI_LOGS_ERRORS, UI_LOGS_NONE };
@@ -94,8 +90,8 @@ bool ui_live(const struct ui *u);
  * than 64 KiB in pieces: pending stays that small); nothing under
  * --output-logs that shows no running task's output, or --json. A
  * persistent task's goes through here in either order: it never ends. */
-void ui_stream(struct ui *u, const char *id, struct ui_buf *pending, const char *s, size_t n);
-void ui_stream_flush(struct ui *u, const char *id, struct ui_buf *pending);
+void ui_stream(struct ui *u, const char *id, struct strbuf *pending, const char *s, size_t n);
+void ui_stream_flush(struct ui *u, const char *id, struct strbuf *pending);
 void ui_note(struct ui *u, const char *id, const char *msg);
 void ui_summary(struct ui *u, size_t tasks, double ms);
 void ui_interrupted(struct ui *u, int sig);
