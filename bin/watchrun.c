@@ -214,7 +214,9 @@ int watch_main(int argc, char **argv)
 	}
 	if (refused(argc, argv))
 		return VX_EXIT_USAGE;
-	char *root;
+	/* held until the process ends, in the runs forked off it too: kept
+	 * where LeakSanitizer sees it held, as it is */
+	static char *root;
 	if (wsroot_find(".", root_option(argc, argv), true, &root) != 0)
 		return VX_EXIT_USAGE;
 
