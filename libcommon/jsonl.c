@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "err.h"
+#include "strbuf.h"
 
 void jsonl_reader_init(struct jsonl_reader *r, FILE *f, const char *name)
 {
@@ -127,8 +128,7 @@ static _Noreturn void write_failed(void)
 
 static struct {
 	bool on;
-	char *buf;
-	size_t len, cap;
+	struct strbuf sb;
 } kept;
 
 void jsonl_out_keep(void)
@@ -138,21 +138,18 @@ void jsonl_out_keep(void)
 
 char *jsonl_out_kept(size_t *len)
 {
-	char *b = kept.buf;
-	*len = kept.len;
-	memset(&kept, 0, sizeof(kept));
+	char *b = NULL;
+	*len = 0;
+	if (kept.sb.buf) /* NULL when nothing was kept */
+		b = strbuf_detach(&kept.sb, len);
+	kept.on = false;
 	return b;
 }
 
 static void keep(const char *line, size_t len)
 {
-	if (kept.len + len + 1 > kept.cap) {
-		kept.cap = (kept.len + len + 1) * 2;
-		kept.buf = xrealloc(kept.buf, kept.cap);
-	}
-	memcpy(kept.buf + kept.len, line, len);
-	kept.buf[kept.len + len] = '\n';
-	kept.len += len + 1;
+	strbuf_add(&kept.sb, line, len);
+	strbuf_addch(&kept.sb, '\n');
 }
 
 void jsonl_write_raw(const char *line, size_t len)

@@ -45,7 +45,8 @@ void jsonl_write(const cJSON *rec);
 /* Write an already-serialised record (no newline inside); exits 1 on failure. */
 void jsonl_write_raw(const char *line, size_t len);
 /* From now on also keep a copy of every line written (vx-graph's cache);
- * jsonl_out_kept hands the copy over (malloc'd, *len bytes) and stops. */
+ * jsonl_out_kept hands the copy over (malloc'd, *len bytes; NULL when no
+ * line was kept) and stops. */
 void jsonl_out_keep(void);
 char *jsonl_out_kept(size_t *len);
 /* Flush and close stdout: VX_EXIT_OK, or VX_EXIT_FAIL after reporting. */
