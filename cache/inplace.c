@@ -250,11 +250,8 @@ static struct cache_inplace *inplace(struct cache *c)
 	strmap_init(&ip->map);
 	ip->file = xasprintf("%s/inplace", c->statedir);
 	size_t len;
-	struct timespec at;
-	if ((ip->text = cache_state_read(ip->file, &len, &at))) {
-		ip->at = statsnap_ns(at);
+	if ((ip->text = cache_state_read(ip->file, &len, &ip->at)))
 		parse(ip, len);
-	}
 	return ip;
 }
 

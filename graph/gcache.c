@@ -5,11 +5,12 @@
  *
  *   vx-graph-cache 2 <key: xxh3-128 of the binary's stat, root, arguments>
  *   <count of notes> <bytes of output>
- *   F <ino> <dev> <size> <mtime s> <ns> <ctime s> <ns> <mode octal> <path>   (a file)
- *   D ...same fields...                                                      (a directory)
- *   A 0 0 0 0 0 0 0 0 <path>                                                 (absent)
+ *   F <size> <mtime s> <ns> <ctime s> <ns> <inode> <device> <mode octal> <path>   (a file)
+ *   D ...same fields...                                                            (a directory)
+ *   A 0 0 0 0 0 0 0 0 <path>                                                       (absent)
  *
- * A note holds while its path's stat matches (statsnap.h).
+ * the fields being a stat snapshot's text form; a note holds while its
+ * path's stat matches (statsnap.h).
  *   <the output bytes>
  */
 #include "gcache.h"
@@ -189,27 +190,12 @@ static bool all_hold(int rootfd, const struct note *v, size_t n)
 
 static bool parse_note(char *line, struct note *n)
 {
-	long long v[8];
 	if (!strchr("FDA", line[0]) || line[1] != ' ')
 		return false;
 	n->kind = line[0];
 	char *s = line + 2;
-	for (int i = 0; i < 8; i++) {
-		char *end;
-		errno = 0;
-		v[i] = i == 7   ? (long long)strtoul(s, &end, 8)
-		       : i <= 1 ? (long long)strtoull(s, &end, 10)
-				: strtoll(s, &end, 10);
-		if (errno || end == s || *end != ' ')
-			return false;
-		s = end + 1;
-	}
-	if (v[4] < 0 || v[4] > 999999999 || v[6] < 0 || v[6] > 999999999)
+	if (!statsnap_parse(&s, &n->st))
 		return false;
-	n->st = (struct statsnap){.ino = (uint64_t)v[0], .dev = (uint64_t)v[1], .size = v[2],
-		.mtime = statsnap_ns((struct timespec){.tv_sec = v[3], .tv_nsec = v[4]}),
-		.ctime = statsnap_ns((struct timespec){.tv_sec = v[5], .tv_nsec = v[6]}),
-		.mode = (uint32_t)v[7]};
 	n->path = s;
 	return *s != '\0';
 }
@@ -293,11 +279,9 @@ void gcache_save(const char *root, char *const *args, int nargs)
 	fprintf(f, "%s%s\n%zu %zu\n", GCACHE_HEADER, key, g.n, outlen);
 	for (size_t i = 0; i < g.n; i++) {
 		const struct note *n = &g.v[i];
-		fprintf(f, "%c %llu %llu %lld %lld %ld %lld %ld %o %s\n", n->kind,
-			(unsigned long long)n->st.ino, (unsigned long long)n->st.dev,
-			(long long)n->st.size, (long long)statsnap_sec(n->st.mtime),
-			statsnap_nsec(n->st.mtime), (long long)statsnap_sec(n->st.ctime),
-			statsnap_nsec(n->st.ctime), (unsigned)n->st.mode, n->path);
+		fprintf(f, "%c ", n->kind);
+		statsnap_print(f, &n->st);
+		fprintf(f, " %s\n", n->path);
 	}
 	fwrite(out, 1, outlen, f);
 	if (atomicw_commit(&w) == 0) {

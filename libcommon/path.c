@@ -139,3 +139,11 @@ char *path_expand_home(const char *p)
 	}
 	return path_join(home, p[1] ? p + 2 : ".");
 }
+
+char *path_dirname(const char *p)
+{
+	const char *s = strrchr(p, '/');
+	if (!s || s == p)
+		return xstrdup("/");
+	return xstrndup(p, (size_t)(s - p));
+}

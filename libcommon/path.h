@@ -24,6 +24,8 @@ char *path_under(const char *root, const char *p);
 char *path_relative(const char *from, const char *to);
 /* "~" and "~/x" become $HOME and $HOME/x; anything else is copied. */
 char *path_expand_home(const char *p);
+/* The directory holding absolute path p, lexically: "/" for "/x" and "/". */
+char *path_dirname(const char *p);
 /* Is p equal to base or below it (segment-wise)? */
 bool path_is_within(const char *base, const char *p);
 

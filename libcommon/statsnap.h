@@ -14,6 +14,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <sys/stat.h>
 #include <time.h>
 
@@ -35,5 +36,13 @@ bool statsnap_same(const struct statsnap *a, const struct statsnap *b);
 bool statsnap_matches(const struct statsnap *s, const struct stat *st);
 /* The racy rule: may a memo written at time written (ns) vouch for s? */
 bool statsnap_trusted(const struct statsnap *s, int64_t written);
+
+/* The text form the line-based memo files write (the stamp, vx-graph's):
+ * "<size> <mtime s> <mtime ns> <ctime s> <ctime ns> <inode> <device>
+ * <mode, octal>". statsnap_print writes it to f; statsnap_parse reads it
+ * at *p, followed by one space, and moves *p past that space: false (and
+ * *p unmoved) when malformed. */
+void statsnap_print(FILE *f, const struct statsnap *s);
+bool statsnap_parse(char **p, struct statsnap *s);
 
 #endif

@@ -55,14 +55,6 @@ struct op *plan_add_op(struct plan *p, enum op_kind kind, const char *path)
 	return plan_add_op_st(p, kind, path, lstat(path, &st) == 0 ? &st : NULL);
 }
 
-char *plan_dirname_of(const char *path)
-{
-	const char *s = strrchr(path, '/');
-	if (!s || s == path)
-		return xstrdup("/");
-	return xstrndup(path, (size_t)(s - path));
-}
-
 /* The canonical form of path, resolving its longest existing ancestor and
  * appending the rest lexically: where a path not made yet would land. */
 char *plan_canon_would_be(const char *path)
@@ -71,7 +63,7 @@ char *plan_canon_would_be(const char *path)
 	const char *base;
 	if (c || strcmp(path, "/") == 0)
 		return c ? c : xstrdup("/");
-	dir = plan_dirname_of(path);
+	dir = path_dirname(path);
 	base = strrchr(path, '/');
 	base = base ? base + 1 : path; /* a relative name: callers pass absolute paths */
 	rest = plan_canon_would_be(dir);
@@ -223,7 +215,7 @@ static int read_path(struct ctx *c, const char *g, const char *lex, const struct
 	char *canon;
 	if (lex[0] == '/' && !S_ISLNK(st->st_mode) && leaf && leaf[1] &&
 		strcmp(leaf, "/.") != 0 && strcmp(leaf, "/..") != 0) {
-		char *dir = plan_dirname_of(lex);
+		char *dir = path_dirname(lex);
 		bool fast = plan_real_dir(c, dir);
 		free(dir);
 		if (fast) {

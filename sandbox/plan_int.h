@@ -25,7 +25,6 @@ struct ctx {
 struct op *plan_add_op(struct plan *p, enum op_kind kind, const char *path);
 struct op *plan_add_op_st(struct plan *p, enum op_kind kind, const char *path,
 	const struct stat *st);
-char *plan_dirname_of(const char *path);
 char *plan_canon_would_be(const char *path);
 /* Print the refusal of a grant (one line: the grant, why, the fix); -1. */
 int plan_refuse(const struct ctx *c, const char *grant, const char *fmt, const char *path);

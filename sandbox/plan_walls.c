@@ -59,7 +59,7 @@ void plan_add_git_config(struct ctx *c)
 			break;
 		free(git);
 		git = NULL;
-		up = plan_dirname_of(dir);
+		up = path_dirname(dir);
 		free(dir);
 		dir = up;
 	}
@@ -234,7 +234,7 @@ void plan_add_walls(struct ctx *c)
 			continue;
 		}
 		/* no symlink on the way: canonical as it stands, st its own */
-		dir = plan_dirname_of(p);
+		dir = path_dirname(p);
 		real = !S_ISLNK(st.st_mode) && plan_real_dir(c, dir);
 		free(dir);
 		if (real) {

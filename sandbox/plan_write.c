@@ -68,7 +68,7 @@ static int mkdirs(const char *path)
 		return 0;
 	if (errno != ENOENT)
 		return -1;
-	dir = plan_dirname_of(path);
+	dir = path_dirname(path);
 	rc = mkdirs(dir);
 	free(dir);
 	return rc ? rc : (mkdir(path, 0777) == 0 || errno == EEXIST ? 0 : -1);
@@ -273,7 +273,7 @@ static int make_parents(struct plan *p, const char *dir)
 		return S_ISDIR(st.st_mode) ? 0 : -1;
 	if (errno != ENOENT)
 		return -1;
-	up = plan_dirname_of(dir);
+	up = path_dirname(dir);
 	rc = make_parents(p, up);
 	free(up);
 	if (rc || mkdir(dir, 0777))
@@ -327,7 +327,7 @@ static int protect_home(struct ctx *c, const char *d)
 							GUARD_HOME_FILE_MODE);
 				}
 			} else if (errno == ENOENT) {
-				parent = plan_dirname_of(cp);
+				parent = path_dirname(cp);
 				if (make_parents(c->p, parent) == 0)
 					rc = hold_name(c, cp, isdir, GUARD_HOME_FILE_MODE);
 				free(parent);
@@ -467,7 +467,7 @@ static int write_path(struct ctx *c, const char *g, const char *lex, bool dir_sh
 			free(canon);
 			return 0;
 		} else {
-			char *parent = plan_dirname_of(canon);
+			char *parent = path_dirname(canon);
 			int fd;
 			if (mkdirs(parent) ||
 				(fd = open(canon, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
@@ -488,7 +488,7 @@ static int write_path(struct ctx *c, const char *g, const char *lex, bool dir_sh
 			return -1;
 		}
 	}
-	d = S_ISDIR(st.st_mode) ? xstrdup(canon) : plan_dirname_of(canon);
+	d = S_ISDIR(st.st_mode) ? xstrdup(canon) : path_dirname(canon);
 	if (!S_ISDIR(st.st_mode))
 		strlist_push(&c->p->wfiles, canon);
 	rc = add_write_dir(c, g, d);

@@ -26,7 +26,6 @@
 #include "err.h"
 #include "fastpath.h"
 #include "filter.h"
-#include "path.h"
 #include "strbuf.h"
 
 int trace_filter(scmp_filter_ctx f)
@@ -224,8 +223,7 @@ char *trace_seen(const struct plan *p, const char *root)
 		}
 	}
 	for (size_t i = 0; i < p->wfiles.n; i++) {
-		const char *f = p->wfiles.v[i], *slash = strrchr(f, '/');
-		char *d = slash && slash != f ? xstrndup(f, (size_t)(slash - f)) : xstrdup("/");
+		char *d = path_dirname(p->wfiles.v[i]);
 		seen_line(&sb, '-', d, &bad);
 		free(d);
 	}

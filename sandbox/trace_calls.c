@@ -306,8 +306,7 @@ void trace_snapshot(struct tracer *t)
 {
 	t->wnames = xcalloc(t->p->wfiles.n + 1, sizeof(*t->wnames));
 	for (size_t i = 0; i < t->p->wfiles.n; i++) {
-		const char *f = t->p->wfiles.v[i], *s = strrchr(f, '/');
-		char *d = s && s != f ? xstrndup(f, (size_t)(s - f)) : xstrdup("/");
+		char *d = path_dirname(t->p->wfiles.v[i]);
 		DIR *dh;
 		struct dirent *de;
 		bool dup = false;

@@ -55,5 +55,17 @@ int main(void)
 	owned(c, "/", "canonical root");
 	CHECK(path_canonical("/no/such/path/here") == NULL);
 
+	/* path_dirname: lexical, "/" at the top */
+	{
+		char *d = path_dirname("/a/b/c.json");
+		CHECK_STR(d, "/a/b");
+		free(d);
+		d = path_dirname("/x");
+		CHECK_STR(d, "/");
+		free(d);
+		d = path_dirname("/");
+		CHECK_STR(d, "/");
+		free(d);
+	}
 	return UNIT_END("path");
 }

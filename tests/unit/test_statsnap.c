@@ -70,6 +70,34 @@ int main(void)
 		CHECK(statsnap_ns((struct timespec){.tv_sec = sec, .tv_nsec = nsec}) == ends[i]);
 	}
 
+	/* the text form: printed and read back whole, the ends of the range
+	 * too; what is malformed is refused and leaves the cursor */
+	struct statsnap odd = {.size = -5, .mtime = INT64_MIN, .ctime = INT64_MAX,
+		.ino = UINT64_MAX, .dev = 7, .mode = 0100644};
+	const struct statsnap *both[] = {&s, &odd};
+	for (size_t i = 0; i < 2; i++) {
+		char text[256] = {0};
+		FILE *mf = fmemopen(text, sizeof(text) - 1, "w");
+		statsnap_print(mf, both[i]);
+		fputs(" rest", mf);
+		fclose(mf);
+		char *p = text;
+		struct statsnap back;
+		CHECK(statsnap_parse(&p, &back));
+		CHECK(statsnap_same(&back, both[i]));
+		CHECK_STR(p, "rest");
+	}
+	const char *bad[] = {"1 2 3 4 5 6 7", "1 2 3 4 5 6 7 644", "1 2 1000000000 4 5 6 7 644 x",
+		"1 2 3 4 -1 6 7 644 x", "1 2 3 4 5 6 7 9 x", "1 2 x 4 5 6 7 644 x", ""};
+	for (size_t i = 0; i < sizeof(bad) / sizeof(*bad); i++) {
+		char buf[64];
+		snprintf(buf, sizeof(buf), "%s", bad[i]);
+		char *p = buf;
+		struct statsnap back;
+		CHECK(!statsnap_parse(&p, &back));
+		CHECK(p == buf);
+	}
+
 	unlink(f);
 	rmdir(dir);
 	return UNIT_END("statsnap");
