@@ -645,6 +645,61 @@ C
 	assert_output --regexp "(newfstatat|statx) 2[0-9][0-9]"
 }
 
+@test "the fast path takes libc's own opens (fopen, opendir, setlocale's files): no stop when they succeed, each hidden one recorded as with every call stopping" {
+	# glibc opens these from inside itself, past the shim's exported
+	# wrappers; the shim diverts libc's open64, openat64 and
+	# __open_nocancel to them at load
+	cat > "$BATS_TEST_TMPDIR/lo.c" <<'C'
+#include <dirent.h>
+#include <locale.h>
+#include <stdio.h>
+int main(int c, char **v)
+{
+	setlocale(LC_ALL, "");
+	for (int i = 0; i < 50; i++) {
+		FILE *f = fopen("/etc/hostname", "r");
+		DIR *d = opendir("/usr");
+		if (f)
+			fclose(f);
+		if (d)
+			closedir(d);
+	}
+	for (int i = 1; i < c; i++) {
+		FILE *f = fopen(v[i], "r");
+		DIR *d = opendir(v[i]);
+		printf("%s %d %d\n", v[i], f != NULL, d != NULL);
+		if (f)
+			fclose(f);
+		if (d)
+			closedir(d);
+	}
+	return 0;
+}
+C
+	cc -o "$BATS_TEST_TMPDIR/lo" "$BATS_TEST_TMPDIR/lo.c"
+	local args=(../secret/token.txt ../ui src/check.txt src banner.txt /nonexistent)
+	run -0 env LANG=C.UTF-8 VX_TRACE_STATS=1 vx-sandbox --root "$WS" --project "$WS/packages/app" --read src --read "$BATS_TEST_TMPDIR" --trace "$TR" -- "$BATS_TEST_TMPDIR/lo" "${args[@]}"
+	local fast_out="$output" on off
+	on=$(sed -n 's/.* openat \([0-9]*\).*/\1/p' <<< "$output")
+	run -0 records
+	local fast="$output"
+	run -0 env LANG=C.UTF-8 VX_TRACE_FAST=0 VX_TRACE_STATS=1 vx-sandbox --root "$WS" --project "$WS/packages/app" --read src --read "$BATS_TEST_TMPDIR" --trace "$TR" -- "$BATS_TEST_TMPDIR/lo" "${args[@]}"
+	off=$(sed -n 's/.* openat \([0-9]*\).*/\1/p' <<< "$output")
+	assert_equal "$(grep -v 'trace stats' <<< "$fast_out")" "$(grep -v 'trace stats' <<< "$output")"
+	assert_line "../secret/token.txt 0 0"
+	assert_line "src/check.txt 1 0"
+	assert_line "src 1 1"
+	run -0 records
+	assert_equal "$(sort <<< "$fast")" "$(sort <<< "$output")"
+	assert_line "openat read $WS/packages/secret/token.txt ENOENT "
+	assert_line "openat read $WS/packages/ui ENOENT "
+	assert_line "openat read $WS/packages/app/banner.txt ENOENT "
+	# the loader's own opens (its cache, the shim, libc) still stop, and
+	# each failed one above is made again to be recorded
+	[ "${on:-0}" -lt 20 ] || fail "$on openat stops with the fast path"
+	[ "${off:-0}" -ge 100 ] || fail "$off openat stops without it"
+}
+
 @test "the fast path with a widened directory: a succeeding read is recorded once, a failing one once" {
 	run -0 sb --write out.txt -- sh -c 'cat banner.txt > /dev/null; cat ../secret/token.txt; echo o > out.txt; exit 0' 2> /dev/null
 	run -0 records

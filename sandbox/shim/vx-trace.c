@@ -12,6 +12,9 @@
  * (VX_TRACE_ROOT), which the tracer never reports, or inside a directory a
  * read grant binds whole (VX_TRACE_SEEN), which it finds granted.
  *
+ * libc's own opens (setlocale's, fopen's, opendir's) come here too: their
+ * entry points in libc.so.6 jump to the wrappers (divert_libc, at the end).
+ *
  * Without the page (mapped lazily, MAP_FIXED_NOREPLACE; taken, or not yet
  * mapped while another thread maps it) every call goes the traced way, so
  * nothing is lost, only slower. Built without sanitizers: it is loaded into
@@ -24,6 +27,7 @@
 #include <linux/openat2.h>
 #include <stdarg.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -93,9 +97,12 @@ static tramp_fn tramp(void)
 	return (tramp_fn)FAST_TRAMP_ADDR;
 }
 
+static void divert_libc(void);
+
 __attribute__((constructor)) static void init(void)
 {
-	(void)tramp();
+	if (tramp())
+		divert_libc();
 }
 
 /* Absolute, with no empty, "." or ".." component: the path the tracer
@@ -563,4 +570,72 @@ EXPORT long syscall(long nr, ...)
 	if (!next)
 		return slow(nr, a[0], a[1], a[2], a[3], a[4]);
 	return next(nr, a[0], a[1], a[2], a[3], a[4], a[5]);
+}
+
+/* libc's own opens. glibc opens files from inside itself with direct calls
+ * that never pass the PLT, so the wrappers above miss them and each one
+ * stops: setlocale's ~25 locale files in every program started under a
+ * C.UTF-8 locale, fopen's, opendir's, iconv's modules. At load, with the
+ * page ready and before any thread of the program runs, the first bytes of
+ * libc's open64 (also open, __open), openat64 (openat) and __open_nocancel
+ * become a jump to the wrapper with the same arguments (the nocancel one
+ * differs only in never being a cancellation point, and neither are the
+ * wrappers). Only libc.so.6's own definitions are touched, each only once,
+ * and only when its page can be made writable: otherwise those calls stop
+ * as before, which loses nothing. A jump is 5 bytes when the wrapper is
+ * within 2 GiB, else 14 (jmp *0(%rip) and the address); neither touches a
+ * register, so a variadic wrapper still finds %al as its caller set it. */
+static void divert(void *libc, const char *sym, void *to)
+{
+	unsigned char *at = dlsym(libc, sym), code[14];
+	uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE), lo, hi;
+	intptr_t rel;
+	size_t n;
+	if (!at || at == (unsigned char *)to || (intptr_t)page <= 0)
+		return;
+	rel = (intptr_t)to - (intptr_t)(at + 5);
+	if (rel >= INT32_MIN && rel <= INT32_MAX) {
+		int32_t r32 = (int32_t)rel;
+		code[0] = 0xe9;
+		memcpy(code + 1, &r32, 4);
+		n = 5;
+	} else {
+		uint64_t a = (uint64_t)(uintptr_t)to;
+		static const unsigned char jmp[6] = {0xff, 0x25, 0, 0, 0, 0};
+		memcpy(code, jmp, 6);
+		memcpy(code + 6, &a, 8);
+		n = 14;
+	}
+	lo = (uintptr_t)at & ~(page - 1);
+	hi = ((uintptr_t)at + n + page - 1) & ~(page - 1);
+	/* executable throughout: the page may hold mprotect itself */
+	if (mprotect((void *)lo, hi - lo, PROT_READ | PROT_WRITE | PROT_EXEC))
+		return;
+	memcpy(at, code, n);
+	mprotect((void *)lo, hi - lo, PROT_READ | PROT_EXEC);
+}
+
+static int libc_open(const char *path, int flags, ...)
+{
+	mode_t mode = 0;
+	MODE_ARG(flags, mode);
+	return do_openat(AT_FDCWD, path, flags, mode);
+}
+
+static int libc_openat(int dfd, const char *path, int flags, ...)
+{
+	mode_t mode = 0;
+	MODE_ARG(flags, mode);
+	return do_openat(dfd, path, flags, mode);
+}
+
+static void divert_libc(void)
+{
+	void *libc = dlopen("libc.so.6", RTLD_NOW | RTLD_NOLOAD);
+	if (!libc)
+		return;
+	divert(libc, "__open_nocancel", (void *)libc_open);
+	divert(libc, "open64", (void *)libc_open);
+	divert(libc, "openat64", (void *)libc_openat);
+	dlclose(libc);
 }
