@@ -84,6 +84,20 @@ $(BINDIR)/vx-key: $(KEY_OBJ) $(BUILD)/libcommon.a
 # (no library to map and relocate at each start) and every symbol is bound
 # at load (-z now), so the sandbox's pid 1, a copy-on-write child, resolves
 # none and copies no page for it: ~4% of a sandboxed /bin/true
+# every variant of the sandbox's seccomp filters, compiled by libseccomp
+# at build time and compiled into vx-sandbox (sandbox/filter.h): no start
+# compiles one
+SANDBOX_OBJ += $(BUILD)/sandbox/filters_gen.o
+$(BUILD)/filtergen: sandbox/gen/filtergen.c $(BUILD)/sandbox/filter.o $(BUILD)/libcommon.a
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) -Isandbox $(CFLAGS) $(WARN) $(LDFLAGS) -o $@ $^ -lseccomp $(LDLIBS)
+
+$(BUILD)/sandbox/filters_gen.c: $(BUILD)/filtergen
+	$< > $@.tmp && mv $@.tmp $@
+
+$(BUILD)/sandbox/filters_gen.o: $(BUILD)/sandbox/filters_gen.c
+	$(CC) $(CPPFLAGS) -Isandbox $(CFLAGS) $(WARN) -c -o $@ $<
+
 $(BINDIR)/vx-sandbox: $(SANDBOX_OBJ) $(BUILD)/libcommon.a
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) -Wl,-z,now -o $@ $^ -lcjson -Wl,-Bstatic -lxxhash -lseccomp -Wl,-Bdynamic \

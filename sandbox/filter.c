@@ -144,6 +144,12 @@ static scmp_filter_ctx build(const struct sb_request *r, bool tracer)
 			ok = rule(f, EPERM, mounts[i], 0, NULL) == 0;
 	}
 	ok = ok && rule(f, EPERM, "ioctl", 1, &sti) == 0 && rule(f, EPERM, "ioctl", 1, &linux_) == 0;
+	/* the traced task: a child made with CLONE_UNTRACED would run unseen
+	 * (its traced calls would fail with ENOSYS, but nothing would say so) */
+	if (ok && r->trace_fd >= 0 && !tracer) {
+		struct scmp_arg_cmp untraced = SCMP_A0(SCMP_CMP_MASKED_EQ, CLONE_UNTRACED, CLONE_UNTRACED);
+		ok = rule(f, EPERM, "clone", 1, &untraced) == 0;
+	}
 	if (!ok) {
 		seccomp_release(f);
 		return NULL;
@@ -189,6 +195,24 @@ int filter_export(scmp_filter_ctx f, struct sock_fprog *prog)
 	}
 	close(fd);
 	return 0;
+}
+
+unsigned filter_variant(const struct sb_request *r, bool tracer)
+{
+	return (tracer ? FILTER_V_TRACER : 0) | (r->trace_fd >= 0 ? FILTER_V_TRACED : 0) |
+	       (r->unix_sockets ? FILTER_V_UNIX : 0) | (r->weaker_nested ? FILTER_V_NESTED : 0);
+}
+
+int filter_compile(const struct sb_request *r, bool tracer, struct sock_fprog *prog)
+{
+	scmp_filter_ctx f = build(r, tracer);
+	int rc;
+	memset(prog, 0, sizeof(*prog));
+	if (!f)
+		return -1;
+	rc = filter_export(f, prog);
+	seccomp_release(f);
+	return rc;
 }
 
 int filter_load(const struct sock_fprog *prog)

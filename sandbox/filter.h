@@ -1,5 +1,6 @@
-/* filter.h: the task's seccomp filter (libseccomp), built once on the host
- * and loaded last in the sandbox, after every capability is gone.
+/* filter.h: the task's seccomp filter (libseccomp's rules, compiled at build
+ * time: filter_compiled below), loaded last in the sandbox, after every
+ * capability is gone.
  *
  * Socket families are allow-listed (issue 20 item 3): AF_INET and AF_INET6
  * (the sandbox's network namespace holds only loopback, and vx-proxy's
@@ -30,6 +31,7 @@
 #define VX_SANDBOX_FILTER_H
 
 #include <linux/filter.h>
+#include <stdbool.h>
 #include <seccomp.h>
 
 #include "request.h"
@@ -50,14 +52,39 @@ scmp_filter_ctx filter_build(const struct sb_request *r);
  * other refusal is the task's. */
 scmp_filter_ctx filter_build_tracer(const struct sb_request *r);
 
-/* The filter compiled to BPF by libseccomp (seccomp_export_bpf), before the
- * sandbox forks: the sandbox then loads it with one seccomp(2) call, with
- * the flags seccomp_load would pass (none; no_new_privs is set already),
- * instead of compiling it in a fresh copy-on-write copy of this process.
- * 0, or -1 after one line; filter_prog_free releases it. */
+/* The filter compiled to BPF by libseccomp (seccomp_export_bpf): the
+ * sandbox loads such a program with one seccomp(2) call, with the flags
+ * seccomp_load would pass (none; no_new_privs is set already). 0, or -1
+ * after one line; filter_prog_free releases it. */
 int filter_export(scmp_filter_ctx f, struct sock_fprog *prog);
 /* 0, or -errno (as seccomp_load returns). */
 int filter_load(const struct sock_fprog *prog);
+
+/* A filter depends on four things only: whether it is pid 1's
+ * (filter_build_tracer), whether the task is traced (r->trace_fd >= 0:
+ * connect() stops, and clone with CLONE_UNTRACED is refused), and the
+ * request's unixSockets and weakerWhenNested. So vx-sandbox is built with
+ * every variant compiled already (sandbox/gen/filtergen.c runs these same
+ * rules through this libseccomp at build time, filter_table.c looks them
+ * up): compiling one costs ~0.5 ms a start, twice per traced task. */
+#define FILTER_V_TRACER 1u
+#define FILTER_V_TRACED 2u
+#define FILTER_V_UNIX 4u
+#define FILTER_V_NESTED 8u
+#define FILTER_VARIANTS 16u
+unsigned filter_variant(const struct sb_request *r, bool tracer);
+/* Build and export now, with libseccomp (what the table holds). */
+int filter_compile(const struct sb_request *r, bool tracer, struct sock_fprog *prog);
+/* The program for r from the table (a malloc'ed copy), compiled now when
+ * the table lacks it. 0, or -1 after one line; filter_prog_free releases. */
+int filter_compiled(const struct sb_request *r, bool tracer, struct sock_fprog *prog);
+
+/* One entry of the table the build generates (filters_gen.c). */
+struct filter_gen {
+	unsigned short len; /* 0: not generated */
+	const struct sock_filter *insns;
+};
+extern const struct filter_gen filter_gen[FILTER_VARIANTS];
 void filter_prog_free(struct sock_fprog *prog);
 
 #endif

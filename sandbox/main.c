@@ -78,7 +78,6 @@ int main(int argc, char **argv)
 	const char *request = NULL, *root = NULL, *project = NULL, *proxy = NULL, *trace = NULL;
 	char *end;
 	struct plan plan = {0};
-	scmp_filter_ctx filter;
 	int c, code;
 	bool hand = false;
 
@@ -149,12 +148,7 @@ int main(int argc, char **argv)
 		request_free(r);
 		return RUN_EXIT_SETUP;
 	}
-	if (!(filter = filter_build(r))) {
-		code = RUN_EXIT_SETUP;
-	} else {
-		code = run_task(r, &plan, filter);
-		seccomp_release(filter);
-	}
+	code = run_task(r, &plan);
 	if (r->trace_fd >= 0)
 		trace_placeholders(r, &plan);
 	plan_sweep(&plan, code != 0);

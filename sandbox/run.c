@@ -31,7 +31,8 @@ static const int forwarded[] = {SIGTERM, SIGINT, SIGHUP, SIGQUIT, SIGUSR1, SIGUS
 /* Two variables, not one: pid 1 may share this memory (see run_task) */
 static volatile pid_t forward_pid1; /* vx-sandbox's: its pid 1, in the host's pids */
 static volatile pid_t forward_task; /* pid 1's: the task's process group (negative) */
-/* the untraced task's filter, compiled before the clone (filter.h) */
+/* the task's filter, compiled (into vx-sandbox: filter.h), copied before
+ * the clone */
 static struct sock_fprog compiled;
 
 /* In vx-sandbox, to pid 1. A kill of a child not yet reaped cannot fail, so
@@ -205,7 +206,7 @@ static void __attribute__((noreturn)) exec_task(const struct sb_request *r)
  * once pid 1 has seized it. The task is
  * made dumpable (pid 1's undumpable flag would refuse the seize); its exec
  * resets that for itself anyway. Returns pid 1's exit code. */
-static int traced(const struct sb_request *r, const struct plan *p, scmp_filter_ctx filter)
+static int traced(const struct sb_request *r, const struct plan *p)
 {
 	int ready[2], go[2], st, rc;
 	char c = 0;
@@ -222,23 +223,24 @@ static int traced(const struct sb_request *r, const struct plan *p, scmp_filter_
 		if (prctl(PR_SET_DUMPABLE, 1, 0, 0, 0) || write(ready[1], "r", 1) != 1 ||
 			read(go[0], &c, 1) != 1)
 			_exit(RUN_EXIT_SETUP);
-		if (c == 't' && trace_filter(filter))
-			_exit(RUN_EXIT_SETUP);
 		if (c != 't') {
 			/* no ptrace tracer: its stops (connect) would fail with
 			 * ENOSYS, so the untraced rules apply (filter.h) */
 			struct sb_request u = *r;
 			u.trace_fd = -1;
-			if (!(filter = filter_build(&u)))
+			filter_prog_free(&compiled);
+			if (filter_compiled(&u, false, &compiled))
 				_exit(RUN_EXIT_SETUP);
 		}
 		if (c == 'u') {
-			/* the notification prototype (bench only, trace.h) */
-			if (trace_notify_child(filter, ready[1], go[0]))
+			/* the notification prototype (bench only, trace.h), on
+			 * libseccomp's filter object */
+			scmp_filter_ctx filter = filter_build(r);
+			if (!filter || trace_notify_child(filter, ready[1], go[0]))
 				setup_die("unable to hand the seccomp listener over");
 			exec_task(r);
 		}
-		rc = seccomp_load(filter);
+		rc = filter_load(&compiled);
 		if (rc) {
 			errno = -rc;
 			setup_die("the kernel refuses the seccomp filter; fix: run on a kernel "
@@ -269,7 +271,7 @@ static int traced(const struct sb_request *r, const struct plan *p, scmp_filter_
 		close(go[1]);
 		close(r->trace_fd);
 		/* untraced, pid 1 goes under the filter like the task */
-		rc = seccomp_load(filter);
+		rc = filter_load(&compiled);
 		while (waitpid(task, &st, 0) < 0)
 			if (errno != EINTR)
 				_exit(RUN_EXIT_SETUP);
@@ -286,7 +288,7 @@ static int traced(const struct sb_request *r, const struct plan *p, scmp_filter_
 }
 
 static void __attribute__((noreturn)) sandbox_init(const struct sb_request *r,
-	const struct plan *p, scmp_filter_ctx filter, int sync, uid_t uid, gid_t gid,
+	const struct plan *p, int sync, uid_t uid, gid_t gid,
 	struct bridge *b)
 {
 	char c;
@@ -319,7 +321,7 @@ static void __attribute__((noreturn)) sandbox_init(const struct sb_request *r,
 	syscall(SYS_keyctl, KEYCTL_JOIN_SESSION_KEYRING, NULL);
 	drop_privileges();
 	if (r->trace_fd >= 0) {
-		int code = traced(r, p, filter);
+		int code = traced(r, p);
 		bridge_finish(); /* the relay drains, as after an untraced task */
 		_exit(code);
 	}
@@ -364,7 +366,6 @@ static void __attribute__((noreturn)) sandbox_init(const struct sb_request *r,
 struct pid1 {
 	const struct sb_request *r;
 	const struct plan *p;
-	scmp_filter_ctx filter;
 	struct bridge *b;
 	int sync[2];
 	uid_t uid;
@@ -375,7 +376,7 @@ static int pid1_main(void *arg)
 {
 	struct pid1 *a = arg;
 	close(a->sync[1]);
-	sandbox_init(a->r, a->p, a->filter, a->sync[0], a->uid, a->gid, a->b);
+	sandbox_init(a->r, a->p, a->sync[0], a->uid, a->gid, a->b);
 }
 
 /* A shared pid 1's stack: room for the vfork'd task's execvp too, whose
@@ -420,9 +421,9 @@ static pid_t clone_pid1(int flags, char *stack, struct pid1 *a)
 	return pid;
 }
 
-int run_task(const struct sb_request *r, const struct plan *p, scmp_filter_ctx filter)
+int run_task(const struct sb_request *r, const struct plan *p)
 {
-	struct pid1 a = {.r = r, .p = p, .filter = filter, .uid = getuid(), .gid = getgid()};
+	struct pid1 a = {.r = r, .p = p, .uid = getuid(), .gid = getgid()};
 	int flags = CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWIPC | CLONE_NEWNET |
 		    CLONE_NEWUTS | SIGCHLD;
 	int st;
@@ -436,7 +437,7 @@ int run_task(const struct sb_request *r, const struct plan *p, scmp_filter_ctx f
 		return RUN_EXIT_SETUP;
 	if (r->trace_fd >= 0)
 		trace_shim_open();
-	if (r->trace_fd < 0 && filter_export(filter, &compiled)) {
+	if (filter_compiled(r, false, &compiled)) {
 		bridge_release(&b);
 		return RUN_EXIT_SETUP;
 	}

@@ -19,8 +19,8 @@
  * (mounts.h), brings loopback up, joins a new session keyring, drops every
  * capability (bounding set, ambient, effective/permitted/inheritable;
  * securebits locked), sets no_new_privs, makes itself (and so shared
- * memory) undumpable and loads the filter (filter.h, compiled before the
- * clone). It then vforks the task, which starts a new session, keeps only
+ * memory) undumpable and loads the filter (filter.h, compiled into
+ * vx-sandbox at build time). It then vforks the task, which starts a new session, keeps only
  * fds 0-2 and execs; pid 1 passes the signals vx-sandbox forwards on to the
  * task's process group. When the task exits, pid 1 exits with its status,
  * and the kernel kills whatever the task left behind in the namespace.
@@ -32,8 +32,6 @@
 #ifndef VX_SANDBOX_RUN_H
 #define VX_SANDBOX_RUN_H
 
-#include <seccomp.h>
-
 #include "plan.h"
 #include "request.h"
 
@@ -41,6 +39,6 @@
 
 #define RUN_EXIT_SETUP VX_EXIT_SANDBOX
 
-int run_task(const struct sb_request *r, const struct plan *p, scmp_filter_ctx filter);
+int run_task(const struct sb_request *r, const struct plan *p);
 
 #endif

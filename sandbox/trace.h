@@ -35,9 +35,6 @@
  * another user cannot turn the write onto a file of theirs or ours
  * (issue 20 item 4). The fd, or -1 after one line naming the file. */
 int trace_open(const char *path);
-/* Add the traced task's refusal to f (clone with CLONE_UNTRACED): 0, or -1
- * after one line. */
-int trace_filter(scmp_filter_ctx f);
 /* The trace filter (trace_arm.c): SECCOMP_RET_TRACE for the calls of the table,
  * allowing fstat, and with fast the fast path's page (fastpath.h); p's file
  * grants keep reads by open stopping (R-26). 0 with prog->filter malloc'ed,

@@ -28,18 +28,6 @@
 #include "filter.h"
 #include "strbuf.h"
 
-int trace_filter(scmp_filter_ctx f)
-{
-	/* a child made with CLONE_UNTRACED would run unseen (its traced calls
-	 * would fail with ENOSYS, but nothing would say so): refuse it */
-	struct scmp_arg_cmp untraced = SCMP_A0(SCMP_CMP_MASKED_EQ, CLONE_UNTRACED, CLONE_UNTRACED);
-	if (seccomp_rule_add_array(f, SCMP_ACT_ERRNO(EPERM), __NR_clone, 1, &untraced)) {
-		err_warn("seccomp: unable to refuse CLONE_UNTRACED");
-		return -1;
-	}
-	return 0;
-}
-
 /* ---- the trace filter: which calls stop (hand-written BPF) ----
  *
  * A second filter beside the task's (libseccomp cannot compare the

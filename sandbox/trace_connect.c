@@ -37,14 +37,14 @@ static int diag_fd = -1;
 
 int trace_confine(const struct sb_request *r)
 {
-	scmp_filter_ctx f = filter_build_tracer(r);
+	struct sock_fprog prog;
 	int rc;
 	if (diag_fd < 0)
 		diag_fd = socket(AF_NETLINK, SOCK_DGRAM | SOCK_CLOEXEC, NETLINK_SOCK_DIAG);
-	if (!f)
+	if (filter_compiled(r, true, &prog))
 		return -1;
-	rc = seccomp_load(f);
-	seccomp_release(f);
+	rc = filter_load(&prog);
+	filter_prog_free(&prog);
 	if (rc)
 		errno = -rc;
 	return rc ? -1 : 0;

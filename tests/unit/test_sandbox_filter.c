@@ -29,10 +29,10 @@
 
 enum { N_UNSHARE, N_CLONE, N_MOUNT, N_ATTACH, N_SEIZE, N_TRACEME, N_WRITEV, N_KEYCTL,
 	N_UNIX, N_URING, N_CONT, N_READV, N_PAIR, N_VSOCK, N_HIGH, N_AUDIT, N_ROUTE, N_INET6,
-	N_DPAIR, N_DUNIX, N_CONNECT, N_MAX };
+	N_DPAIR, N_DUNIX, N_CONNECT, N_UNTRACED, N_MAX };
 
 /* Load the filter in a child, try each call there, send back their errnos. */
-static void probe(scmp_filter_ctx f, int *got)
+static void probe(const struct sock_fprog *f, int *got)
 {
 	int pfd[2];
 	pid_t pid;
@@ -43,7 +43,7 @@ static void probe(scmp_filter_ctx f, int *got)
 		char buf[8] = "x", dst[8];
 		struct iovec l = {dst, 1}, rm = {buf, 1};
 		pid_t parent = getppid(), kid;
-		if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) || seccomp_load(f))
+		if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) || filter_load(f))
 			_exit(3);
 		e[N_UNSHARE] = ERR(unshare(CLONE_NEWUSER));
 		kid = (pid_t)syscall(SYS_clone, CLONE_NEWUSER | SIGCHLD, NULL, NULL, NULL, 0);
@@ -52,6 +52,12 @@ static void probe(scmp_filter_ctx f, int *got)
 		if (kid > 0)
 			waitpid(kid, NULL, 0);
 		e[N_CLONE] = kid < 0 ? errno : 0;
+		kid = (pid_t)syscall(SYS_clone, CLONE_UNTRACED | SIGCHLD, NULL, NULL, NULL, 0);
+		if (kid == 0)
+			_exit(0);
+		if (kid > 0)
+			waitpid(kid, NULL, 0);
+		e[N_UNTRACED] = kid < 0 ? errno : 0;
 		e[N_MOUNT] = ERR(mount("none", "/tmp", "tmpfs", 0, NULL));
 		e[N_ATTACH] = ERR(ptrace(PTRACE_ATTACH, parent, 0, 0));
 		e[N_SEIZE] = ERR(ptrace(PTRACE_SEIZE, parent, 0, 0));
@@ -84,16 +90,51 @@ static void probe(scmp_filter_ctx f, int *got)
 	waitpid(pid, NULL, 0);
 }
 
-/* The task's filter (or the tracer's) for r, loaded and probed. */
+/* The task's filter (or the tracer's) for r as vx-sandbox loads it (the
+ * build's compiled table), loaded and probed. */
 static void probe_built(const struct sb_request *r, bool tracer, int *got)
 {
-	scmp_filter_ctx f = tracer ? filter_build_tracer(r) : filter_build(r);
-	CHECK(f != NULL);
+	struct sock_fprog f;
+	int rc = filter_compiled(r, tracer, &f);
+	CHECK(rc == 0);
 	memset(got, -1, N_MAX * sizeof(int));
-	if (f) {
-		probe(f, got);
-		seccomp_release(f);
+	if (rc == 0) {
+		probe(&f, got);
+		filter_prog_free(&f);
 	}
+}
+
+/* The table holds, for every variant, exactly what libseccomp compiles
+ * from filter.c's rules now; the variants differ. */
+static void check_table(void)
+{
+	size_t generated = 0;
+	for (unsigned v = 0; v < FILTER_VARIANTS; v++) {
+		struct sb_request r;
+		bool tracer = (v & FILTER_V_TRACER) != 0;
+		struct sock_fprog now;
+		memset(&r, 0, sizeof(r));
+		r.trace_fd = (v & FILTER_V_TRACED) ? 0 : -1;
+		r.unix_sockets = (v & FILTER_V_UNIX) != 0;
+		r.weaker_nested = (v & FILTER_V_NESTED) != 0;
+		CHECK(filter_variant(&r, tracer) == v);
+		if (tracer && !(v & FILTER_V_TRACED)) {
+			CHECK(filter_gen[v].len == 0);
+			continue;
+		}
+		generated++;
+		CHECK(filter_gen[v].len > 0);
+		CHECK(filter_compile(&r, tracer, &now) == 0);
+		CHECK(now.len == filter_gen[v].len &&
+			memcmp(now.filter, filter_gen[v].insns, now.len * sizeof(*now.filter)) == 0);
+		for (unsigned w = 0; w < v; w++)
+			if (filter_gen[w].len)
+				CHECK(filter_gen[w].len != filter_gen[v].len ||
+					memcmp(filter_gen[w].insns, filter_gen[v].insns,
+						filter_gen[v].len * sizeof(*now.filter)) != 0);
+		filter_prog_free(&now);
+	}
+	CHECK(generated == 12);
 }
 
 int main(void)
@@ -101,6 +142,7 @@ int main(void)
 	struct sb_request r;
 	int got[N_MAX];
 
+	check_table();
 	memset(&r, 0, sizeof(r));
 	probe_built(&r, true, got);
 	CHECK(got[N_UNSHARE] == EPERM);
@@ -142,8 +184,10 @@ int main(void)
 	 * pid 1's to make; a datagram one is pid 1's to refuse. With no tracer
 	 * attached the kernel fails both stops (run.c then loads the untraced
 	 * filter instead) */
+	CHECK(got[N_UNTRACED] == 0);
 	r.trace_fd = 0;
 	probe_built(&r, false, got);
+	CHECK(got[N_UNTRACED] == EPERM);
 	CHECK(got[N_UNIX] == 0);
 	CHECK(got[N_DUNIX] == ENOSYS);
 	CHECK(got[N_CONNECT] == ENOSYS);
