@@ -20,6 +20,7 @@
 #include "err.h"
 #include "jsonl.h"
 #include "replay.h"
+#include "report.h"
 #include "watchq.h"
 #include "wsroot.h"
 
@@ -285,6 +286,7 @@ int run_main(int argc, char **argv)
 	if (r.keyer_spawned)
 		keyer_stop(&r.keyer);
 	netproxy_stop(&r.net);
+	report_stop();
 	runcache_close(&r.cache); /* the remote's connections and libcurl too */
 	if (watched && !r.interrupted && !r.keyer_broken && strcmp(r.root, r.wroot) == 0)
 		save_replay(&r, sel, nsel, tok);

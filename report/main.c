@@ -11,6 +11,7 @@
 
 static const char usage[] =
 	"usage: vx-report [--request FILE] [--trace FILE | --no-trace] [--network FILE] [--exit N]\n"
+	"       vx-report --each\n"
 	"\n"
 	"Apply the sandbox's violation policy (R-34) to one task's access records,\n"
 	"as vx-sandbox --trace saved them, and print JSON lines: one violation\n"
@@ -31,10 +32,89 @@ static const char usage[] =
 	"  --exit N        the task's exit status: a failed task also gets the\n"
 	"                  past-wall and placeholder hints (default: the trace's\n"
 	"                  exit record, else 0)\n"
+	"  --each          judge one task per \"judge\" record on stdin (the files\n"
+	"                  by name, as the options above take them), each\n"
+	"                  answered with its records and its verdict, until the\n"
+	"                  end of input: vx run keeps one vx-report for a run\n"
 	"  -h, --help      this text\n"
 	"\n"
 	"Exit status: 0 the verdict passes, 1 it fails the task (a violation, or a\n"
-	"trace that did not end), 2 usage or unreadable input.\n";
+	"trace that did not end), 2 usage or unreadable input. With --each: 0, or\n"
+	"2 for a malformed line on stdin (each task's verdict is in its record).\n";
+
+/* One task: read what is named (request NULL: the trace carries it; trace
+ * NULL: untraced), judge, write the records. *fail the verdict; returns
+ * VX_EXIT_USAGE after one line when an input could not be read. */
+static int judge(const char *request, const char *trace, const char *network,
+	bool exit_given, int code, bool *fail)
+{
+	struct report r = {0};
+	if ((request && report_read_request(&r, request)) || (trace && report_read_trace(&r, trace))) {
+		report_free(&r);
+		return VX_EXIT_USAGE;
+	}
+	if (!r.task) {
+		err_warn("%s: no request: the trace does not start with the graph and task "
+			 "records; fix: --request FILE, or vx-sandbox --request - --trace -",
+			trace && strcmp(trace, "-") ? trace : "<stdin>");
+		report_free(&r);
+		return VX_EXIT_USAGE;
+	}
+	if (!trace)
+		r.state = "off";
+	if (network && report_read_network(&r, network)) {
+		report_free(&r);
+		return VX_EXIT_USAGE;
+	}
+	if (!exit_given && r.has_exit)
+		code = r.exit_status;
+	*fail = report_judge(&r, code);
+	report_free(&r);
+	return VX_EXIT_OK;
+}
+
+static const char *field(const cJSON *rec, const char *key)
+{
+	return cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(rec, key));
+}
+
+/* --each: {"type":"judge","request":FILE,"trace":FILE|null,"network":FILE|null,
+ * "exit":N} per task (docs/protocol.md). A task whose files cannot be read
+ * still gets its verdict, failed, with "trace":"unreadable". */
+static int each(void)
+{
+	struct jsonl_reader rd;
+	cJSON *rec;
+	int got, code = VX_EXIT_OK;
+	jsonl_reader_init(&rd, stdin, "<stdin>");
+	while ((got = jsonl_read(&rd, &rec)) != 0) {
+		const char *type, *request, *trace, *net;
+		const cJSON *x;
+		bool fail = true;
+		if (got < 0) {
+			code = VX_EXIT_USAGE;
+			continue;
+		}
+		type = field(rec, "type");
+		request = field(rec, "request");
+		trace = field(rec, "trace");
+		net = field(rec, "network");
+		x = cJSON_GetObjectItemCaseSensitive(rec, "exit");
+		/* stdin is this stream: no file of a task is read from it */
+		if (!type || strcmp(type, "judge") || !request || !cJSON_IsNumber(x) ||
+			!strcmp(request, "-") || (trace && !strcmp(trace, "-")) ||
+			(net && !strcmp(net, "-"))) {
+			err_warn("<stdin>:%zu: not a judge record; fix: {\"type\":\"judge\","
+				 "\"request\":FILE,\"trace\":FILE,\"exit\":N}", rd.line);
+			code = VX_EXIT_USAGE;
+		} else if (judge(request, trace, net, true, (int)x->valuedouble, &fail)) {
+			report_unreadable(request);
+		}
+		cJSON_Delete(rec);
+	}
+	jsonl_reader_free(&rd);
+	return code;
+}
 
 int main(int argc, char **argv)
 {
@@ -44,19 +124,21 @@ int main(int argc, char **argv)
 		{"exit", required_argument, NULL, 'x'},
 		{"no-trace", no_argument, NULL, 'N'},
 		{"network", required_argument, NULL, 'n'},
+		{"each", no_argument, NULL, 'E'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
 	const char *request = NULL, *trace = "-", *network = NULL;
-	struct report r = {0};
 	int c, code = 0;
-	bool fail, exit_given = false, traced = true;
+	bool fail = true, exit_given = false, traced = true, one = false, per_record = false;
 	int stdins;
 	char *end;
 
 	err_init(argv[0]);
 	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+		one |= c != 'E' && c != 'h';
 		switch (c) {
+		case 'E': per_record = true; break;
 		case 'R': request = optarg; break;
 		case 'T': trace = optarg; break;
 		case 'N': traced = false; break;
@@ -77,6 +159,17 @@ int main(int argc, char **argv)
 			return VX_EXIT_USAGE;
 		}
 	}
+	if (per_record) {
+		if (one || optind < argc) {
+			err_warn("--each takes its tasks from stdin: no other option, no operand");
+			fputs(usage, stderr);
+			return VX_EXIT_USAGE;
+		}
+		jsonl_out_init();
+		code = each();
+		c = jsonl_out_finish();
+		return c ? c : code;
+	}
 	stdins = (request && !strcmp(request, "-")) + (traced && !strcmp(trace, "-")) +
 		 (network && !strcmp(network, "-"));
 	if (optind < argc || stdins > 1 || (!traced && !request)) {
@@ -91,27 +184,8 @@ int main(int argc, char **argv)
 		return VX_EXIT_USAGE;
 	}
 	jsonl_out_init();
-	if ((request && report_read_request(&r, request)) || (traced && report_read_trace(&r, trace))) {
-		report_free(&r);
+	if (judge(request, traced ? trace : NULL, network, exit_given, code, &fail))
 		return VX_EXIT_USAGE;
-	}
-	if (!r.task) {
-		err_warn("%s: no request: the trace does not start with the graph and task "
-			 "records; fix: --request FILE, or vx-sandbox --request - --trace -",
-			strcmp(trace, "-") ? trace : "<stdin>");
-		report_free(&r);
-		return VX_EXIT_USAGE;
-	}
-	if (!traced)
-		r.state = "off";
-	if (network && report_read_network(&r, network)) {
-		report_free(&r);
-		return VX_EXIT_USAGE;
-	}
-	if (!exit_given && r.has_exit)
-		code = r.exit_status;
-	fail = report_judge(&r, code);
-	report_free(&r);
 	code = jsonl_out_finish();
 	return code ? code : fail ? VX_EXIT_FAIL : VX_EXIT_OK;
 }

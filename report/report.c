@@ -185,6 +185,21 @@ int report_read_network(struct report *r, const char *file)
 	return got < 0 ? -1 : 0;
 }
 
+void report_unreadable(const char *request)
+{
+	cJSON *verdict = cJSON_CreateObject();
+	cJSON_AddStringToObject(verdict, "type", "verdict");
+	cJSON_AddNumberToObject(verdict, "v", 1);
+	cJSON_AddStringToObject(verdict, "request", request);
+	cJSON_AddBoolToObject(verdict, "fail", true);
+	cJSON_AddNumberToObject(verdict, "violations", 0);
+	cJSON_AddNumberToObject(verdict, "hints", 0);
+	cJSON_AddStringToObject(verdict, "trace", "unreadable");
+	cJSON_AddNumberToObject(verdict, "events", 0);
+	jsonl_write(verdict);
+	cJSON_Delete(verdict);
+}
+
 void report_free(struct report *r)
 {
 	free(r->id);

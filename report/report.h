@@ -48,6 +48,9 @@ int report_read_network(struct report *r, const char *file);
 /* Write the records; exit_code is the task's (0: it passed). Returns true
  * when the verdict fails the task. */
 bool report_judge(struct report *r, int exit_code);
+/* The verdict of a task whose inputs could not be read (named on stderr
+ * already): failed, "trace":"unreadable", the request's path for its id. */
+void report_unreadable(const char *request);
 void report_free(struct report *r);
 
 #endif

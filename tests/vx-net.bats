@@ -386,8 +386,10 @@ spy_report() {
 	chmod 777 "$tb/log"
 	cp "$VX_BIN_DIR"/vx* "$tb/bin/"
 	mv "$tb/bin/vx-report" "$tb/bin/vx-report.real"
+	# vx run keeps one vx-report --each and waits for each verdict: the spy
+	# passes every line on as it comes, keeping copies of both directions
 	printf '%s\n' '#!/bin/sh' "out=$tb/log/report.\$\$" 'echo "$@" > "${out%/*}/args.$$"' \
-		"\"$tb/bin/vx-report.real\" \"\$@\" > \"\$out\"; rc=\$?" 'cat "$out"; exit $rc' > "$tb/bin/vx-report"
+		"tee \"$tb/log/judge.\$\$\" | \"$tb/bin/vx-report.real\" \"\$@\" | tee \"\$out\"" > "$tb/bin/vx-report"
 	chmod -R a+rX "$tb/bin"
 	chmod a+x "$tb/bin/vx-report"
 }
@@ -424,7 +426,7 @@ for l in sys.stdin:
 	assert_line 'SANDBOX VIOLATIONS a#serve'
 	assert_line '  deny network-outbound other.test:8080 (not in allow.network)'
 	# the line is vx-report's, judged with no trace to read
-	run -0 grep -l -- '--no-trace --network' "$tb"/log/args.*
+	run -0 grep -l -- '"trace":null,"network":"' "$tb"/log/judge.*
 	run -0 grep -h 'deny network-outbound other.test:8080' "$tb"/log/report.*
 	rm -rf "$tb"
 }

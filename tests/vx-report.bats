@@ -285,3 +285,48 @@ verdict {"fail": true, "violations": 2, "hints": 0, "trace": "off", "events": 0}
 	run -2 vx-report --no-trace --network "$(fixture proxy.jsonl)"
 	assert_output --partial "--no-trace needs --request FILE"
 }
+
+@test "--each: one judge record per task, each answered with exactly the records the one-shot run writes, in order; an unreadable task still gets a failed verdict" {
+	local req den off uncached
+	req=$(fixture request.jsonl)
+	den=$(fixture denials.jsonl)
+	off=$(fixture off.jsonl)
+	uncached=$(fixture request-uncached.jsonl)
+	run -1 vx-report --request "$req" --trace "$den" --exit 0
+	local one_den="$output"
+	run -0 vx-report --request "$req" --trace "$off" --exit 0
+	local one_off="$output"
+	run -0 vx-report --request "$uncached" --no-trace --exit 3
+	local one_none="$output"
+	{
+		printf '{"type":"judge","request":"%s","trace":"%s","network":null,"exit":0}\n' "$req" "$den"
+		printf '{"type":"judge","request":"%s","trace":"%s","exit":0}\n' "$req" "$off"
+		printf '{"type":"judge","request":"%s","trace":"%s","exit":0}\n' "$req" "$BATS_TEST_TMPDIR/none.jsonl"
+		printf '{"type":"judge","request":"%s","trace":null,"exit":3}\n' "$uncached"
+	} > "$BATS_TEST_TMPDIR/judge.jsonl"
+	run -0 vx-report --each < "$BATS_TEST_TMPDIR/judge.jsonl"
+	local want
+	want="$one_den
+$one_off
+{\"type\":\"verdict\",\"v\":1,\"request\":\"$req\",\"fail\":true,\"violations\":0,\"hints\":0,\"trace\":\"unreadable\",\"events\":0}
+$one_none"
+	assert_equal "$(grep -v "unable to open" <<< "$output")" "$want"
+	assert_output --partial "unable to open '$BATS_TEST_TMPDIR/none.jsonl'"
+	# each verdict is out before the next record is read: a pipe held open
+	# gets its answer
+	coproc VR { vx-report --each 2>&1; }
+	printf '{"type":"judge","request":"%s","trace":"%s","exit":0}\n' "$req" "$off" >&"${VR[1]}"
+	local line=
+	while read -r -t 10 line <&"${VR[0]}"; do
+		[[ $line == *'"type":"verdict"'* ]] && break
+	done
+	[[ $line == *'"trace":"off"'* ]] || fail "no verdict while the stream is open: $line"
+	local wfd=${VR[1]}
+	exec {wfd}>&-
+	wait "$VR_PID"
+	# not a judge record, a task file on stdin, or an option beside it: refused
+	run -2 vx-report --each <<< '{"type":"judge","request":"-","trace":null,"exit":0}'
+	assert_output --partial "not a judge record"
+	run -2 vx-report --each --exit 1 < /dev/null
+	assert_output --partial "--each takes its tasks from stdin"
+}
