@@ -560,10 +560,7 @@ int cache_verify(struct cache *c, void (*report)(const char *key, const char *wh
 		size_t len = strlen(de->d_name);
 		if (de->d_name[0] == '.' || len < 5 || strcmp(de->d_name + len - 5, ".json") != 0)
 			continue;
-		if (n == cap) {
-			cap = cap ? 2 * cap : 64;
-			keys = xrealloc(keys, cap * sizeof(*keys));
-		}
+		XGROW(keys, n + 1, cap);
 		keys[n++] = xstrndup(de->d_name, len - 5);
 	}
 	closedir(d);

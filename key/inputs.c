@@ -165,10 +165,7 @@ static int add_file(const char *rel, const struct stat *st, void *arg)
 	if (ignore_match(w->c->ig, p, false) && !named(w, rel, true))
 		return 0;
 	struct inputs *o = w->out;
-	if (o->n == o->cap) {
-		o->cap = o->cap ? o->cap * 2 : 64;
-		o->v = xrealloc(o->v, o->cap * sizeof(*o->v));
-	}
+	XGROW(o->v, o->n + 1, o->cap);
 	size_t plen = strlen(p), off = add_name(o, p, plen);
 	bool hinted = w->hint_set && strcmp(w->hint_rel, rel) == 0;
 	w->hint_set = false;

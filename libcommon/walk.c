@@ -71,10 +71,7 @@ static void list_dir(int dirfd, struct entries *e)
 				e->cap = (e->len + l) * 2;
 				e->names = xrealloc(e->names, e->cap);
 			}
-			if (e->n == e->vcap) {
-				e->vcap = e->vcap ? e->vcap * 2 : 32;
-				e->v = xrealloc(e->v, e->vcap * sizeof(*e->v));
-			}
+			XGROW(e->v, e->n + 1, e->vcap);
 			memcpy(e->names + e->len, nm, l);
 			e->v[e->n++] = (struct ent){e->len, de->d_type};
 			e->len += l;
@@ -114,10 +111,7 @@ static void entries_from_blob(struct entries *e, const char *blob, size_t len)
 			e->cap = (e->len + l + 1) * 2;
 			e->names = xrealloc(e->names, e->cap);
 		}
-		if (e->n == e->vcap) {
-			e->vcap = e->vcap ? e->vcap * 2 : 32;
-			e->v = xrealloc(e->v, e->vcap * sizeof(*e->v));
-		}
+		XGROW(e->v, e->n + 1, e->vcap);
 		memcpy(e->names + e->len, nm, l + 1);
 		e->v[e->n++] = (struct ent){e->len, type};
 		e->len += l + 1;
