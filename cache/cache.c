@@ -253,10 +253,7 @@ int cache_blob_stat(struct cache *c, const char *hash, struct stat *st)
 const char *cache_join(char **buf, size_t *cap, const char *dir, const char *rel)
 {
 	size_t a = strlen(dir), b = strlen(rel);
-	if (a + b + 2 > *cap) {
-		*cap = (a + b + 2) * 2;
-		*buf = xrealloc(*buf, *cap);
-	}
+	XGROW(*buf, a + b + 2, *cap);
 	memcpy(*buf, dir, a);
 	(*buf)[a] = '/';
 	memcpy(*buf + a + 1, rel, b + 1);

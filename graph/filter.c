@@ -10,6 +10,7 @@
 
 #include "err.h"
 #include "glob.h"
+#include "strbuf.h"
 
 extern char **environ;
 
@@ -227,20 +228,9 @@ static int git_capture(const char *root, const char *const *args, char **out, si
 		*why = xasprintf("unable to run git: %s", strerror(e));
 		return -1;
 	}
-	size_t cap = 4096, n = 0;
-	char *buf = xmalloc(cap);
+	struct strbuf sout = STRBUF_INIT;
+	strbuf_read(&sout, po[0], 4096);
 	ssize_t r;
-	for (;;) {
-		if (n + 1 >= cap)
-			buf = xrealloc(buf, cap *= 2);
-		r = read(po[0], buf + n, cap - n - 1);
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r <= 0)
-			break;
-		n += (size_t)r;
-	}
-	buf[n] = '\0';
 	/* git's error is a line or two: read after stdout closes, it fits the
 	 * pipe's buffer meanwhile */
 	char ebuf[1024];
@@ -261,11 +251,10 @@ static int git_capture(const char *root, const char *const *args, char **out, si
 	if (!WIFEXITED(st) || WEXITSTATUS(st) != 0) {
 		ebuf[strcspn(ebuf, "\n")] = '\0';
 		*why = xstrdup(*ebuf ? ebuf : "git failed");
-		free(buf);
+		strbuf_release(&sout);
 		return -1;
 	}
-	*out = buf;
-	*outlen = n;
+	*out = strbuf_detach(&sout, outlen);
 	return 0;
 }
 

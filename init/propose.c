@@ -16,6 +16,7 @@
 #include "fileio.h"
 #include "output.h"
 #include "path.h"
+#include "strbuf.h"
 
 /* a task's command runs this many times at most, each with what the last
  * run was denied */
@@ -65,17 +66,10 @@ static int run(char *const *argv, char **out, char **env)
 	}
 	if (out) {
 		close(fd[1]);
-		size_t len = 0, cap = 4096;
-		char *buf = xmalloc(cap);
-		ssize_t r;
-		while ((r = read(fd[0], buf + len, cap - len - 1)) > 0) {
-			len += (size_t)r;
-			if (cap - len < 2)
-				buf = xrealloc(buf, cap *= 2);
-		}
-		buf[len] = '\0';
+		struct strbuf sb = STRBUF_INIT;
+		strbuf_read(&sb, fd[0], 4096);
 		close(fd[0]);
-		*out = buf;
+		*out = strbuf_detach(&sb, NULL);
 	}
 	int st;
 	if (pid < 0 || waitpid(pid, &st, 0) < 0)
