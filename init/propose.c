@@ -12,6 +12,7 @@
 
 #include <cjson/cJSON.h>
 
+#include "child.h"
 #include "err.h"
 #include "fileio.h"
 #include "output.h"
@@ -53,28 +54,20 @@ static char **task_env(void)
  * status, 128+N for a signal, -1 when it could not start. */
 static int run(char *const *argv, char **out, char **env)
 {
-	int fd[2] = {-1, -1};
-	if (out && pipe2(fd, O_CLOEXEC) != 0)
-		return -1;
 	fflush(stdout);
 	fflush(stderr);
-	pid_t pid = fork();
-	if (pid == 0) {
-		dup2(out ? fd[1] : 2, 1);
-		execve(argv[0], argv, env ? env : environ);
-		_exit(127);
-	}
+	struct spawn_opts o = {.envp = env, .out_fd = out ? 0 : 2};
+	int fd = -1;
+	pid_t pid = child_start(argv, &o, NULL, out ? &fd : NULL);
+	if (pid < 0)
+		return -1;
 	if (out) {
-		close(fd[1]);
 		struct strbuf sb = STRBUF_INIT;
-		strbuf_read(&sb, fd[0], 4096);
-		close(fd[0]);
+		strbuf_read(&sb, fd, 4096);
+		close(fd);
 		*out = strbuf_detach(&sb, NULL);
 	}
-	int st;
-	if (pid < 0 || waitpid(pid, &st, 0) < 0)
-		return -1;
-	return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+	return child_wait(pid);
 }
 
 struct grants {
