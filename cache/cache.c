@@ -253,10 +253,7 @@ int cache_blob_stat(struct cache *c, const char *hash, struct stat *st)
 const char *cache_join(char **buf, size_t *cap, const char *dir, const char *rel)
 {
 	size_t a = strlen(dir), b = strlen(rel);
-	if (a + b + 2 > *cap) {
-		*cap = (a + b + 2) * 2;
-		*buf = xrealloc(*buf, *cap);
-	}
+	XGROW(*buf, a + b + 2, *cap);
 	memcpy(*buf, dir, a);
 	(*buf)[a] = '/';
 	memcpy(*buf + a + 1, rel, b + 1);
@@ -560,10 +557,7 @@ int cache_verify(struct cache *c, void (*report)(const char *key, const char *wh
 		size_t len = strlen(de->d_name);
 		if (de->d_name[0] == '.' || len < 5 || strcmp(de->d_name + len - 5, ".json") != 0)
 			continue;
-		if (n == cap) {
-			cap = cap ? 2 * cap : 64;
-			keys = xrealloc(keys, cap * sizeof(*keys));
-		}
+		XGROW(keys, n + 1, cap);
 		keys[n++] = xstrndup(de->d_name, len - 5);
 	}
 	closedir(d);

@@ -101,10 +101,7 @@ static void rec_put(struct cache_inplace *ip, struct irec *r)
 	size_t i = (size_t)(uintptr_t)strmap_get(&ip->map, r->mapkey);
 	if (i)
 		ip->recs[i - 1]->dropped = true; /* replaced; the old one may be in use elsewhere */
-	if (ip->n == ip->cap) {
-		ip->cap = ip->cap ? 2 * ip->cap : 256;
-		ip->recs = xrealloc(ip->recs, ip->cap * sizeof(*ip->recs));
-	}
+	XGROW(ip->recs, ip->n + 1, ip->cap);
 	ip->recs[ip->n++] = r;
 	strmap_put(&ip->map, r->mapkey, (void *)(uintptr_t)ip->n);
 }
@@ -438,8 +435,7 @@ static void save(struct cache *c, struct cache_inplace *ip)
 			continue;
 		strmap_put(&projs, r->projdir, (void *)r);
 		for (size_t k = 0; k < r->nfiles; k++) {
-			if (nkeys == capkeys)
-				keys = xrealloc(keys, (capkeys = capkeys ? 2 * capkeys : 64) * sizeof(*keys));
+			XGROW(keys, nkeys + 1, capkeys);
 			keys[nkeys] = xasprintf("%s/%s", r->projdir, r->files[k].rel);
 			strmap_put(&outs, keys[nkeys], (void *)r);
 			nkeys++;

@@ -182,10 +182,7 @@ static size_t on_write(char *p, size_t sz, size_t nm, void *arg)
 		return 0;
 	}
 	if (x->kind == X_GET_MEM) {
-		if (x->len + n + 1 > x->cap) {
-			x->cap = 2 * (x->len + n + 1);
-			x->mem = xrealloc(x->mem, x->cap);
-		}
+		XGROW(x->mem, x->len + n + 1, x->cap);
 		memcpy(x->mem + x->len, p, n);
 		x->len += n;
 		x->mem[x->len] = '\0';

@@ -59,10 +59,7 @@ static struct rec *rec_add(struct cache_stamp *sp, char *path, bool owned)
 			free(path);
 		return &sp->recs[i - 1];
 	}
-	if (sp->n == sp->cap) {
-		sp->cap = sp->cap ? 2 * sp->cap : 256;
-		sp->recs = xrealloc(sp->recs, sp->cap * sizeof(*sp->recs));
-	}
+	XGROW(sp->recs, sp->n + 1, sp->cap);
 	struct rec *r = &sp->recs[sp->n++];
 	memset(r, 0, sizeof(*r));
 	r->path = path;

@@ -2,16 +2,16 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <spawn.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "child.h"
 #include "err.h"
 #include "glob.h"
+#include "strbuf.h"
 
-extern char **environ;
 
 struct selector {
 	const char *raw;
@@ -206,41 +206,23 @@ static int git_capture(const char *root, const char *const *args, char **out, si
 		argv[a++] = args[i];
 	argv[a] = NULL;
 
-	int po[2], pe[2];
-	if (pipe2(po, O_CLOEXEC) < 0 || pipe2(pe, O_CLOEXEC) < 0) {
+	int gout, pe[2];
+	if (pipe2(pe, O_CLOEXEC) < 0) {
 		*why = xasprintf("pipe: %s", strerror(errno));
 		return -1;
 	}
-	posix_spawn_file_actions_t fa;
-	posix_spawn_file_actions_init(&fa);
-	posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
-	posix_spawn_file_actions_adddup2(&fa, po[1], 1);
-	posix_spawn_file_actions_adddup2(&fa, pe[1], 2);
-	pid_t pid;
-	int e = posix_spawnp(&pid, "git", &fa, NULL, (char *const *)argv, environ);
-	posix_spawn_file_actions_destroy(&fa);
-	close(po[1]);
+	struct spawn_opts o = {.null_stdin = true, .err_fd = pe[1], .search_path = true};
+	pid_t pid = child_start((char *const *)argv, &o, NULL, &gout);
+	int e = errno;
 	close(pe[1]);
-	if (e) {
-		close(po[0]);
+	if (pid < 0) {
 		close(pe[0]);
 		*why = xasprintf("unable to run git: %s", strerror(e));
 		return -1;
 	}
-	size_t cap = 4096, n = 0;
-	char *buf = xmalloc(cap);
+	struct strbuf sout = STRBUF_INIT;
+	strbuf_read(&sout, gout, 4096);
 	ssize_t r;
-	for (;;) {
-		if (n + 1 >= cap)
-			buf = xrealloc(buf, cap *= 2);
-		r = read(po[0], buf + n, cap - n - 1);
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r <= 0)
-			break;
-		n += (size_t)r;
-	}
-	buf[n] = '\0';
 	/* git's error is a line or two: read after stdout closes, it fits the
 	 * pipe's buffer meanwhile */
 	char ebuf[1024];
@@ -253,19 +235,15 @@ static int git_capture(const char *root, const char *const *args, char **out, si
 		en += (size_t)r;
 	}
 	ebuf[en] = '\0';
-	close(po[0]);
+	close(gout);
 	close(pe[0]);
-	int st;
-	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
-		;
-	if (!WIFEXITED(st) || WEXITSTATUS(st) != 0) {
+	if (child_wait(pid) != 0) {
 		ebuf[strcspn(ebuf, "\n")] = '\0';
 		*why = xstrdup(*ebuf ? ebuf : "git failed");
-		free(buf);
+		strbuf_release(&sout);
 		return -1;
 	}
-	*out = buf;
-	*outlen = n;
+	*out = strbuf_detach(&sout, outlen);
 	return 0;
 }
 

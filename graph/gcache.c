@@ -74,10 +74,7 @@ static void note(char kind, const char *rel, const struct stat *st)
 	/* the racy rule on the ctime too: a chmod in the tick is a change */
 	if (strchr(rel, '\n') || (st && (!statsnap_trusted(&s, g.trusted) || s.ctime >= g.trusted)))
 		g.unsafe = true;
-	if (g.n == g.cap) {
-		g.cap = g.cap ? 2 * g.cap : 256;
-		g.v = xrealloc(g.v, g.cap * sizeof(*g.v));
-	}
+	XGROW(g.v, g.n + 1, g.cap);
 	struct note *n = &g.v[g.n++];
 	memset(n, 0, sizeof(*n));
 	n->kind = kind;

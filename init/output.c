@@ -9,6 +9,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "child.h"
 #include "err.h"
 #include "fileio.h"
 
@@ -157,34 +158,18 @@ int output_diff(int rootfd, const char *file, const char *text)
 	}
 	/* against the file on disk: diff(1) reads the new text from a pipe */
 	fflush(stdout);
-	int fd[2];
-	if (pipe2(fd, O_CLOEXEC) != 0) {
-		err_warn_errno("pipe");
-		return -1;
-	}
 	char *la = xasprintf("a/%s", file), *lb = xasprintf("b/%s", file);
-	pid_t pid = fork();
-	if (pid == 0) {
-		dup2(fd[0], 0);
-		if (fchdir(rootfd) != 0)
-			_exit(2);
-		execlp("diff", "diff", "-u", "--label", la, "--label", lb, "--", file, "-",
-			(char *)NULL);
-		_exit(127);
+	char *argv[] = {"diff", "-u", "--label", la, "--label", lb, "--", (char *)file, "-", NULL};
+	struct spawn_opts o = {.cwd_fd = rootfd, .search_path = true};
+	int fd = -1;
+	pid_t pid = child_start(argv, &o, &fd, NULL);
+	if (pid > 0) {
+		fileio_write_all(fd, text, strlen(text));
+		close(fd);
 	}
-	close(fd[0]);
-	size_t n = strlen(text);
-	for (size_t off = 0; pid > 0 && off < n;) {
-		ssize_t w = write(fd[1], text + off, n - off);
-		if (w <= 0)
-			break;
-		off += (size_t)w;
-	}
-	close(fd[1]);
-	int st = 0;
-	if (pid < 0 || waitpid(pid, &st, 0) < 0 || !WIFEXITED(st) || WEXITSTATUS(st) > 1) {
-		err_warn("%s: unable to diff against the file on disk (diff exited %d)", file,
-			WIFEXITED(st) ? WEXITSTATUS(st) : -1);
+	int st = child_wait(pid);
+	if (st < 0 || st > 1) {
+		err_warn("%s: unable to diff against the file on disk (diff exited %d)", file, st);
 		free(la);
 		free(lb);
 		return -1;

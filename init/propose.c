@@ -12,10 +12,12 @@
 
 #include <cjson/cJSON.h>
 
+#include "child.h"
 #include "err.h"
 #include "fileio.h"
 #include "output.h"
 #include "path.h"
+#include "strbuf.h"
 
 /* a task's command runs this many times at most, each with what the last
  * run was denied */
@@ -52,35 +54,20 @@ static char **task_env(void)
  * status, 128+N for a signal, -1 when it could not start. */
 static int run(char *const *argv, char **out, char **env)
 {
-	int fd[2] = {-1, -1};
-	if (out && pipe2(fd, O_CLOEXEC) != 0)
-		return -1;
 	fflush(stdout);
 	fflush(stderr);
-	pid_t pid = fork();
-	if (pid == 0) {
-		dup2(out ? fd[1] : 2, 1);
-		execve(argv[0], argv, env ? env : environ);
-		_exit(127);
-	}
-	if (out) {
-		close(fd[1]);
-		size_t len = 0, cap = 4096;
-		char *buf = xmalloc(cap);
-		ssize_t r;
-		while ((r = read(fd[0], buf + len, cap - len - 1)) > 0) {
-			len += (size_t)r;
-			if (cap - len < 2)
-				buf = xrealloc(buf, cap *= 2);
-		}
-		buf[len] = '\0';
-		close(fd[0]);
-		*out = buf;
-	}
-	int st;
-	if (pid < 0 || waitpid(pid, &st, 0) < 0)
+	struct spawn_opts o = {.envp = env, .out_fd = out ? 0 : 2};
+	int fd = -1;
+	pid_t pid = child_start(argv, &o, NULL, out ? &fd : NULL);
+	if (pid < 0)
 		return -1;
-	return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+	if (out) {
+		struct strbuf sb = STRBUF_INIT;
+		strbuf_read(&sb, fd, 4096);
+		close(fd);
+		*out = strbuf_detach(&sb, NULL);
+	}
+	return child_wait(pid);
 }
 
 struct grants {

@@ -104,10 +104,7 @@ static void chain_set(struct ignore *ig, const char *path, size_t dirlen)
 	ig->dirlen = dirlen;
 	ig->nlevels = 0;
 	for (size_t end = 0;;) {
-		if (ig->nlevels == ig->caplevels) {
-			ig->caplevels = ig->caplevels ? ig->caplevels * 2 : 16;
-			ig->levels = xrealloc(ig->levels, ig->caplevels * sizeof(*ig->levels));
-		}
+		XGROW(ig->levels, ig->nlevels + 1, ig->caplevels);
 		char save = ig->dir[end];
 		ig->dir[end] = '\0';
 		struct rules *rs = load(ig, ig->dir);

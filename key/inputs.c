@@ -43,10 +43,7 @@ struct walkarg {
 static const char *rootrel(struct walkarg *w, const char *rel)
 {
 	size_t n = strlen(rel), need = w->baselen + 1 + n + 1;
-	if (need > w->cap) {
-		w->cap = need * 2;
-		w->buf = xrealloc(w->buf, w->cap);
-	}
+	XGROW(w->buf, need, w->cap);
 	size_t off = 0;
 	if (w->baselen) {
 		memcpy(w->buf, w->base, w->baselen);
@@ -102,10 +99,7 @@ static const char *dir_key(struct walkarg *w, const char *rel)
 {
 	const char *p = *rel ? rootrel(w, rel) : w->base;
 	size_t n = strlen(p);
-	if (n + 2 > w->kcap) {
-		w->kcap = (n + 2) * 2;
-		w->kbuf = xrealloc(w->kbuf, w->kcap);
-	}
+	XGROW(w->kbuf, n + 2, w->kcap);
 	memcpy(w->kbuf, p, n);
 	w->kbuf[n] = '/';
 	w->kbuf[n + 1] = '\0';
@@ -131,10 +125,7 @@ static int prestat(void *arg, const char *rel, bool dir, bool follow, struct sta
 	if (dir)
 		return statcache_prestat(w->c->sc, dir_key(w, rel), follow, st, NULL);
 	size_t n = strlen(rel) + 1;
-	if (n > w->hint_cap) {
-		w->hint_cap = n * 2;
-		w->hint_rel = xrealloc(w->hint_rel, w->hint_cap);
-	}
+	XGROW(w->hint_rel, n, w->hint_cap);
 	memcpy(w->hint_rel, rel, n);
 	w->hint_set = true;
 	return statcache_prestat(w->c->sc, rootrel(w, rel), follow, st, &w->hint);
@@ -144,10 +135,7 @@ static const struct walk_cache listings = {listing_get, listing_put, prestat};
 
 static size_t add_name(struct inputs *o, const char *s, size_t n)
 {
-	if (o->nlen + n + 1 > o->ncap) {
-		o->ncap = (o->nlen + n + 1) * 2;
-		o->names = xrealloc(o->names, o->ncap);
-	}
+	XGROW(o->names, o->nlen + n + 1, o->ncap);
 	size_t off = o->nlen;
 	memcpy(o->names + off, s, n);
 	o->names[off + n] = '\0';
@@ -165,10 +153,7 @@ static int add_file(const char *rel, const struct stat *st, void *arg)
 	if (ignore_match(w->c->ig, p, false) && !named(w, rel, true))
 		return 0;
 	struct inputs *o = w->out;
-	if (o->n == o->cap) {
-		o->cap = o->cap ? o->cap * 2 : 64;
-		o->v = xrealloc(o->v, o->cap * sizeof(*o->v));
-	}
+	XGROW(o->v, o->n + 1, o->cap);
 	size_t plen = strlen(p), off = add_name(o, p, plen);
 	bool hinted = w->hint_set && strcmp(w->hint_rel, rel) == 0;
 	w->hint_set = false;

@@ -602,8 +602,9 @@ static bool is_final(struct keyer *k, const struct task *t, const cJSON *rec, co
 	/* every transitive dependency's reach against those reads */
 	bool final = true;
 	unsigned mark = ++k->mark;
-	size_t sp = 0, cap = 16;
-	const struct task **stack = xmalloc(cap * sizeof(*stack));
+	size_t sp = 0, cap = 0;
+	const struct task **stack = NULL;
+	XGROW(stack, sp + 1, cap);
 	stack[sp++] = t;
 	while (sp && final && nr) {
 		const struct task *cur = stack[--sp];
@@ -616,8 +617,7 @@ static bool is_final(struct keyer *k, const struct task *t, const cJSON *rec, co
 				for (size_t b = 0; b < nr && final; b++)
 					if (overlap(u->reach[a], reads[b]))
 						final = false;
-			if (sp == cap)
-				stack = xrealloc(stack, (cap *= 2) * sizeof(*stack));
+			XGROW(stack, sp + 1, cap);
 			stack[sp++] = u;
 		}
 	}

@@ -13,6 +13,7 @@
 #define XXH_STATIC_LINKING_ONLY /* XXH3_state_t on the stack */
 #include <xxhash.h>
 
+#include "child.h"
 #include "err.h"
 #include "fileio.h"
 #include "path.h"
@@ -59,7 +60,7 @@ static int request_fd(const char *graph, const cJSON *task, const char *cmd)
 int runtime_exec(const char *root, const char *dir, const char *cmd, const char *graph,
 	const cJSON *task, uint8_t hash[16], int *code)
 {
-	char *sandbox = NULL, *fdpath = NULL;
+	char *sandbox = NULL;
 	int req = -1;
 	if (task) {
 		const char *id = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(task, "id"));
@@ -77,48 +78,30 @@ int runtime_exec(const char *root, const char *dir, const char *cmd, const char 
 			free(sandbox);
 			return -1;
 		}
-		fdpath = xasprintf("/dev/fd/%d", req);
 	}
 	char *cwd = path_join(root, dir);
 	XXH3_state_t s;
 	XXH3_128bits_reset(&s);
-	int p[2];
-	pid_t pid = -1;
+	char *shargv[] = {"sh", "-c", (char *)cmd, NULL};
+	/* the request is the sandbox's fd 3, open across the exec, and only it */
+	char *sbargv[] = {"vx-sandbox", "--request", "/dev/fd/3", NULL};
+	struct spawn_opts o = {.cwd = cwd, .null_stdin = true, .pass_fd = sandbox ? req : 0,
+		.path = sandbox ? sandbox : "/bin/sh"};
+	int out;
+	pid_t pid = child_start(sandbox ? sbargv : shargv, &o, NULL, &out);
 	*code = 127;
-	if (pipe2(p, O_CLOEXEC) == 0) {
-		pid = fork();
-		if (pid == 0) {
-			dup2(p[1], 1);
-			int nul = open("/dev/null", O_RDONLY);
-			if (nul >= 0)
-				dup2(nul, 0);
-			if (chdir(cwd) != 0)
-				_exit(127);
-			if (sandbox) {
-				/* the request stays open across the exec, and only it */
-				if (fcntl(req, F_SETFD, 0) == 0)
-					execl(sandbox, "vx-sandbox", "--request", fdpath, (char *)NULL);
-				_exit(125);
-			}
-			execl("/bin/sh", "sh", "-c", cmd, (char *)NULL);
-			_exit(127);
-		}
-		close(p[1]);
+	if (pid > 0) {
 		char buf[8192];
 		ssize_t n;
-		while (pid > 0 && (n = read(p[0], buf, sizeof(buf))) != 0) {
+		while ((n = read(out, buf, sizeof(buf))) != 0) {
 			if (n < 0 && errno == EINTR)
 				continue;
 			if (n < 0)
 				break;
 			XXH3_128bits_update(&s, buf, (size_t)n);
 		}
-		close(p[0]);
-		int st = 0;
-		while (pid > 0 && waitpid(pid, &st, 0) < 0 && errno == EINTR)
-			;
-		if (pid > 0)
-			*code = err_wait_status(st);
+		close(out);
+		*code = child_wait(pid);
 	}
 	if (*code != 0) {
 		char tail[32];
@@ -130,7 +113,6 @@ int runtime_exec(const char *root, const char *dir, const char *cmd, const char 
 	memcpy(hash, c.digest, 16);
 	if (req >= 0)
 		close(req);
-	free(fdpath);
 	free(sandbox);
 	free(cwd);
 	return 0;

@@ -12,6 +12,7 @@
 #include "fileio.h"
 #include "err.h"
 #include "prestat.h"
+#include "strbuf.h"
 #include "strmap.h"
 
 /* The file: MAGIC, then per entry a u16 path length (with its NUL), the
@@ -48,31 +49,6 @@ int64_t statcache_now(void)
 	return statsnap_ns(t);
 }
 
-static char *read_whole(int fd, size_t *len)
-{
-	struct stat st;
-	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode))
-		return NULL;
-	size_t cap = (size_t)st.st_size + 1, n = 0;
-	char *b = xmalloc(cap);
-	for (;;) {
-		ssize_t r = read(fd, b + n, cap - n);
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r < 0) {
-			free(b);
-			return NULL;
-		}
-		if (r == 0)
-			break;
-		n += (size_t)r;
-		if (n == cap)
-			b = xrealloc(b, cap *= 2);
-	}
-	*len = n;
-	return b;
-}
-
 struct statcache *statcache_load(const char *root)
 {
 	struct statcache *sc = xcalloc(1, sizeof(*sc));
@@ -83,7 +59,7 @@ struct statcache *statcache_load(const char *root)
 		return sc;
 	struct stat st;
 	size_t len = 0;
-	char *data = fstat(fd, &st) == 0 ? read_whole(fd, &len) : NULL;
+	char *data = fstat(fd, &st) == 0 && S_ISREG(st.st_mode) ? fileio_read_fd(fd, &len) : NULL;
 	close(fd);
 	size_t off = strlen(MAGIC);
 	if (!data || len < off || memcmp(data, MAGIC, off) != 0) {
@@ -222,9 +198,9 @@ int statcache_save(struct statcache *sc)
 	statcache_preload_drop(sc); /* the walk is over: the threads stop */
 	if (!sc->dirty)
 		return 0;
-	size_t cap = 1 << 16, len = strlen(MAGIC);
-	char *buf = xmalloc(cap);
-	memcpy(buf, MAGIC, len);
+	struct strbuf buf = STRBUF_INIT;
+	strbuf_grow(&buf, 1 << 16);
+	strbuf_addstr(&buf, MAGIC);
 	for (size_t i = 0; i < sc->map.cap; i++) {
 		const char *k = sc->map.keys[i];
 		const struct sc_entry *e = k ? sc->map.vals[i] : NULL;
@@ -238,42 +214,36 @@ int statcache_save(struct statcache *sc)
 		bool dir = n >= 2 && k[n - 2] == '/';
 		if (dir != (e->list != NULL))
 			continue;
-		size_t need = 2 + n + sizeof(struct disk) + (dir ? 4 + e->listlen : 0);
-		if (len + need > cap) {
-			cap = (len + need) * 2;
-			buf = xrealloc(buf, cap);
-		}
 		uint16_t n16 = (uint16_t)n;
 		struct disk d = {.st = e->st};
 		memcpy(d.hash, e->hash, 16);
-		memcpy(buf + len, &n16, 2);
-		memcpy(buf + len + 2, k, n);
-		memcpy(buf + len + 2 + n, &d, sizeof(d));
+		strbuf_add(&buf, &n16, 2);
+		strbuf_add(&buf, k, n);
+		strbuf_add(&buf, &d, sizeof(d));
 		if (dir) {
-			memcpy(buf + len + 2 + n + sizeof(d), &e->listlen, 4);
-			memcpy(buf + len + 2 + n + sizeof(d) + 4, e->list, e->listlen);
+			strbuf_add(&buf, &e->listlen, 4);
+			strbuf_add(&buf, e->list, e->listlen);
 		}
-		len += need;
 	}
 	char *dir = xstrdup(sc->path);
 	*strrchr(dir, '/') = '\0';
 	if (mkdir(dir, 0777) != 0 && errno != EEXIST) {
 		free(dir);
-		free(buf);
+		strbuf_release(&buf);
 		return -1;
 	}
 	free(dir);
 	struct atomicw w;
 	int r = atomicw_open(&w, sc->path, 0666);
 	if (r == 0) {
-		if (atomicw_write(&w, buf, len) == 0)
+		if (atomicw_write(&w, buf.buf, buf.len) == 0)
 			r = atomicw_commit(&w);
 		else {
 			atomicw_abort(&w);
 			r = -1;
 		}
 	}
-	free(buf);
+	strbuf_release(&buf);
 	if (r == 0)
 		sc->dirty = false;
 	return r;

@@ -1,6 +1,7 @@
 #include "err.h"
 
 #include <errno.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -102,6 +103,21 @@ void *xcalloc(size_t n, size_t size)
 void *xrealloc(void *p, size_t n)
 {
 	return oom(realloc(p, n ? n : 1));
+}
+
+void *xgrow(void *p, size_t nr, size_t *alloc, size_t size)
+{
+	size_t a = *alloc ? *alloc : 64;
+	while (a < nr) {
+		if (a > SIZE_MAX / 2)
+			oom(NULL);
+		a *= 2;
+	}
+	if (size && a > SIZE_MAX / size)
+		oom(NULL);
+	p = xrealloc(p, a * size);
+	*alloc = a;
+	return p;
 }
 
 char *xstrdup(const char *s)

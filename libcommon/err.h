@@ -52,4 +52,21 @@ char *xstrdup(const char *s);
 char *xstrndup(const char *s, size_t n);
 char *xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
+/* The one way an array grows (git's ALLOC_GROW). XGROW(v, nr, alloc) makes
+ * room for nr elements in the array v, of which alloc (a size_t) are
+ * allocated: nothing when nr <= alloc, else v is reallocated to 64
+ * elements, or twice alloc, doubled again until nr fit, and alloc says the
+ * new count. So n appends cost O(n) copies. Like xrealloc it never returns
+ * without the room: a count or byte size past SIZE_MAX dies with "out of
+ * memory". v, nr and alloc are evaluated more than once: plain lvalues and
+ * side-effect-free counts only. Bytes that grow are a strbuf (strbuf.h). */
+#define XGROW(v, nr, alloc)                                                    \
+	do {                                                                       \
+		if ((nr) > (alloc))                                                    \
+			(v) = xgrow((v), (nr), &(alloc), sizeof(*(v)));                    \
+	} while (0)
+/* XGROW's slow half: p reallocated for at least nr elements of size bytes,
+ * *alloc updated. */
+void *xgrow(void *p, size_t nr, size_t *alloc, size_t size);
+
 #endif

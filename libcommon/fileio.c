@@ -37,14 +37,16 @@ char *fileio_read_fd(int fd, size_t *len)
 		heap = xmalloc(n + 1);
 		memcpy(heap, stackbuf, n);
 	} else {
+		/* a big regular file is read into its size at once (and the
+		 * read that sees its end): no doubling copies */
+		struct stat st;
 		size_t cap = sizeof(stackbuf) * 2;
+		if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && (size_t)st.st_size + 2 > cap)
+			cap = (size_t)st.st_size + 2;
 		heap = xmalloc(cap);
 		memcpy(heap, stackbuf, n);
 		for (;;) {
-			if (n + 1 >= cap) {
-				cap *= 2;
-				heap = xrealloc(heap, cap);
-			}
+			XGROW(heap, n + 2, cap);
 			r = read(fd, heap + n, cap - n - 1);
 			if (r < 0 && errno == EINTR)
 				continue;

@@ -33,10 +33,7 @@ static long read_line(struct jsonl_reader *r)
 	int c;
 	bool over = false;
 
-	if (!r->buf) {
-		r->cap = 4096;
-		r->buf = xmalloc(r->cap);
-	}
+	XGROW(r->buf, 4096, r->cap);
 	while ((c = getc_unlocked(r->f)) != EOF) {
 		if (c == '\n')
 			break;
@@ -46,10 +43,7 @@ static long read_line(struct jsonl_reader *r)
 			over = true;
 			continue;
 		}
-		if (len + 1 >= r->cap) {
-			r->cap *= 2;
-			r->buf = xrealloc(r->buf, r->cap);
-		}
+		XGROW(r->buf, len + 2, r->cap);
 		r->buf[len++] = (char)c;
 	}
 	if (c == EOF && len == 0 && !over)

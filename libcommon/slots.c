@@ -46,8 +46,7 @@ void slots_prune(const char *dir, const char *prefix, size_t keep)
 	while ((de = readdir(d))) {
 		if (!slot_name(de->d_name, prefix, plen) || fstatat(dfd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0)
 			continue;
-		if (n == cap)
-			v = xrealloc(v, (cap = cap ? 2 * cap : 16) * sizeof(*v));
+		XGROW(v, n + 1, cap);
 		v[n].at = st.st_mtim;
 		memcpy(v[n].name, de->d_name, plen + 16 + 1); /* slot_name: the length checked */
 		n++;

@@ -1,9 +1,10 @@
 /* stage.h: the one way the driver talks to a stage (vx-key, vx-proxy,
  * vx-report...): JSON lines down its stdin, JSON lines up its stdout.
  *
- * The caller starts the process (it knows the environment and the process
- * group a stage gets) and hands its pid and pipe ends to stage_attach, which
- * owns them from then on. stage_send writes one record as one line (it
+ * The caller starts the process with child.h's child_start (it knows the
+ * environment and the process group a stage gets: the driver's proc_spawn)
+ * and hands its pid and pipe ends to stage_attach, which owns them from
+ * then on. stage_send writes one record as one line (it
  * blocks until the pipe took it; SIGPIPE must be ignored, and a stage that
  * is gone makes it fail). Reading never blocks unless asked to:
  * stage_fill takes what the pipe holds now, stage_next hands over the next

@@ -1,9 +1,11 @@
 #include "strbuf.h"
 
+#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "err.h"
 
@@ -56,6 +58,23 @@ void strbuf_addf(struct strbuf *sb, const char *fmt, ...)
 		va_end(ap);
 	}
 	sb->len += (size_t)n;
+}
+
+int strbuf_read(struct strbuf *sb, int fd, size_t hint)
+{
+	strbuf_grow(sb, hint ? hint : 8192);
+	for (;;) {
+		ssize_t r = read(fd, sb->buf + sb->len, sb->alloc - sb->len - 1);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0) {
+			sb->buf[sb->len] = '\0';
+			return r < 0 ? -1 : 0;
+		}
+		sb->len += (size_t)r;
+		if (sb->alloc - sb->len < 2)
+			strbuf_grow(sb, 1); /* doubles */
+	}
 }
 
 void strbuf_setlen(struct strbuf *sb, size_t n)

@@ -25,6 +25,11 @@ void strbuf_add(struct strbuf *sb, const void *data, size_t n);
 void strbuf_addstr(struct strbuf *sb, const char *s);
 void strbuf_addch(struct strbuf *sb, char c);
 void strbuf_addf(struct strbuf *sb, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Append what fd holds until end of file (a pipe's writers all gone),
+ * read(2) retried on EINTR, room made hint bytes at a time at first (8192
+ * when 0), then doubling. 0, or -1 with errno; what was read stays either
+ * way. */
+int strbuf_read(struct strbuf *sb, int fd, size_t hint);
 /* Cut to n bytes (n <= len). strbuf_reset is strbuf_setlen(sb, 0). */
 void strbuf_setlen(struct strbuf *sb, size_t n);
 void strbuf_reset(struct strbuf *sb);

@@ -67,14 +67,8 @@ static void list_dir(int dirfd, struct entries *e)
 			if (nm[0] == '.' && (!nm[1] || (nm[1] == '.' && !nm[2])))
 				continue;
 			size_t l = strlen(nm) + 1;
-			if (e->len + l > e->cap) {
-				e->cap = (e->len + l) * 2;
-				e->names = xrealloc(e->names, e->cap);
-			}
-			if (e->n == e->vcap) {
-				e->vcap = e->vcap ? e->vcap * 2 : 32;
-				e->v = xrealloc(e->v, e->vcap * sizeof(*e->v));
-			}
+			XGROW(e->names, e->len + l, e->cap);
+			XGROW(e->v, e->n + 1, e->vcap);
 			memcpy(e->names + e->len, nm, l);
 			e->v[e->n++] = (struct ent){e->len, de->d_type};
 			e->len += l;
@@ -110,14 +104,8 @@ static void entries_from_blob(struct entries *e, const char *blob, size_t len)
 		if (off + l >= len)
 			break; /* no NUL: the blob ends early */
 		off += l + 1;
-		if (e->len + l + 1 > e->cap) {
-			e->cap = (e->len + l + 1) * 2;
-			e->names = xrealloc(e->names, e->cap);
-		}
-		if (e->n == e->vcap) {
-			e->vcap = e->vcap ? e->vcap * 2 : 32;
-			e->v = xrealloc(e->v, e->vcap * sizeof(*e->v));
-		}
+		XGROW(e->names, e->len + l + 1, e->cap);
+		XGROW(e->v, e->n + 1, e->vcap);
 		memcpy(e->names + e->len, nm, l + 1);
 		e->v[e->n++] = (struct ent){e->len, type};
 		e->len += l + 1;
@@ -147,10 +135,7 @@ struct pathbuf {
 static void pb_set(struct pathbuf *pb, size_t at, const char *rel)
 {
 	size_t l = strlen(rel);
-	if (at + l + 2 > pb->cap) {
-		pb->cap = (at + l + 2) * 2;
-		pb->s = xrealloc(pb->s, pb->cap);
-	}
+	XGROW(pb->s, at + l + 2, pb->cap);
 	pb->len = at;
 	if (*rel) {
 		pb->s[pb->len++] = '/';
@@ -222,10 +207,7 @@ static int visit(const struct at *at, const char *rel, struct entries *e,
 	for (size_t i = 0; i < e->n && rc == 0; i++) {
 		const char *nm = e->names + e->v[i].off;
 		size_t nlen = strlen(nm);
-		if (rlen + nlen + 2 > ccap) {
-			ccap = (rlen + nlen + 2) * 2;
-			child = xrealloc(child, ccap);
-		}
+		XGROW(child, rlen + nlen + 2, ccap);
 		if (rlen) {
 			memcpy(child, rel, rlen);
 			child[rlen] = '/';

@@ -117,8 +117,7 @@ static void on_lines(void)
 	if (lines_len == lines_cap) {
 		if (lines_cap >= (1u << 20))
 			err_die(2, "<stdin>: request line longer than 1 MiB");
-		lines_cap = lines_cap ? lines_cap * 2 : 4096;
-		lines_buf = xrealloc(lines_buf, lines_cap + 1);
+		XGROW(lines_buf, lines_len + 1, lines_cap); /* 64, doubling: 1 MiB at the 15th */
 	}
 	ssize_t n = read(lines_fd, lines_buf + lines_len, lines_cap - lines_len);
 	if (n < 0 && (errno == EAGAIN || errno == EINTR))

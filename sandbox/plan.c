@@ -31,10 +31,7 @@ struct op *plan_add_op_st(struct plan *p, enum op_kind kind, const char *path,
 	const struct stat *st)
 {
 	struct op *o;
-	if (p->nops == p->cap) {
-		p->cap = p->cap ? 2 * p->cap : 32;
-		p->ops = xrealloc(p->ops, p->cap * sizeof(*p->ops));
-	}
+	XGROW(p->ops, p->nops + 1, p->cap);
 	o = &p->ops[p->nops++];
 	memset(o, 0, sizeof(*o));
 	o->kind = kind;

@@ -77,10 +77,7 @@ static int mkdirs(const char *path)
 static void add_placeholder(struct plan *p, const char *path, const char *grant,
 	const struct stat *st)
 {
-	if (p->nph == p->phcap) {
-		p->phcap = p->phcap ? 2 * p->phcap : 8;
-		p->ph = xrealloc(p->ph, p->phcap * sizeof(*p->ph));
-	}
+	XGROW(p->ph, p->nph + 1, p->phcap);
 	p->ph[p->nph].path = xstrdup(path);
 	p->ph[p->nph].grant = xstrdup(grant);
 	p->ph[p->nph].mtime = st->st_mtim;
@@ -186,10 +183,7 @@ bool plan_is_guard(const char *path, const struct stat *st, mode_t fmode)
 
 static void add_guard(struct plan *p, const char *path, bool isdir, mode_t fmode)
 {
-	if (p->ng == p->gcap) {
-		p->gcap = p->gcap ? 2 * p->gcap : 16;
-		p->guards = xrealloc(p->guards, p->gcap * sizeof(*p->guards));
-	}
+	XGROW(p->guards, p->ng + 1, p->gcap);
 	p->guards[p->ng].path = xstrdup(path);
 	p->guards[p->ng].isdir = isdir;
 	p->guards[p->ng].fmode = fmode;

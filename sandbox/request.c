@@ -15,10 +15,7 @@
 
 void strlist_push(struct strlist *l, const char *s)
 {
-	if (l->n == l->cap) {
-		l->cap = l->cap ? 2 * l->cap : 8;
-		l->v = xrealloc(l->v, l->cap * sizeof(*l->v));
-	}
+	XGROW(l->v, l->n + 1, l->cap);
 	l->v[l->n++] = xstrdup(s);
 }
 

@@ -1,3 +1,4 @@
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -50,6 +51,23 @@ int main(void)
 	p = strbuf_detach(&sb, &n);
 	CHECK(p && n == 0 && p[0] == '\0');
 	free(p);
+	strbuf_release(&sb);
+
+	/* strbuf_read: a file to its end, appended, past the first room */
+	FILE *f = tmpfile();
+	for (int i = 0; i < 20000; i++)
+		fputc('a' + i % 26, f);
+	fflush(f);
+	rewind(f);
+	strbuf_addstr(&sb, "<");
+	CHECK(strbuf_read(&sb, fileno(f), 100) == 0);
+	CHECK(sb.len == 20001 && sb.buf[0] == '<' && sb.buf[1] == 'a' && sb.buf[20000] == 'a' + 19999 % 26);
+	CHECK(sb.buf[sb.len] == '\0');
+	/* at the end already: nothing more, still terminated */
+	CHECK(strbuf_read(&sb, fileno(f), 0) == 0 && sb.len == 20001 && sb.buf[sb.len] == '\0');
+	fclose(f);
+	/* a bad fd: -1, what was there kept */
+	CHECK(strbuf_read(&sb, -1, 0) == -1 && sb.len == 20001);
 	strbuf_release(&sb);
 	return UNIT_END("strbuf");
 }
