@@ -315,6 +315,7 @@ $one_none"
 	# each verdict is out before the next record is read: a pipe held open
 	# gets its answer
 	coproc VR { vx-report --each 2>&1; }
+	local vr_pid=$VR_PID
 	printf '{"type":"judge","request":"%s","trace":"%s","exit":0}\n' "$req" "$off" >&"${VR[1]}"
 	local line=
 	while read -r -t 10 line <&"${VR[0]}"; do
@@ -323,7 +324,7 @@ $one_none"
 	[[ $line == *'"trace":"off"'* ]] || fail "no verdict while the stream is open: $line"
 	local wfd=${VR[1]}
 	exec {wfd}>&-
-	wait "$VR_PID"
+	wait "$vr_pid" 2> /dev/null || true # (bash may have reaped it already)
 	# not a judge record, a task file on stdin, or an option beside it: refused
 	run -2 vx-report --each <<< '{"type":"judge","request":"-","trace":null,"exit":0}'
 	assert_output --partial "not a judge record"
