@@ -315,6 +315,7 @@ $one_none"
 	# each verdict is out before the next record is read: a pipe held open
 	# gets its answer
 	coproc VR { vx-report --each 2>&1; }
+	# shellcheck disable=SC2153 # VR_PID is set by coproc VR
 	local vr_pid=$VR_PID
 	printf '{"type":"judge","request":"%s","trace":"%s","exit":0}\n' "$req" "$off" >&"${VR[1]}"
 	local line=

@@ -225,33 +225,26 @@ static int do_openat(int dfd, const char *path, int flags, mode_t mode)
 		}                                                   \
 	} while (0)
 
-EXPORT int open(const char *path, int flags, ...)
+/* open and open64, openat and openat64: one body each, the names aliases
+ * (also what divert_libc points libc's own entries at) */
+static int open_wrap(const char *path, int flags, ...)
 {
 	mode_t mode = 0;
 	MODE_ARG(flags, mode);
 	return do_openat(AT_FDCWD, path, flags, mode);
 }
 
-EXPORT int open64(const char *path, int flags, ...)
-{
-	mode_t mode = 0;
-	MODE_ARG(flags, mode);
-	return do_openat(AT_FDCWD, path, flags, mode);
-}
-
-EXPORT int openat(int dfd, const char *path, int flags, ...)
+static int openat_wrap(int dfd, const char *path, int flags, ...)
 {
 	mode_t mode = 0;
 	MODE_ARG(flags, mode);
 	return do_openat(dfd, path, flags, mode);
 }
 
-EXPORT int openat64(int dfd, const char *path, int flags, ...)
-{
-	mode_t mode = 0;
-	MODE_ARG(flags, mode);
-	return do_openat(dfd, path, flags, mode);
-}
+EXPORT int open(const char *path, int flags, ...) __attribute__((alias("open_wrap")));
+EXPORT int open64(const char *path, int flags, ...) __attribute__((alias("open_wrap")));
+EXPORT int openat(int dfd, const char *path, int flags, ...) __attribute__((alias("openat_wrap")));
+EXPORT int openat64(int dfd, const char *path, int flags, ...) __attribute__((alias("openat_wrap")));
 
 /* _FORTIFY_SOURCE's checked opens: called only without O_CREAT/O_TMPFILE */
 int __open_2(const char *path, int flags);
@@ -615,27 +608,13 @@ static void divert(void *libc, const char *sym, void *to)
 	mprotect((void *)lo, hi - lo, PROT_READ | PROT_EXEC);
 }
 
-static int libc_open(const char *path, int flags, ...)
-{
-	mode_t mode = 0;
-	MODE_ARG(flags, mode);
-	return do_openat(AT_FDCWD, path, flags, mode);
-}
-
-static int libc_openat(int dfd, const char *path, int flags, ...)
-{
-	mode_t mode = 0;
-	MODE_ARG(flags, mode);
-	return do_openat(dfd, path, flags, mode);
-}
-
 static void divert_libc(void)
 {
 	void *libc = dlopen("libc.so.6", RTLD_NOW | RTLD_NOLOAD);
 	if (!libc)
 		return;
-	divert(libc, "__open_nocancel", (void *)libc_open);
-	divert(libc, "open64", (void *)libc_open);
-	divert(libc, "openat64", (void *)libc_openat);
+	divert(libc, "__open_nocancel", (void *)open_wrap);
+	divert(libc, "open64", (void *)open_wrap);
+	divert(libc, "openat64", (void *)openat_wrap);
 	dlclose(libc);
 }

@@ -31,6 +31,18 @@ enum { N_UNSHARE, N_CLONE, N_MOUNT, N_ATTACH, N_SEIZE, N_TRACEME, N_WRITEV, N_KE
 	N_UNIX, N_URING, N_CONT, N_READV, N_PAIR, N_VSOCK, N_HIGH, N_AUDIT, N_ROUTE, N_INET6,
 	N_DPAIR, N_DUNIX, N_CONNECT, N_UNTRACED, N_MAX };
 
+/* errno of a raw clone with these flags, 0 when it made a child (reaped) */
+static int clone_errno(unsigned long flags)
+{
+	pid_t kid = (pid_t)syscall(SYS_clone, flags | SIGCHLD, NULL, NULL, NULL, 0);
+	if (kid == 0)
+		_exit(0);
+	if (kid < 0)
+		return errno;
+	waitpid(kid, NULL, 0);
+	return 0;
+}
+
 /* Load the filter in a child, try each call there, send back their errnos. */
 static void probe(const struct sock_fprog *f, int *got)
 {
@@ -42,22 +54,12 @@ static void probe(const struct sock_fprog *f, int *got)
 		int e[N_MAX];
 		char buf[8] = "x", dst[8];
 		struct iovec l = {dst, 1}, rm = {buf, 1};
-		pid_t parent = getppid(), kid;
+		pid_t parent = getppid();
 		if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) || filter_load(f))
 			_exit(3);
 		e[N_UNSHARE] = ERR(unshare(CLONE_NEWUSER));
-		kid = (pid_t)syscall(SYS_clone, CLONE_NEWUSER | SIGCHLD, NULL, NULL, NULL, 0);
-		if (kid == 0)
-			_exit(0);
-		if (kid > 0)
-			waitpid(kid, NULL, 0);
-		e[N_CLONE] = kid < 0 ? errno : 0;
-		kid = (pid_t)syscall(SYS_clone, CLONE_UNTRACED | SIGCHLD, NULL, NULL, NULL, 0);
-		if (kid == 0)
-			_exit(0);
-		if (kid > 0)
-			waitpid(kid, NULL, 0);
-		e[N_UNTRACED] = kid < 0 ? errno : 0;
+		e[N_CLONE] = clone_errno(CLONE_NEWUSER);
+		e[N_UNTRACED] = clone_errno(CLONE_UNTRACED);
 		e[N_MOUNT] = ERR(mount("none", "/tmp", "tmpfs", 0, NULL));
 		e[N_ATTACH] = ERR(ptrace(PTRACE_ATTACH, parent, 0, 0));
 		e[N_SEIZE] = ERR(ptrace(PTRACE_SEIZE, parent, 0, 0));
