@@ -134,7 +134,20 @@ static const char run_usage[] =
 	"Exit status: 0 every task passed or hit, 1 a task failed, 2 refused before\n"
 	"running (usage, config), 130/143 interrupted.\n";
 
-int run_main(int argc, char **argv)
+/* what the command line asks beyond struct run's own fields */
+struct run_args {
+	const char *remote; /* the remote cache's URL, or NULL */
+	bool dry;
+	bool git_sel; /* a --filter names a git ref */
+	/* vx-graph's selection arguments, then the TASKs: what the stages get
+	 * and what a replayed run is keyed by */
+	char **sel;
+	int nsel;
+};
+
+/* Reads the options into r and a. Returns -1 to go on, else the exit status
+ * (usage error, or --help done). */
+static int parse_args(int argc, char **argv, struct run *r, struct run_args *a)
 {
 	static const struct option opts[] = {
 		{"jobs", required_argument, NULL, 'j'},
@@ -151,64 +164,56 @@ int run_main(int argc, char **argv)
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
-	/* the run's state lives as long as the process (and stays reachable) */
-	static struct run r;
-	r.use_cache = true;
-	r.jobs = ncpus();
 	const char *root_opt = getenv("VX_ROOT");
-	const char *remote = getenv("VX_REMOTE_CACHE");
-	bool dry = false;
-	/* vx-graph's selection arguments, then the TASKs: what the stages get
-	 * and what a replayed run is keyed by */
-	static char **sel;
-	int nsel = 0;
-	bool git_sel = false;
-	sel = xcalloc((size_t)argc * 2 + 1, sizeof(*sel));
 	int c;
 	char *end;
 
+	r->use_cache = true;
+	r->jobs = ncpus();
+	a->remote = getenv("VX_REMOTE_CACHE");
+	a->sel = xcalloc((size_t)argc * 2 + 1, sizeof(*a->sel));
 	while ((c = getopt_long(argc, argv, "j:h", opts, NULL)) != -1) {
 		switch (c) {
 		case 'j':
-			r.jobs = (size_t)strtoul(optarg, &end, 10);
-			if (*end || !*optarg || r.jobs == 0) {
+			r->jobs = (size_t)strtoul(optarg, &end, 10);
+			if (*end || !*optarg || r->jobs == 0) {
 				err_warn("-j '%s': expected a number of tasks, 1 or more", optarg);
 				return VX_EXIT_USAGE;
 			}
 			break;
 		case 'f':
-			r.force = true;
+			r->force = true;
 			break;
 		case 'n':
-			r.use_cache = false;
+			r->use_cache = false;
 			break;
 		case 'd':
-			dry = true;
+			a->dry = true;
 			break;
 		case 'J':
-			r.json = true;
+			r->json = true;
 			break;
 		case 'r':
 			root_opt = optarg;
 			break;
 		case 'R':
-			remote = optarg;
+			a->remote = optarg;
 			break;
 		case 'O':
-			if (!ui_parse_order(optarg, &r.show.order))
+			if (!ui_parse_order(optarg, &r->show.order))
 				return VX_EXIT_USAGE;
 			break;
 		case 'L':
-			if (!ui_parse_logs(optarg, &r.show.logs))
+			if (!ui_parse_logs(optarg, &r->show.logs))
 				return VX_EXIT_USAGE;
 			break;
 		case 'F':
-			sel[nsel++] = "--filter";
-			sel[nsel++] = optarg;
-			git_sel |= strchr(optarg, '[') != NULL;
+			a->sel[a->nsel++] = "--filter";
+			a->sel[a->nsel++] = optarg;
+			a->git_sel |= strchr(optarg, '[') != NULL;
 			break;
 		case 'o':
-			sel[nsel++] = "--only";
+			a->sel[a->nsel++] = "--only";
 			break;
 		case 'h':
 			fputs(run_usage, stdout);
@@ -226,82 +231,110 @@ int run_main(int argc, char **argv)
 	long long log_max = tasklog_max();
 	if (log_max < 0)
 		return VX_EXIT_USAGE;
-	r.log_max = (size_t)log_max;
-	r.show.json = r.json;
-	jsonl_out_init();
-	r.root = root_opt && *root_opt ? root_opt : NULL;
-	sel[nsel++] = "--";
+	r->log_max = (size_t)log_max;
+	r->show.json = r->json;
+	r->root = root_opt && *root_opt ? root_opt : NULL;
+	if (a->remote && !*a->remote)
+		a->remote = NULL;
+	a->sel[a->nsel++] = "--";
 	for (int i = optind; i < argc; i++)
-		sel[nsel++] = argv[i];
-	if (dry)
-		return dry_main(&(struct dry_opts){.root = r.root, .args = sel, .nargs = nsel,
-			.json = r.json, .use_cache = r.use_cache, .force = r.force,
-			.remote = remote && *remote ? remote : NULL});
+		a->sel[a->nsel++] = argv[i];
+	return -1;
+}
 
-	/* vx-watch's token first, before anything is read: the run it vouches
-	 * for is replayed whole; else one taken now lets this run be */
-	char tok[WATCHQ_TOKEN_MAX];
-	/* not with a git ref in a filter: a commit moves what it selects
-	 * without a change vx-watch sees */
-	bool watched = r.use_cache && !r.force && !(remote && *remote) && !git_sel &&
-		       wsroot_find(".", r.root, false, &r.wroot) == 0 && watchq_token(r.wroot, tok);
-	if (watched && !(run_watch_hook.on && !run_watch_hook.serve)) {
-		int out = replay_try(r.wroot, sel, nsel, tok, &r.show, false);
-		if (out >= 0)
-			return out;
-	}
-
+/* Graphs, keys and runs the selected tasks, then stops the run's stages.
+ * Returns 0, or the status vx-graph's refusal gives. */
+static int run_tasks(struct run *r, const struct run_args *a)
+{
 	/* vx-key starts first and loads its stat cache while vx-graph works;
 	 * the graph record reaches it as soon as it is read */
-	r.keyer_spawned = keyer_spawn(&r.keyer) == 0;
-	int rc = graphin_load_then(&r.g, r.root, sel, nsel, false, false, run_graph_read, &r);
+	r->keyer_spawned = keyer_spawn(&r->keyer) == 0;
+	int rc = graphin_load_then(&r->g, r->root, a->sel, a->nsel, false, false, run_graph_read, r);
 	if (rc) {
-		if (r.keyer_spawned)
-			keyer_stop(&r.keyer);
+		if (r->keyer_spawned)
+			keyer_stop(&r->keyer);
 		return rc;
 	}
-	r.root = graphin_str(r.g.graph, "root");
-	ui_init(&r.ui, &r.show);
-	r.t0 = ui_now_ms();
-	runcache_open(&r.cache, r.root);
-	if (remote && *remote && r.use_cache)
-		runcache_remote(&r.cache, remote);
+	r->root = graphin_str(r->g.graph, "root");
+	ui_init(&r->ui, &r->show);
+	r->t0 = ui_now_ms();
+	runcache_open(&r->cache, r->root);
+	if (a->remote && r->use_cache)
+		runcache_remote(&r->cache, a->remote);
 	/* as many writers as tasks may run at once, up to the cores: creating
 	 * a file is kernel work that runs on every core (-j1: none, the pump
 	 * writes each hit itself, in order). None with a remote cache: a
 	 * remote hit is written into the local cache (a save, cache.h), which
 	 * must not run beside restores */
-	size_t writers = r.jobs < ncpus() ? r.jobs : ncpus();
-	r.writers = workq_new(r.jobs > 1 && !r.cache.remote ? writers : 0, runcache_write);
-	run_build(&r);
+	size_t writers = r->jobs < ncpus() ? r->jobs : ncpus();
+	r->writers = workq_new(r->jobs > 1 && !r->cache.remote ? writers : 0, runcache_write);
+	run_build(r);
 	if (run_watch_hook.header) {
 		size_t n = 0;
-		for (size_t i = 0; i < r.n; i++)
-			n += !run_served_elsewhere(&r.t[i]);
+		for (size_t i = 0; i < r->n; i++)
+			n += !run_served_elsewhere(&r->t[i]);
 		run_watch_hook.header(n);
 	}
 	run_setup_signals();
-	run_loop(&r);
-	workq_free(r.writers);
-	if (r.keyer_spawned)
-		keyer_stop(&r.keyer);
-	netproxy_stop(&r.net);
+	run_loop(r);
+	workq_free(r->writers);
+	if (r->keyer_spawned)
+		keyer_stop(&r->keyer);
+	netproxy_stop(&r->net);
 	report_stop();
-	runcache_close(&r.cache); /* the remote's connections and libcurl too */
-	if (watched && !r.interrupted && !r.keyer_broken && strcmp(r.root, r.wroot) == 0)
-		save_replay(&r, sel, nsel, tok);
+	runcache_close(&r->cache); /* the remote's connections and libcurl too */
+	return 0;
+}
 
-	if (r.interrupted) {
-		ui_interrupted(&r.ui, r.signo);
+/* The exit status of a run that ran: interrupted, served by vx watch,
+ * failed or passed. */
+static int run_exit(struct run *r)
+{
+	if (r->interrupted) {
+		ui_interrupted(&r->ui, r->signo);
 		jsonl_out_finish();
-		return r.signo == SIGINT ? VX_EXIT_SIGINT : VX_EXIT_SIGTERM;
+		return r->signo == SIGINT ? VX_EXIT_SIGINT : VX_EXIT_SIGTERM;
 	}
-	if (r.served) /* its report is out; its servers have all exited */
+	if (r->served) /* its report is out; its servers have all exited */
 		return jsonl_out_finish();
-	bool failed = run_failed(&r);
+	bool failed = run_failed(r);
 	int out = jsonl_out_finish();
 	if (failed)
 		out = VX_EXIT_FAIL;
 	watch_done(out, false);
 	return out;
+}
+
+int run_main(int argc, char **argv)
+{
+	/* the run's state lives as long as the process (and stays reachable) */
+	static struct run r;
+	static struct run_args a;
+	int rc = parse_args(argc, argv, &r, &a);
+	if (rc >= 0)
+		return rc;
+	jsonl_out_init();
+	if (a.dry)
+		return dry_main(&(struct dry_opts){.root = r.root, .args = a.sel, .nargs = a.nsel,
+			.json = r.json, .use_cache = r.use_cache, .force = r.force,
+			.remote = a.remote});
+
+	/* vx-watch's token first, before anything is read: the run it vouches
+	 * for is replayed whole; else one taken now lets this run be. Not with
+	 * a git ref in a filter: a commit moves what it selects without a
+	 * change vx-watch sees */
+	char tok[WATCHQ_TOKEN_MAX];
+	bool watched = r.use_cache && !r.force && !a.remote && !a.git_sel &&
+		       wsroot_find(".", r.root, false, &r.wroot) == 0 && watchq_token(r.wroot, tok);
+	if (watched && !(run_watch_hook.on && !run_watch_hook.serve)) {
+		int out = replay_try(r.wroot, a.sel, a.nsel, tok, &r.show, false);
+		if (out >= 0)
+			return out;
+	}
+	rc = run_tasks(&r, &a);
+	if (rc)
+		return rc;
+	if (watched && !r.interrupted && !r.keyer_broken && strcmp(r.root, r.wroot) == 0)
+		save_replay(&r, a.sel, a.nsel, tok);
+	return run_exit(&r);
 }
