@@ -1,11 +1,14 @@
 /* netproxy.c: starting vx-proxy for a run and collecting its denies (netproxy.h). */
 #include "netproxy.h"
 
+#include <errno.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -136,16 +139,21 @@ static bool start(struct netproxy *np, const cJSON *graph)
 	return ok;
 }
 
+bool netproxy_start(struct netproxy *np, const cJSON *graph)
+{
+	if (!np->broken && !np->st.pid && !start(np, graph))
+		np->broken = true;
+	return !np->broken;
+}
+
 char *netproxy_task(struct netproxy *np, const cJSON *graph, const cJSON *task,
 	size_t idx)
 {
 	const char *id = str(task, "id");
 	if (np->broken || !id)
 		return NULL;
-	if (!np->st.pid && !start(np, graph)) {
-		np->broken = true;
+	if (!netproxy_start(np, graph))
 		return NULL;
-	}
 	char *path = xasprintf("%s/%zu.sock", np->dir, idx);
 	cJSON *rec = cJSON_CreateObject();
 	cJSON_AddStringToObject(rec, "type", "task");
@@ -208,12 +216,23 @@ void netproxy_stop(struct netproxy *np)
 	if (np->st.pid) {
 		close(np->st.to);
 		np->st.to = -1;
-		/* vx-proxy ends on EOF; a wedged one is stopped after a grace */
-		double end = ui_now_ms() + 3000;
+		/* vx-proxy ends on EOF; a wedged one is stopped after a grace.
+		 * Its pidfd wakes us the moment it exits (a sleep-and-poll loop
+		 * added its period to every run's end) */
 		int st;
-		pid_t w;
-		while ((w = waitpid(np->st.pid, &st, WNOHANG)) == 0 && ui_now_ms() < end)
-			usleep(5000);
+		pid_t w = 0;
+		int pfd = (int)syscall(SYS_pidfd_open, np->st.pid, 0);
+		if (pfd >= 0) {
+			struct pollfd p = {.fd = pfd, .events = POLLIN};
+			while (poll(&p, 1, 3000) < 0 && errno == EINTR)
+				;
+			close(pfd);
+			w = waitpid(np->st.pid, &st, WNOHANG);
+		} else { /* a kernel before 5.3 */
+			double end = ui_now_ms() + 3000;
+			while ((w = waitpid(np->st.pid, &st, WNOHANG)) == 0 && ui_now_ms() < end)
+				usleep(5000);
+		}
 		if (w == 0)
 			kill(np->st.pid, SIGKILL);
 		else

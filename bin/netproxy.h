@@ -1,7 +1,7 @@
 /* netproxy.h: vx run's side of the network boundary (R-31, R-35).
  *
- * One vx-proxy per run, started on the first sandboxed task (a run with none
- * starts none), fed the "proxy" record (the graph's run-wide deny list and
+ * One vx-proxy per run, started on the first sandboxed task that runs (a run
+ * with none starts none), fed the "proxy" record (the graph's run-wide deny list and
  * allow union) and one "task" record per sandboxed task (issue 18: a task
  * without a grant gets a socket too, where every request is refused and
  * reported as `no network grant`, so its attempts are named, not lost),
@@ -36,6 +36,10 @@ struct netproxy {
 
 /* Does this task record grant network (allow.network true or a list)? */
 bool netproxy_granted(const cJSON *task);
+/* Start vx-proxy now if it is not running (netproxy_task starts it too,
+ * but a task known to run can have it start while it is keyed): false when
+ * it could not be. */
+bool netproxy_start(struct netproxy *np, const cJSON *graph);
 /* Start vx-proxy if needed and serve task id (index idx in the run) with
  * its grant, once it listens. The socket path (the caller frees it), or NULL
  * after a line on stderr. */

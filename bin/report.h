@@ -3,8 +3,8 @@
  * vx-report is the one judge of a task's violations, file and network. A
  * one-shot sandboxed task runs as vx-sandbox --request R --trace
  * report_trace_path(R); once it exited, report_task() hands vx-report the
- * (through one vx-report --each for the whole run, started at the first
- * task it judges) the request, the trace (NULL: a persistent task,
+ * (through one vx-report --each for the whole run, started with the first
+ * sandboxed task that runs, so its start overlaps that task) the request, the trace (NULL: a persistent task,
  * untraced) and the task's deny
  * records from vx-proxy (netproxy.h; written beside the request), appends
  * each violation and hint line vx-report prints to out (one per line, as
@@ -26,6 +26,9 @@
 char *report_trace_path(const char *request);
 bool report_task(const char *request, const char *trace, const cJSON *denies, int exit_code,
 	struct strbuf *out);
+/* Start the run's vx-report now, if it is not running: false when it
+ * cannot be (report_task then tries again, and fails the task). */
+bool report_start(void);
 /* The run's vx-report, kept between tasks (vx-report --each), stopped:
  * at the end of a run. */
 void report_stop(void);

@@ -170,6 +170,11 @@ void run_key_pump(struct run *r)
 				r->keyer_broken = true;
 				break;
 			}
+			/* a sandboxed task that will run: vx-proxy starts while
+			 * it is keyed, not after */
+			if (t->sandboxed && t->kind == K_EXEC &&
+			    (r->force || !r->use_cache || !t->cached))
+				netproxy_start(&r->net, r->g.graph);
 			t->in_flight = true;
 			fifo[tail] = ti;
 			size[tail++] = sz;

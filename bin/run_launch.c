@@ -185,6 +185,8 @@ void run_start(struct run *r, struct rtask *t)
 	}
 	t->running = true;
 	r->running++;
+	if (t->trace)
+		report_start(); /* while the task runs; its judge needs it */
 	if (t->kind == K_PERSISTENT) {
 		/* a server: its dependents go on once it started; it runs until the run ends */
 		t->status = UI_STARTED;

@@ -106,6 +106,14 @@ static bool keyed_dir(const struct ctx *c, const char *t)
 
 static void scan_links(struct ctx *c, const char *nm, bool deeper);
 
+/* Can a directory entry of this type be a link? (readdir's d_type spares
+ * an lstat of each of the hundreds of packages an npm node_modules holds;
+ * a file system that does not say gives DT_UNKNOWN: then lstat decides) */
+static bool maybe_link(unsigned char type)
+{
+	return type == DT_LNK || type == DT_UNKNOWN;
+}
+
 static void consider_link(struct ctx *c, const char *link, bool deeper)
 {
 	struct stat st;
@@ -146,6 +154,8 @@ static void scan_links(struct ctx *c, const char *nm, bool deeper)
 		char *p;
 		if (e->d_name[0] == '.')
 			continue;
+		if (e->d_name[0] != '@' && !maybe_link(e->d_type))
+			continue;
 		p = path_join(nm, e->d_name);
 		if (e->d_name[0] == '@') {
 			DIR *s = opendir(p);
@@ -154,7 +164,7 @@ static void scan_links(struct ctx *c, const char *nm, bool deeper)
 			if (s && lstat(p, &st) == 0 && S_ISDIR(st.st_mode)) {
 				while ((f = readdir(s))) {
 					char *q;
-					if (f->d_name[0] == '.')
+					if (f->d_name[0] == '.' || !maybe_link(f->d_type))
 						continue;
 					q = path_join(p, f->d_name);
 					consider_link(c, q, deeper);
