@@ -1,19 +1,17 @@
 /* netproxy.c: starting vx-proxy for a run and collecting its denies (netproxy.h). */
 #include "netproxy.h"
 
-#include <errno.h>
-#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "err.h"
+#include "child.h"
 #include "proc.h"
 #include "ui.h"
 
@@ -216,23 +214,8 @@ void netproxy_stop(struct netproxy *np)
 	if (np->st.pid) {
 		close(np->st.to);
 		np->st.to = -1;
-		/* vx-proxy ends on EOF; a wedged one is stopped after a grace.
-		 * Its pidfd wakes us the moment it exits (a sleep-and-poll loop
-		 * added its period to every run's end) */
-		int st;
-		pid_t w = 0;
-		int pfd = (int)syscall(SYS_pidfd_open, np->st.pid, 0);
-		if (pfd >= 0) {
-			struct pollfd p = {.fd = pfd, .events = POLLIN};
-			while (poll(&p, 1, 3000) < 0 && errno == EINTR)
-				;
-			close(pfd);
-			w = waitpid(np->st.pid, &st, WNOHANG);
-		} else { /* a kernel before 5.3 */
-			double end = ui_now_ms() + 3000;
-			while ((w = waitpid(np->st.pid, &st, WNOHANG)) == 0 && ui_now_ms() < end)
-				usleep(5000);
-		}
+		/* vx-proxy ends on EOF; a wedged one is stopped after a grace */
+		pid_t w = child_wait_for(np->st.pid, 3000, NULL);
 		if (w == 0)
 			kill(np->st.pid, SIGKILL);
 		else

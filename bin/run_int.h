@@ -102,6 +102,9 @@ void run_build(struct run *r);
 /* run_key.c */
 void run_graph_read(void *arg, const cJSON *graph);
 bool run_key_task(struct run *r, struct rtask *t);
+/* Can t come from the cache this run (an exec task with a cache block, the
+ * cache on, no --force)? Else it runs once keyed. */
+bool run_may_hit(const struct run *r, const struct rtask *t);
 void run_hit(struct run *r, struct rtask *t, struct strbuf *log);
 void run_key_pump(struct run *r);
 

@@ -66,6 +66,11 @@ bool run_key_task(struct run *r, struct rtask *t)
 	return take_key(r, t, keyer_key(&r->keyer, t->rec));
 }
 
+bool run_may_hit(const struct run *r, const struct rtask *t)
+{
+	return t->kind == K_EXEC && t->cached && r->use_cache && !r->force;
+}
+
 static bool needs_key(const struct rtask *t)
 {
 	return !t->keyed && t->kind != K_PERSISTENT;
@@ -104,7 +109,7 @@ static void settle(struct run *r, size_t ti)
 		run_finish(r, t, t->all_hits ? UI_HIT : UI_DONE);
 		return;
 	}
-	if (t->kind != K_EXEC || !t->cached || !r->use_cache || r->force)
+	if (!run_may_hit(r, t))
 		return;
 	t->started = ui_now_ms();
 	struct strbuf log = {0};
@@ -172,8 +177,7 @@ void run_key_pump(struct run *r)
 			}
 			/* a sandboxed task that will run: vx-proxy starts while
 			 * it is keyed, not after */
-			if (t->sandboxed && t->kind == K_EXEC &&
-			    (r->force || !r->use_cache || !t->cached))
+			if (t->sandboxed && t->kind == K_EXEC && !run_may_hit(r, t))
 				netproxy_start(&r->net, r->g.graph);
 			t->in_flight = true;
 			fifo[tail] = ti;

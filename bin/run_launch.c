@@ -107,7 +107,7 @@ void run_start(struct run *r, struct rtask *t)
 			run_fail_msg(r, t, "vx: unable to key %s", t->id);
 			return;
 		}
-		if (t->cached && r->use_cache && !r->force && !t->probed) {
+		if (run_may_hit(r, t) && !t->probed) {
 			struct strbuf log = {0};
 			int h = runcache_restore(&r->cache, t->key, r->root, t->dir, &log);
 			if (h == 2)

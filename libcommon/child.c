@@ -2,10 +2,13 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <signal.h>
 #include <spawn.h>
 #include <stdlib.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "err.h"
@@ -111,4 +114,28 @@ int child_wait(pid_t pid)
 		if (errno != EINTR)
 			return -1;
 	return err_wait_status(st);
+}
+
+pid_t child_wait_for(pid_t pid, int timeout_ms, int *status)
+{
+	int st, pfd = (int)syscall(SYS_pidfd_open, pid, 0);
+	pid_t w;
+	if (pfd >= 0) {
+		/* woken the moment it exits: a sleep-and-check loop adds its
+		 * period to every wait */
+		struct pollfd p = {.fd = pfd, .events = POLLIN};
+		while (poll(&p, 1, timeout_ms) < 0 && errno == EINTR)
+			;
+		close(pfd);
+		while ((w = waitpid(pid, &st, WNOHANG)) < 0 && errno == EINTR)
+			;
+	} else { /* a kernel before 5.3, or no such child */
+		const struct timespec slice = {0, 2000000};
+		for (int waited = 0; (w = waitpid(pid, &st, WNOHANG)) == 0 && waited < timeout_ms;
+			waited += 2)
+			nanosleep(&slice, NULL);
+	}
+	if (w > 0 && status)
+		*status = st;
+	return w;
 }

@@ -39,5 +39,9 @@ pid_t child_start(char *const argv[], const struct spawn_opts *o, int *to_child,
 /* Wait for pid (EINTR retried): its exit status as the shell says it
  * (err_wait_status), or -1 when there was none to wait for. */
 int child_wait(pid_t pid);
+/* Wait up to timeout_ms for pid to exit, and reap it: the pid (its wait
+ * status in *status, which may be NULL), 0 while it still runs, -1 when
+ * there was none to wait for. */
+pid_t child_wait_for(pid_t pid, int timeout_ms, int *status);
 
 #endif

@@ -185,19 +185,27 @@ int report_read_network(struct report *r, const char *file)
 	return got < 0 ? -1 : 0;
 }
 
-void report_unreadable(const char *request)
+/* The verdict record, last of a task's: who is "id" (the task's) or
+ * "request" (its request's path, when nothing could be read). */
+static void put_verdict(const char *who_key, const char *who, bool fail, size_t nviol,
+	size_t nhint, const char *trace, size_t events)
 {
 	cJSON *verdict = cJSON_CreateObject();
 	cJSON_AddStringToObject(verdict, "type", "verdict");
 	cJSON_AddNumberToObject(verdict, "v", 1);
-	cJSON_AddStringToObject(verdict, "request", request);
-	cJSON_AddBoolToObject(verdict, "fail", true);
-	cJSON_AddNumberToObject(verdict, "violations", 0);
-	cJSON_AddNumberToObject(verdict, "hints", 0);
-	cJSON_AddStringToObject(verdict, "trace", "unreadable");
-	cJSON_AddNumberToObject(verdict, "events", 0);
+	cJSON_AddStringToObject(verdict, who_key, who);
+	cJSON_AddBoolToObject(verdict, "fail", fail);
+	cJSON_AddNumberToObject(verdict, "violations", (double)nviol);
+	cJSON_AddNumberToObject(verdict, "hints", (double)nhint);
+	cJSON_AddStringToObject(verdict, "trace", trace);
+	cJSON_AddNumberToObject(verdict, "events", (double)events);
 	jsonl_write(verdict);
 	cJSON_Delete(verdict);
+}
+
+void report_unreadable(const char *request)
+{
+	put_verdict("request", request, true, 0, 0, "unreadable", 0);
 }
 
 void report_free(struct report *r)
@@ -547,7 +555,6 @@ static char *socket_hint(const struct report *r, const cJSON *a, cJSON *said)
 bool report_judge(struct report *r, int exit_code)
 {
 	cJSON *hits = cJSON_CreateArray(), *walls = cJSON_CreateArray(), *dirs = cJSON_CreateArray();
-	cJSON *verdict;
 	const cJSON *a;
 	size_t nviol = 0, nhint = 0, naccess = (size_t)cJSON_GetArraySize(r->accesses);
 	const char *state = r->state ? r->state : "incomplete";
@@ -794,17 +801,8 @@ bool report_judge(struct report *r, int exit_code)
 		nviol++;
 		free(line);
 	}
-	verdict = cJSON_CreateObject();
-	cJSON_AddStringToObject(verdict, "type", "verdict");
-	cJSON_AddNumberToObject(verdict, "v", 1);
-	cJSON_AddStringToObject(verdict, "id", r->id);
-	cJSON_AddBoolToObject(verdict, "fail", nviol > 0 || incomplete);
-	cJSON_AddNumberToObject(verdict, "violations", (double)nviol);
-	cJSON_AddNumberToObject(verdict, "hints", (double)nhint);
-	cJSON_AddStringToObject(verdict, "trace", incomplete && strcmp(state, "none") ? "incomplete" : state);
-	cJSON_AddNumberToObject(verdict, "events", (double)naccess);
-	jsonl_write(verdict);
-	cJSON_Delete(verdict);
+	put_verdict("id", r->id, nviol > 0 || incomplete, nviol, nhint,
+		incomplete && strcmp(state, "none") ? "incomplete" : state, naccess);
 	cJSON_Delete(hits);
 	cJSON_Delete(sockets);
 	cJSON_Delete(keyed);

@@ -10,7 +10,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <poll.h>
 #include <sys/epoll.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
@@ -21,6 +20,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "child.h"
 #include "dns.h"
 #include "err.h"
 
@@ -693,22 +693,9 @@ void bridge_finish(void)
 {
 	if (relay_pid <= 0)
 		return;
-	int pfd = (int)syscall(SYS_pidfd_open, relay_pid, 0);
 	kill(relay_pid, SIGTERM);
-	/* bounded: the relay gives up after DRAIN_MS itself. A pidfd wakes
-	 * pid 1 the moment the relay is gone (most often at once: nothing
-	 * left to deliver), where a polling loop slept a slice first */
-	if (pfd >= 0) {
-		struct pollfd p = {.fd = pfd, .events = POLLIN};
-		while (poll(&p, 1, DRAIN_MS + 1000) < 0 && errno == EINTR)
-			;
-		close(pfd);
-	}
-	for (int i = 0; i < DRAIN_MS / 2 + 500; i++) {
-		pid_t w = waitpid(relay_pid, NULL, WNOHANG);
-		if (w != 0)
-			break; /* gone (or reaped already) */
-		usleep(2000);
-	}
+	/* bounded: the relay gives up after DRAIN_MS itself; most often it is
+	 * gone at once (nothing left to deliver) */
+	child_wait_for(relay_pid, DRAIN_MS + 1000, NULL);
 	relay_pid = 0;
 }
