@@ -76,7 +76,6 @@ int trace_notify_child(scmp_filter_ctx f, int ready_w, int go_r)
 int trace_notify_parent(pid_t task, int ready_r, int go_w)
 {
 	int fd, pidfd, listener;
-	__u64 flags = SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP;
 	if (read(ready_r, &fd, sizeof(fd)) != (ssize_t)sizeof(fd))
 		return -1;
 	pidfd = (int)syscall(SYS_pidfd_open, task, 0);
@@ -86,9 +85,12 @@ int trace_notify_parent(pid_t task, int ready_r, int go_w)
 	close(pidfd);
 	if (listener < 0)
 		return -1;
-	/* the task and pid 1 hand the CPU to each other (Linux 6.6) */
-	if (!getenv("VX_TRACE_NOTIFY_ASYNC"))
-		(void)ioctl(listener, SECCOMP_IOCTL_NOTIF_SET_FLAGS, &flags);
+	/* the task and pid 1 hand the CPU to each other (Linux 6.6). The
+	 * flags are the ioctl's argument itself, not a pointer to them
+	 * (kernel/seccomp.c, seccomp_notify_set_flags): a pointer is EINVAL. */
+	if (!getenv("VX_TRACE_NOTIFY_ASYNC") &&
+		ioctl(listener, SECCOMP_IOCTL_NOTIF_SET_FLAGS, (unsigned long)SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP))
+		err_warn_errno("the kernel refuses synchronous wake-ups of the seccomp listener");
 	if (write(go_w, "u", 1) != 1) {
 		close(listener);
 		return -1;
