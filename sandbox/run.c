@@ -169,17 +169,21 @@ static void drop_privileges(void)
 }
 
 /* The task's side of the spawn: it may run as a vfork child (see
- * sandbox_init), so it touches nothing of pid 1's memory (vx-sandbox's too,
- * when shared) but errno, stderr on a failure and the stack below, and never
- * returns. */
+ * sandbox_init) or share pid 1's memory while pid 1 runs on (traced), so it
+ * touches nothing of pid 1's memory (vx-sandbox's too, when shared) but
+ * stderr on a failure and the stack below, sets errno only on a failure it
+ * dies of, and never returns. */
 static void __attribute__((noreturn)) exec_task(const struct sb_request *r)
 {
 	sigset_t none;
 	struct sigaction dfl;
 	memset(&dfl, 0, sizeof(dfl));
 	dfl.sa_handler = SIG_DFL;
+	/* not the two that cannot be caught, nor glibc's own below SIGRTMIN:
+	 * each would be an EINVAL, and errno may be pid 1's (run_traced) */
 	for (int s = 1; s < NSIG; s++)
-		sigaction(s, &dfl, NULL);
+		if (s != SIGKILL && s != SIGSTOP && (s < 32 || s >= SIGRTMIN))
+			sigaction(s, &dfl, NULL);
 	sigemptyset(&none);
 	sigprocmask(SIG_SETMASK, &none, NULL);
 	/* a new session: no controlling terminal to push input into */
@@ -201,74 +205,135 @@ static void __attribute__((noreturn)) exec_task(const struct sb_request *r)
 	_exit(errno == ENOENT ? 127 : 126);
 }
 
-/* The task under the tracer (trace.h): pid 1 loads a filter of its own that
- * leaves it ptrace of its tracees (trace_confine), the task loads the task's
- * once pid 1 has seized it. The task is
- * made dumpable (pid 1's undumpable flag would refuse the seize); its exec
- * resets that for itself anyway. Returns pid 1's exit code. */
-static int traced(const struct sb_request *r, const struct plan *p)
+/* The stack of a process sharing its parent's memory (pid 1, or the
+ * traced task until its exec): room for the task's execvp too, whose
+ * fallback for a script without #! copies argv onto the stack (at most the
+ * kernel's 6 MiB of arguments); a guard below. */
+#define PID1_STACK (8u << 20)
+#define PID1_GUARD (64u << 10)
+
+/* AddressSanitizer knows one stack per thread and faults on a clone running
+ * on another: a sanitized build never shares. */
+#ifdef __SANITIZE_ADDRESS__
+#define PID1_CAN_SHARE false
+#else
+#define PID1_CAN_SHARE true
+#endif
+
+/* Such a stack, or NULL when it cannot have one (then the process is a
+ * copy of its parent, as before sharing). */
+static char *shared_stack(void)
 {
-	int ready[2], go[2], st, rc;
+	char *s = mmap(NULL, PID1_STACK + PID1_GUARD, PROT_READ | PROT_WRITE,
+		MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_STACK, -1, 0);
+	if (s == MAP_FAILED)
+		return NULL;
+	if (mprotect(s, PID1_GUARD, PROT_NONE)) {
+		munmap(s, PID1_STACK + PID1_GUARD);
+		return NULL;
+	}
+	return s;
+}
+
+/* What the traced task starts from (clone's argument): the pipes it waits
+ * on, and the filters pid 1 prepared for it. */
+struct task_start {
+	const struct sb_request *r;
+	int ready[2], go[2];
+	struct sock_fprog untraced; /* with no tracer: its stops (connect) would
+				     * fail with ENOSYS, so the untraced rules apply */
+	struct sock_fprog arm;      /* the trace filter, after the task's own */
+};
+
+static int task_main(void *arg)
+{
+	struct task_start *a = arg;
+	const struct sb_request *r = a->r;
 	char c = 0;
-	pid_t task;
-	if (pipe2(ready, O_CLOEXEC) || pipe2(go, O_CLOEXEC))
-		setup_die("unable to make a pipe");
-	forward_task = 0;
-	task = fork();
-	if (task < 0)
-		setup_die("unable to fork the task");
-	if (task == 0) {
-		close(ready[0]);
-		close(go[1]);
-		if (prctl(PR_SET_DUMPABLE, 1, 0, 0, 0) || write(ready[1], "r", 1) != 1 ||
-			read(go[0], &c, 1) != 1)
-			_exit(RUN_EXIT_SETUP);
-		if (c != 't') {
-			/* no ptrace tracer: its stops (connect) would fail with
-			 * ENOSYS, so the untraced rules apply (filter.h) */
-			struct sb_request u = *r;
-			u.trace_fd = -1;
-			filter_prog_free(&compiled);
-			if (filter_compiled(&u, false, &compiled))
-				_exit(RUN_EXIT_SETUP);
-		}
-		if (c == 'u') {
-			/* the notification prototype (bench only, trace.h), on
-			 * libseccomp's filter object */
-			scmp_filter_ctx filter = filter_build(r);
-			if (!filter || trace_notify_child(filter, ready[1], go[0]))
-				setup_die("unable to hand the seccomp listener over");
-			exec_task(r);
-		}
-		rc = filter_load(&compiled);
-		if (rc) {
-			errno = -rc;
-			setup_die("the kernel refuses the seccomp filter; fix: run on a kernel "
-				"with CONFIG_SECCOMP_FILTER");
-		}
-		if (c == 't' && trace_arm(r, p))
-			setup_die("the kernel refuses the trace filter");
+	int rc;
+	close(a->ready[0]);
+	close(a->go[1]);
+	if (write(a->ready[1], "r", 1) != 1 || read(a->go[0], &c, 1) != 1)
+		_exit(RUN_EXIT_SETUP);
+	if (c == 'u') {
+		/* the notification prototype (bench only, trace.h), on
+		 * libseccomp's filter object: a forked task only */
+		scmp_filter_ctx filter = filter_build(r);
+		if (!filter || trace_notify_child(filter, a->ready[1], a->go[0]))
+			setup_die("unable to hand the seccomp listener over");
 		exec_task(r);
 	}
-	close(ready[1]);
-	close(go[0]);
-	if (read(ready[0], &c, 1) != 1)
+	rc = filter_load(c == 't' ? &compiled : &a->untraced);
+	if (rc) {
+		errno = -rc;
+		setup_die("the kernel refuses the seccomp filter; fix: run on a kernel "
+			"with CONFIG_SECCOMP_FILTER");
+	}
+	if (c == 't' && (rc = filter_load(&a->arm))) {
+		errno = -rc;
+		setup_die("the kernel refuses the trace filter");
+	}
+	exec_task(r);
+}
+
+/* The task under the tracer (trace.h): pid 1 loads a filter of its own that
+ * leaves it ptrace of its tracees (trace_confine), the task loads the task's
+ * once pid 1 has seized it. The task shares pid 1's memory until its exec
+ * (CLONE_VM on a stack of its own, as posix_spawn does: no page table
+ * copied, no copy-on-write fault on either side), waiting on a pipe while
+ * pid 1 seizes it and prepares its filters, then loading them and exec'ing
+ * with what task_main and exec_task allow themselves: no allocation, no
+ * errno but on the way to dying. A sanitized build forks it instead (see
+ * PID1_CAN_SHARE), as does the notification prototype. pid 1 is dumpable
+ * only while it seizes the task (the seize needs the task's memory
+ * dumpable, and it is pid 1's), undumpable again before the task can run
+ * anything of its own. Returns pid 1's exit code. */
+static int traced(const struct sb_request *r, const struct plan *p, char *stack)
+{
+	static struct task_start a;
+	int st, rc;
+	char c;
+	pid_t task;
+	bool notify = trace_notify_wanted();
+
+	a.r = r;
+	if (pipe2(a.ready, O_CLOEXEC) || pipe2(a.go, O_CLOEXEC))
+		setup_die("unable to make a pipe");
+	if (prctl(PR_SET_DUMPABLE, 1, 0, 0, 0))
+		setup_die("unable to let pid 1 seize the task");
+	forward_task = 0;
+	if (stack && !notify) {
+		task = clone(task_main, stack + PID1_STACK + PID1_GUARD, CLONE_VM | SIGCHLD, &a);
+	} else {
+		task = fork();
+		if (task == 0)
+			task_main(&a);
+	}
+	if (task < 0)
+		setup_die("unable to fork the task");
+	close(a.ready[1]);
+	close(a.go[0]);
+	if (read(a.ready[0], &c, 1) != 1)
 		setup_die("the task died before it could be traced");
 	forward_task = -task;
 	on_signals(forward_in, 0);
-	if (trace_notify_wanted()) {
+	if (notify) {
 		int listener;
-		if (write(go[1], "u", 1) != 1 || (listener = trace_notify_parent(task, ready[0], go[1])) < 0)
+		if (prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) || write(a.go[1], "u", 1) != 1 ||
+			(listener = trace_notify_parent(task, a.ready[0], a.go[1])) < 0)
 			setup_die("unable to take the task's seccomp listener");
-		close(go[1]);
+		close(a.go[1]);
 		if (trace_confine(r))
 			setup_die("the kernel refuses the tracer's seccomp filter");
 		st = trace_notify_loop(r, p, task, listener);
 	} else if (trace_seize(task)) {
+		struct sb_request u = *r;
 		trace_off(r, strerror(errno));
-		if (write(go[1], "n", 1) != 1)
+		u.trace_fd = -1;
+		if (prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) || filter_compiled(&u, false, &a.untraced) ||
+			write(a.go[1], "n", 1) != 1)
 			setup_die("unable to start the task");
-		close(go[1]);
+		close(a.go[1]);
 		close(r->trace_fd);
 		/* untraced, pid 1 goes under the filter like the task */
 		rc = filter_load(&compiled);
@@ -277,11 +342,15 @@ static int traced(const struct sb_request *r, const struct plan *p)
 				_exit(RUN_EXIT_SETUP);
 		(void)rc;
 	} else {
+		if (prctl(PR_SET_DUMPABLE, 0, 0, 0, 0))
+			setup_die("unable to make the sandbox's pid 1 undumpable");
+		if (trace_arm_prepare(r, p, &a.arm))
+			_exit(RUN_EXIT_SETUP);
 		if (trace_confine(r))
 			setup_die("the kernel refuses the tracer's seccomp filter");
-		if (write(go[1], "t", 1) != 1)
+		if (write(a.go[1], "t", 1) != 1)
 			setup_die("unable to start the task");
-		close(go[1]);
+		close(a.go[1]);
 		st = trace_loop(r, p, task);
 	}
 	return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
@@ -321,7 +390,7 @@ static void __attribute__((noreturn)) sandbox_init(const struct sb_request *r,
 	syscall(SYS_keyctl, KEYCTL_JOIN_SESSION_KEYRING, NULL);
 	drop_privileges();
 	if (r->trace_fd >= 0) {
-		int code = traced(r, p);
+		int code = traced(r, p, PID1_CAN_SHARE ? shared_stack() : NULL);
 		bridge_finish(); /* the relay drains, as after an untraced task */
 		_exit(code);
 	}
@@ -377,35 +446,6 @@ static int pid1_main(void *arg)
 	struct pid1 *a = arg;
 	close(a->sync[1]);
 	sandbox_init(a->r, a->p, a->sync[0], a->uid, a->gid, a->b);
-}
-
-/* A shared pid 1's stack: room for the vfork'd task's execvp too, whose
- * fallback for a script without #! copies argv onto the stack (at most the
- * kernel's 6 MiB of arguments); a guard below. */
-#define PID1_STACK (8u << 20)
-#define PID1_GUARD (64u << 10)
-
-/* AddressSanitizer knows one stack per thread and faults on a clone running
- * on another: a sanitized build never shares. */
-#ifdef __SANITIZE_ADDRESS__
-#define PID1_CAN_SHARE false
-#else
-#define PID1_CAN_SHARE true
-#endif
-
-/* A stack for a shared pid 1, or NULL when it cannot have one (then it is a
- * copy of this process, as before sharing). */
-static char *pid1_stack(void)
-{
-	char *s = mmap(NULL, PID1_STACK + PID1_GUARD, PROT_READ | PROT_WRITE,
-		MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_STACK, -1, 0);
-	if (s == MAP_FAILED)
-		return NULL;
-	if (mprotect(s, PID1_GUARD, PROT_NONE)) {
-		munmap(s, PID1_STACK + PID1_GUARD);
-		return NULL;
-	}
-	return s;
 }
 
 /* With a stack, pid 1 shares this memory and starts on it; without, it is a
@@ -476,7 +516,7 @@ int run_task(const struct sb_request *r, const struct plan *p)
 	 * tracer and the bridge's relay read what the task sends: they keep a
 	 * copy of their own, so a flaw there cannot reach this process. */
 	shared = PID1_CAN_SHARE && r->trace_fd < 0 && !bridge_needed(&b) &&
-		 (stack = pid1_stack()) != NULL;
+		 (stack = shared_stack()) != NULL;
 	fflush(NULL);
 	pid = clone_pid1(flags, shared ? stack : NULL, &a);
 	if (pid < 0) {

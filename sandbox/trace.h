@@ -40,12 +40,13 @@ int trace_open(const char *path);
  * grants keep reads by open stopping (R-26). 0 with prog->filter malloc'ed,
  * or -1 after one line. */
 int trace_bpf(const struct plan *p, bool fast, struct sock_fprog *prog);
-/* In the task, after its own filter and before exec: preload the fast
- * path's shim when the task can read it (and VX_TRACE_FAST is not 0), then
- * load the trace filter. 0, or -1 with errno set. */
-int trace_arm(const struct sb_request *r, const struct plan *p);
+/* In pid 1, before the task is started: preload the fast path's shim (in
+ * this process's environment, which the task execs with) when the task can
+ * read it and VX_TRACE_FAST is not 0, and build the trace filter the task
+ * loads after its own, before exec (trace_bpf). 0, or -1 after one line. */
+int trace_arm_prepare(const struct sb_request *r, const struct plan *p, struct sock_fprog *prog);
 /* On the host, before the sandbox is made: open the shim (beside
- * vx-sandbox, or in ../lib/vx/) for trace_arm, which copies it into the
+ * vx-sandbox, or in ../lib/vx/) for trace_arm_prepare, which copies it into the
  * task's private /tmp when its own path is hidden from the task. */
 void trace_shim_open(void);
 /* Put pid 1 itself, once it has its tracee, under the task's refusals but

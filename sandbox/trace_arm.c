@@ -259,19 +259,9 @@ static bool fast_env(const struct sb_request *r, const struct plan *p)
 	return true;
 }
 
-int trace_arm(const struct sb_request *r, const struct plan *p)
+int trace_arm_prepare(const struct sb_request *r, const struct plan *p, struct sock_fprog *prog)
 {
-	struct sock_fprog prog;
-	int rc;
-	if (trace_bpf(p, fast_env(r, p), &prog))
-		return -1;
-	rc = filter_load(&prog);
-	free(prog.filter);
-	if (rc) {
-		errno = -rc;
-		return -1;
-	}
-	return 0;
+	return trace_bpf(p, fast_env(r, p), prog);
 }
 
 /* Issue 20 item 13: the shim takes the workspace root (FAST_ENV_ROOT) and

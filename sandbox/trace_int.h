@@ -113,7 +113,7 @@ struct tracer {
 	struct strlist *wnames;
 	const struct sc *bynr[1024];
 	struct dcache dc;
-	/* FAST_ENV_SEEN as trace_arm set it in the task (NULL: unset) */
+	/* FAST_ENV_SEEN as trace_arm_prepare set it for the task (NULL: unset) */
 	char *seen;
 	/* VX_TRACE_STATS: stops by call (entry) and exit stops, said at the end */
 	bool stats;

@@ -179,6 +179,14 @@ openat read $WS/packages/secret/token.txt ENOENT "
 	assert_output "$(printf 'Seccomp:\t2')"
 }
 
+@test "the task reads neither the tracer's memory nor its environment: pid 1 is undumpable" {
+	# the task shares pid 1's memory until its exec, and pid 1 is dumpable
+	# only while it seizes the task (sandbox/run.c, traced)
+	run -0 sb --read . -- sh -c 'cat /proc/1/environ > /dev/null 2>&1 && echo environ
+		dd if=/proc/1/mem bs=1 count=1 2> /dev/null && echo mem; echo end'
+	assert_output "end"
+}
+
 @test "where the kernel refuses ptrace, the sandbox says so once and still enforces" {
 	local inner="$BATS_TEST_TMPDIR/inner/trace.jsonl"
 	mkdir -p "$BATS_TEST_TMPDIR/inner"
