@@ -21,6 +21,7 @@
  * the task's programs, not ours.
  */
 #include <dlfcn.h>
+#include <link.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -574,47 +575,90 @@ EXPORT long syscall(long nr, ...)
  * become a jump to the wrapper with the same arguments (the nocancel one
  * differs only in never being a cancellation point, and neither are the
  * wrappers). Only libc.so.6's own definitions are touched, each only once,
- * and only when its page can be made writable: otherwise those calls stop
+ * and only when their pages can be made writable: otherwise those calls stop
  * as before, which loses nothing. A jump is 5 bytes when the wrapper is
  * within 2 GiB, else 14 (jmp *0(%rip) and the address); neither touches a
  * register, so a variadic wrapper still finds %al as its caller set it. */
-static void divert(void *libc, const char *sym, void *to)
-{
-	unsigned char *at = dlsym(libc, sym), code[14];
-	uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE), lo, hi;
-	intptr_t rel;
+struct patch {
+	unsigned char *at, code[14];
 	size_t n;
-	if (!at || at == (unsigned char *)to || (intptr_t)page <= 0)
+};
+
+/* libc.so.6's executable segment, [lo, hi) (found with dl_iterate_phdr:
+ * no allocation, unlike a dlopen of libc, which would set up malloc (brk,
+ * getrandom) in every program, even one that never allocates). */
+struct text {
+	uintptr_t lo, hi;
+};
+
+static int libc_text(struct dl_phdr_info *info, size_t size, void *data)
+{
+	struct text *t = data;
+	const char *base = info->dlpi_name ? strrchr(info->dlpi_name, '/') : NULL;
+	(void)size;
+	if (!base || strcmp(base + 1, "libc.so.6"))
+		return 0;
+	for (int i = 0; i < info->dlpi_phnum; i++)
+		if (info->dlpi_phdr[i].p_type == PT_LOAD && (info->dlpi_phdr[i].p_flags & PF_X)) {
+			t->lo = info->dlpi_addr + info->dlpi_phdr[i].p_vaddr;
+			t->hi = t->lo + info->dlpi_phdr[i].p_memsz;
+		}
+	return 1;
+}
+
+/* The jump at sym's entry to to, or n = 0 when the next definition of sym
+ * after this library is not in libc's text. */
+static void jump_to(const struct text *t, const char *sym, void *to, struct patch *pt)
+{
+	intptr_t rel;
+	pt->n = 0;
+	pt->at = dlsym(RTLD_NEXT, sym);
+	if (!pt->at || pt->at == (unsigned char *)to || (uintptr_t)pt->at < t->lo ||
+		(uintptr_t)pt->at + 14 > t->hi)
 		return;
-	rel = (intptr_t)to - (intptr_t)(at + 5);
+	rel = (intptr_t)to - (intptr_t)(pt->at + 5);
 	if (rel >= INT32_MIN && rel <= INT32_MAX) {
 		int32_t r32 = (int32_t)rel;
-		code[0] = 0xe9;
-		memcpy(code + 1, &r32, 4);
-		n = 5;
+		pt->code[0] = 0xe9;
+		memcpy(pt->code + 1, &r32, 4);
+		pt->n = 5;
 	} else {
 		uint64_t a = (uint64_t)(uintptr_t)to;
 		static const unsigned char jmp[6] = {0xff, 0x25, 0, 0, 0, 0};
-		memcpy(code, jmp, 6);
-		memcpy(code + 6, &a, 8);
-		n = 14;
+		memcpy(pt->code, jmp, 6);
+		memcpy(pt->code + 6, &a, 8);
+		pt->n = 14;
 	}
-	lo = (uintptr_t)at & ~(page - 1);
-	hi = ((uintptr_t)at + n + page - 1) & ~(page - 1);
-	/* executable throughout: the page may hold mprotect itself */
-	if (mprotect((void *)lo, hi - lo, PROT_READ | PROT_WRITE | PROT_EXEC))
-		return;
-	memcpy(at, code, n);
-	mprotect((void *)lo, hi - lo, PROT_READ | PROT_EXEC);
 }
 
+/* The three entries lie within a few pages of libc's text: one window made
+ * writable over all of them and back, two mprotects in all (not two per
+ * entry, each splitting libc's mapping), in every program started. */
 static void divert_libc(void)
 {
-	void *libc = dlopen("libc.so.6", RTLD_NOW | RTLD_NOLOAD);
-	if (!libc)
+	struct patch pt[3];
+	struct text t = {0, 0};
+	uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE), lo = UINTPTR_MAX, hi = 0;
+	if (!dl_iterate_phdr(libc_text, &t) || !t.hi)
 		return;
-	divert(libc, "__open_nocancel", (void *)open_wrap);
-	divert(libc, "open64", (void *)open_wrap);
-	divert(libc, "openat64", (void *)openat_wrap);
-	dlclose(libc);
+	jump_to(&t, "__open_nocancel", (void *)open_wrap, &pt[0]);
+	jump_to(&t, "open64", (void *)open_wrap, &pt[1]);
+	jump_to(&t, "openat64", (void *)openat_wrap, &pt[2]);
+	for (int i = 0; i < 3; i++)
+		if (pt[i].n) {
+			uintptr_t at = (uintptr_t)pt[i].at;
+			lo = at < lo ? at : lo;
+			hi = at + pt[i].n > hi ? at + pt[i].n : hi;
+		}
+	if (!hi || (intptr_t)page <= 0)
+		return;
+	lo &= ~(page - 1);
+	hi = (hi + page - 1) & ~(page - 1);
+	/* executable throughout: the window may hold mprotect itself */
+	if (mprotect((void *)lo, hi - lo, PROT_READ | PROT_WRITE | PROT_EXEC))
+		return;
+	for (int i = 0; i < 3; i++)
+		if (pt[i].n)
+			memcpy(pt[i].at, pt[i].code, pt[i].n);
+	mprotect((void *)lo, hi - lo, PROT_READ | PROT_EXEC);
 }
