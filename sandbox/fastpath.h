@@ -4,10 +4,9 @@
  * Every traced call costs the task a ptrace stop (~30 us of CPU on a VM),
  * yet a call that succeeds is never an event, except a read a widened file
  * grant lets through (R-26). So under --trace vx-sandbox preloads
- * vx-trace.so into the task: its open/stat/access/readlink/mkdir/execve
- * wrappers (and libc's own open64, openat64, __open_nocancel and execve,
- * diverted to them at load, since glibc calls those from inside itself
- * past any preload)
+ * vx-trace.so into the task: its open/stat/access/readlink/mkdir wrappers
+ * (and libc's own open64, openat64 and __open_nocancel, diverted to them at
+ * load, since glibc calls those from inside itself past any preload)
  * make the system call from one page mapped at FAST_TRAMP_ADDR, which the
  * filter lets through untraced, and make it again from libc's own code (so
  * traced, judged and recorded as before) only when it failed. The kernel

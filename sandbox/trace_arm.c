@@ -36,10 +36,10 @@
  * the two filters, so every refusal of the task's filter still wins. Left
  * out in the kernel: fstat() (newfstatat/statx with AT_EMPTY_PATH names no
  * path) and, with the fast path, the shim's calls from its page
- * (fastpath.h), except an open for reading or an execve while a file grant
- * widens a directory (R-26 reports such a read although it succeeds). */
+ * (fastpath.h), except an open for reading while a file grant widens a
+ * directory (R-26 reports such a read although it succeeds). */
 
-enum { BLK_TRACE, BLK_IP, BLK_FSTATAT, BLK_STATX, BLK_OPENAT, BLK_EXEC };
+enum { BLK_TRACE, BLK_IP, BLK_FSTATAT, BLK_STATX, BLK_OPENAT };
 
 /* The block a call jumps to. */
 static int trace_block(int nr)
@@ -48,7 +48,6 @@ static int trace_block(int nr)
 	case __NR_newfstatat: return BLK_FSTATAT;
 	case __NR_statx: return BLK_STATX;
 	case __NR_openat: return BLK_OPENAT;
-	case __NR_execve: return BLK_EXEC;
 	case __NR_faccessat: case __NR_faccessat2: case __NR_readlinkat: case __NR_mkdirat:
 	case __NR_openat2: /* the shim's O_PATH walk with no symlink (fastpath.h) */
 #ifdef __NR_access
@@ -64,7 +63,7 @@ static int trace_block(int nr)
 
 int trace_bpf(const struct plan *p, bool fast, struct sock_fprog *prog)
 {
-	size_t cap = 2 * trace_ncalls + 32, n = 0, chain, blk[6];
+	size_t cap = 2 * trace_ncalls + 32, n = 0, chain, blk[5];
 	struct sock_filter *v = xcalloc(cap, sizeof(*v));
 	const uint32_t at_empty = AT_EMPTY_PATH, wr = FAST_OPEN_WRITE;
 
@@ -109,9 +108,6 @@ int trace_bpf(const struct plan *p, bool fast, struct sock_fprog *prog)
 	v[blk[BLK_OPENAT] - 1].k = (uint32_t)(blk[BLK_IP] - blk[BLK_OPENAT]);
 	if (p->wfiles.n)
 		v[blk[BLK_OPENAT] + 1].jf = (uint8_t)(blk[BLK_TRACE] - blk[BLK_OPENAT] - 2);
-	/* a program run is a read of its file (R-26 counts it): from the page
-	 * it is let through unless a file grant widens a directory */
-	blk[BLK_EXEC] = p->wfiles.n ? blk[BLK_TRACE] : blk[BLK_IP];
 	/* the chain: each call's jump to its block */
 	for (size_t i = 0, k = chain; i < trace_ncalls; i++) {
 		size_t to;

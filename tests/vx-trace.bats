@@ -708,39 +708,6 @@ C
 	[ "${off:-0}" -ge 100 ] || fail "$off openat stops without it"
 }
 
-@test "the fast path takes program runs (execve, execvp's PATH search): a run costs no stop, each hidden program is recorded as with every call stopping" {
-	chmod +x "$WS/packages/secret/token.txt" "$WS/packages/app/banner.txt"
-	# dash's own execve, env's execvp inside libc (the shim diverts libc's
-	# execve entry), each with a PATH whose first entry is hidden
-	local task='i=0; while [ $i -lt 100 ]; do /bin/true; i=$((i + 1)); done
-		PATH="$0/packages/secret:$PATH" token.txt; PATH="$0/packages/secret:$PATH" env token.txt
-		./banner.txt; env ./banner.txt; exit 0'
-	run -0 env VX_TRACE_STATS=1 vx-sandbox --root "$WS" --project "$WS/packages/app" --read src --trace "$TR" -- sh -c "$task" "$WS"
-	local on
-	on=$(sed -n 's/.* execve \([0-9]*\).*/\1/p' <<< "$output")
-	run -0 records
-	local fast="$output"
-	run -0 env VX_TRACE_FAST=0 VX_TRACE_STATS=1 vx-sandbox --root "$WS" --project "$WS/packages/app" --read src --trace "$TR" -- sh -c "$task" "$WS"
-	assert_output --regexp "execve 1[0-9][0-9]"
-	run -0 records
-	assert_equal "$fast" "$output"
-	# dash searches PATH with stat; env's execvp tries each entry
-	assert_line --regexp "^(newfstatat|statx) read $WS/packages/secret/token.txt ENOENT $"
-	assert_line "execve read $WS/packages/secret/token.txt ENOENT "
-	assert_equal "$(grep -c "^execve read $WS/packages/app/banner.txt ENOENT $" <<< "$output")" 2
-	[ "${on:-0}" -lt 20 ] || fail "$on execve stops with the fast path"
-}
-
-@test "R-26: a program run from a directory a file grant widened is recorded though it succeeds, with the fast path too" {
-	printf '#!/bin/sh\necho ran\n' > "$WS/packages/app/run.sh"
-	chmod +x "$WS/packages/app/run.sh"
-	run -0 sb --write out.txt -- sh -c './run.sh; env ./run.sh'
-	assert_output "ran
-ran"
-	run -0 records
-	assert_equal "$(grep -c "^execve read $WS/packages/app/run.sh null widened$" <<< "$output")" 2
-}
-
 @test "the fast path with a widened directory: a succeeding read is recorded once, a failing one once" {
 	run -0 sb --write out.txt -- sh -c 'cat banner.txt > /dev/null; cat ../secret/token.txt; echo o > out.txt; exit 0' 2> /dev/null
 	run -0 records

@@ -12,9 +12,8 @@
  * (VX_TRACE_ROOT), which the tracer never reports, or inside a directory a
  * read grant binds whole (VX_TRACE_SEEN), which it finds granted.
  *
- * libc's own opens (setlocale's, fopen's, opendir's) and program runs
- * (execvp's, posix_spawn's) come here too: their entry points in libc.so.6
- * jump to the wrappers (divert_libc, at the end).
+ * libc's own opens (setlocale's, fopen's, opendir's) come here too: their
+ * entry points in libc.so.6 jump to the wrappers (divert_libc, at the end).
  *
  * Without the page (mapped lazily, MAP_FIXED_NOREPLACE; taken, or not yet
  * mapped while another thread maps it) every call goes the traced way, so
@@ -325,17 +324,6 @@ EXPORT int statx(int dfd, const char *path, int flags, unsigned mask, struct sta
 	return (int)call(true, path, SYS_statx, dfd, (long)path, flags, mask, (long)stx);
 }
 
-/* a program run: a read of its file, made again traced only when it failed
- * (a PATH probe outside the root is not); libc's own entry comes here too,
- * for execvp's and posix_spawn's calls (divert_libc) */
-static int execve_wrap(const char *path, char *const argv[], char *const envp[])
-{
-	return (int)call(true, path, SYS_execve, (long)path, (long)argv, (long)envp, 0, 0);
-}
-
-EXPORT int execve(const char *path, char *const argv[], char *const envp[])
-	__attribute__((alias("execve_wrap")));
-
 EXPORT int access(const char *path, int mode)
 {
 	return (int)call(true, path, SYS_access, (long)path, mode, 0, 0, 0);
@@ -581,10 +569,9 @@ EXPORT long syscall(long nr, ...)
 /* libc's own opens. glibc opens files from inside itself with direct calls
  * that never pass the PLT, so the wrappers above miss them and each one
  * stops: setlocale's ~25 locale files in every program started under a
- * C.UTF-8 locale, fopen's, opendir's, iconv's modules; so does its execve
- * (execvp's, posix_spawn's, system()'s). At load, with the page ready and
- * before any thread of the program runs, the first bytes of libc's open64
- * (also open, __open), openat64 (openat), __open_nocancel and execve
+ * C.UTF-8 locale, fopen's, opendir's, iconv's modules. At load, with the
+ * page ready and before any thread of the program runs, the first bytes of
+ * libc's open64 (also open, __open), openat64 (openat) and __open_nocancel
  * become a jump to the wrapper with the same arguments (the nocancel one
  * differs only in never being a cancellation point, and neither are the
  * wrappers). Only libc.so.6's own definitions are touched, each only once,
@@ -644,12 +631,12 @@ static void jump_to(const struct text *t, const char *sym, void *to, struct patc
 	}
 }
 
-/* The entries lie within a few pages of libc's text: one window made
+/* The three entries lie within a few pages of libc's text: one window made
  * writable over all of them and back, two mprotects in all (not two per
  * entry, each splitting libc's mapping), in every program started. */
 static void divert_libc(void)
 {
-	struct patch pt[4];
+	struct patch pt[3];
 	struct text t = {0, 0};
 	uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE), lo = UINTPTR_MAX, hi = 0;
 	if (!dl_iterate_phdr(libc_text, &t) || !t.hi)
@@ -657,8 +644,7 @@ static void divert_libc(void)
 	jump_to(&t, "__open_nocancel", (void *)open_wrap, &pt[0]);
 	jump_to(&t, "open64", (void *)open_wrap, &pt[1]);
 	jump_to(&t, "openat64", (void *)openat_wrap, &pt[2]);
-	jump_to(&t, "execve", (void *)execve_wrap, &pt[3]);
-	for (int i = 0; i < 4; i++)
+	for (int i = 0; i < 3; i++)
 		if (pt[i].n) {
 			uintptr_t at = (uintptr_t)pt[i].at;
 			lo = at < lo ? at : lo;
@@ -671,7 +657,7 @@ static void divert_libc(void)
 	/* executable throughout: the window may hold mprotect itself */
 	if (mprotect((void *)lo, hi - lo, PROT_READ | PROT_WRITE | PROT_EXEC))
 		return;
-	for (int i = 0; i < 4; i++)
+	for (int i = 0; i < 3; i++)
 		if (pt[i].n)
 			memcpy(pt[i].at, pt[i].code, pt[i].n);
 	mprotect((void *)lo, hi - lo, PROT_READ | PROT_EXEC);
