@@ -708,6 +708,32 @@ C
 	[ "${off:-0}" -ge 100 ] || fail "$off openat stops without it"
 }
 
+@test "a hidden program is recorded however it is run: by dash, through env's execvp and a PATH, by path; the same with the fast path off" {
+	chmod +x "$WS/packages/secret/token.txt" "$WS/packages/app/banner.txt"
+	local task='PATH="$0/packages/secret:$PATH" token.txt; PATH="$0/packages/secret:$PATH" env token.txt
+		./banner.txt; env ./banner.txt; exit 0'
+	run -0 sb --read src -- sh -c "$task" "$WS"
+	run -0 records
+	local fast="$output"
+	VX_TRACE_FAST=0 run -0 sb --read src -- sh -c "$task" "$WS"
+	run -0 records
+	assert_equal "$fast" "$output"
+	# dash searches PATH with stat; env's execvp tries each entry
+	assert_line --regexp "^(newfstatat|statx) read $WS/packages/secret/token.txt ENOENT $"
+	assert_line "execve read $WS/packages/secret/token.txt ENOENT "
+	assert_equal "$(grep -c "^execve read $WS/packages/app/banner.txt ENOENT $" <<< "$output")" 2
+}
+
+@test "R-26: a program run from a directory a file grant widened is recorded though it succeeds" {
+	printf '#!/bin/sh\necho ran\n' > "$WS/packages/app/run.sh"
+	chmod +x "$WS/packages/app/run.sh"
+	run -0 sb --write out.txt -- sh -c './run.sh; env ./run.sh'
+	assert_output "ran
+ran"
+	run -0 records
+	assert_equal "$(grep -c "^execve read $WS/packages/app/run.sh null widened$" <<< "$output")" 2
+}
+
 @test "the fast path with a widened directory: a succeeding read is recorded once, a failing one once" {
 	run -0 sb --write out.txt -- sh -c 'cat banner.txt > /dev/null; cat ../secret/token.txt; echo o > out.txt; exit 0' 2> /dev/null
 	run -0 records
