@@ -180,7 +180,7 @@ static void __attribute__((noreturn)) exec_task(const struct sb_request *r)
 	memset(&dfl, 0, sizeof(dfl));
 	dfl.sa_handler = SIG_DFL;
 	/* not the two that cannot be caught, nor glibc's own below SIGRTMIN:
-	 * each would be an EINVAL, and errno may be pid 1's (run_traced) */
+	 * each would be an EINVAL, and errno may be pid 1's (traced) */
 	for (int s = 1; s < NSIG; s++)
 		if (s != SIGKILL && s != SIGSTOP && (s < 32 || s >= SIGRTMIN))
 			sigaction(s, &dfl, NULL);
