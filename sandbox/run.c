@@ -239,6 +239,8 @@ static char *shared_stack(void)
  * on, and the filters pid 1 prepared for it. */
 struct task_start {
 	const struct sb_request *r;
+	const struct plan *p;
+	bool shared;                /* CLONE_VM: sees what pid 1 prepares */
 	int ready[2], go[2];
 	struct sock_fprog untraced; /* with no tracer: its stops (connect) would
 				     * fail with ENOSYS, so the untraced rules apply */
@@ -263,6 +265,14 @@ static int task_main(void *arg)
 			setup_die("unable to hand the seccomp listener over");
 		exec_task(r);
 	}
+	if (!a->shared) {
+		/* a forked task sees nothing pid 1 prepares after the fork */
+		struct sb_request u = *r;
+		u.trace_fd = -1;
+		if (c == 't' ? trace_arm_prepare(r, a->p, &a->arm) != 0
+			     : filter_compiled(&u, false, &a->untraced) != 0)
+			_exit(RUN_EXIT_SETUP);
+	}
 	rc = filter_load(c == 't' ? &compiled : &a->untraced);
 	if (rc) {
 		errno = -rc;
@@ -284,7 +294,8 @@ static int task_main(void *arg)
  * pid 1 seizes it and prepares its filters, then loading them and exec'ing
  * with what task_main and exec_task allow themselves: no allocation, no
  * errno but on the way to dying. A sanitized build forks it instead (see
- * PID1_CAN_SHARE), as does the notification prototype. pid 1 is dumpable
+ * PID1_CAN_SHARE), as does the notification prototype: that copy prepares
+ * its own filters once it is let go. pid 1 is dumpable
  * only while it seizes the task (the seize needs the task's memory
  * dumpable, and it is pid 1's), undumpable again before the task can run
  * anything of its own. Returns pid 1's exit code. */
@@ -297,12 +308,14 @@ static int traced(const struct sb_request *r, const struct plan *p, char *stack)
 	bool notify = trace_notify_wanted();
 
 	a.r = r;
+	a.p = p;
+	a.shared = stack && !notify;
 	if (pipe2(a.ready, O_CLOEXEC) || pipe2(a.go, O_CLOEXEC))
 		setup_die("unable to make a pipe");
 	if (prctl(PR_SET_DUMPABLE, 1, 0, 0, 0))
 		setup_die("unable to let pid 1 seize the task");
 	forward_task = 0;
-	if (stack && !notify) {
+	if (a.shared) {
 		task = clone(task_main, stack + PID1_STACK + PID1_GUARD, CLONE_VM | SIGCHLD, &a);
 	} else {
 		task = fork();
@@ -330,8 +343,8 @@ static int traced(const struct sb_request *r, const struct plan *p, char *stack)
 		struct sb_request u = *r;
 		trace_off(r, strerror(errno));
 		u.trace_fd = -1;
-		if (prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) || filter_compiled(&u, false, &a.untraced) ||
-			write(a.go[1], "n", 1) != 1)
+		if (prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) ||
+			(a.shared && filter_compiled(&u, false, &a.untraced)) || write(a.go[1], "n", 1) != 1)
 			setup_die("unable to start the task");
 		close(a.go[1]);
 		close(r->trace_fd);
@@ -344,7 +357,7 @@ static int traced(const struct sb_request *r, const struct plan *p, char *stack)
 	} else {
 		if (prctl(PR_SET_DUMPABLE, 0, 0, 0, 0))
 			setup_die("unable to make the sandbox's pid 1 undumpable");
-		if (trace_arm_prepare(r, p, &a.arm))
+		if (a.shared && trace_arm_prepare(r, p, &a.arm))
 			_exit(RUN_EXIT_SETUP);
 		if (trace_confine(r))
 			setup_die("the kernel refuses the tracer's seccomp filter");
