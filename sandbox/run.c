@@ -242,10 +242,23 @@ struct task_start {
 	const struct plan *p;
 	bool shared;                /* CLONE_VM: sees what pid 1 prepares */
 	int ready[2], go[2];
-	struct sock_fprog untraced; /* with no tracer: its stops (connect) would
-				     * fail with ENOSYS, so the untraced rules apply */
+	struct sock_fprog untraced; /* the task's own filter with no tracer */
 	struct sock_fprog arm;      /* the trace filter, after the task's own */
 };
+
+/* The filters the task loads once let go with c ('t' traced, 'n' not):
+ * made by pid 1 for a task that shares its memory, by a forked task itself.
+ * 0, or -1 after one line. */
+static int prepare_filters(struct task_start *a, char c)
+{
+	struct sb_request u = *a->r;
+	if (c == 't')
+		return trace_arm_prepare(a->r, a->p, &a->arm);
+	/* no ptrace tracer: its stops (connect) would fail with ENOSYS, so
+	 * the untraced rules apply (filter.h) */
+	u.trace_fd = -1;
+	return filter_compiled(&u, false, &a->untraced);
+}
 
 static int task_main(void *arg)
 {
@@ -265,14 +278,9 @@ static int task_main(void *arg)
 			setup_die("unable to hand the seccomp listener over");
 		exec_task(r);
 	}
-	if (!a->shared) {
-		/* a forked task sees nothing pid 1 prepares after the fork */
-		struct sb_request u = *r;
-		u.trace_fd = -1;
-		if (c == 't' ? trace_arm_prepare(r, a->p, &a->arm) != 0
-			     : filter_compiled(&u, false, &a->untraced) != 0)
-			_exit(RUN_EXIT_SETUP);
-	}
+	/* a forked task sees nothing pid 1 prepares after the fork */
+	if (!a->shared && prepare_filters(a, c))
+		_exit(RUN_EXIT_SETUP);
 	rc = filter_load(c == 't' ? &compiled : &a->untraced);
 	if (rc) {
 		errno = -rc;
@@ -295,21 +303,22 @@ static int task_main(void *arg)
  * with what task_main and exec_task allow themselves: no allocation, no
  * errno but on the way to dying. A sanitized build forks it instead (see
  * PID1_CAN_SHARE), as does the notification prototype: that copy prepares
- * its own filters once it is let go. pid 1 is dumpable
+ * its own filters once it is let go (prepare_filters). pid 1 is dumpable
  * only while it seizes the task (the seize needs the task's memory
  * dumpable, and it is pid 1's), undumpable again before the task can run
  * anything of its own. Returns pid 1's exit code. */
-static int traced(const struct sb_request *r, const struct plan *p, char *stack)
+static int traced(const struct sb_request *r, const struct plan *p)
 {
 	static struct task_start a;
 	int st, rc;
 	char c;
 	pid_t task;
 	bool notify = trace_notify_wanted();
+	char *stack = PID1_CAN_SHARE && !notify ? shared_stack() : NULL;
 
 	a.r = r;
 	a.p = p;
-	a.shared = stack && !notify;
+	a.shared = stack != NULL;
 	if (pipe2(a.ready, O_CLOEXEC) || pipe2(a.go, O_CLOEXEC))
 		setup_die("unable to make a pipe");
 	if (prctl(PR_SET_DUMPABLE, 1, 0, 0, 0))
@@ -340,11 +349,9 @@ static int traced(const struct sb_request *r, const struct plan *p, char *stack)
 			setup_die("the kernel refuses the tracer's seccomp filter");
 		st = trace_notify_loop(r, p, task, listener);
 	} else if (trace_seize(task)) {
-		struct sb_request u = *r;
 		trace_off(r, strerror(errno));
-		u.trace_fd = -1;
-		if (prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) ||
-			(a.shared && filter_compiled(&u, false, &a.untraced)) || write(a.go[1], "n", 1) != 1)
+		if (prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) || (a.shared && prepare_filters(&a, 'n')) ||
+			write(a.go[1], "n", 1) != 1)
 			setup_die("unable to start the task");
 		close(a.go[1]);
 		close(r->trace_fd);
@@ -357,7 +364,7 @@ static int traced(const struct sb_request *r, const struct plan *p, char *stack)
 	} else {
 		if (prctl(PR_SET_DUMPABLE, 0, 0, 0, 0))
 			setup_die("unable to make the sandbox's pid 1 undumpable");
-		if (a.shared && trace_arm_prepare(r, p, &a.arm))
+		if (a.shared && prepare_filters(&a, 't'))
 			_exit(RUN_EXIT_SETUP);
 		if (trace_confine(r))
 			setup_die("the kernel refuses the tracer's seccomp filter");
@@ -403,7 +410,7 @@ static void __attribute__((noreturn)) sandbox_init(const struct sb_request *r,
 	syscall(SYS_keyctl, KEYCTL_JOIN_SESSION_KEYRING, NULL);
 	drop_privileges();
 	if (r->trace_fd >= 0) {
-		int code = traced(r, p, PID1_CAN_SHARE ? shared_stack() : NULL);
+		int code = traced(r, p);
 		bridge_finish(); /* the relay drains, as after an untraced task */
 		_exit(code);
 	}
