@@ -1,41 +1,66 @@
 #!/usr/bin/env python3
-"""bench/ab.py RUNS [NAME::]COMMAND...: each shell COMMAND timed RUNS times,
-interleaved run by run (the order reversed every other run, so a drifting
-load weighs on every side alike), after one warm-up run each. Prints each
-side's median wall time, user and system CPU (its children's), and the wall
-and CPU ratios to the first side. A failing command ends it, named. For the
-noisy machines of docs/benchmarks.md: only ratios of one invocation are
-quoted."""
-import os, resource, statistics, subprocess, sys, time
+"""bench/ab.py ROUNDS CMD...: two (or more) builds of vx side by side.
+
+Runs each shell command 3 times to warm up, then ROUNDS rounds in which every
+command runs once, in alternating order (A B, B A, ...), so that a load that
+comes and goes on a shared machine falls on all of them alike. Prints each
+command's median wall time (with the quartiles) and median CPU (user + system
+of everything it ran), in ms. A command that fails is named on stderr and
+the script exits 1 after its table: its times are not a build's.
+
+Comparing two builds of vx on ONE tree: vx-graph's cache is keyed by its
+binary's inode, size and times, so two copies of an identical vx-graph would
+each throw the other's cache away on every run. Hard-link one vx-graph into
+both bin directories (ln -f new/bin/vx-graph old/bin/vx-graph) when the graph
+code did not change, or give each build its own copy of the tree.
+
+    cd /tmp/vx-bench/run-vx-1000 && VX_CACHE_DIR=$PWD/.vx/cache \\
+      python3 ~/vx/bench/ab.py 25 "/tmp/old/bin/vx run build" "~/vx/bin/vx run build"
+"""
+import resource
+import statistics
+import subprocess
+import sys
+import time
+
+FAILED = set()
+
+
+def run(cmd):
+    r0 = resource.getrusage(resource.RUSAGE_CHILDREN)
+    t0 = time.perf_counter()
+    p = subprocess.run(cmd, shell=True, stdout=subprocess.DEVNULL, check=False)
+    t1 = time.perf_counter()
+    r1 = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = r1.ru_utime - r0.ru_utime + r1.ru_stime - r0.ru_stime
+    if p.returncode:
+        FAILED.add(cmd)
+    return (t1 - t0) * 1000, cpu * 1000
 
 
 def main():
-    if len(sys.argv) < 3:
+    if len(sys.argv) < 3 or not sys.argv[1].isdigit():
         sys.exit(__doc__)
-    runs = int(sys.argv[1])
-    sides = [a.split('::', 1) if '::' in a else [a[:40], a] for a in sys.argv[2:]]
-    res = {n: ([], [], []) for n, _ in sides}
-    for n, c in sides:
-        subprocess.run(c, shell=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    for i in range(runs):
-        for n, c in (sides if i % 2 == 0 else sides[::-1]):
-            r0 = resource.getrusage(resource.RUSAGE_CHILDREN)
-            t = time.monotonic()
-            p = subprocess.run(c, shell=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-            dt = time.monotonic() - t
-            r1 = resource.getrusage(resource.RUSAGE_CHILDREN)
-            if p.returncode:
-                sys.exit(f"ab.py: {n} failed (exit {p.returncode}): {c}")
-            res[n][0].append(dt)
-            res[n][1].append(r1.ru_utime - r0.ru_utime)
-            res[n][2].append(r1.ru_stime - r0.ru_stime)
-    med = {n: [statistics.median(v) for v in res[n]] for n, _ in sides}
-    base = sides[0][0]
-    bw, bc = med[base][0], med[base][1] + med[base][2]
-    for n, _ in sides:
-        w, u, s = med[n]
-        print(f"{n:20s} wall {w * 1000:8.1f} ms  user {u * 1000:8.1f}  sys {s * 1000:8.1f}"
-              f"  wall/{base} {w / bw:.3f}  cpu/{base} {(u + s) / bc:.3f}")
+    rounds, cmds = int(sys.argv[1]), sys.argv[2:]
+    for cmd in cmds:
+        for _ in range(3):
+            run(cmd)
+    wall = {c: [] for c in cmds}
+    cpu = {c: [] for c in cmds}
+    for i in range(rounds):
+        for cmd in cmds if i % 2 == 0 else cmds[::-1]:
+            w, c = run(cmd)
+            wall[cmd].append(w)
+            cpu[cmd].append(c)
+    for cmd in cmds:
+        w = sorted(wall[cmd])
+        print("%8.1f ms wall (q1 %.1f, q3 %.1f) %8.1f ms cpu  %s" % (
+            statistics.median(w), w[len(w) // 4], w[3 * len(w) // 4],
+            statistics.median(cpu[cmd]), cmd))
+    for cmd in sorted(FAILED):
+        print("ab.py: failed at least once: %s" % cmd, file=sys.stderr)
+    sys.exit(1 if FAILED else 0)
 
 
-main()
+if __name__ == "__main__":
+    main()
