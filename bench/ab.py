@@ -5,7 +5,13 @@ Runs each shell command 3 times to warm up, then ROUNDS rounds in which every
 command runs once, in alternating order (A B, B A, ...), so that a load that
 comes and goes on a shared machine falls on all of them alike. Prints each
 command's median wall time (with the quartiles) and median CPU (user + system
-of everything it ran), in ms. A command that fails is named on stderr and
+of everything it ran), in ms. Then, for every command after the first, its
+ratio to the first, paired by round (each round's time over the first
+command's time in that round: a load that lasts a round cancels out), as the
+median of the per-round ratios with a 95% bootstrap interval (2,000
+resamples, seeded, so the same times give the same interval): a target such
+as "at most 2% over" is met when the interval's upper end is at or under
+1.02, not when one median is. A command that fails is named on stderr and
 the script exits 1 after its table: its times are not a build's.
 
 Comparing two builds of vx on ONE tree: vx-graph's cache is keyed by its
@@ -17,6 +23,7 @@ code did not change, or give each build its own copy of the tree.
     cd /tmp/vx-bench/run-vx-1000 && VX_CACHE_DIR=$PWD/.vx/cache \\
       python3 ~/vx/bench/ab.py 25 "/tmp/old/bin/vx run build" "~/vx/bin/vx run build"
 """
+import random
 import resource
 import statistics
 import subprocess
@@ -38,6 +45,14 @@ def run(cmd):
     return (t1 - t0) * 1000, cpu * 1000
 
 
+def interval(ratios, resamples=2000):
+    """95% bootstrap interval of the median of the per-round ratios."""
+    rng = random.Random(1)
+    meds = sorted(statistics.median(rng.choices(ratios, k=len(ratios)))
+                  for _ in range(resamples))
+    return meds[int(0.025 * resamples)], meds[int(0.975 * resamples) - 1]
+
+
 def main():
     if len(sys.argv) < 3 or not sys.argv[1].isdigit():
         sys.exit(__doc__)
@@ -57,6 +72,14 @@ def main():
         print("%8.1f ms wall (q1 %.1f, q3 %.1f) %8.1f ms cpu  %s" % (
             statistics.median(w), w[len(w) // 4], w[3 * len(w) // 4],
             statistics.median(cpu[cmd]), cmd))
+    for cmd in cmds[1:]:
+        for what, times in (("wall", wall), ("cpu", cpu)):
+            r = [a / b for a, b in zip(times[cmd], times[cmds[0]]) if b > 0]
+            if not r:
+                continue
+            lo, hi = interval(r)
+            print("ratio %-4s %.3f (95%% CI %.3f-%.3f, %d paired rounds)  %s" % (
+                what, statistics.median(r), lo, hi, len(r), cmd))
     for cmd in sorted(FAILED):
         print("ab.py: failed at least once: %s" % cmd, file=sys.stderr)
     sys.exit(1 if FAILED else 0)
