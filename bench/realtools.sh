@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
-# bench/realtools.sh [RUNS]: the sandbox's overhead on real JS tools (issue 18
-# item 7), through `vx run` as a user runs it, sandboxed against the same
-# tasks with their exec.sandbox blocks taken out, side by side in one
-# hyperfine session per figure:
+# bench/realtools.sh [ROUNDS]: the sandbox's overhead on real JS tools (issue
+# 18 item 7), through `vx run` as a user runs it, sandboxed against the same
+# tasks with their exec.sandbox blocks taken out, interleaved round by round
+# by bench/ab.py (its paired ratio and 95% interval are the figure to quote:
+# on a noisy machine one build's time moves by 10% run to run):
 #   (t) a real test suite: @rt/lib#test, vitest 3 with two fork workers over
 #       the fixture's tests plus VX_BENCH_TESTS generated test files (default
 #       24; each file is a fresh worker process, its IPC a socketpair), a few
@@ -12,12 +13,15 @@
 # The workspace is tests/fixtures/realtools/ws laid out by
 # tests/realtools-install.sh (npm layout, from its cache; the first run on a
 # machine installs from the npm registry), twice: one copy per side, so
-# neither side's outputs or caches touch the other's. Prints hyperfine's
-# table, then a Markdown table of medians, user+system CPU and the ratios.
+# neither side's outputs or caches touch the other's. Prints ab.py's table
+# for each figure: medians, then the sandboxed side's paired ratios.
 #   VX_BENCH_BIN   the programs to time (default: the repository's bin/)
 #   VX_BENCH_TESTS generated test files (default 24)
-# Needs hyperfine (apt-get install hyperfine) and python3; not part of make
-# check.
+#   VX_BENCH_DIR   lay the two workspaces out here (DIR/plain, DIR/sbx) and
+#                  keep them (a second run reuses them; bench/critpath.sh
+#                  reads the same layout); default: a temporary directory
+#   VX_BENCH_ONLY  test or build: time that figure alone
+# Needs python3; not part of make check.
 set -euo pipefail
 
 RUNS=${1:-10}
@@ -25,12 +29,16 @@ case $RUNS in '' | *[!0-9]*) echo "usage: $0 [RUNS]" >&2; exit 2 ;; esac
 here=$(cd "$(dirname "$0")/.." && pwd)
 BIN=$(cd "${VX_BENCH_BIN:-$here/bin}" && pwd)
 NTESTS=${VX_BENCH_TESTS:-24}
-command -v hyperfine > /dev/null || { echo "bench/realtools.sh: needs hyperfine (apt-get install hyperfine)" >&2; exit 2; }
 command -v python3 > /dev/null || { echo "bench/realtools.sh: needs python3 for the ratios" >&2; exit 2; }
 
 # outside /tmp, as a user's checkout is (the sandbox gives a task its own /tmp)
-dir=$(mktemp -d /var/tmp/vx-bench-realtools.XXXXXX)
-trap 'rm -rf "$dir"' EXIT
+if [ -n "${VX_BENCH_DIR:-}" ]; then
+	mkdir -p "$VX_BENCH_DIR"
+	dir=$(cd "$VX_BENCH_DIR" && pwd)
+else
+	dir=$(mktemp -d /var/tmp/vx-bench-realtools.XXXXXX)
+	trap 'rm -rf "$dir"' EXIT
+fi
 export VX_WATCH=0
 
 # gen WS: NTESTS test files, each a little arithmetic over the library
@@ -63,11 +71,15 @@ EOF
 	done
 }
 
-for side in sbx plain; do
-	bash "$here/tests/realtools-install.sh" npm "$dir/$side"
-	gen "$dir/$side"
-done
-python3 "$here/tests/fixtures/realtools/unsandbox.py" "$dir"/plain/packages/*/vx.json
+if [ ! -f "$dir/.ready" ]; then
+	for side in sbx plain; do
+		rm -rf "${dir:?}/$side"
+		bash "$here/tests/realtools-install.sh" npm "$dir/$side"
+		gen "$dir/$side"
+	done
+	python3 "$here/tests/fixtures/realtools/unsandbox.py" "$dir"/plain/packages/*/vx.json
+	touch "$dir/.ready"
+fi
 
 # each side once by hand first: a failing side is named, not timed
 for side in plain sbx; do
@@ -81,25 +93,14 @@ for side in plain sbx; do
 done
 
 vx=$BIN/vx
-hyperfine --warmup 1 --runs "$RUNS" --export-json "$dir/t.json" \
-	-n "test, unsandboxed" "cd $dir/plain && $vx run @rt/lib#test --force" \
-	-n "test, sandboxed" "cd $dir/sbx && $vx run @rt/lib#test --force"
-hyperfine --warmup 1 --runs "$RUNS" --export-json "$dir/b.json" \
-	-n "build, unsandboxed" "cd $dir/plain && $vx run build --force" \
-	-n "build, sandboxed" "cd $dir/sbx && $vx run build --force"
-
-python3 - "$dir/t.json" "$dir/b.json" "$NTESTS" "$RUNS" << 'EOF'
-import json, statistics, sys
-
-print()
-print(f"vitest files: {2 + int(sys.argv[3])} (2 fork workers); runs: {sys.argv[4]} each")
-print()
-print("| figure | unsandboxed median | sandboxed median | wall ratio | CPU (user+sys) ratio |")
-print("|---|---|---|---|---|")
-for name, path in (("vitest suite (@rt/lib#test)", sys.argv[1]), ("full build (vx run build --force)", sys.argv[2])):
-    plain, sbx = json.load(open(path))["results"]
-    med = lambda r: statistics.median(r["times"])
-    cpu = lambda r: r["user"] + r["system"]
-    print(f"| {name} | {med(plain):.3f} s | {med(sbx):.3f} s | {med(sbx) / med(plain):.3f} "
-          f"| {cpu(sbx) / cpu(plain):.3f} |")
-EOF
+echo "vitest files: $((2 + NTESTS)) (2 fork workers); rounds: $RUNS"
+for fig in test build; do
+	case ${VX_BENCH_ONLY:-$fig} in "$fig") ;; *) continue ;; esac
+	t=build
+	[ "$fig" = test ] && t=@rt/lib#test
+	echo
+	echo "== $fig: vx run $t --force (first line unsandboxed, second sandboxed)"
+	python3 "$here/bench/ab.py" "$RUNS" \
+		"cd $dir/plain && $vx run $t --force >/dev/null 2>&1 # unsandboxed" \
+		"cd $dir/sbx && $vx run $t --force >/dev/null 2>&1 # sandboxed"
+done
