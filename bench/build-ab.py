@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """bench/build-ab.py RUNS NAME:WORKSPACE:BINDIR...: `vx run build --force`
 in each workspace with that directory's vx, interleaved run by run by
-bench/ab.py (medians; divide by the first line for the ratios). Used for
+bench/ab.py (medians, then each side's paired ratio to the first with its
+95% interval). Used for
 the realtools workspace (tests/realtools-install.sh; an unsandboxed copy
 made with tests/fixtures/realtools/unsandbox.py) to compare two builds of vx
 against the unsandboxed build in one session."""

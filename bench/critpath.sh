@@ -132,13 +132,12 @@ for s, rs in runs.items():
         v = [x for x in map(f, ok) if x is not None]
         if v:
             med[s][name] = statistics.median(v)
-names = [n for n, _ in rows]
+fmt = lambda x: "-" if x is None else "%.2f" % x
 print("| interval (median ms) | unsandboxed | sandboxed | difference |")
 print("|---|---|---|---|")
-for n in names:
+for n, _ in rows:
     p, q = med["plain"].get(n), med["sbx"].get(n)
-    f = lambda x: "-" if x is None else "%.2f" % x
     d = "-" if p is None or q is None else "%+.2f" % (q - p)
-    print("| %s | %s | %s | %s |" % (n, f(p), f(q), d))
+    print("| %s | %s | %s | %s |" % (n, fmt(p), fmt(q), d))
 print("runs: %d unsandboxed, %d sandboxed" % (med["plain"]["n"], med["sbx"]["n"]))
 '

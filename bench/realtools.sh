@@ -25,7 +25,8 @@
 set -euo pipefail
 
 RUNS=${1:-10}
-case $RUNS in '' | *[!0-9]*) echo "usage: $0 [RUNS]" >&2; exit 2 ;; esac
+case $RUNS in '' | *[!0-9]*) echo "usage: $0 [ROUNDS]" >&2; exit 2 ;; esac
+case ${VX_BENCH_ONLY:-} in '' | test | build) ;; *) echo "bench/realtools.sh: VX_BENCH_ONLY is '$VX_BENCH_ONLY'; use test or build" >&2; exit 2 ;; esac
 here=$(cd "$(dirname "$0")/.." && pwd)
 BIN=$(cd "${VX_BENCH_BIN:-$here/bin}" && pwd)
 NTESTS=${VX_BENCH_TESTS:-24}
