@@ -13,6 +13,8 @@ resamples, seeded, so the same times give the same interval): a target such
 as "at most 2% over" is met when the interval's upper end is at or under
 1.02, not when one median is. A command that fails is named on stderr and
 the script exits 1 after its table: its times are not a build's.
+VX_AB_RAW=FILE also writes every round's times there as JSON ({"cmds",
+"wall", "cpu"}: one list per command, in round order), for other statistics.
 
 Comparing two builds of vx on ONE tree: vx-graph's cache is keyed by its
 binary's inode, size and times, so two copies of an identical vx-graph would
@@ -23,6 +25,8 @@ code did not change, or give each build its own copy of the tree.
     cd /tmp/vx-bench/run-vx-1000 && VX_CACHE_DIR=$PWD/.vx/cache \\
       python3 ~/vx/bench/ab.py 25 "/tmp/old/bin/vx run build" "~/vx/bin/vx run build"
 """
+import json
+import os
 import random
 import resource
 import statistics
@@ -80,6 +84,11 @@ def main():
             lo, hi = interval(r)
             print("ratio %-4s %.3f (95%% CI %.3f-%.3f, %d paired rounds)  %s" % (
                 what, statistics.median(r), lo, hi, len(r), cmd))
+    raw = os.environ.get("VX_AB_RAW")
+    if raw:
+        with open(raw, "w") as f:
+            json.dump({"cmds": cmds, "wall": [wall[c] for c in cmds],
+                       "cpu": [cpu[c] for c in cmds]}, f)
     for cmd in sorted(FAILED):
         print("ab.py: failed at least once: %s" % cmd, file=sys.stderr)
     sys.exit(1 if FAILED else 0)
