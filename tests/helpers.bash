@@ -36,6 +36,15 @@ put() {
 	printf '%s\n' "$2" > "$WS/$1"
 }
 
+# corrupt FILE: change FILE's first byte in place (same size) to one it
+# does not hold, so the change is certain even when the content is random.
+corrupt() {
+	local first
+	first=$(od -An -tu1 -N1 "$1" | tr -d ' ')
+	if [ "$first" = 88 ]; then printf Y; else printf X; fi |
+		dd of="$1" bs=1 count=1 conv=notrunc status=none
+}
+
 # new_ws [DIR]: a fresh, empty npm-workspaces root with packages/* globs.
 new_ws() {
 	reap_watchers
