@@ -120,7 +120,7 @@ leftovers() {
 	run -0 save_p
 	blob=$(blob_of dist/a.js)
 	chmod u+w "$blob"
-	printf 'X' | dd of="$blob" bs=1 count=1 conv=notrunc status=none
+	corrupt "$blob"
 	rm -rf "$P/dist"
 	mkdir "$P/dist"
 	# the shadow would give back the right bytes by a link: the blob is read
@@ -146,7 +146,7 @@ leftovers() {
 	rm -rf "$P/.vx/shadow"
 	blob=$(blob_of dist/bin/run.sh)
 	chmod u+w "$blob"
-	printf 'X' | dd of="$blob" bs=1 count=1 conv=notrunc status=none
+	corrupt "$blob"
 	run -1 vx-cache restore "$K" "$P"
 	# a.js sorts first and its blob is sound, yet it is not replaced
 	assert_equal "$(cat "$P/dist/a.js")" edited
@@ -236,7 +236,7 @@ shadow_of() {
 	run -0 vx-cache verify
 	blob=$(blob_of dist/bin/run.sh)
 	chmod u+w "$blob"
-	printf 'X' | dd of="$blob" bs=1 count=1 conv=notrunc status=none
+	corrupt "$blob"
 	run -1 vx-cache verify
 	assert_output "{\"type\":\"bad\",\"key\":\"$K\",\"error\":\"a blob does not match its hash\"}"
 }
