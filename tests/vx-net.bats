@@ -290,11 +290,15 @@ GET='get() { curl -sS --max-time 10 "$@" 2>&1 || true; echo; }
 }
 
 @test "localBinding: a port already taken on the host fails the task with a line naming it; the task never runs" {
-	local port=$((20000 + RANDOM % 20000))
-	/usr/bin/python3 -c 'import socket,sys,time; s=socket.socket(); s.bind(("127.0.0.1", int(sys.argv[1]))); s.listen(); open(sys.argv[2],"w").close(); time.sleep(60)' \
-		"$port" "$BASE/taken" 3>&- &
+	# the holder takes a port the kernel knows is free and names it: a
+	# random one may sit in TIME_WAIT, which the holder cannot bind and
+	# vx-sandbox (SO_REUSEADDR) can, and the task would then run
+	/usr/bin/python3 -c 'import os,socket,sys,time; s=socket.socket(); s.bind(("127.0.0.1", 0)); s.listen(); open(sys.argv[1] + ".tmp","w").write(str(s.getsockname()[1])); os.rename(sys.argv[1] + ".tmp", sys.argv[1]); time.sleep(60)' \
+		"$BASE/taken" 3>&- &
 	local holder=$!
 	for _ in $(seq 100); do [ -e "$BASE/taken" ] && break; sleep 0.05; done
+	local port
+	port=$(cat "$BASE/taken")
 	task a serve "{ \"allow\": { \"localBinding\": [$port] } }" 'echo TASK RAN'
 	run -1 vxr run a#serve
 	kill "$holder"
