@@ -106,9 +106,9 @@ $(BINDIR)/vx-sandbox: $(SANDBOX_OBJ) $(BUILD)/libcommon.a
 # the tracer's fast path, preloaded into traced tasks (sandbox/fastpath.h):
 # never sanitized (it runs inside the task's programs, not ours)
 SHIM_CFLAGS := -O2 -g -fPIC -fvisibility=hidden -fno-stack-protector
-$(BINDIR)/vx-trace.so: sandbox/shim/vx-trace.c sandbox/fastpath.h
+$(BINDIR)/vx-trace.so: sandbox/shim/vx-trace.c sandbox/fastpath.h libcommon/sberrno.h
 	@mkdir -p $(dir $@)
-	$(CC) -D_GNU_SOURCE $(SHIM_CFLAGS) $(WARN) -shared -Wl,-z,now -Wl,-z,noexecstack -o $@ $<
+	$(CC) -D_GNU_SOURCE -Ilibcommon $(SHIM_CFLAGS) $(WARN) -shared -Wl,-z,now -Wl,-z,noexecstack -o $@ $<
 
 $(BINDIR)/vx-proxy: $(PROXY_OBJ) $(BUILD)/libcommon.a
 	@mkdir -p $(dir $@)

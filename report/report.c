@@ -13,6 +13,7 @@
 #include "lookup.h"
 #include "netpat.h"
 #include "path.h"
+#include "sberrno.h"
 #include "taskreq.h"
 #include "wsroot.h"
 
@@ -403,27 +404,27 @@ static const char *package_of(const struct report *r, const char *dir)
 	return NULL;
 }
 
-/* Could the sandbox have caused this errno (issue 18 item 4)? It hides
- * (ENOENT, ENOTDIR), mounts read-only (EROFS), refuses (EACCES, EPERM),
- * and its binds are mount points (EBUSY, EXDEV). Any other errno the host
- * gives as well: EINVAL (readlink of a directory), ENXIO (/dev/tty with no
- * terminal), EISDIR, ELOOP, ... A write's EEXIST is the sandbox's only when
- * the name does not exist on the host; a write's ENOENT only when its
- * directory does. */
+/* Could the sandbox have caused this errno (issue 18 item 4)? Only with
+ * one of sberrno.h's: any other the host gives as well (EINVAL from
+ * readlink of a directory, ENXIO from /dev/tty with no terminal, EISDIR,
+ * ELOOP, ...). A write's EEXIST is the sandbox's only when the name does
+ * not exist on the host; a write's ENOENT only when its directory does. */
+static bool errno_in(const char *en, const int *set, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (!strcmp(en, strerrorname_np(set[i])))
+			return true;
+	return false;
+}
+
 static bool sandbox_errno(const char *en, bool write, const char *res)
 {
-	static const char *const rd[] = {"ENOENT", "ENOTDIR", "EACCES", "EPERM"};
-	static const char *const wr[] = {"EROFS", "EACCES", "EPERM", "ENOTDIR", "EBUSY", "EXDEV"};
+	static const int rd[] = {SB_ERRNO_READ}, wr[] = {SB_ERRNO_WRITE};
 	struct stat st;
-	if (!write) {
-		for (size_t i = 0; i < sizeof(rd) / sizeof(*rd); i++)
-			if (!strcmp(en, rd[i]))
-				return true;
-		return false;
-	}
-	for (size_t i = 0; i < sizeof(wr) / sizeof(*wr); i++)
-		if (!strcmp(en, wr[i]))
-			return true;
+	if (!write)
+		return errno_in(en, rd, sizeof(rd) / sizeof(*rd));
+	if (errno_in(en, wr, sizeof(wr) / sizeof(*wr)))
+		return true;
 	if (!strcmp(en, "EEXIST"))
 		return lstat(res, &st) != 0;
 	if (!strcmp(en, "ENOENT")) {

@@ -37,6 +37,7 @@
 #include <unistd.h>
 
 #include "../fastpath.h"
+#include "sberrno.h"
 
 #define EXPORT __attribute__((visibility("default")))
 
@@ -187,8 +188,9 @@ static long slow(long nr, long a, long b, long c, long d, long e)
 	return r;
 }
 
-/* The call through the page; when it failed, again from slow() (traced). A
- * read (rd) of a path outside the root is not made again. */
+/* The call through the page; when it failed, again from slow() (traced).
+ * Not made again: a failure no refusal of the sandbox gives (sberrno.h:
+ * its record would be dropped), and a read (rd) of a path outside the root. */
 static long call(bool rd, const char *path, long nr, long a, long b, long c, long d, long e)
 {
 	tramp_fn t = tramp();
@@ -196,7 +198,7 @@ static long call(bool rd, const char *path, long nr, long a, long b, long c, lon
 		long r = t(nr, a, b, c, d, e);
 		if (r >= 0 || r < -4095)
 			return r;
-		if (r == -EINTR || r == -EAGAIN ||
+		if (r == -EINTR || r == -EAGAIN || !sb_errno_possible((int)-r) ||
 			(rd && (outside_root(path) || granted_miss(t, path)))) {
 			errno = (int)-r;
 			return -1;
