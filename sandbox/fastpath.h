@@ -9,7 +9,9 @@
  * load, since glibc calls those from inside itself past any preload)
  * make the system call from one page mapped at FAST_TRAMP_ADDR, which the
  * filter lets through untraced, and make it again from libc's own code (so
- * traced, judged and recorded as before) only when it failed. The kernel
+ * traced, judged and recorded as before) only when it failed with an errno
+ * a refusal of the sandbox can give (libcommon/sberrno.h: vx-report drops
+ * any other, such as realpath's EINVAL from readlink of a directory). The kernel
  * still enforces every mount; the page only decides which calls pid 1 sees.
  * A task that calls from that page on purpose (or rewrites the shim's
  * memory) hides its own failed calls from the report and gains no access:

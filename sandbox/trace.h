@@ -7,7 +7,8 @@
  * continues at once. The traced process waits while its access is judged
  * and written, so no event can be lost however fast the task goes (R-20,
  * R-23, R-26). The fast path (fastpath.h) skips the stop for the shim's
- * calls that succeed; a failed one is made again, stopped.
+ * calls that succeed; a failed one is made again, stopped, unless its errno
+ * is none a refusal gives (sberrno.h).
  *
  * Output: JSON lines on r->trace_fd (docs/protocol.md "vx-sandbox trace"):
  * one access record per denied read inside the workspace root, per refused
