@@ -7,7 +7,8 @@ static const char *label(const char *member)
 	static const char *const map[][2] = {
 		{"files", "file"}, {"env", "env"}, {"runtime", "runtime"}, {"deps", "dependency key"},
 		{"package", "package.json"}, {"workspace", "root lockfiles"}, {"command", "command"},
-		{"sandbox", "exec.sandbox"},
+		{"sandbox", "exec.sandbox"}, {"envMode", "envMode"},
+		{"passThroughEnv", "passThroughEnv"},
 	};
 	for (size_t i = 0; i < sizeof(map) / sizeof(*map); i++)
 		if (strcmp(map[i][0], member) == 0)

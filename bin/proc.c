@@ -9,6 +9,7 @@
 
 #include "err.h"
 #include "path.h"
+#include "taskenv.h"
 
 extern char **environ;
 
@@ -49,7 +50,7 @@ static bool credential(const char *e)
 	return false;
 }
 
-char **proc_env(enum proc_env_for who, char *path)
+char **proc_env(enum proc_env_for who, char *path, const struct taskenv *te)
 {
 	size_t n = 0;
 	while (environ[n])
@@ -60,6 +61,7 @@ char **proc_env(enum proc_env_for who, char *path)
 	for (char **e = environ; *e; e++) {
 		bool vx = strncmp(*e, "VX_", 3) == 0;
 		if (credential(*e) || (vx && who == PROC_ENV_TASK) ||
+			(who == PROC_ENV_TASK && te && !taskenv_allows(te, *e)) ||
 			(who != PROC_ENV_STAGE && path && strncmp(*e, "PATH=", 5) == 0))
 			continue;
 		*o++ = *e;
@@ -83,7 +85,7 @@ char *proc_stage_path(const char *name)
 pid_t proc_spawn(char *const argv[], const struct spawn_opts *o, int *to_child, int *from_child)
 {
 	struct spawn_opts so = *o;
-	char **stage = o->envp ? NULL : proc_env(PROC_ENV_STAGE, NULL);
+	char **stage = o->envp ? NULL : proc_env(PROC_ENV_STAGE, NULL, NULL);
 	if (stage)
 		so.envp = stage;
 	pid_t pid = child_start(argv, &so, to_child, from_child);

@@ -32,9 +32,12 @@ void proc_env_resolve(void);
  * replaced by path (a "PATH=..." string). vx-sandbox, which hands its own
  * environment to the task, gets the task's plus the VX_ variables that are
  * no credential (VX_CACHE_DIR and its knobs; it drops them for the task).
+ * A task is also handed only what te allows (R-8a, taskenv.h; NULL: all);
+ * vx-sandbox applies its task's policy itself, from the request.
  * A malloc'd NULL-terminated array pointing into environ and at path: the
  * caller frees the array only. */
 enum proc_env_for { PROC_ENV_STAGE, PROC_ENV_TASK, PROC_ENV_SANDBOX };
-char **proc_env(enum proc_env_for who, char *path);
+struct taskenv;
+char **proc_env(enum proc_env_for who, char *path, const struct taskenv *te);
 
 #endif

@@ -17,6 +17,7 @@
 #include "fileio.h"
 #include "jsonl.h"
 #include "proc.h"
+#include "taskenv.h"
 #include "runcache.h"
 #include "slots.h"
 #include "statsnap.h"
@@ -69,21 +70,28 @@ static void digest(char *const *names, size_t n, char out[17])
 		put_stat(s, p);
 		free(p);
 	}
-	for (size_t i = 0; i < n; i++) {
-		const char *v = getenv(names[i]);
-		XXH3_64bits_update(s, names[i], strlen(names[i]) + 1);
-		XXH3_64bits_update(s, v ? "=" : "-", 1);
-		if (v)
-			XXH3_64bits_update(s, v, strlen(v) + 1);
-	}
 	size_t nvx = 0;
 	while (environ[nvx])
 		nvx++;
 	char **vx = xcalloc(nvx + 1, sizeof(*vx));
 	nvx = 0;
-	for (char **e = environ; *e; e++)
-		if (strncmp(*e, "VX_", 3) == 0 || strncmp(*e, "HOME=", 5) == 0)
+	for (size_t i = 0; i < n; i++) {
+		const char *v = taskenv_is_pattern(names[i]) ? NULL : getenv(names[i]);
+		XXH3_64bits_update(s, names[i], strlen(names[i]) + 1);
+		XXH3_64bits_update(s, v ? "=" : "-", 1);
+		if (v)
+			XXH3_64bits_update(s, v, strlen(v) + 1);
+	}
+	/* a pattern's matches (VITE_*), '!' entries aside: a superset of
+	 * what the key folds, so a change to any is a new run */
+	for (char **e = environ; *e; e++) {
+		bool m = strncmp(*e, "VX_", 3) == 0 || strncmp(*e, "HOME=", 5) == 0;
+		for (size_t i = 0; i < n && !m; i++)
+			m = names[i][0] != '!' && taskenv_is_pattern(names[i]) &&
+			    taskenv_match(names[i], *e, strcspn(*e, "="));
+		if (m)
 			vx[nvx++] = *e;
+	}
 	qsort(vx, nvx, sizeof(*vx), by_str);
 	for (size_t i = 0; i < nvx; i++)
 		XXH3_64bits_update(s, vx[i], strlen(vx[i]) + 1);

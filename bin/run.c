@@ -102,7 +102,7 @@ static void save_replay(struct run *r, char *const *names, int nnames, const cha
 static const char run_usage[] =
 	"usage: vx run TASK... [-j N] [--force] [--no-cache] [--dry] [--json] [--root DIR]\n"
 	"                     [--remote-cache URL] [--log-order ORDER] [--output-logs WHAT]\n"
-	"                     [--filter SEL]... [--only]\n"
+	"                     [--filter SEL]... [--only] [--env-mode MODE]\n"
 	"\n"
 	"Run the tasks (a name: every project that has it; or an id, project#name)\n"
 	"and everything they depend on, dependencies first, restoring cache hits.\n"
@@ -123,6 +123,9 @@ static const char run_usage[] =
 	"                    ./apps/web, web..., ...web, ...^web, web^..., [main], !web;\n"
 	"                    see vx-graph --help); several union, then exclusions subtract\n"
 	"  --only            the tasks asked for without their dependencies\n"
+	"  --env-mode MODE   strict (default): a task gets only PATH, HOME, USER, LOGNAME,\n"
+	"                    SHELL, TMPDIR and the variables its cache.inputs.env and\n"
+	"                    passThroughEnv name; loose: the whole environment (R-8a)\n"
 	"\n"
 	"A run of the same tasks in an unchanged workspace is replayed from the last\n"
 	"one (vx-watch, started by the first run, says whether anything changed);\n"
@@ -161,6 +164,7 @@ static int parse_args(int argc, char **argv, struct run *r, struct run_args *a)
 		{"output-logs", required_argument, NULL, 'L'},
 		{"filter", required_argument, NULL, 'F'},
 		{"only", no_argument, NULL, 'o'},
+		{"env-mode", required_argument, NULL, 'E'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
@@ -214,6 +218,11 @@ static int parse_args(int argc, char **argv, struct run *r, struct run_args *a)
 			break;
 		case 'o':
 			a->sel[a->nsel++] = "--only";
+			break;
+		case 'E':
+			/* vx-graph checks the spelling and sets every task's envMode */
+			a->sel[a->nsel++] = "--env-mode";
+			a->sel[a->nsel++] = optarg;
 			break;
 		case 'h':
 			fputs(run_usage, stdout);

@@ -12,6 +12,7 @@
 
 #include "err.h"
 #include "path.h"
+#include "taskenv.h"
 #include "proc.h"
 #include "report.h"
 #include "taskreq.h"
@@ -126,7 +127,9 @@ void run_start(struct run *r, struct rtask *t)
 	/* vx's environment without its own variables (proc.h), with
 	 * node_modules/.bin of the project and the root first on PATH */
 	char *pathvar = path_env(r, t);
-	char **envp = proc_env(t->sandboxed ? PROC_ENV_SANDBOX : PROC_ENV_TASK, pathvar);
+	struct taskenv te;
+	taskenv_of(t->rec, &te);
+	char **envp = proc_env(t->sandboxed ? PROC_ENV_SANDBOX : PROC_ENV_TASK, pathvar, &te);
 
 	char *cwd = path_join(r->root, t->dir);
 	const char *cmd = graphin_str(t->rec, "command");

@@ -51,7 +51,7 @@ static void start(const char *prog, const char *root)
 		signal(SIGINT, SIG_DFL);
 		signal(SIGTERM, SIG_DFL);
 		char *argv[] = {"vx-watch", (char *)root, NULL};
-		execve(prog, argv, proc_env(PROC_ENV_STAGE, NULL));
+		execve(prog, argv, proc_env(PROC_ENV_STAGE, NULL, NULL));
 		_exit(VX_EXIT_NOEXEC);
 	}
 	while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)

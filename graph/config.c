@@ -11,6 +11,7 @@
 #include "jsonl.h"
 #include "netpat.h"
 #include "path.h"
+#include "taskenv.h"
 
 struct ctx {
 	struct workspace *ws;
@@ -136,11 +137,15 @@ static const char *check_rel_glob(const char *s, void *arg)
 static const char *check_env_name(const char *s, void *arg)
 {
 	(void)arg;
-	for (const char *p = s; *p; p++)
-		if (!((*p >= 'A' && *p <= 'Z') || (*p >= 'a' && *p <= 'z') || *p == '_' ||
-			    (p != s && *p >= '0' && *p <= '9')))
-			return "not an environment variable name|use letters, digits and '_', not starting with a digit";
-	return NULL;
+	return taskenv_check(s);
+}
+
+/* envMode: "strict" or "loose" (R-8a). */
+static void check_env_mode(struct ctx *c, const cJSON *v, const char *key)
+{
+	if (!cJSON_IsString(v) || (strcmp(v->valuestring, "strict") && strcmp(v->valuestring, "loose")))
+		diag_config(c->ws, c->file, key, "write \"strict\" (the default) or \"loose\"",
+			"expected \"strict\" or \"loose\"");
 }
 
 static const char *check_net(const char *s, void *arg)
@@ -368,7 +373,8 @@ static bool has_glob_char(const char *s, char *which)
 static void check_task(struct ctx *c, struct project *p, const char *name, const cJSON *tj)
 {
 	static const char *const keys[] = {"exec", "dependsOn", "cache"};
-	static const char *const exec_keys[] = {"command", "persistent", "sandbox"};
+	static const char *const exec_keys[] = {"command", "persistent", "sandbox", "envMode",
+		"passThroughEnv"};
 	char *key = xasprintf("tasks.%s", name);
 	char *k;
 	const cJSON *v;
@@ -417,6 +423,18 @@ static void check_task(struct ctx *c, struct project *p, const char *name, const
 			k = key_join(ek, "persistent");
 			if (want_bool(c, v, k) && cJSON_IsTrue(v))
 				t->kind = TASK_PERSISTENT;
+			free(k);
+		}
+		if ((v = member(exec, "envMode"))) {
+			k = key_join(ek, "envMode");
+			check_env_mode(c, v, k);
+			t->env_mode = v;
+			free(k);
+		}
+		if ((v = member(exec, "passThroughEnv"))) {
+			k = key_join(ek, "passThroughEnv");
+			string_array(c, v, k, check_env_name, NULL);
+			t->pass_env = v;
 			free(k);
 		}
 		if ((v = member(exec, "sandbox"))) {
@@ -470,7 +488,7 @@ static void check_task(struct ctx *c, struct project *p, const char *name, const
 
 void config_load(struct workspace *ws, struct project *p)
 {
-	static const char *const top[] = {"$schema", "tasks", "projects"};
+	static const char *const top[] = {"$schema", "tasks", "projects", "envMode", "passThroughEnv"};
 	char *file = strcmp(p->dir, ".") ? xasprintf("%s/vx.json", p->dir) : xstrdup("vx.json");
 	char *text = p->vx_text;
 	p->vx_text = NULL;
@@ -508,6 +526,19 @@ void config_load(struct workspace *ws, struct project *p)
 	const cJSON *v = member(p->json, "$schema");
 	if (v && !cJSON_IsString(v))
 		bad_type(&c, v, "$schema", "a string", "write the schema URL as a string");
+	static const char *const root_only[] = {"envMode", "passThroughEnv"};
+	for (size_t i = 0; i < NKEYS(root_only); i++) {
+		if (!(v = member(p->json, root_only[i])))
+			continue;
+		if (strcmp(p->dir, ".") != 0)
+			diag_config(ws, file, root_only[i],
+				"move it to the workspace root's vx.json, or to this project's tasks' exec",
+				"a workspace-wide setting outside the root's vx.json");
+		else if (i == 0)
+			check_env_mode(&c, v, root_only[i]);
+		else
+			string_array(&c, v, root_only[i], check_env_name, NULL);
+	}
 	v = member(p->json, "projects");
 	if (v && !cJSON_IsArray(v))
 		bad_type(&c, v, "projects", "an array of strings", "write [\"packages/*\"]");

@@ -118,8 +118,36 @@ static cJSON *run_facts(struct task **order, size_t n)
 	return sb;
 }
 
+/* The root vx.json's workspace-wide member name, or NULL. */
+static const cJSON *root_setting(const struct workspace *ws, const char *name)
+{
+	for (size_t i = 0; i < ws->nprojects; i++)
+		if (strcmp(ws->projects[i]->dir, ".") == 0)
+			return cJSON_GetObjectItemCaseSensitive(ws->projects[i]->json, name);
+	return NULL;
+}
+
+/* envMode and passThroughEnv as the task gets them (R-8a, taskenv.h): its
+ * own mode, else the root's, else strict; the root's list, then its own. */
+static void task_env(struct jsonw *w, const struct task *t, const cJSON *mode, bool forced,
+	const cJSON *pass)
+{
+	const cJSON *m = t->env_mode && !forced ? t->env_mode : mode;
+	jsonw_key(w, "envMode");
+	jsonw_str(w, cJSON_IsString(m) ? m->valuestring : "strict");
+	jsonw_key(w, "passThroughEnv");
+	jsonw_open(w, '[');
+	const cJSON *lists[] = {pass, t->pass_env}, *e;
+	for (size_t l = 0; l < 2; l++)
+		cJSON_ArrayForEach(e, lists[l]) if (cJSON_IsString(e)) jsonw_str(w, e->valuestring);
+	jsonw_close(w, ']');
+}
+
 void emit_graph(const struct workspace *ws, struct task **order, size_t n)
 {
+	cJSON *forced = ws->env_mode ? cJSON_CreateString(ws->env_mode) : NULL;
+	const cJSON *root_mode = forced ? forced : root_setting(ws, "envMode");
+	const cJSON *root_pass = root_setting(ws, "passThroughEnv");
 	cJSON *g = cJSON_CreateObject();
 	cJSON_AddStringToObject(g, "type", "graph");
 	cJSON_AddNumberToObject(g, "v", FORMAT_VERSION);
@@ -176,6 +204,7 @@ void emit_graph(const struct workspace *ws, struct task **order, size_t n)
 		for (size_t k = 0; k < t->nkeyed; k++)
 			jsonw_str(&w, ws->projects[t->keyed[k]]->name);
 		jsonw_close(&w, ']');
+		task_env(&w, t, root_mode, forced != NULL, root_pass);
 		normal_cache(&w, t->cache);
 		jsonw_key(&w, "sandbox");
 		jsonw_cjson(&w, t->sandbox);
@@ -183,4 +212,5 @@ void emit_graph(const struct workspace *ws, struct task **order, size_t n)
 		jsonl_write_raw(w.sb.buf, w.sb.len);
 	}
 	jsonw_free(&w);
+	cJSON_Delete(forced);
 }

@@ -19,7 +19,7 @@
 #include "wsroot.h"
 
 static const char usage[] =
-	"usage: vx-graph [--root DIR] [--filter SEL]... [--only] [TASK...]\n"
+	"usage: vx-graph [--root DIR] [--filter SEL]... [--only] [--env-mode MODE] [TASK...]\n"
 	"\n"
 	"Fold the workspace's vx.json files into the task graph and print it as\n"
 	"JSON lines: one \"graph\" record (run-wide sandbox facts), then one \"task\"\n"
@@ -36,6 +36,8 @@ static const char usage[] =
 	"                  ref), web...[main] (web, when it or a dependency changed),\n"
 	"                  !SEL (leave out); several union, then exclusions subtract\n"
 	"  --only          the selected tasks without their dependencies\n"
+	"  --env-mode MODE strict or loose: every task's envMode, whatever the\n"
+	"                  vx.json files say (R-8a)\n"
 	"  -h, --help      this text\n"
 	"\n"
 	"Exit status: 0 success, 1 failure (a write), 2 usage or config error.\n";
@@ -43,11 +45,12 @@ static const char usage[] =
 int main(int argc, char **argv)
 {
 	heap_reserve(16);
-	enum { ROOT = 1, FILTER, ONLY, HELP };
+	enum { ROOT = 1, FILTER, ONLY, ENVMODE, HELP };
 	static const struct opt_spec specs[] = {
 		{"root", 0, OPT_VALUE, ROOT},
 		{"filter", 0, OPT_VALUE, FILTER},
 		{"only", 0, OPT_FLAG, ONLY},
+		{"env-mode", 0, OPT_VALUE, ENVMODE},
 		{"help", 'h', OPT_FLAG, HELP},
 		{NULL, 0, 0, 0},
 	};
@@ -55,6 +58,7 @@ int main(int argc, char **argv)
 	static char **filters;
 	size_t nfilters = 0;
 	bool only = false;
+	const char *env_mode = NULL;
 	int c;
 
 	err_init(argv[0]);
@@ -73,6 +77,13 @@ int main(int argc, char **argv)
 		case ONLY:
 			only = true;
 			break;
+		case ENVMODE:
+			env_mode = o.value;
+			if (strcmp(env_mode, "strict") && strcmp(env_mode, "loose")) {
+				err_warn("--env-mode '%s': expected strict or loose", env_mode);
+				return VX_EXIT_USAGE;
+			}
+			break;
 		case HELP:
 			fputs(usage, stdout);
 			return jsonl_out_finish();
@@ -89,6 +100,7 @@ int main(int argc, char **argv)
 	/* the workspace lives as long as the process: static, so it stays
 	 * reachable and LeakSanitizer reports only what was really lost */
 	static struct workspace ws;
+	ws.env_mode = env_mode;
 	if (wsroot_find(".", root && *root ? root : NULL, true, &ws.root) != 0)
 		return VX_EXIT_USAGE;
 	/* the saved output is keyed by every argument, filters included; not

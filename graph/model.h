@@ -47,6 +47,8 @@ struct task {
 	const char *command;
 	const cJSON *cache;   /* NULL: never cached */
 	const cJSON *sandbox; /* NULL: unsandboxed */
+	const cJSON *env_mode; /* exec.envMode, or NULL (the root's, R-8a) */
+	const cJSON *pass_env; /* exec.passThroughEnv, or NULL */
 	const char **depends_on;
 	size_t ndepends_on;
 	const char **fold_filter; /* cache.inputs.tasks */
@@ -70,6 +72,7 @@ struct workspace {
 	struct strmap by_name; /* project name -> project */
 	struct strmap by_id;   /* task id -> task */
 	int errors;            /* config errors reported so far */
+	const char *env_mode;  /* --env-mode: every task's envMode, or NULL */
 };
 
 /* One config error line: "prog: <file>: <key>: <msg>; fix: <fix>". */

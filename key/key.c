@@ -19,9 +19,10 @@
 #include "path.h"
 #include "runtime.h"
 #include "shadow.h"
+#include "taskenv.h"
 #include "wsroot.h"
 
-#define KEY_FORMAT "vx-key 3"
+#define KEY_FORMAT "vx-key 4"
 
 
 /* What the final rule needs of a task already keyed. */
@@ -462,17 +463,19 @@ static int key_exec(struct keyer *k, XXH3_state_t *s, const cJSON *rec, const ch
 	bool cached = cJSON_IsObject(cache);
 	static const char *const all[] = {"**/*"};
 	const char **globs = NULL, **outs = NULL, **wsf = NULL, **env = NULL, **rt = NULL;
-	size_t ng = 0, no = 0, nw = 0, ne = 0, nr = 0;
+	const char **pass = NULL;
+	size_t ng = 0, no = 0, nw = 0, ne = 0, nr = 0, np = 0;
 	int rc = -1;
 	if (strlist(jget(inp, "files"), &globs, &ng, "cache.inputs.files", where) ||
 		strlist(jget(jget(cache, "outputs"), "files"), &outs, &no, "cache.outputs.files", where) ||
 		strlist(jget(inp, "workspaceFiles"), &wsf, &nw, "cache.inputs.workspaceFiles", where) ||
 		strlist(jget(inp, "env"), &env, &ne, "cache.inputs.env", where) ||
+		strlist(jget(rec, "passThroughEnv"), &pass, &np, "passThroughEnv", where) ||
 		strlist(jget(inp, "runtime"), &rt, &nr, "cache.inputs.runtime", where))
 		goto out;
 	/* names and commands in byte order: reordering the config moves nothing */
-	if (ne > 1)
-		qsort(env, ne, sizeof(*env), cmp_str);
+	if (np > 1)
+		qsort(pass, np, sizeof(*pass), cmp_str);
 	if (nr > 1)
 		qsort(rt, nr, sizeof(*rt), cmp_str);
 	/* no cache, or no inputs.files: every file of the project */
@@ -494,12 +497,26 @@ static int key_exec(struct keyer *k, XXH3_state_t *s, const cJSON *rec, const ch
 	if (wr != 0)
 		goto out;
 
+	/* what the task is handed (R-8a): the mode and the passed-through
+	 * names, then the keyed variables' values (taskenv.h) */
+	const cJSON *mode = jget(rec, "envMode");
+	put_str(s, "envMode");
+	put_str(s, cJSON_IsString(mode) ? mode->valuestring : "strict");
+	put_u64(s, np);
+	for (size_t i = 0; i < np; i++)
+		put_str(s, pass[i]);
+	if (ex) {
+		cJSON_AddStringToObject(ex, "envMode", cJSON_IsString(mode) ? mode->valuestring : "strict");
+		cJSON_AddItemToObject(ex, "passThroughEnv", cJSON_CreateStringArray(pass, (int)np));
+	}
+	size_t nnames;
+	char **names = taskenv_keyed_names(jget(inp, "env"), &nnames);
 	put_str(s, "env");
-	put_u64(s, ne);
+	put_u64(s, nnames);
 	cJSON *exe = ex ? cJSON_AddObjectToObject(ex, "env") : NULL;
-	for (size_t i = 0; i < ne; i++) {
-		const char *v = getenv(env[i]);
-		put_str(s, env[i]);
+	for (size_t i = 0; i < nnames; i++) {
+		const char *v = getenv(names[i]);
+		put_str(s, names[i]);
 		put_u64(s, v != NULL); /* unset is not the empty string */
 		if (v)
 			put_str(s, v);
@@ -510,9 +527,10 @@ static int key_exec(struct keyer *k, XXH3_state_t *s, const cJSON *rec, const ch
 				hash_bytes(v, strlen(v), h);
 				hex(h, hx);
 			}
-			cJSON_AddItemToObject(exe, env[i], v ? cJSON_CreateString(hx) : cJSON_CreateNull());
+			cJSON_AddItemToObject(exe, names[i], v ? cJSON_CreateString(hx) : cJSON_CreateNull());
 		}
 	}
+	taskenv_names_free(names, nnames);
 
 	put_str(s, "runtime");
 	put_u64(s, nr);
@@ -557,6 +575,7 @@ out:
 	free(wsf);
 	free(env);
 	free(rt);
+	free(pass);
 	return rc;
 }
 

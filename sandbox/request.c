@@ -44,6 +44,7 @@ void request_free(struct sb_request *r)
 	strlist_free(&r->read);
 	strlist_free(&r->write);
 	strlist_free(&r->keyed);
+	cJSON_Delete(r->env);
 	free(r->proxy_socket);
 	free(r->local_ports);
 	free(r->command);
@@ -172,6 +173,12 @@ struct sb_request *request_read(const char *file)
 			r->projects[i].dir = c;
 		}
 	}
+	/* the environment policy alone, in the task record's shape */
+	r->env = cJSON_CreateObject();
+	static const char *const envm[] = {"envMode", "passThroughEnv", "cache"};
+	for (size_t i = 0; i < 3; i++)
+		if ((v = cJSON_GetObjectItemCaseSensitive(task, envm[i])))
+			cJSON_AddItemToObject(r->env, envm[i], cJSON_Duplicate(v, 1));
 	/* what --trace - repeats ahead of the records, for vx-report */
 	r->records = taskreq_format(graph, task, NULL);
 	ok = 0;

@@ -13,6 +13,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include <cjson/cJSON.h>
+
 struct strlist {
 	char **v;
 	size_t n, cap;
@@ -45,6 +47,9 @@ struct sb_request {
 	char **argv;         /* else run argv directly (borrowed from main) */
 	int trace_fd;        /* --trace: the access records go here (trace.h); -1 none */
 	char *records;       /* request_read: its two records, one line each */
+	cJSON *env;          /* the task's environment policy (taskenv.h: envMode,
+			      * passThroughEnv, cache.inputs.env), or NULL (flags:
+			      * the whole environment) */
 };
 
 /* One localBinding port, from a flag or the request: 0, or -1 after a line. */

@@ -25,6 +25,7 @@
 #include "err.h"
 #include "filter.h"
 #include "mounts.h"
+#include "taskenv.h"
 #include "trace.h"
 
 static const int forwarded[] = {SIGTERM, SIGINT, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2};
@@ -481,6 +482,22 @@ static pid_t clone_pid1(int flags, char *stack, struct pid1 *a)
 	return pid;
 }
 
+/* Drop what the task's policy does not hand it (R-8a, taskenv.h), before
+ * vx-sandbox sets the variables of its own (the bridge's proxies, TMPDIR);
+ * vx's VX_ variables are read later and dropped then. */
+static void keep_task_env(const cJSON *policy)
+{
+	struct taskenv te;
+	taskenv_of(policy, &te);
+	for (size_t i = 0; environ[i];) {
+		char *name = NULL;
+		if (strncmp(environ[i], "VX_", 3) == 0 || taskenv_allows(&te, environ[i]) ||
+			!(name = strndup(environ[i], strcspn(environ[i], "="))) || unsetenv(name) != 0)
+			i++;
+		free(name);
+	}
+}
+
 int run_task(const struct sb_request *r, const struct plan *p)
 {
 	struct pid1 a = {.r = r, .p = p, .uid = getuid(), .gid = getgid()};
@@ -493,6 +510,8 @@ int run_task(const struct sb_request *r, const struct plan *p)
 	struct bridge b = {0};
 
 	a.b = &b;
+	if (r->env)
+		keep_task_env(r->env);
 	if (bridge_prepare(r, &b))
 		return RUN_EXIT_SETUP;
 	if (r->trace_fd >= 0)

@@ -467,7 +467,7 @@ refuse() { # refuse VXJSON EXPECTED-SUBSTRING...
 
 @test "--help prints usage and exits 0; a bad option exits 2" {
 	run -0 vx-graph --help
-	assert_line --index 0 "usage: vx-graph [--root DIR] [--filter SEL]... [--only] [TASK...]"
+	assert_line --index 0 "usage: vx-graph [--root DIR] [--filter SEL]... [--only] [--env-mode MODE] [TASK...]"
 	run -2 vx-graph --bogus
 	assert_output --partial "usage: vx-graph"
 }

@@ -104,10 +104,12 @@ sandboxed_ui() {
 }
 
 # every_env: ui's build, sandboxed or not, writes its environment to env.txt
-# and prints it (its log is saved with the entry).
+# and prints it (its log is saved with the entry); the user's variables are
+# passed through (strict mode hands no undeclared one, R-8a).
 every_env() {
 	local sandbox=${1:-}
-	put packages/ui/vx.json "{ \"tasks\": { \"build\": { \"exec\": { \"command\": \"env > out.txt; env\"$sandbox },
+	put packages/ui/vx.json "{ \"tasks\": { \"build\": { \"exec\": { \"command\": \"env > out.txt; env\",
+		\"passThroughEnv\": [\"GREETING\", \"NPM_TOKEN\"]$sandbox },
 		\"cache\": { \"inputs\": { \"files\": [\"src/**\"] }, \"outputs\": { \"files\": [\"out.txt\"] } } } } }"
 }
 
