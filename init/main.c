@@ -120,7 +120,7 @@ int main(int argc, char **argv)
 	char **text = xcalloc(pl.n + 1, sizeof(char *));
 	int refused = 0;
 	for (size_t i = 0; i < pl.n; i++) {
-		if (!pl.projs[i].ntasks)
+		if (!pl.projs[i].ntasks && !pl.projs[i].env_mode && !pl.projs[i].pass)
 			continue;
 		text[i] = output_render(&pl.projs[i]);
 		if (!dry && !force && output_exists(rootfd, pl.projs[i].file)) {

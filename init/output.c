@@ -65,6 +65,10 @@ static void put_task(FILE *f, const struct otask *o, bool last)
 		put_str(f, o->command);
 		if (o->persistent)
 			fputs(", \"persistent\": true", f);
+		if (o->pass) {
+			fputs(", \"passThroughEnv\": ", f);
+			put_list(f, o->pass);
+		}
 		fputs(" }", f);
 		first = false;
 	}
@@ -121,6 +125,16 @@ char *output_render(const struct oproj *op)
 	put_comment(f, "  ", head);
 	free(head);
 	free(from);
+	if (op->env_mode) {
+		fputs("  \"envMode\": ", f);
+		put_str(f, op->env_mode);
+		fputs(",\n", f);
+	}
+	if (op->pass) {
+		fputs("  \"passThroughEnv\": ", f);
+		put_list(f, op->pass);
+		fputs(",\n", f);
+	}
 	fputs("  \"tasks\": {\n", f);
 	for (size_t i = 0; i < op->ntasks; i++)
 		put_task(f, op->tasks[i], i + 1 == op->ntasks);

@@ -10,6 +10,7 @@
 #include "err.h"
 #include "fileio.h"
 #include "notes.h"
+#include "taskenv.h"
 #include "path.h"
 
 /* v when it is an array (and ok), else NULL: what cJSON_ArrayForEach walks */
@@ -281,22 +282,25 @@ static void map_cache(struct pctx *c, struct project *p, struct otask *o)
 		}
 	}
 
+	/* turbo's env lists, patterns and '!' included (R-8a, taskenv.h) */
 	const cJSON *genv = cJSON_GetObjectItemCaseSensitive(t->root, "globalEnv");
-	const cJSON *env = strings(c, o, "env");
-	const cJSON *lists[] = {cJSON_IsArray(genv) ? genv : NULL, env};
-	for (size_t l = 0; l < 2; l++) {
-		snprintf(key, sizeof(key), "%s", l == 0 ? "globalEnv" : "");
-		if (l == 1)
-			snprintf(key, sizeof(key), "%s.%s.env", sect, o->name);
+	const cJSON *lists[] = {cJSON_IsArray(genv) ? genv : NULL, strings(c, o, "env"),
+		strings(c, o, "passThroughEnv")};
+	for (size_t l = 0; l < 3; l++) {
+		static const char *const what[] = {"globalEnv", "env", "passThroughEnv"};
+		if (l == 0)
+			snprintf(key, sizeof(key), "globalEnv");
+		else
+			snprintf(key, sizeof(key), "%s.%s.%s", sect, o->name, what[l]);
 		cJSON_ArrayForEach(e, lists[l]) {
 			if (!cJSON_IsString(e))
 				continue;
 			const char *s = e->valuestring[0] == '$' ? e->valuestring + 1 : e->valuestring;
-			if (env_name(s))
-				add_str(&o->env, s);
+			if (!taskenv_check(s))
+				add_str(l == 2 ? &o->pass : &o->env, s);
 			else
 				note(l == 0 ? "turbo.json" : o->from, key,
-					"'%s': vx keys named variables only; list each one", e->valuestring);
+					"'%s': not a variable name or pattern vx takes; list each one", e->valuestring);
 		}
 	}
 	/* nx's { "runtime": "node -v" } inputs */
@@ -436,6 +440,27 @@ static cJSON *read_pkg(int rootfd, const struct project *p)
 	return j;
 }
 
+/* turbo.json's envMode and globalPassThroughEnv, for the root vx.json. */
+static void root_env(const struct turbo *t, struct oproj *op)
+{
+	const cJSON *mode = cJSON_GetObjectItemCaseSensitive(t->root, "envMode");
+	if (cJSON_IsString(mode) && (strcmp(mode->valuestring, "strict") == 0 ||
+					    strcmp(mode->valuestring, "loose") == 0))
+		op->env_mode = mode->valuestring;
+	else if (mode)
+		note("turbo.json", "envMode", "not \"strict\" or \"loose\"; vx's default is strict");
+	const cJSON *gp = cJSON_GetObjectItemCaseSensitive(t->root, "globalPassThroughEnv"), *e;
+	cJSON_ArrayForEach(e, as_array(gp, true)) {
+		if (!cJSON_IsString(e))
+			continue;
+		if (!taskenv_check(e->valuestring))
+			add_str(&op->pass, e->valuestring);
+		else
+			note("turbo.json", "globalPassThroughEnv",
+				"'%s': not a variable name or pattern vx takes; list each one", e->valuestring);
+	}
+}
+
 bool plan_build(struct plan *pl, struct workspace *ws, const struct turbo *t, int rootfd)
 {
 	struct pctx c = {.ws = ws, .t = t, .pl = pl, .ok = true};
@@ -522,6 +547,8 @@ bool plan_build(struct plan *pl, struct workspace *ws, const struct turbo *t, in
 		}
 		op->ntasks = kept;
 	}
+	if (root)
+		root_env(t, &pl->projs[root->index]);
 	for (size_t i = 0; i < pl->n; i++)
 		cJSON_Delete(c.pkgjson[i]);
 	free(c.pkgjson);

@@ -7,7 +7,8 @@
  * defines for a project without the script is a no-op in turbo; when a task
  * that runs depends on it and it has dependsOn of its own, it becomes a
  * group, so the order through it holds. dependsOn, inputs, outputs, env,
- * globalEnv, globalDependencies, cache and persistent map to vx's keys; what
+ * globalEnv, globalDependencies, passThroughEnv, globalPassThroughEnv,
+ * envMode, cache and persistent map to vx's keys (R-8a); what
  * has no counterpart is a note (notes.h) and, where a task was carried over
  * approximately, a comment above it in the vx.json. */
 #ifndef VX_INIT_PLAN_H
@@ -28,6 +29,7 @@ struct otask {
 	cJSON *depends;              /* strings, or NULL */
 	cJSON *files, *wfiles, *env, *runtime; /* cache.inputs, NULL when absent */
 	cJSON *outputs;              /* cache.outputs.files, NULL when absent */
+	cJSON *pass;                 /* exec.passThroughEnv, NULL when absent */
 	char **comments;
 	size_t ncomments;
 	/* planning state */
@@ -43,6 +45,9 @@ struct oproj {
 	size_t nsources;
 	struct otask **tasks;
 	size_t ntasks;
+	/* the root's only: turbo's envMode and globalPassThroughEnv */
+	const char *env_mode;
+	cJSON *pass;
 };
 
 struct plan {

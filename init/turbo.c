@@ -31,7 +31,7 @@ static const struct {
 	{"globalPassThroughEnv", NULL},
 	{"ui", "vx prints each task's output its own way"},
 	{"daemon", "vx-watch is started by vx run itself"},
-	{"envMode", "vx hands a task its whole environment but VX_* (turbo's loose mode)"},
+	{"envMode", NULL},
 	{"remoteCache", "set VX_REMOTE_CACHE and VX_REMOTE_CACHE_TOKEN"},
 	{"cacheDir", "set VX_CACHE_DIR"},
 	{"concurrency", "use vx run -j N"},

@@ -185,10 +185,11 @@ print(json.dumps(json.loads(t)["tasks"][sys.argv[2]], separators=(",", ":")))
 	put packages/b/package.json '{ "name": "@x/b", "dependencies": { "@x/a": "*" }, "scripts": { "build": "echo $npm_package_version", "test": "vitest" } }'
 	put packages/b/turbo.json '{ "extends": ["//"], "tasks": { "test": { "outputs": ["$TURBO_EXTENDS$", "coverage/**"] } } }'
 	run -0 --separate-stderr vx init
-	assert_equal "$stderr" "vx-init: turbo.json: pipeline.build.env: not carried over: 'NEXT_PUBLIC_*': vx keys named variables only; list each one"
+	# a pattern is carried as it is (R-8a): vx keys and hands every match
+	assert_equal "$stderr" ""
 	# v1: no outputs named means dist/** and build/**; $API_URL keyed; ../ is a workspace file
 	assert_equal "$(vxjson packages/a/vx.json build)" \
-		'{"exec":{"command":"npm run build"},"dependsOn":["^build"],"cache":{"inputs":{"files":["**/*","!README.md"],"workspaceFiles":["shared/*.ts","tsconfig.base.json"],"env":["MODE","API_URL"]},"outputs":{"files":["dist/**","build/**"]}}}'
+		'{"exec":{"command":"npm run build"},"dependsOn":["^build"],"cache":{"inputs":{"files":["**/*","!README.md"],"workspaceFiles":["shared/*.ts","tsconfig.base.json"],"env":["NEXT_PUBLIC_*","MODE","API_URL"]},"outputs":{"files":["dist/**","build/**"]}}}'
 	run -0 grep -c 'package.json has prebuild or postbuild' packages/a/vx.json
 	# the root's "@x/b#build" replaces "build" for @x/b; npm_* needs npm run
 	assert_equal "$(vxjson packages/b/vx.json build)" \
