@@ -140,7 +140,12 @@ UNIT_LINK := $(filter-out %/main.o,$(KEY_OBJ) $(SANDBOX_OBJ) $(PROXY_OBJ)) $(CAC
 
 $(BUILD)/unit/%: tests/unit/%.c tests/unit/unit.h $(UNIT_LINK)
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) -Itests/unit -Icache -Ikey -Isandbox -Iproxy $(CFLAGS) $(WARN) $(LDFLAGS) -o $@ $< $(UNIT_LINK) $(LDLIBS) -lseccomp $(CACHE_LDLIBS)
+	$(CC) $(CPPFLAGS) -Itests/unit -Icache -Ikey -Isandbox -Iproxy $(CFLAGS) $(WARN) $(LDFLAGS) -o $@ $< $(UNIT_EXTRA) $(UNIT_LINK) $(LDLIBS) -lseccomp $(CACHE_LDLIBS)
+
+# a unit test of one of vx-init's modules links that module too
+$(BUILD)/unit/test_vxedit: $(BUILD)/init/vxedit.o
+$(BUILD)/unit/test_vxedit: UNIT_EXTRA = $(BUILD)/init/vxedit.o
+$(BUILD)/unit/test_vxedit: CPPFLAGS += -Iinit
 
 # libFuzzer harnesses (tests/fuzz/, docs/fuzzing.md): clang only. Each links
 # the modules it fuzzes, built again with coverage and ASan+UBSan.
