@@ -51,8 +51,10 @@ bool jsonc_strip(char *text, size_t *off)
 			s++;
 		}
 	}
-	/* comments gone: a ',' after a value whose next non-space is '}' or
-	 * ']' goes too (a lone "[,]" stays for the parser to refuse) */
+	/* comments gone: a ',' after a value whose next non-blank is '}' or
+	 * ']' goes too (a lone "[,]" stays for the parser to refuse); blanks
+	 * are every byte up to the space, as cJSON skips them, so "{\b,}" keeps
+	 * its comma for the parser to refuse, as the walk below does */
 	char *comma = NULL, prev = 0;
 	for (s = text; *s;) {
 		if (*s == '"') {
@@ -63,7 +65,7 @@ bool jsonc_strip(char *text, size_t *off)
 		}
 		if ((*s == '}' || *s == ']') && comma)
 			*comma = ' ';
-		if (!strchr(" \t\r\n", *s)) {
+		if ((unsigned char)*s > ' ') {
 			comma = *s == ',' && prev && !strchr("{[,", prev) ? s : NULL;
 			prev = *s;
 		}
