@@ -162,7 +162,7 @@ FUZZ_COMMON := $(patsubst %.c,$(FUZZ_BUILD)/%.o,$(wildcard libcommon/*.c))
 $(FUZZ_BUILD)/fuzz_http $(FUZZ_BUILD)/fuzz_socks: FUZZ_MODS = $(FUZZ_BUILD)/proxy/$(@F:fuzz_%=%).o
 $(FUZZ_BUILD)/fuzz_request: FUZZ_MODS = $(FUZZ_BUILD)/sandbox/request.o
 $(FUZZ_BUILD)/fuzz_dns: FUZZ_MODS = $(FUZZ_BUILD)/sandbox/dns.o
-$(FUZZ_BUILD)/fuzz_config: FUZZ_MODS = $(FUZZ_BUILD)/graph/config.o
+$(FUZZ_BUILD)/fuzz_config: FUZZ_MODS = $(FUZZ_BUILD)/graph/config.o $(FUZZ_BUILD)/init/vxedit.o
 
 $(FUZZ_BUILD)/%.o: %.c
 	@mkdir -p $(dir $@)
@@ -175,8 +175,9 @@ $(FUZZ_BUILD)/libcommon.a: $(FUZZ_COMMON)
 
 $(FUZZ_BUILD)/fuzz_%: tests/fuzz/fuzz_%.c $(wildcard tests/fuzz/*.h) $(FUZZ_BUILD)/libcommon.a \
 		$(FUZZ_BUILD)/proxy/http.o $(FUZZ_BUILD)/proxy/socks.o \
-		$(FUZZ_BUILD)/sandbox/request.o $(FUZZ_BUILD)/sandbox/dns.o $(FUZZ_BUILD)/graph/config.o
-	$(FUZZ_CC) $(CPPFLAGS) -Itests/fuzz -Ikey -Iproxy -Igraph -fsanitize=fuzzer \
+		$(FUZZ_BUILD)/sandbox/request.o $(FUZZ_BUILD)/sandbox/dns.o $(FUZZ_BUILD)/graph/config.o \
+		$(FUZZ_BUILD)/init/vxedit.o
+	$(FUZZ_CC) $(CPPFLAGS) -Itests/fuzz -Ikey -Iproxy -Igraph -Iinit -fsanitize=fuzzer \
 		$(FUZZ_CFLAGS) -Werror -o $@ $< $(FUZZ_MODS) $(FUZZ_BUILD)/libcommon.a $(LDLIBS)
 
 fuzz-build:
