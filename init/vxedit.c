@@ -76,9 +76,11 @@ static struct splice add_member(const char *text, struct jsonc_span obj, const c
 	struct jsonc_member m, e;
 	size_t pos = 0;
 	int n = 0;
-	while ((first ? n == 0 : true) && jsonc_next(text, obj, &pos, &e) == 1) {
+	while (jsonc_next(text, obj, &pos, &e) == 1) {
 		m = e;
 		n++;
+		if (first)
+			break;
 	}
 	if (!n)
 		return (struct splice){obj.start + 1, xasprintf(" %s ", member)};
