@@ -140,7 +140,12 @@ UNIT_LINK := $(filter-out %/main.o,$(KEY_OBJ) $(SANDBOX_OBJ) $(PROXY_OBJ)) $(CAC
 
 $(BUILD)/unit/%: tests/unit/%.c tests/unit/unit.h $(UNIT_LINK)
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) -Itests/unit -Icache -Ikey -Isandbox -Iproxy $(CFLAGS) $(WARN) $(LDFLAGS) -o $@ $< $(UNIT_LINK) $(LDLIBS) -lseccomp $(CACHE_LDLIBS)
+	$(CC) $(CPPFLAGS) -Itests/unit -Icache -Ikey -Isandbox -Iproxy $(CFLAGS) $(WARN) $(LDFLAGS) -o $@ $< $(UNIT_EXTRA) $(UNIT_LINK) $(LDLIBS) -lseccomp $(CACHE_LDLIBS)
+
+# a unit test of one of vx-init's modules links that module too
+$(BUILD)/unit/test_vxedit: $(BUILD)/init/vxedit.o
+$(BUILD)/unit/test_vxedit: UNIT_EXTRA = $(BUILD)/init/vxedit.o
+$(BUILD)/unit/test_vxedit: CPPFLAGS += -Iinit
 
 # libFuzzer harnesses (tests/fuzz/, docs/fuzzing.md): clang only. Each links
 # the modules it fuzzes, built again with coverage and ASan+UBSan.
@@ -157,7 +162,7 @@ FUZZ_COMMON := $(patsubst %.c,$(FUZZ_BUILD)/%.o,$(wildcard libcommon/*.c))
 $(FUZZ_BUILD)/fuzz_http $(FUZZ_BUILD)/fuzz_socks: FUZZ_MODS = $(FUZZ_BUILD)/proxy/$(@F:fuzz_%=%).o
 $(FUZZ_BUILD)/fuzz_request: FUZZ_MODS = $(FUZZ_BUILD)/sandbox/request.o
 $(FUZZ_BUILD)/fuzz_dns: FUZZ_MODS = $(FUZZ_BUILD)/sandbox/dns.o
-$(FUZZ_BUILD)/fuzz_config: FUZZ_MODS = $(FUZZ_BUILD)/graph/config.o
+$(FUZZ_BUILD)/fuzz_config: FUZZ_MODS = $(FUZZ_BUILD)/graph/config.o $(FUZZ_BUILD)/init/vxedit.o
 
 $(FUZZ_BUILD)/%.o: %.c
 	@mkdir -p $(dir $@)
@@ -170,8 +175,9 @@ $(FUZZ_BUILD)/libcommon.a: $(FUZZ_COMMON)
 
 $(FUZZ_BUILD)/fuzz_%: tests/fuzz/fuzz_%.c $(wildcard tests/fuzz/*.h) $(FUZZ_BUILD)/libcommon.a \
 		$(FUZZ_BUILD)/proxy/http.o $(FUZZ_BUILD)/proxy/socks.o \
-		$(FUZZ_BUILD)/sandbox/request.o $(FUZZ_BUILD)/sandbox/dns.o $(FUZZ_BUILD)/graph/config.o
-	$(FUZZ_CC) $(CPPFLAGS) -Itests/fuzz -Ikey -Iproxy -Igraph -fsanitize=fuzzer \
+		$(FUZZ_BUILD)/sandbox/request.o $(FUZZ_BUILD)/sandbox/dns.o $(FUZZ_BUILD)/graph/config.o \
+		$(FUZZ_BUILD)/init/vxedit.o
+	$(FUZZ_CC) $(CPPFLAGS) -Itests/fuzz -Ikey -Iproxy -Igraph -Iinit -fsanitize=fuzzer \
 		$(FUZZ_CFLAGS) -Werror -o $@ $< $(FUZZ_MODS) $(FUZZ_BUILD)/libcommon.a $(LDLIBS)
 
 fuzz-build:

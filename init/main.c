@@ -43,8 +43,9 @@ static const char usage[] =
 	"An existing vx.json is refused, and then nothing is written. Each file is\n"
 	"written whole or not at all (a temporary file renamed over it).\n"
 	"\n"
-	"Exit status: 0 success, 1 failure (a vx.json exists, a write), 2 usage or\n"
-	"config error (no turbo.json nor nx.json, or one that is wrong).\n";
+	"Exit status: 0 success, 1 failure (a vx.json exists, a write; with --sandbox, a task\n"
+	"that failed or a vx.json it could not edit), 2 usage or config error (no\n"
+	"turbo.json nor nx.json, or one that is wrong).\n";
 
 int main(int argc, char **argv)
 {

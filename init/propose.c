@@ -18,6 +18,7 @@
 #include "output.h"
 #include "path.h"
 #include "strbuf.h"
+#include "vxedit.h"
 
 /* a task's command runs this many times at most, each with what the last
  * run was denied */
@@ -201,77 +202,23 @@ static char *sandbox_text(const struct grants *g)
 	return buf;
 }
 
-/* Splice s into text at off, dropping cut bytes. */
-static char *text_splice(const char *text, size_t off, size_t cut, const char *s)
-{
-	return xasprintf("%.*s%s%s", (int)off, text, s, text + off + cut);
-}
-
 /* The vx.json text with the sandbox block and the workspace files added to
- * task name, as vx init wrote it (one task header line, an exec line, a
- * cache block); NULL when the text is not in that shape. */
-static char *edit(const char *text, const char *name, const struct grants *g)
+ * task name (vxedit.h); NULL after one line saying why not. */
+static char *edit(const char *file, const char *text, const char *name, const struct grants *g)
 {
-	char *head = xasprintf("\n    \"%s\": {", name);
-	const char *t = strstr(text, head);
-	free(head);
-	if (!t)
-		return NULL;
-	const char *end = strstr(t + 1, "\n    }");
-	const char *ex = strstr(t, "\n      \"exec\": { \"command\": ");
-	if (!end || !ex || ex > end)
-		return NULL;
-	const char *eol = strchr(ex + 1, '\n');
-	/* the exec line ends " }" or " },": the sandbox goes before that brace */
-	const char *brace = eol - (eol[-1] == ',' ? 2 : 1);
-	if (*brace != '}' || brace[-1] != ' ')
-		return NULL;
-	char *sb = sandbox_text(g);
-	char *ins = xasprintf(", %s ", sb);
-	free(sb);
-	char *out = text_splice(text, (size_t)(brace - 1 - text), 1, ins);
-	free(ins);
-	if (!cJSON_GetArraySize(g->wfiles))
-		return out;
-
-	/* the cache inputs: the same task block in the new text */
-	char *h2 = xasprintf("\n    \"%s\": {", name);
-	t = strstr(out, h2);
-	free(h2);
-	end = strstr(t + 1, "\n    }");
-	const char *cache = strstr(t, "\n      \"cache\": {");
-	if (!cache || cache > end)
-		return out; /* uncached: no key to move */
-	char *list = NULL;
-	size_t ll = 0;
-	FILE *f = open_memstream(&list, &ll);
-	put_list(f, g->wfiles);
-	fclose(f);
-	const char *in = strstr(cache, "\n        \"inputs\": { ");
-	const char *wf = in ? strstr(in, "\"workspaceFiles\": [") : NULL;
-	const char *in_eol = in ? strchr(in + 1, '\n') : NULL;
-	char *res;
-	if (in && in < end && wf && wf < in_eol) {
-		/* merge: the new entries first */
-		char *items = xasprintf("%.*s, ", (int)strlen(list) - 2, list + 1);
-		res = text_splice(out, (size_t)(wf + strlen("\"workspaceFiles\": [") - out), 0, items);
-		free(items);
-	} else if (in && in < end) {
-		char *k = xasprintf("\"workspaceFiles\": %s, ", list);
-		res = text_splice(out, (size_t)(in + strlen("\n        \"inputs\": { ") - out), 0, k);
-		free(k);
-	} else if (strncmp(cache, "\n      \"cache\": {}", 18) == 0) {
-		char *k = xasprintf("\n      \"cache\": { \"inputs\": { \"workspaceFiles\": %s } }", list);
-		res = text_splice(out, (size_t)(cache - out), 18, k);
-		free(k);
-	} else {
-		char *k = xasprintf("\n        \"inputs\": { \"workspaceFiles\": %s },", list);
-		res = text_splice(out, (size_t)(cache + strlen("\n      \"cache\": {") - out), 0, k);
-		free(k);
+	char *sb = sandbox_text(g), *list = NULL;
+	if (cJSON_GetArraySize(g->wfiles)) {
+		size_t ll = 0;
+		FILE *f = open_memstream(&list, &ll);
+		if (!f)
+			err_die_errno(VX_EXIT_FAIL, "open_memstream");
+		put_list(f, g->wfiles);
+		fclose(f);
 	}
+	char *out = vxedit_sandbox(file, text, name, sb, list);
+	free(sb);
 	free(list);
-	free(out);
-	return res;
+	return out;
 }
 
 struct file_edit {
@@ -386,16 +333,15 @@ int propose_run(const char *root, int rootfd)
 			fe->config = xstrdup(config->valuestring);
 			fe->text = fileio_read_at(rootfd, fe->config, NULL);
 		}
-		char *next = fe->text ? edit(fe->text, name, &g) : NULL;
+		char *next = fe->text ? edit(fe->config, fe->text, name, &g) : NULL;
+		if (!fe->text)
+			err_warn("%s: (file): unable to read: %s; fix: make it readable", fe->config,
+				strerror(errno));
 		if (next) {
 			free(fe->text);
 			fe->text = next;
 		} else {
-			char *sb = sandbox_text(&g);
-			fprintf(stderr, "vx-init: %s: tasks.%s: not in the shape vx init writes; fix: add "
-					"to its exec: %s\n",
-				fe->config, name, sb);
-			free(sb);
+			rc = VX_EXIT_FAIL;
 		}
 		cJSON_Delete(g.read);
 		cJSON_Delete(g.write);

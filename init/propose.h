@@ -14,7 +14,9 @@
  * AF_UNIX socket are never granted for the next run (a hostile script
  * would get what it asked for: ~/.bashrc, the Docker daemon): each is one
  * line for the user to judge. The result is printed as a unified diff
- * of each vx.json, for review; nothing is written. Network hosts are not
+ * of each vx.json, for review; nothing is written. The block is spliced
+ * into the task the parse finds (vxedit.h), never into a comment; a file
+ * it cannot edit safely is one line and exit status 1. Network hosts are not
  * found this way (a task without a proxy has no network to ask for): a
  * task that needs one fails, and its line says so.
  *

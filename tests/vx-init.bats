@@ -304,8 +304,90 @@ sb_ws() {
 	run -1 --separate-stderr vx init --sandbox
 	assert_equal "$(printf '%s\n' "${stderr_lines[@]}" | grep -v 'under the tracer')" \
 		"vx-init: @x/a#build: has a sandbox block already; left as it is
-vx-init: @x/a#net: failed (exit 3) with the grants found; fix: run it by hand; a network host or a tool outside the workspace is not found this way
-vx-init: packages/a/vx.json: tasks.net: not in the shape vx init writes; fix: add to its exec: \"sandbox\": {}"
+vx-init: @x/a#net: failed (exit 3) with the grants found; fix: run it by hand; a network host or a tool outside the workspace is not found this way"
+	assert_line '-	  "net": { "exec": { "command": "exit 3" } } } }'
+	assert_line '+	  "net": { "exec": { "command": "exit 3", "sandbox": {} } } } }'
+	refute_line --partial '"command": "true", "sandbox": {},'
+}
+
+@test "--sandbox edits the task itself, never a commented-out copy; applied, vx run runs it sandboxed" {
+	sb_ws
+	put packages/a/package.json '{ "name": "@x/a" }'
+	put packages/a/vx.json '{
+  "tasks": {
+    // "build": {
+    //   "exec": { "command": "true" }
+    // },
+    /*
+    "build": {
+      "exec": { "command": "true" },
+      "cache": {}
+    },
+    */
+    "build": {
+      "exec": { "command": "mkdir -p dist && cat src/in.txt ../../shared.txt > dist/out.txt && (echo x > ../../escape.txt) 2>/dev/null; true" },
+      "cache": { "outputs": { "files": ["dist/**"] } }
+    }
+  }
+}'
+	cp packages/a/vx.json "$BATS_TEST_TMPDIR/before"
+	run -0 --separate-stderr vx init --sandbox
+	assert_file_not_exists escape.txt
+	printf '%s\n' "$output" | git apply
+	# every byte but the two spliced in is as it was, the comments too
+	run -1 diff "$BATS_TEST_TMPDIR/before" packages/a/vx.json
+	assert_equal "$(grep '^[<>]' <<< "$output")" \
+		'<       "exec": { "command": "mkdir -p dist && cat src/in.txt ../../shared.txt > dist/out.txt && (echo x > ../../escape.txt) 2>/dev/null; true" },
+<       "cache": { "outputs": { "files": ["dist/**"] } }
+>       "exec": { "command": "mkdir -p dist && cat src/in.txt ../../shared.txt > dist/out.txt && (echo x > ../../escape.txt) 2>/dev/null; true", "sandbox": { "allow": { "read": ["src", "../../shared.txt"], "write": ["dist/"] } } },
+>       "cache": { "inputs": { "workspaceFiles": ["shared.txt"] }, "outputs": { "files": ["dist/**"] } }'
+	rm -rf packages/a/dist
+	run -0 vx run build
+	assert_line --partial 'miss @x/a#build'
+	assert_equal "$(cat packages/a/dist/out.txt)" $'in\nshared'
+	# sandboxed: the write outside its project was denied
+	assert_file_not_exists escape.txt
+}
+
+@test "--sandbox finds the task by parsing: not in a string that spells it, and whatever its layout or key escapes" {
+	sb_ws
+	put packages/a/package.json '{ "name": "@x/a" }'
+	put packages/a/vx.json '{"tasks": {"say": {"exec": {"command": "echo \"build\": {\"exec\": {\"command\": \"x\" }"}},
+"b\u0075ild": {"exec": {"command": "mkdir -p dist && cat src/in.txt > dist/out.txt"},}}}'
+	run -0 --separate-stderr vx init --sandbox
+	assert_equal "$(grep '^[-+]' <<< "$output")" \
+		'--- a/packages/a/vx.json
++++ b/packages/a/vx.json
+-{"tasks": {"say": {"exec": {"command": "echo \"build\": {\"exec\": {\"command\": \"x\" }"}},
+-"b\u0075ild": {"exec": {"command": "mkdir -p dist && cat src/in.txt > dist/out.txt"},}}}
++{"tasks": {"say": {"exec": {"command": "echo \"build\": {\"exec\": {\"command\": \"x\" }", "sandbox": {}}},
++"b\u0075ild": {"exec": {"command": "mkdir -p dist && cat src/in.txt > dist/out.txt", "sandbox": { "allow": { "read": ["src"], "write": ["dist/"] } }},}}}'
+	printf '%s\n' "$output" | git apply
+	rm -rf packages/a/dist
+	run -0 vx run build
+	assert_equal "$(cat packages/a/dist/out.txt)" in
+}
+
+@test "--sandbox refuses a vx.json it cannot edit safely: one line naming the file, the key and the fix" {
+	sb_ws
+	put packages/a/package.json '{ "name": "@x/a" }'
+	# a generator task rewrites its own vx.json as it runs: vx init edits
+	# the file it finds then, which vx-graph never vetted
+	put packages/a/vx.json '{ "tasks": { "gen": { "exec": { "command": "cp gen.json vx.json" } } } }'
+	put packages/a/gen.json '{ "tasks": { "gen": { "exec": { "command": "true" } },
+  "gen": { "exec": { "command": "cp gen.json vx.json" } } } }'
+	run -1 --separate-stderr vx init --sandbox
+	assert_equal "$(printf '%s\n' "${stderr_lines[@]}" | grep -v 'under the tracer' | grep vx-init)" \
+		"vx-init: packages/a/vx.json: tasks.gen: appears twice (again at line 2); fix: keep one of them"
+	assert_output ''
+	run -0 cmp packages/a/vx.json packages/a/gen.json
+	# a file that no longer parses: refused, not edited as text
+	put packages/a/vx.json '{ "tasks": { "gen": { "exec": { "command": "cp gen.json vx.json" } } } }'
+	put packages/a/gen.json '{ "tasks": {
+    "gen": { "exec": { "command": "cp gen.json vx.json" } } }'
+	run -1 --separate-stderr vx init --sandbox
+	assert_equal "$(printf '%s\n' "${stderr_lines[@]}" | grep -v 'under the tracer' | grep vx-init)" \
+		"vx-init: packages/a/vx.json: (file): invalid JSON at line 3; fix: correct the JSON syntax"
 	assert_output ''
 }
 
