@@ -19,10 +19,8 @@
 
 static char *path_env(const struct run *r, const struct rtask *t)
 {
-	const char *path = getenv("PATH");
 	char *proj = path_join(r->root, t->dir);
-	char *s = xasprintf("PATH=%s/node_modules/.bin:%s/node_modules/.bin:%s", proj, r->root,
-		path ? path : "/usr/bin:/bin");
+	char *s = taskenv_path(r->root, proj);
 	free(proj);
 	return s;
 }

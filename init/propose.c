@@ -18,13 +18,12 @@
 #include "output.h"
 #include "path.h"
 #include "strbuf.h"
+#include "taskenv.h"
 #include "vxedit.h"
 
 /* a task's command runs this many times at most, each with what the last
  * run was denied */
 enum { MAX_ROUNDS = 8 };
-
-extern char **environ;
 
 static char *self_dir(void)
 {
@@ -35,20 +34,6 @@ static char *self_dir(void)
 	buf[n] = '\0';
 	*strrchr(buf, '/') = '\0';
 	return xstrdup(buf);
-}
-
-/* The environment without vx's own VX_* settings, as vx run hands a task. */
-static char **task_env(void)
-{
-	size_t n = 0;
-	for (char **e = environ; *e; e++)
-		n++;
-	char **env = xcalloc(n + 1, sizeof(char *));
-	size_t k = 0;
-	for (char **e = environ; *e; e++)
-		if (strncmp(*e, "VX_", 3) != 0)
-			env[k++] = *e;
-	return env;
 }
 
 /* Run argv; its stdout into *out (when out) or onto stderr. The exit
@@ -238,7 +223,6 @@ int propose_run(const char *root, int rootfd)
 			 "run vx init first");
 		return VX_EXIT_USAGE;
 	}
-	char **env = task_env();
 	char trace[] = "/tmp/vx-init-trace-XXXXXX";
 	int tfd = mkstemp(trace);
 	if (tfd < 0)
@@ -269,6 +253,12 @@ int propose_run(const char *root, int rootfd)
 			continue;
 		}
 		char *proj = path_join(root, pdir);
+		/* what vx run hands it: its environment policy (R-8a) and
+		 * node_modules/.bin of the project and the root first on PATH */
+		struct taskenv te;
+		taskenv_of(r, &te);
+		char *pathvar = taskenv_path(root, proj);
+		char **env = taskenv_environ(&te, pathvar);
 		struct grants g = {cJSON_CreateArray(), cJSON_CreateArray(), cJSON_CreateArray(),
 			cJSON_CreateArray(), false};
 		int status = -1, round;
@@ -348,6 +338,8 @@ int propose_run(const char *root, int rootfd)
 		cJSON_Delete(g.wfiles);
 		cJSON_Delete(g.outside);
 		free(proj);
+		free(env);
+		free(pathvar);
 		cJSON_Delete(r);
 	}
 	unlink(trace);
@@ -359,7 +351,6 @@ int propose_run(const char *root, int rootfd)
 	}
 	free(edits);
 	free(out);
-	free(env);
 	free(graph);
 	free(sandbox);
 	free(dir);

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "err.h"
+#include "path.h"
 
 extern char **environ;
 
@@ -158,4 +159,27 @@ void taskenv_names_free(char **names, size_t n)
 	for (size_t i = 0; i < n; i++)
 		free(names[i]);
 	free(names);
+}
+
+char *taskenv_path(const char *root, const char *project)
+{
+	const char *path = getenv("PATH");
+	return xasprintf("PATH=%s/node_modules/.bin:%s/node_modules/.bin:%s", project, root,
+		path ? path : "/usr/bin:/bin");
+}
+
+char **taskenv_environ(const struct taskenv *te, char *path)
+{
+	size_t n = 0;
+	while (environ[n])
+		n++;
+	char **envp = xcalloc(n + 2, sizeof(char *)), **o = envp;
+	if (path)
+		*o++ = path;
+	for (char **e = environ; *e; e++)
+		if (strncmp(*e, "VX_", 3) != 0 && !(path && strncmp(*e, "PATH=", 5) == 0) &&
+			(!te || taskenv_allows(te, *e)))
+			*o++ = *e;
+	*o = NULL;
+	return envp;
 }

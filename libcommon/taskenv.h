@@ -39,6 +39,14 @@ bool taskenv_selects(const cJSON *list, const char *name, size_t n);
 bool taskenv_allows(const struct taskenv *te, const char *entry);
 /* Does an entry hold a '*' (it is a pattern, not one name)? */
 bool taskenv_is_pattern(const char *entry);
+/* "PATH=<project>/node_modules/.bin:<root>/node_modules/.bin:$PATH", as
+ * vx run hands every task its PATH (malloc'd). */
+char *taskenv_path(const char *root, const char *project);
+/* The environment a task is handed, from this process's: what te allows
+ * (NULL: all), never a VX_ variable, PATH replaced by path when not NULL.
+ * A malloc'd array pointing into environ and at path: free the array only. */
+char **taskenv_environ(const struct taskenv *te, char *path);
+
 /* The names a keyed list (cache.inputs.env) folds, sorted, each once: its
  * plain names (set or not: unset is not the empty string) and the set
  * variables its patterns match, less those a '!' entry matches. The array

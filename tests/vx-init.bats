@@ -422,3 +422,20 @@ vx-init: @x/b#build: wrote '$WS/evil.txt', outside its project: not granted; fix
 	run -0 --separate-stderr vx init
 	assert_equal "$stderr" "vx-init: turbo.json: tasks.build.outputLogs: not carried over: how much of a task's output to show is a run-wide choice in vx: vx run --output-logs new?only?[2J"
 }
+
+@test "--sandbox runs a task as vx run does: node_modules/.bin first on PATH, only the environment its policy hands" {
+	put package.json '{ "name": "root", "private": true, "workspaces": ["packages/*"] }'
+	put turbo.json '{ "tasks": { "build": { "outputs": ["dist/**"], "passThroughEnv": ["PT"] } } }'
+	put packages/a/package.json '{ "name": "@x/a", "scripts": { "build": "mytool" } }'
+	# the tool a package installs: found through node_modules/.bin only, and
+	# it fails unless it is handed PT and not handed MODE
+	put packages/a/node_modules/.bin/mytool '#!/bin/sh
+[ "$PT" = p ] && [ -z "$MODE" ] || { echo "PT=[$PT] MODE=[$MODE]" >&2; exit 3; }
+mkdir -p dist && echo ok > dist/out.txt'
+	chmod +x packages/a/node_modules/.bin/mytool
+	run -0 vx init
+	PT=p MODE=m run -0 --separate-stderr vx init --sandbox
+	refute_output --partial 'failed (exit'
+	assert_output --partial '"write": ["dist/"]'
+	PT=p MODE=m run -0 vx run build
+}
