@@ -1,5 +1,5 @@
 #!/usr/bin/env bats
-# shellcheck disable=SC2016,SC2154  # task commands inside JSON are meant to expand in the task, not here
+# shellcheck disable=SC2016,SC2154  # task commands in JSON expand in the task, not here; bats sets $stderr
 # The environment is an input (R-8a, issue 34): by default a task is handed
 # only the base set, its keyed cache.inputs.env and its passThroughEnv, so an
 # undeclared variable can never make a stale hit; envMode "loose" (task,
