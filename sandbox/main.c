@@ -142,7 +142,13 @@ int main(int argc, char **argv)
 		request_free(r);
 		return RUN_EXIT_SETUP;
 	}
-	if (!r || request_resolve(r) || plan_build(r, &plan)) {
+	bool resolved = r && request_resolve(r) == 0;
+	/* R-25a is a config error, refused before anything is made */
+	if (resolved && plan_check_home_writes(r)) {
+		request_free(r);
+		return VX_EXIT_USAGE;
+	}
+	if (!resolved || plan_build(r, &plan)) {
 		plan_sweep(&plan, false); /* what a refused grant's plan made already */
 		plan_free(&plan);
 		request_free(r);
