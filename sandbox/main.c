@@ -51,9 +51,11 @@ static const char usage[] =
 	"                        first, and the task's stdout goes to stderr\n"
 	"  -h, --help            this text\n"
 	"\n"
-	"Exit status: the task's own (128+N when signal N killed it); 125 when\n"
-	"vx-sandbox itself fails (usage, a bad request, a refused grant, a kernel\n"
-	"without user namespaces or seccomp): the task is then not run.\n";
+	"Exit status: the task's own (128+N when signal N killed it); 2 when a\n"
+	"write grant reaches $HOME, ~/.config, ~/.local or a PATH directory (R-25a);\n"
+	"125 when vx-sandbox itself fails (usage, a bad request, another refused\n"
+	"grant, a kernel without user namespaces or seccomp): the task is then not\n"
+	"run.\n";
 
 int main(int argc, char **argv)
 {
