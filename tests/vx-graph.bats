@@ -371,6 +371,8 @@ refuse() { # refuse VXJSON EXPECTED-SUBSTRING...
 	local home=$BATS_TEST_TMPDIR/home
 	mkdir -p "$home/.local/share" "$home/bin" "$home/.cache"
 	ln -s "$home" "$BATS_TEST_TMPDIR/alias"
+	# the grants are spelled as a config spells them: '~' stays literal
+	# shellcheck disable=SC2088
 	local bad=('~' '~/' '~/.' '~/x/..' '~/*' '~/**' "$home" "$BATS_TEST_TMPDIR/alias/" '~/.config/'
 		'~/.local/share/x/' '~/.local/*' '~/bin/' '~/bin/tool' '~/.nvm/' '/usr/local/bin/' '/usr/local/' '~/tool.cfg'
 		'../../../home/.cache/../')

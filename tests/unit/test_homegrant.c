@@ -96,6 +96,7 @@ int main(void)
 	free(s);
 	s = xasprintf("%s/alias/.cache/tool", t);
 	allowed(s);
+	free(s);
 	s = NULL;
 	/* the allow-list: a tool's cache; the workspace's own dirs */
 	allowed(HOME_("/.cache/tool"));
