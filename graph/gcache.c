@@ -113,17 +113,19 @@ void gcache_note_dir(const char *rel, const struct stat *st)
 	note('D', rel, st);
 }
 
-void gcache_note_path(const char *root, const char *rel)
+int gcache_note_path(const char *root, const char *rel, struct stat *st)
 {
 	char *p = path_join(root, rel);
-	struct stat st;
-	if (stat(p, &st) == 0)
-		note('F', rel, &st);
-	else if (errno == ENOENT || errno == ENOTDIR)
+	int rc = stat(p, st), e = errno;
+	if (rc == 0)
+		note('F', rel, st);
+	else if (e == ENOENT || e == ENOTDIR)
 		note('A', rel, NULL);
 	else
 		set_unsafe();
 	free(p);
+	errno = e;
+	return rc;
 }
 
 /* What the output depends on besides the notes: this binary, the root, the

@@ -25,8 +25,9 @@ void gcache_begin(void);
 char *gcache_read(int rootfd, const char *rel);
 /* A directory listed, as fstat showed it before the listing. */
 void gcache_note_dir(const char *rel, const struct stat *st);
-/* A path whose stat (links followed) or absence a check relied on. */
-void gcache_note_path(const char *root, const char *rel);
+/* A path whose stat (links followed) or absence a check relies on: 0 with
+ * *st, or -1 (errno) when it cannot be stat'ed. */
+int gcache_note_path(const char *root, const char *rel, struct stat *st);
 
 /* Replay the saved output for root and these arguments to stdout: true when
  * it was written (the run is done), false to fold normally. */

@@ -53,8 +53,9 @@ void grants_check_home(struct workspace *ws)
 				char *pat = grant_pattern(p, e->valuestring);
 				bool file = homegrant_file_shaped(e->valuestring, pat);
 				size_t len = strlen(e->valuestring);
+				struct stat st;
 				if (!glob_has_magic(pat) && len && e->valuestring[len - 1] != '/')
-					gcache_note_path(ws->root, pat); /* absolute: root unused */
+					gcache_note_path(ws->root, pat, &st); /* absolute: root unused */
 				char *why = homegrant_refusal(&h, pat, file);
 				if (why) {
 					char *fix = strstr(why, "; fix: ");
@@ -110,17 +111,18 @@ static bool keyed(const struct task *t, const struct project *q)
 	return false;
 }
 
-/* The deepest project holding rel (the root holds everything). */
-static const struct project *owner_of(const struct workspace *ws, const char *rel)
+/* The deepest project holding rel (the root holds everything), by its
+ * ancestors in by_dir (project directory -> project). */
+static const struct project *owner_of(const struct strmap *by_dir, const char *rel)
 {
-	const struct project *best = NULL;
-	for (size_t i = 0; i < ws->nprojects; i++) {
-		const struct project *q = ws->projects[i];
-		if (rel_within(q->dir, rel) && (!best || strlen(q->dir) > strlen(best->dir) ||
-							 !strcmp(best->dir, ".")))
-			best = q;
-	}
-	return best;
+	char *a = xstrdup(rel), *s;
+	const struct project *q;
+	while (!(q = strmap_get(by_dir, a)) && (s = strrchr(a, '/')))
+		*s = '\0';
+	if (!q)
+		q = strmap_get(by_dir, ".");
+	free(a);
+	return q;
 }
 
 /* Does the subtree rel reach project q besides its owner? Not one nested
@@ -139,6 +141,8 @@ static bool projects_keyed(const struct workspace *ws, const struct task *t, con
 	const struct project *owner)
 {
 	bool ok = owner && keyed(t, owner);
+	if (owner == t->proj && strcmp(owner->dir, "."))
+		return ok; /* the projects below rel are nested in it: walled */
 	for (size_t i = 0; i < ws->nprojects && ok; i++)
 		if (reaches_also(t, rel, owner, ws->projects[i]))
 			ok = keyed(t, ws->projects[i]);
@@ -187,7 +191,8 @@ static bool files_keyed(const cJSON *wsf, const char *rel, const char *relpat, b
 	return ok;
 }
 
-static void check_read(struct workspace *ws, const struct task *t, const char *g, int idx)
+static void check_read(struct workspace *ws, const struct strmap *by_dir, const struct task *t,
+	const char *g, int idx)
 {
 	const struct project *p = t->proj;
 	char *pat = grant_pattern(p, g), *prefix = glob_static_prefix(pat);
@@ -207,7 +212,8 @@ static void check_read(struct workspace *ws, const struct task *t, const char *g
 		/* the lockfile keys what is installed; a link into the workspace
 		 * is judged where it leads */
 		char *abs = path_join(ws->root, rel), *rc = NULL;
-		gcache_note_path(ws->root, rel);
+		struct stat st;
+		gcache_note_path(ws->root, rel, &st);
 		c = path_canonical(abs);
 		if (c && (rc = path_under(ws->root, c)) && !has_segment(rc, "node_modules")) {
 			free(rel);
@@ -223,7 +229,7 @@ static void check_read(struct workspace *ws, const struct task *t, const char *g
 	}
 	if (!rel || has_segment(rel, ".git") || (!magic && in_fingerprint(rel)))
 		goto out;
-	owner = owner_of(ws, rel);
+	owner = owner_of(by_dir, rel);
 	if (projects_keyed(ws, t, rel, owner))
 		goto out;
 	if (magic && !strchr(pat, '\\')) {
@@ -233,10 +239,8 @@ static void check_read(struct workspace *ws, const struct task *t, const char *g
 		/* a file names itself; a directory its subtree */
 		struct stat st;
 		size_t n = strlen(g);
-		gcache_note_path(ws->root, rel);
-		char *abs = path_join(ws->root, rel);
-		is_file = !(n && g[n - 1] == '/') && !(stat(abs, &st) == 0 && S_ISDIR(st.st_mode));
-		free(abs);
+		bool dir = gcache_note_path(ws->root, rel, &st) == 0 && S_ISDIR(st.st_mode);
+		is_file = !(n && g[n - 1] == '/') && !dir;
 	}
 	if (files_keyed(wsf, rel, relpat, is_file))
 		goto out;
@@ -273,6 +277,10 @@ out:
 
 void grants_check_keyed(struct workspace *ws, struct task **order, size_t n)
 {
+	struct strmap by_dir;
+	strmap_init(&by_dir);
+	for (size_t i = 0; i < ws->nprojects; i++)
+		strmap_put(&by_dir, ws->projects[i]->dir, ws->projects[i]);
 	for (size_t i = 0; i < n; i++) {
 		const struct task *t = order[i];
 		const cJSON *r = t->kind == TASK_EXEC && t->cache && t->sandbox ?
@@ -280,8 +288,9 @@ void grants_check_keyed(struct workspace *ws, struct task **order, size_t n)
 		int idx = 0;
 		cJSON_ArrayForEach(e, r) {
 			if (cJSON_IsString(e))
-				check_read(ws, t, e->valuestring, idx);
+				check_read(ws, &by_dir, t, e->valuestring, idx);
 			idx++;
 		}
 	}
+	strmap_free(&by_dir);
 }

@@ -26,6 +26,7 @@ static void add(struct homegrant *h, const char *dir, const char *name)
 void homegrant_init(struct homegrant *h, const char *home, const char *path, const char *root)
 {
 	memset(h, 0, sizeof(*h));
+	strmap_init(&h->canon);
 	char *rootc = root ? path_canonical_would_be(root) : NULL;
 	if (!home || !*home) {
 		/* where path_expand_home takes "~" from then */
@@ -70,6 +71,31 @@ void homegrant_init(struct homegrant *h, const char *home, const char *path, con
 	free(rootc);
 }
 
+/* path_canonical_would_be, memoised directory by directory: one lstat per
+ * new component instead of a realpath (a readlink per component) per grant. */
+static char *canon_of(struct homegrant *h, const char *path)
+{
+	char *got = strmap_get(&h->canon, path), *r;
+	struct stat st;
+	if (got)
+		return xstrdup(got);
+	if (!strcmp(path, "/") || path[0] != '/') {
+		r = xstrdup(path);
+	} else {
+		char *parent = path_dirname(path), *cp = canon_of(h, parent);
+		r = path_join(cp, strrchr(path, '/') + 1);
+		if (lstat(r, &st) == 0 && S_ISLNK(st.st_mode)) {
+			char *t = path_canonical_would_be(r);
+			free(r);
+			r = t;
+		}
+		free(parent);
+		free(cp);
+	}
+	strmap_put(&h->canon, xstrdup(path), xstrdup(r));
+	return r;
+}
+
 /* Does grant a (a directory it binds whole) reach dir d: d is a, inside a,
  * or holds a? For $HOME only the first two: a tool's cache below it is
  * the allow-list. */
@@ -78,7 +104,7 @@ static bool reaches(const char *a, const char *d, bool home)
 	return path_is_within(a, d) || (!home && path_is_within(d, a));
 }
 
-char *homegrant_refusal(const struct homegrant *h, const char *pat, bool file)
+char *homegrant_refusal(struct homegrant *h, const char *pat, bool file)
 {
 	char *prefix = glob_static_prefix(pat);
 	char *lex = path_normalize(prefix[0] ? prefix : "/");
@@ -87,7 +113,7 @@ char *homegrant_refusal(const struct homegrant *h, const char *pat, bool file)
 		free(lex);
 		lex = d;
 	}
-	char *canon = path_canonical_would_be(lex);
+	char *canon = canon_of(h, lex);
 	const char *hit = NULL;
 	for (size_t i = 0; i < h->n && !hit; i++) {
 		bool home = h->home && i == HOLDS_HOME;
@@ -129,5 +155,11 @@ void homegrant_free(struct homegrant *h)
 	free(h->dirs);
 	free(h->names);
 	free(h->home);
+	for (size_t i = 0; i < h->canon.cap; i++)
+		if (h->canon.keys[i]) {
+			free((char *)h->canon.keys[i]);
+			free(h->canon.vals[i]);
+		}
+	strmap_free(&h->canon);
 	memset(h, 0, sizeof(*h));
 }

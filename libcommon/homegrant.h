@@ -19,11 +19,15 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "strmap.h"
+
 struct homegrant {
 	char **dirs;  /* the refused directories, each as spelled and canonical */
 	char **names; /* how each is named in a refusal ("~/.local", "PATH's '/usr/bin'") */
 	size_t n;
 	char *home; /* normalised; NULL when HOME is unset or not absolute */
+	struct strmap canon; /* path -> where it resolves, both owned: a
+			      * thousand projects' dist/ share their parents */
 };
 
 /* home, path: $HOME and $PATH (home NULL or "": the password entry's, as
@@ -36,7 +40,7 @@ void homegrant_init(struct homegrant *h, const char *home, const char *path, con
  * what the sandbox binds (R-26), and is judged in its place. NULL when it
  * may be granted; else why not, malloc'd, as "it reaches ...; fix: ..."
  * with no leading program or grant name. */
-char *homegrant_refusal(const struct homegrant *h, const char *pat, bool file);
+char *homegrant_refusal(struct homegrant *h, const char *pat, bool file);
 /* Is grant g (as spelled; pat as above) file-shaped: no glob, no trailing
  * '/', and no directory on disk now (a stat)? */
 bool homegrant_file_shaped(const char *g, const char *pat);
