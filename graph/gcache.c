@@ -30,6 +30,7 @@
 #include "fileio.h"
 #include "jsonl.h"
 #include "par.h"
+#include "path.h"
 #include "slots.h"
 #include "statsnap.h"
 
@@ -112,8 +113,23 @@ void gcache_note_dir(const char *rel, const struct stat *st)
 	note('D', rel, st);
 }
 
+int gcache_note_path(const char *root, const char *rel, struct stat *st)
+{
+	char *p = path_join(root, rel);
+	int rc = stat(p, st), e = errno;
+	if (rc == 0)
+		note('F', rel, st);
+	else if (e == ENOENT || e == ENOTDIR)
+		note('A', rel, NULL);
+	else
+		set_unsafe();
+	free(p);
+	errno = e;
+	return rc;
+}
+
 /* What the output depends on besides the notes: this binary, the root, the
- * arguments. */
+ * arguments, and the HOME and PATH write grants are judged by (R-25a). */
 static void cache_key(const char *root, char *const *args, int nargs, char hex[33])
 {
 	XXH3_state_t *s = XXH3_createState();
@@ -127,6 +143,13 @@ static void cache_key(const char *root, char *const *args, int nargs, char hex[3
 	XXH3_128bits_update(s, root, strlen(root) + 1);
 	for (int i = 0; i < nargs; i++)
 		XXH3_128bits_update(s, args[i], strlen(args[i]) + 1);
+	static const char *const env[] = {"HOME", "PATH"};
+	for (size_t i = 0; i < sizeof(env) / sizeof(*env); i++) {
+		const char *v = getenv(env[i]);
+		XXH3_128bits_update(s, v ? "=" : "-", 1);
+		if (v)
+			XXH3_128bits_update(s, v, strlen(v) + 1);
+	}
 	XXH128_hash_t h = XXH3_128bits_digest(s);
 	XXH3_freeState(s);
 	snprintf(hex, 33, "%016llx%016llx", (unsigned long long)h.high64,

@@ -12,6 +12,7 @@
 #include "err.h"
 #include "filter.h"
 #include "gcache.h"
+#include "grants.h"
 #include "graph.h"
 #include "jsonl.h"
 #include "opt.h"
@@ -113,6 +114,7 @@ int main(int argc, char **argv)
 	workspace_load(&ws);
 	for (size_t i = 0; i < ws.nprojects; i++)
 		config_load(&ws, ws.projects[i]);
+	grants_check_home(&ws);
 	if (ws.errors)
 		return VX_EXIT_USAGE;
 	graph_resolve(&ws);
@@ -132,6 +134,9 @@ int main(int argc, char **argv)
 	if (n == 0 && nfilters)
 		err_warn("nothing to run: the projects --filter selects have none of the tasks asked for");
 	graph_keyed(order, n);
+	grants_check_keyed(&ws, order, n);
+	if (ws.errors)
+		return VX_EXIT_USAGE;
 	emit_graph(&ws, order, n);
 	if (cacheable)
 		gcache_save(ws.root, argv + 1, argc - 1);

@@ -128,6 +128,21 @@ char *path_relative(const char *from, const char *to)
 	return out;
 }
 
+char *path_canonical_would_be(const char *p)
+{
+	char *c = path_canonical(p), *dir, *rest, *out;
+	const char *base;
+	if (c || strcmp(p, "/") == 0 || !strchr(p, '/'))
+		return c ? c : xstrdup(strchr(p, '/') ? "/" : p);
+	dir = path_dirname(p);
+	base = strrchr(p, '/') + 1;
+	rest = path_canonical_would_be(dir);
+	out = path_join(rest, base);
+	free(dir);
+	free(rest);
+	return out;
+}
+
 char *path_expand_home(const char *p)
 {
 	if (p[0] != '~' || (p[1] != '\0' && p[1] != '/'))

@@ -16,6 +16,9 @@ char *path_join(const char *a, const char *b);
 char *path_normalize(const char *p);
 /* realpath(3): symlinks resolved; NULL (errno set) when it does not exist. */
 char *path_canonical(const char *p);
+/* Where absolute p would land once made: its longest existing ancestor
+ * resolved, the rest appended lexically. Never NULL. */
+char *path_canonical_would_be(const char *p);
 /* p relative to root when p is root or under it ("." for root itself);
  * NULL otherwise. Both absolute and normalised. */
 char *path_under(const char *root, const char *p);

@@ -51,9 +51,11 @@ static const char usage[] =
 	"                        first, and the task's stdout goes to stderr\n"
 	"  -h, --help            this text\n"
 	"\n"
-	"Exit status: the task's own (128+N when signal N killed it); 125 when\n"
-	"vx-sandbox itself fails (usage, a bad request, a refused grant, a kernel\n"
-	"without user namespaces or seccomp): the task is then not run.\n";
+	"Exit status: the task's own (128+N when signal N killed it); 2 when a\n"
+	"write grant reaches $HOME, ~/.config, ~/.local or a PATH directory (R-25a);\n"
+	"125 when vx-sandbox itself fails (usage, a bad request, another refused\n"
+	"grant, a kernel without user namespaces or seccomp): the task is then not\n"
+	"run.\n";
 
 int main(int argc, char **argv)
 {
@@ -142,7 +144,13 @@ int main(int argc, char **argv)
 		request_free(r);
 		return RUN_EXIT_SETUP;
 	}
-	if (!r || request_resolve(r) || plan_build(r, &plan)) {
+	bool resolved = r && request_resolve(r) == 0;
+	/* R-25a is a config error, refused before anything is made */
+	if (resolved && plan_check_home_writes(r)) {
+		request_free(r);
+		return VX_EXIT_USAGE;
+	}
+	if (!resolved || plan_build(r, &plan)) {
 		plan_sweep(&plan, false); /* what a refused grant's plan made already */
 		plan_free(&plan);
 		request_free(r);

@@ -56,18 +56,7 @@ struct op *plan_add_op(struct plan *p, enum op_kind kind, const char *path)
  * appending the rest lexically: where a path not made yet would land. */
 char *plan_canon_would_be(const char *path)
 {
-	char *c = path_canonical(path), *dir, *rest, *out;
-	const char *base;
-	if (c || strcmp(path, "/") == 0)
-		return c ? c : xstrdup("/");
-	dir = path_dirname(path);
-	base = strrchr(path, '/');
-	base = base ? base + 1 : path; /* a relative name: callers pass absolute paths */
-	rest = plan_canon_would_be(dir);
-	out = path_join(rest, base);
-	free(dir);
-	free(rest);
-	return out;
+	return path_canonical_would_be(path);
 }
 
 int plan_refuse(const struct ctx *c, const char *grant, const char *fmt, const char *path)

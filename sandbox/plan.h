@@ -78,6 +78,10 @@ struct plan {
 	struct strlist made;
 };
 
+/* R-25a, before plan_build: 0, or -1 after one line for each write grant
+ * reaching $HOME, ~/.config, ~/.local or a PATH directory (homegrant.h),
+ * judged against this process's HOME and PATH, the task's own. */
+int plan_check_home_writes(const struct sb_request *r);
 /* 0, or -1 after printing one line for a refused grant or a failed step. */
 int plan_build(const struct sb_request *r, struct plan *p);
 /* Remove the placeholders the task never wrote (when it failed, say for each

@@ -12,6 +12,7 @@
 #include <unistd.h>
 #include "err.h"
 #include "glob.h"
+#include "homegrant.h"
 #include "path.h"
 
 /* R-25: shell and tool configs kept read-only inside a write grant: a task
@@ -488,6 +489,27 @@ static int write_path(struct ctx *c, const char *g, const char *lex, bool dir_sh
 	rc = add_write_dir(c, g, d);
 	free(d);
 	free(canon);
+	return rc;
+}
+
+int plan_check_home_writes(const struct sb_request *r)
+{
+	struct ctx c = {.r = r};
+	struct homegrant h;
+	int rc = 0;
+	homegrant_init(&h, getenv("HOME"), getenv("PATH"), r->root);
+	for (size_t i = 0; i < r->write.n; i++) {
+		char *pat = plan_grant_pattern(&c, r->write.v[i]);
+		bool file = homegrant_file_shaped(r->write.v[i], pat);
+		char *why = homegrant_refusal(&h, pat, file);
+		if (why) {
+			err_warn("%s: grant '%s' refused: %s", r->task_id, r->write.v[i], why);
+			rc = -1;
+		}
+		free(why);
+		free(pat);
+	}
+	homegrant_free(&h);
 	return rc;
 }
 

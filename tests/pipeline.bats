@@ -38,8 +38,11 @@ doc_cmd() {
 }
 
 @test "docs/pipeline.md: with the grant the same pipe passes, and the exit record carries the status" {
-	sed -i 's|"read": \["."\], "write": \["dist/"\]|"read": [".", "../../package.json"], "write": ["dist/"]|' \
+	# both halves of the fix: the grant alone is refused (R-21a)
+	sed -i 's|"read": \["."\], "write": \["dist/"\]|"read": [".", "../../package.json"], "write": ["dist/"]|
+		s|"inputs": { "files": \["src/\*\*"\] },|"inputs": { "files": ["src/**"], "workspaceFiles": ["package.json"] },|' \
 		"$WS/packages/app/vx.json"
+	grep -qF '"workspaceFiles": ["package.json"]' "$WS/packages/app/vx.json"
 	doc_cmd 'vx-graph version | vx-key | vx-pick @ex/app#version | vx-sandbox --request - --trace - | vx-report'
 	assert_success
 	assert_line --partial '"fail":false'

@@ -77,6 +77,25 @@ readme_has() {
 	assert_equal "$(cat "$WS/packages/app/dist/version.txt")" "app 2.5.0"
 }
 
+@test "README's fix, half applied: the grant alone is refused before anything runs (R-21a), never a stale hit" {
+	local vxj=$WS/packages/app/vx.json
+	sed -i '/"version": {/,/^    }/s|"read": \["\."\]|"read": [".", "../../package.json"]|' "$vxj"
+	grep -qF '"read": [".", "../../package.json"]' "$vxj"
+	run -2 vx run version --root "$WS"
+	assert_output "vx-graph: packages/app/vx.json: tasks.version.exec.sandbox.allow.read[1]: '../../package.json' lets the cached task read 'package.json', outside its project, which no input of its key answers for, so an edit there would replay a stale result (R-21a); fix: add \"package.json\" to cache.inputs.workspaceFiles of @ex/app#version"
+	assert_file_not_exists "$WS/packages/app/dist/version.txt"
+	# the other half alone: the read stays hidden, the task fails, nothing is saved
+	sed -i '/"version": {/,/^    }/{
+		s|"read": \[".", "../../package.json"\]|"read": ["."]|
+		s|"inputs": { "files": \["src/\*\*"\] }|"inputs": { "files": ["src/**"], "workspaceFiles": ["package.json"] }|
+	}' "$vxj"
+	grep -qF '"workspaceFiles": ["package.json"]' "$vxj"
+	run -1 vx run version --root "$WS"
+	assert_output --partial 'SANDBOX VIOLATIONS @ex/app#version'
+	run -1 vx run version --root "$WS"
+	refute_output --partial 'hit  @ex/app#version'
+}
+
 @test "the example's .vx/ stays out of git status" {
 	cd "$WS" || return 1
 	rm .gitignore # vx's own .vx/.gitignore, not the example's, keeps it out

@@ -365,6 +365,128 @@ refuse() { # refuse VXJSON EXPECTED-SUBSTRING...
 	done
 }
 
+# --- grants the rest of the config must answer for (issue 34) -------------
+
+@test "R-25a refuse at config load: a write grant reaching \$HOME, ~/.config, ~/.local or a PATH directory, every spelling" {
+	local home=$BATS_TEST_TMPDIR/home
+	mkdir -p "$home/.local/share" "$home/bin" "$home/.cache"
+	ln -s "$home" "$BATS_TEST_TMPDIR/alias"
+	# the grants are spelled as a config spells them: '~' stays literal
+	# shellcheck disable=SC2088
+	local bad=('~' '~/' '~/.' '~/x/..' '~/*' '~/**' "$home" "$BATS_TEST_TMPDIR/alias/" '~/.config/'
+		'~/.local/share/x/' '~/.local/*' '~/bin/' '~/bin/tool' '~/.nvm/' '/usr/local/bin/' '/usr/local/' '~/tool.cfg'
+		'../../../home/.cache/../')
+	local list
+	list=$(printf '"%s",' "${bad[@]}")
+	pkg packages/a @x/a '' "{ \"tasks\": { \"b\": { \"exec\": { \"command\": \"x\", \"sandbox\": { \"allow\": {
+		\"write\": [\"dist/\", \"~/.cache/tool/\", \"~/.nvm/.cache/\", \"/tmp/out/\", ${list%,}] } } } } } }"
+	HOME=$home PATH=$VX_BIN_DIR:/usr/bin:/bin:$home/bin:$home/.nvm/versions/node/v20/bin:/usr/local/bin run -2 vx-graph
+	assert_equal "${#lines[@]}" "${#bad[@]}"
+	local i
+	for i in "${!bad[@]}"; do
+		assert_line --index "$i" --partial "vx-graph: packages/a/vx.json: tasks.b.exec.sandbox.allow.write[$((i + 4))]: '${bad[$i]}': it reaches "
+	done
+	assert_line --index 0 "vx-graph: packages/a/vx.json: tasks.b.exec.sandbox.allow.write[4]: '~': it reaches \$HOME itself ('$home'), where a task could plant code the user runs later, outside any sandbox (R-25a); fix: grant only the tool's own cache directory, such as '~/.cache/<tool>/' (vx init --sandbox names the writes a task makes)"
+	assert_line --index 7 --partial "'$BATS_TEST_TMPDIR/alias/': it reaches \$HOME itself"
+	assert_line --index 9 --partial "'~/.local/share/x/': it reaches ~/.local ('$home/.local')"
+	assert_line --index 13 --partial "'~/.nvm/': it reaches '$home/.nvm/versions/node/v20/bin', a directory on PATH"
+	assert_line --index 16 --partial "'~/tool.cfg': it reaches \$HOME itself ('$home') (a file grant binds its directory)"
+	# the same config under another HOME and PATH: vx-graph's saved output
+	# is not replayed for it (the check reads this process's environment)
+	HOME=$BATS_TEST_TMPDIR/other PATH=$VX_BIN_DIR:/usr/bin:/bin run -2 vx-graph
+	refute_output --partial "'~/bin/'"
+	refute_output --partial "'~/.nvm/'"
+	assert_output --partial "'~/.local/share/x/': it reaches ~/.local ('$BATS_TEST_TMPDIR/other/.local')"
+	refute_output --partial "'/usr/local/'"
+	refute_output --partial "'/usr/local/bin/'"
+	# a read grant there is fine: reads are R-24's
+	put packages/a/vx.json '{ "tasks": { "b": { "exec": { "command": "x", "sandbox": { "allow": { "read": ["~/", "~/.local/bin/"], "write": ["~/.cache/tool/"] } } } } } }'
+	HOME=$home run -0 vx-graph
+}
+
+@test "R-21a refuse: a cached task's read grant outside its project that no key input answers for" {
+	put package.json '{ "name": "root", "private": true, "version": "1.0.0", "workspaces": ["packages/*"] }'
+	pkg packages/ui @x/ui '' '{ "tasks": { "build": { "exec": { "command": "true" }, "cache": {} } } }'
+	put packages/ui/src/a.ts 'ui'
+	put shared/conf.json '{}'
+	put tsconfig.base.json '{}'
+	app() { # app READ [WORKSPACEFILES] [DEPENDSON]: @x/app#t with that grant and key
+		pkg packages/app @x/app '{ "@x/ui": "*" }' "{ \"tasks\": { \"t\": { \"exec\": { \"command\": \"x\",
+			\"sandbox\": { \"allow\": { \"read\": [\".\", $1] } } }, \"dependsOn\": [${3:-}],
+			\"cache\": { \"inputs\": { \"workspaceFiles\": [${2:-}] } } } } }"
+	}
+	app '"../../package.json"'
+	run -2 vx-graph
+	assert_output "vx-graph: packages/app/vx.json: tasks.t.exec.sandbox.allow.read[1]: '../../package.json' lets the cached task read 'package.json', outside its project, which no input of its key answers for, so an edit there would replay a stale result (R-21a); fix: add \"package.json\" to cache.inputs.workspaceFiles of @x/app#t"
+	app '"../../package.json"' '"package.json"'
+	run -0 vx-graph
+	app '"../../package.json"' '"*.json"'
+	run -0 vx-graph
+	app '"../../package.json"' '"**", "!package.json"'
+	run -2 vx-graph
+	# a directory, spelled either way, is answered for by its whole subtree
+	app '"../../shared/"'
+	run -2 vx-graph
+	assert_output --partial "fix: add \"shared/**\" to cache.inputs.workspaceFiles of @x/app#t"
+	app '"../../shared"' '"shared"'
+	run -2 vx-graph
+	assert_output --partial "'../../shared' lets the cached task read 'shared',"
+	app '"../../shared/**"' '"shared/**/*"'
+	run -0 vx-graph
+	app '"../../shared"' '"*/**"'
+	run -0 vx-graph
+	app '"../../shared/"' '"shared/**", "!shared/secret.txt"'
+	run -2 vx-graph
+	# a sibling package: its files, or an edge whose key folds one of its tasks
+	app '"../ui/src/**"'
+	run -2 vx-graph
+	assert_output --partial "'../ui/src/**' lets the cached task read 'packages/ui/src', outside its project"
+	assert_output --partial "fix: add \"packages/ui/src/**\" to cache.inputs.workspaceFiles of @x/app#t, or a dependsOn edge whose key folds a task of @x/ui (^build where @x/ui#build keys its sources)"
+	app '"../ui/src/**"' '"packages/ui/src/**"'
+	run -0 vx-graph
+	app '"../ui/src/**"' '' '"^build"'
+	run -0 vx-graph
+	app '"../ui/"' '' '"@x/ui#build"'
+	run -0 vx-graph
+	# ...through its node_modules link too
+	mkdir -p node_modules/@x
+	ln -s ../../packages/ui node_modules/@x/ui
+	app '"../../node_modules/@x/ui"'
+	run -2 vx-graph
+	assert_output --partial "fix: add \"packages/ui/**\" to cache.inputs.workspaceFiles of @x/app#t, or a dependsOn edge"
+	# a grant over several projects: an edge keys only one of them
+	app '".."' '' '"^build"'
+	run -2 vx-graph
+	assert_output --partial "fix: add \"packages/**\" to cache.inputs.workspaceFiles of @x/app#t"
+	refute_output --partial 'dependsOn'
+	# the exemptions: keyed by every key (the fingerprint), by the lockfile
+	# (node_modules), outside the workspace, git's own state, the project's own
+	put package-lock.json '{}'
+	mkdir -p .git node_modules/lib
+	app '"../../package-lock.json", "../../node_modules/lib", "../../node_modules/", "/usr/share/", "~/.npmrc", "../../.git", "./src/**", "'"$WS"'/packages/app/x"'
+	run -0 vx-graph
+	# the same grant on an uncached task is never refused
+	put packages/app/vx.json '{ "tasks": { "t": { "exec": { "command": "x", "sandbox": { "allow": { "read": ["../../package.json", ".."] } } } } } }'
+	run -0 vx-graph
+	# nor on a task the run does not hold
+	app '"../../package.json"'
+	pkg packages/ui @x/ui '' '{ "tasks": { "build": { "exec": { "command": "true" }, "cache": {} }, "t2": { "exec": { "command": "true" } } } }'
+	run -0 vx-graph t2
+	run -2 vx-graph t
+}
+
+@test "R-21a the root project's cached task: '.' stops at the nested projects' walls, a grant spelled inside one is judged" {
+	put vx.json '{ "tasks": { "lint": { "exec": { "command": "x", "sandbox": { "allow": { "read": ["."] } } }, "cache": {} } } }'
+	pkg packages/ui @x/ui '' '{ "tasks": { "build": { "exec": { "command": "true" }, "cache": {} } } }'
+	run -0 vx-graph lint
+	put vx.json '{ "tasks": { "lint": { "exec": { "command": "x", "sandbox": { "allow": { "read": [".", "packages/ui/"] } } }, "cache": {} } } }'
+	run -2 vx-graph lint
+	assert_output --partial "vx.json: tasks.lint.exec.sandbox.allow.read[1]: 'packages/ui/' lets the cached task read 'packages/ui', outside its project"
+	assert_output --partial "fix: add \"packages/ui/**\" to cache.inputs.workspaceFiles of root#lint, or a dependsOn edge whose key folds a task of @x/ui"
+	put vx.json '{ "tasks": { "lint": { "exec": { "command": "x", "sandbox": { "allow": { "read": [".", "packages/ui/"] } } }, "cache": {}, "dependsOn": ["@x/ui#build"] } } }'
+	run -0 vx-graph lint
+}
+
 @test "refuse: invalid JSON names the line" {
 	pkg packages/a @x/a
 	printf '{\n  "tasks": {\n    "b": { "exec": { "command": "x" } "cache": {} }\n  }\n}\n' > packages/a/vx.json

@@ -149,3 +149,24 @@ with_secrets() {
 	assert_no_vx_env packages/ui/out.txt
 	run -1 grep -rl 's3cr3t' "$BATS_TEST_TMPDIR/cache"
 }
+
+@test "R-25a vx run refuses a write grant on \$HOME or a PATH directory before anything runs: exit 2" {
+	mkdir -p "$BATS_TEST_TMPDIR/tools"
+	put packages/ui/vx.json '{ "tasks": { "build": { "exec": { "command": "echo ui >> ../../ran.log",
+		"sandbox": { "allow": { "write": ["~/"] } } } } } }'
+	run -2 vx run build
+	assert_output "vx-graph: packages/ui/vx.json: tasks.build.exec.sandbox.allow.write[0]: '~/': it reaches \$HOME itself ('$HOME'), where a task could plant code the user runs later, outside any sandbox (R-25a); fix: grant only the tool's own cache directory, such as '~/.cache/<tool>/' (vx init --sandbox names the writes a task makes)"
+	assert_file_not_exists ran.log
+	put packages/ui/vx.json "{ \"tasks\": { \"build\": { \"exec\": { \"command\": \"echo ui >> ../../ran.log\",
+		\"sandbox\": { \"allow\": { \"write\": [\"$BATS_TEST_TMPDIR/tools/\"] } } } } } }"
+	PATH=$PATH:$BATS_TEST_TMPDIR/tools run -2 vx run build
+	assert_output --partial "it reaches '$BATS_TEST_TMPDIR/tools', a directory on PATH"
+	assert_file_not_exists ran.log
+	# off PATH it is an ordinary grant; so is a tool's cache under $HOME
+	put packages/ui/vx.json "{ \"tasks\": { \"build\": { \"exec\": { \"command\": \"echo x > ~/.cache/vx-test-tool/x\",
+		\"sandbox\": { \"allow\": { \"write\": [\"$BATS_TEST_TMPDIR/tools/\", \"~/.cache/vx-test-tool/\"] } } } } } }"
+	run -0 vx run build
+	refute_output --partial 'R-25a'
+	assert_file_exists "$HOME/.cache/vx-test-tool/x"
+	rm -rf "$HOME/.cache/vx-test-tool"
+}

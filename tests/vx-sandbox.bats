@@ -487,9 +487,9 @@ for p in sys.argv[1:]:
 @test "R-22 outside the project only directory shapes are made" {
 	export HOME=$VT/home
 	mkdir -p "$HOME"
-	run -0 sb --write '~/tool.cfg' --write '~/.tool/cache/' -- true
-	assert_output --partial "write grant '~/tool.cfg' names nothing yet"
-	assert_file_not_exists "$HOME/tool.cfg"
+	run -0 sb --write '~/.tool/tool.cfg' --write '~/.tool/cache/' -- true
+	assert_output --partial "write grant '~/.tool/tool.cfg' names nothing yet"
+	assert_file_not_exists "$HOME/.tool/tool.cfg"
 	assert_dir_exists "$HOME/.tool/cache"
 }
 
@@ -567,55 +567,83 @@ home_try='for f in .bash_aliases .bash_login .bash_logout .bash_completion .zshe
 	{ rm -rf "$HOME/$f" && echo evil > "$HOME/$f"; } 2> /dev/null && echo "WROTE $f"
 done'
 
-@test "issue 20: in a ~/ or ~/.config/ grant, what runs or is sourced at start stays read-only, present or absent" {
+@test "issue 20: in a ~/.cargo/ or ~/.claude/ grant, what runs or is sourced at start stays read-only, present or absent" {
 	export HOME=$VT/home
 	mkdir -p "$HOME/.config"
-	run -0 sb --write '~/' -- sh -c "$home_try"'; echo ok > ~/control && mkdir -p ~/.cache/t && echo control'
+	# $HOME and ~/.config themselves are refused (R-25a, next test)
+	run -0 sb --write '~/.cargo/' --write '~/.claude/' -- sh -c "$home_try"'; echo ok > ~/.cargo/control && echo control'
 	refute_output --partial 'WROTE'
-	assert_line 'control'
-	run -0 sb --write '~/.config/' -- sh -c "$home_try"'; echo ok > ~/.config/control && echo control'
-	refute_output --partial 'WROTE .config'
 	assert_line 'control'
 	# nothing is left behind: the guards and the directories made for them go
 	run -0 sh -c 'find "$HOME" -mindepth 1 | sort'
-	assert_output "$(printf '%s\n' "$HOME/.cache" "$HOME/.cache/t" "$HOME/.config" "$HOME/.config/control" "$HOME/control" | sort)"
+	assert_output "$(printf '%s\n' "$HOME/.cargo" "$HOME/.cargo/control" "$HOME/.claude" "$HOME/.config" | sort)"
 	# present at start (the user's own): read-only too, and kept as they were
-	mkdir -p "$HOME/.config/git" "$HOME/.config/fish" "$HOME/.local/bin"
-	echo '[user]' > "$HOME/.config/git/config"
-	echo 'set x' > "$HOME/.config/fish/config.fish"
-	echo 'alias' > "$HOME/.bash_aliases"
-	run -0 sb --write '~/' -- sh -c "$home_try; git config --global core.fsmonitor evil || echo git-refused; cat ~/.config/git/config"
+	mkdir -p "$HOME/.cargo/bin" "$HOME/.claude/commands"
+	echo '[build]' > "$HOME/.cargo/config.toml"
+	echo 'cargo' > "$HOME/.cargo/bin/cargo"
+	echo 'settings' > "$HOME/.claude/settings.json"
+	run -0 sb --write '~/.cargo/' --write '~/.claude/' -- sh -c "$home_try; cat ~/.cargo/config.toml"
 	refute_output --partial 'WROTE'
-	assert_line 'git-refused'
-	assert_line '[user]'
-	assert_file_contains "$HOME/.config/fish/config.fish" 'set x'
-	assert_file_contains "$HOME/.bash_aliases" 'alias'
-	run -0 ls -A "$HOME/.local/bin"
+	assert_line '[build]'
+	assert_file_contains "$HOME/.cargo/bin/cargo" 'cargo'
+	assert_file_contains "$HOME/.claude/settings.json" 'settings'
+	run -0 ls -A "$HOME/.claude/commands"
 	assert_output ''
-	# a grant naming one frees it
-	run -0 sb --write '~/.local/bin/' -- sh -c 'echo tool > ~/.local/bin/tool'
-	assert_file_exists "$HOME/.local/bin/tool"
-	# a ~/.config that leads out of $HOME, granted as ~/.config/: held at
+	# a grant naming one frees it (while it is on no PATH: R-25a)
+	run -0 sb --write '~/.cargo/bin/' -- sh -c 'echo tool > ~/.cargo/bin/tool'
+	assert_file_exists "$HOME/.cargo/bin/tool"
+	# a ~/.cargo that leads out of $HOME, granted as ~/.cargo/: held at
 	# its target (which is what the bind makes writable)
-	mkdir -p "$VT/cfg"
-	mv "$HOME/.config/git" "$VT/cfg/git"
-	rm -rf "$HOME/.config"
-	ln -s "$VT/cfg" "$HOME/.config"
-	run -0 sb --write '~/.config/' -- sh -c 'echo evil >> ~/.config/git/config || echo git-ro; mkdir -p ~/.config/fish && echo evil > ~/.config/fish/config.fish || echo fish-ro; echo ok > ~/.config/other && echo control'
-	assert_line 'git-ro'
-	assert_line 'fish-ro'
+	mv "$HOME/.cargo" "$VT/cargo"
+	ln -s "$VT/cargo" "$HOME/.cargo"
+	run -0 sb --write '~/.cargo/' -- sh -c 'echo evil >> ~/.cargo/config.toml || echo cfg-ro; echo evil > ~/.cargo/bin/cargo || echo bin-ro; echo ok > ~/.cargo/other && echo control'
+	assert_line 'cfg-ro'
+	assert_line 'bin-ro'
 	assert_line 'control'
-	assert_file_not_exists "$VT/cfg/fish/config.fish"
+	assert_file_contains "$VT/cargo/config.toml" '[build]'
 	# a user's own empty read-only config is theirs, not a guard to sweep,
 	# in a project as in $HOME (a killed run's $HOME guard, 0404, is swept)
 	: > "$WS/$P/.bashrc"
 	chmod 0404 "$WS/$P/.bashrc"
 	run -0 sb --write ./ -- true
 	assert_file_exists "$WS/$P/.bashrc"
-	: > "$HOME/.inputrc"
-	chmod 0404 "$HOME/.inputrc"
-	run -0 sb --write '~/' -- true
-	assert_file_not_exists "$HOME/.inputrc"
+	rm "$VT/cargo/config.toml"
+	: > "$VT/cargo/config.toml"
+	chmod 0404 "$VT/cargo/config.toml"
+	run -0 sb --write '~/.cargo/' -- true
+	assert_file_not_exists "$VT/cargo/config.toml"
+}
+
+@test "R-25a a write grant reaching \$HOME, ~/.config, ~/.local or a PATH directory is refused, before anything is made: exit 2" {
+	export HOME=$VT/home
+	mkdir -p "$HOME/.local/share" "$HOME/bin" "$HOME/.cache"
+	ln -s "$HOME" "$VT/alias"
+	local path=$PATH:$HOME/bin:$HOME/.nvm/versions/node/v20/bin:/usr/local/bin
+	local g
+	for g in '~' '~/' '~/.' '~/x/..' '~/*' '~/**' "$HOME" "$VT/alias/" '~/.config/' '~/.local/share/x/' \
+		'~/.local/*' '~/bin/' '~/bin/tool' '~/.nvm/' '/usr/local/bin/' '/usr/local/' '~/tool.cfg'; do
+		PATH=$path run -2 sb --write dist/ --write "$g" -- sh -c 'echo TASK-RAN; echo x > dist/ran'
+		assert_output --partial "vx-sandbox: (command line): grant '$g' refused: it reaches "
+		assert_output --partial "(R-25a); fix: grant only the tool's own cache directory, such as '~/.cache/<tool>/'"
+		refute_output --partial TASK-RAN
+		assert_file_not_exists "$WS/$P/dist"
+	done
+	PATH=$path run -2 sb --write '~/.local/share/x/' -- true
+	assert_output --partial "it reaches ~/.local ('$HOME/.local')"
+	PATH=$path run -2 sb --write '~/.nvm/' -- true
+	assert_output --partial "it reaches '$HOME/.nvm/versions/node/v20/bin', a directory on PATH"
+	assert_dir_not_exists "$HOME/.nvm"
+	# controls: a tool's cache under $HOME, and the same request made by vx run
+	PATH=$path run -0 sb --write dist/ --write '~/.cache/tool/' --write '~/.nvm/.cache/' -- sh -c 'echo ran > dist/ran && echo ok > ~/.cache/tool/f'
+	assert_file_exists "$HOME/.cache/tool/f"
+	# a request file made by hand gets no further than vx-graph lets the config
+	pkg packages/app @x/app '' '{ "tasks": { "t": { "exec": { "command": "echo ran > ran.txt", "sandbox": { "allow": { "write": ["./", "~/.cache/ok/"] } } } } } }'
+	req @x/app#t "$BATS_TEST_TMPDIR/req.json"
+	sed -i 's|~/.cache/ok/|~/.local/bin/|' "$BATS_TEST_TMPDIR/req.json"
+	run -2 vx-sandbox --request "$BATS_TEST_TMPDIR/req.json"
+	assert_output "vx-sandbox: @x/app#t: grant '~/.local/bin/' refused: it reaches ~/.local ('$HOME/.local'), where a task could plant code the user runs later, outside any sandbox (R-25a); fix: grant only the tool's own cache directory, such as '~/.cache/<tool>/' (vx init --sandbox names the writes a task makes)"
+	assert_file_not_exists "$WS/$P/ran.txt"
+	assert_dir_not_exists "$HOME/.local/bin"
 }
 
 @test "R-25 deeper than three levels below the root is not protected" {
