@@ -239,6 +239,9 @@ UNTRACED_LINE='vx: sandboxed tasks are neither saved to nor restored from the ca
 	run -0 env VX_WATCH=0 vx run version --filter @ex/app --root "$WS"
 	assert_line --regexp '^hit  @ex/app#version '
 	assert_equal "$(cat "$WS/packages/app/dist/version.txt")" "app 2.4.0"
+	# --dry says what the run would do: under strace -f, run it
+	run -0 untraced vx run version --filter @ex/app --root "$WS" --dry
+	assert_line --regexp '^miss +[0-9a-f]{32} .*@ex/app#version$'
 	# a task that is not sandboxed is saved and restored under strace -f
 	pkg packages/plain @ex/plain '' '{ "tasks": { "version": { "exec": { "command": "echo plain" },
 		"cache": { "inputs": { "files": ["*.json"] } } } } }'
