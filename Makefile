@@ -56,7 +56,11 @@ UNIT_BIN   := $(patsubst tests/unit/%.c,$(BUILD)/unit/%,$(UNIT_SRC))
 
 SHELL_FILES := $(shell git ls-files '*.sh' '*.bash' '*.bats' 2>/dev/null) .ci/run
 
-all: $(addprefix $(BINDIR)/,$(PROGS)) $(if $(wildcard sandbox/main.c),$(BINDIR)/vx-trace.so)
+# test helpers, built beside the programs for the bats suites (whose
+# rootless twins copy $(BINDIR)/vx*), never installed
+TEST_PROGS := vx-test-nouserns
+
+all: $(addprefix $(BINDIR)/,$(PROGS) $(TEST_PROGS)) $(if $(wildcard sandbox/main.c),$(BINDIR)/vx-trace.so)
 
 $(BUILD)/%.o: %.c
 	@mkdir -p $(dir $@)
@@ -109,6 +113,12 @@ SHIM_CFLAGS := -O2 -g -fPIC -fvisibility=hidden -fno-stack-protector
 $(BINDIR)/vx-trace.so: sandbox/shim/vx-trace.c sandbox/fastpath.h libcommon/sberrno.h
 	@mkdir -p $(dir $@)
 	$(CC) -D_GNU_SOURCE -Ilibcommon $(SHIM_CFLAGS) $(WARN) -shared -Wl,-z,now -Wl,-z,noexecstack -o $@ $<
+
+# a container's default seccomp profile refusing new namespaces
+# (tests/vx-run-sandbox.bats, R-35)
+$(BINDIR)/vx-test-nouserns: tests/nouserns.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(WARN) $(LDFLAGS) -o $@ $< -lseccomp
 
 $(BINDIR)/vx-proxy: $(PROXY_OBJ) $(BUILD)/libcommon.a
 	@mkdir -p $(dir $@)
@@ -221,7 +231,7 @@ install: all
 	install -m 0644 $(BINDIR)/vx-trace.so $(DESTDIR)$(PREFIX)/lib/vx/
 
 clean:
-	rm -rf build $(addprefix bin/,$(PROGS)) bin/vx-trace.so
+	rm -rf build $(addprefix bin/,$(PROGS) $(TEST_PROGS)) bin/vx-trace.so
 
 .PHONY: all unit bats shellcheck check install clean fuzz fuzz-build fuzz-check
 -include $(shell find build -name '*.d' 2>/dev/null)

@@ -11,6 +11,7 @@
 #include "jsonl.h"
 #include "replay.h"
 #include "runcache.h"
+#include "traceprobe.h"
 #include "strmap.h"
 #include "watchq.h"
 #include "wsroot.h"
@@ -56,7 +57,9 @@ static const char *status_of(const cJSON *rec, struct runcache *rc, bool lookup,
 	    o->force)
 		return "run";
 	const char *key = graphin_str(rec, "key");
-	if (!lookup || !key)
+	/* a sandboxed task this run cannot trace is not restored (R-10a) */
+	if (!lookup || !key ||
+		(cJSON_IsObject(cJSON_GetObjectItemCaseSensitive(rec, "sandbox")) && traceprobe_refused()))
 		return "miss";
 	struct cache_entry *e;
 	if (cache_lookup_manifest(rc->c, key, &e) == 1) {

@@ -21,6 +21,7 @@
 #include "runcache.h"
 #include "slots.h"
 #include "statsnap.h"
+#include "traceprobe.h"
 #include "ui.h"
 #include "wsroot.h"
 
@@ -211,7 +212,9 @@ void replay_save(const char *root, char *const *args, int nargs, const char *tok
 	fputc('\n', m);
 	for (size_t i = 0; i < n; i++) {
 		const char *kind = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(recs[i], "kind"));
-		fprintf(m, "task\t%c\t%s\t%s\t%s\n", kind[0],
+		/* 's': a sandboxed exec task, replayed only where it can be traced */
+		bool sb = cJSON_IsObject(cJSON_GetObjectItemCaseSensitive(recs[i], "sandbox"));
+		fprintf(m, "task\t%c\t%s\t%s\t%s\n", sb && kind[0] == 'e' ? 's' : kind[0],
 			cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(recs[i], "key")),
 			cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(recs[i], "dir")),
 			cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(recs[i], "id")));
@@ -236,7 +239,7 @@ out:
 }
 
 struct remembered {
-	char kind; /* 'e' exec, 'g' group */
+	char kind; /* 'e' exec, 's' sandboxed exec, 'g' group */
 	const char *key, *dir, *id;
 	struct strbuf log;
 };
@@ -303,7 +306,10 @@ int replay_try(const char *root, char *const *args, int nargs, const char *tok,
 			   strlen(f[2]) == 32) {
 			t = xrealloc(t, (n + 1) * sizeof(*t));
 			t[n++] = (struct remembered){.kind = f[1][0], .key = f[2], .dir = f[3], .id = f[4]};
-			if (t[n - 1].kind != 'e' && t[n - 1].kind != 'g')
+			if (t[n - 1].kind != 'e' && t[n - 1].kind != 'g' && t[n - 1].kind != 's')
+				goto out;
+			/* R-10a: not restored where it cannot be traced: the full run */
+			if (t[n - 1].kind == 's' && traceprobe_refused())
 				goto out;
 		} else {
 			goto out;
@@ -313,7 +319,7 @@ int replay_try(const char *root, char *const *args, int nargs, const char *tok,
 		goto out;
 	runcache_open(&rc, root);
 	for (size_t i = 0; i < n; i++)
-		if (t[i].kind == 'e' && !runcache_hit_vouched(&rc, t[i].key, root, t[i].dir, &t[i].log))
+		if (t[i].kind != 'g' && !runcache_hit_vouched(&rc, t[i].key, root, t[i].dir, &t[i].log))
 			goto out;
 	if (dry) {
 		for (size_t i = 0; i < n; i++)

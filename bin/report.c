@@ -77,8 +77,9 @@ void report_stop(void)
 
 /* One judge record: the task's verdict (true: it fails), each line of
  * its other records appended to out; *judged false when vx-report gave
- * none (it is then stopped, and the next task starts another). */
-static bool ask(const cJSON *q, struct strbuf *out, bool *judged)
+ * none (it is then stopped, and the next task starts another); *off as
+ * report_task's. */
+static bool ask(const cJSON *q, struct strbuf *out, bool *judged, char **off)
 {
 	cJSON *rec;
 	bool fail = true;
@@ -97,6 +98,10 @@ static bool ask(const cJSON *q, struct strbuf *out, bool *judged)
 		if (type && !strcmp(type, "verdict")) {
 			*judged = true;
 			fail = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(rec, "fail"));
+			const char *tr = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(rec, "trace"));
+			const char *why = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(rec, "reason"));
+			if (tr && !strcmp(tr, "off"))
+				*off = xstrdup(why ? why : "");
 		} else if (line) {
 			say(out, line);
 			say(out, "\n");
@@ -109,12 +114,13 @@ static bool ask(const cJSON *q, struct strbuf *out, bool *judged)
 }
 
 bool report_task(const char *request, const char *trace, const cJSON *denies, int exit_code,
-	struct strbuf *out)
+	struct strbuf *out, char **off)
 {
 	char *net = cJSON_GetArraySize(denies) ? write_denies(request, denies) : NULL;
 	cJSON *q;
 	bool fail, judged;
 
+	*off = NULL;
 	if (cJSON_GetArraySize(denies) && !net) {
 		say(out, "vx: unable to hand vx-proxy's denies to vx-report: the task's "
 			 "network goes unjudged\n");
@@ -134,7 +140,7 @@ bool report_task(const char *request, const char *trace, const cJSON *denies, in
 	else
 		cJSON_AddNullToObject(q, "network");
 	cJSON_AddNumberToObject(q, "exit", exit_code);
-	fail = ask(q, out, &judged);
+	fail = ask(q, out, &judged, off);
 	cJSON_Delete(q);
 	if (!judged) {
 		say(out, "vx: vx-report gave no verdict: the task's accesses go unjudged\n");

@@ -10,7 +10,10 @@
  * each violation and hint line vx-report prints to out (one per line, as
  * ui.h's violations text wants them) and removes the trace. It returns true
  * when the task fails on them: a violation, a trace that did not end, or
- * vx-report itself failing (never a pass on a report nobody read). The
+ * vx-report itself failing (never a pass on a report nobody read). *off is
+ * set to the kernel's refusal (malloc'd, "" when unnamed) when the verdict
+ * says the task ran untraced ("trace":"off": ptrace refused, R-10a), else
+ * NULL: nothing then checked its accesses, so it must not be saved. The
  * driver reads vx-report's records through stage.h and judges nothing
  * itself.
  */
@@ -25,7 +28,7 @@
 
 char *report_trace_path(const char *request);
 bool report_task(const char *request, const char *trace, const cJSON *denies, int exit_code,
-	struct strbuf *out);
+	struct strbuf *out, char **off);
 /* Start the run's vx-report now, if it is not running: false when it
  * cannot be (report_task then tries again, and fails the task). */
 bool report_start(void);

@@ -12,6 +12,7 @@
 #include "err.h"
 #include "explain.h"
 #include "report.h"
+#include "traceprobe.h"
 
 /* How t ended, kept for vx graph --dot/--html, which draw each task as its
  * last run left it. */
@@ -73,9 +74,20 @@ void run_exited(struct run *r, struct rtask *t, int st)
 	bool confirmed = !t->networked || netproxy_task_done(&r->net, t->rec, denies);
 	/* R-34: a violation, file or network, fails the task, even one whose
 	 * command exited 0; vx-report judges both */
+	char *off = NULL;
 	bool violated = !r->interrupted && (t->trace || cJSON_GetArraySize(denies)) &&
-		report_task(t->request, t->trace, denies, err_wait_status(st), &t->viol);
+		report_task(t->request, t->trace, denies, err_wait_status(st), &t->viol, &off);
 	cJSON_Delete(denies);
+	/* R-10a: the kernel refused to trace it (a persistent task is never
+	 * traced: not this); the run says so once */
+	if (off && t->trace) {
+		char *line = traceprobe_line(*off ? off : "refused");
+		t->untraced = true;
+		if (line)
+			ui_warn(&r->ui, line);
+		free(line);
+	}
+	free(off);
 	if (!confirmed) {
 		const char *m = "vx-proxy did not confirm the task's last network decisions\n";
 		strbuf_add(&t->viol, m, strlen(m));
@@ -111,7 +123,7 @@ void run_exited(struct run *r, struct rtask *t, int st)
 		run_finish(r, t, UI_FAIL);
 		return;
 	}
-	if (t->cached && r->use_cache) {
+	if (t->cached && r->use_cache && !t->untraced) {
 		/* an input edited while the task ran moves the key: that result
 		 * belongs to no key we can name, so it is not saved */
 		char before[33];

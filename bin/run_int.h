@@ -56,6 +56,7 @@ struct rtask {
 	bool networked;      /* served by vx-proxy: its denies are collected at exit */
 	struct strbuf viol;  /* its sandbox violations */
 	char *trace;   /* its access records (report.h), one-shot tasks only */
+	bool untraced; /* sandboxed, but the kernel refused its trace: never saved (R-10a) */
 };
 
 struct run {
@@ -103,7 +104,8 @@ void run_build(struct run *r);
 void run_graph_read(void *arg, const cJSON *graph);
 bool run_key_task(struct run *r, struct rtask *t);
 /* Can t come from the cache this run (an exec task with a cache block, the
- * cache on, no --force)? Else it runs once keyed. */
+ * cache on, no --force, and when sandboxed, a run that can trace it:
+ * traceprobe.h)? Else it runs once keyed. */
 bool run_may_hit(const struct run *r, const struct rtask *t);
 void run_hit(struct run *r, struct rtask *t, struct strbuf *log);
 void run_key_pump(struct run *r);

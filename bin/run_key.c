@@ -8,6 +8,7 @@
 
 #include "err.h"
 #include "taskreq.h"
+#include "traceprobe.h"
 
 /* vx-key is ready for the next record: up (started at the outset and handed
  * the graph record by graph_read; when either failed it said so then) and
@@ -68,7 +69,10 @@ bool run_key_task(struct run *r, struct rtask *t)
 
 bool run_may_hit(const struct run *r, const struct rtask *t)
 {
-	return t->kind == K_EXEC && t->cached && r->use_cache && !r->force;
+	/* R-10a: a sandboxed task this run cannot trace is never restored (the
+	 * probe, once, only when one is about to be looked up) */
+	return t->kind == K_EXEC && t->cached && r->use_cache && !r->force &&
+	       !(t->sandboxed && traceprobe_refused());
 }
 
 static bool needs_key(const struct rtask *t)

@@ -69,6 +69,7 @@ void run_finish(struct run *r, struct rtask *t, enum ui_status st)
 		.streamed = t->streamed,
 		.violations = t->viol.buf,
 		.vlen = t->viol.len,
+		.untraced = t->untraced,
 	};
 	ui_result(&r->ui, &res);
 	run_keep_outcome(r, t, st);

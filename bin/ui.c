@@ -162,6 +162,8 @@ void ui_result(struct ui *u, const struct ui_result *r)
 		cJSON_AddStringToObject(j, "log", r->log ? r->log : "");
 		if (r->violations && r->vlen)
 			add_lines(j, "violations", r->violations, r->vlen);
+		if (r->untraced)
+			cJSON_AddFalseToObject(j, "traced");
 		jsonl_write(j);
 		cJSON_Delete(j);
 		return;
@@ -299,6 +301,15 @@ void ui_note(struct ui *u, const char *id, const char *msg)
 	char *shown = termsafe_str(id), *said = termsafe_str(msg);
 	err_warn("%s: %s", shown, said);
 	free(shown);
+	free(said);
+}
+
+void ui_warn(struct ui *u, const char *msg)
+{
+	clear_progress(u);
+	fflush(stdout);
+	char *said = termsafe_str(msg);
+	err_warn("%s", said);
 	free(said);
 }
 

@@ -70,6 +70,9 @@ struct ui_result {
 	 * as the result's "violations" array. NULL or empty: none. */
 	const char *violations;
 	size_t vlen;
+	/* a sandboxed task the kernel refused to trace (R-10a): --json's
+	 * "traced":false */
+	bool untraced;
 };
 
 void ui_init(struct ui *u, const struct ui_opts *o);
@@ -93,6 +96,8 @@ bool ui_live(const struct ui *u);
 void ui_stream(struct ui *u, const char *id, struct strbuf *pending, const char *s, size_t n);
 void ui_stream_flush(struct ui *u, const char *id, struct strbuf *pending);
 void ui_note(struct ui *u, const char *id, const char *msg);
+/* A line of the run's, no task's: "vx: <msg>" on stderr. */
+void ui_warn(struct ui *u, const char *msg);
 void ui_summary(struct ui *u, size_t tasks, double ms);
 void ui_interrupted(struct ui *u, int sig);
 

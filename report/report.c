@@ -133,6 +133,10 @@ int report_read_trace(struct report *r, const char *file)
 		} else if (!strcmp(kind, "end") || !strcmp(kind, "off")) {
 			const cJSON *n = cJSON_GetObjectItemCaseSensitive(rec, "events");
 			r->state = !strcmp(kind, "end") ? "end" : "off";
+			if (!strcmp(kind, "off") && str(rec, "reason")) {
+				free(r->off_reason);
+				r->off_reason = xstrdup(str(rec, "reason"));
+			}
 			r->declared = cJSON_IsNumber(n) ? n->valuedouble : -1;
 		} else if (!strcmp(kind, "placeholder")) {
 			cJSON_AddItemToArray(r->placeholders, rec);
@@ -189,7 +193,7 @@ int report_read_network(struct report *r, const char *file)
 /* The verdict record, last of a task's: who is "id" (the task's) or
  * "request" (its request's path, when nothing could be read). */
 static void put_verdict(const char *who_key, const char *who, bool fail, size_t nviol,
-	size_t nhint, const char *trace, size_t events)
+	size_t nhint, const char *trace, const char *reason, size_t events)
 {
 	cJSON *verdict = cJSON_CreateObject();
 	cJSON_AddStringToObject(verdict, "type", "verdict");
@@ -199,6 +203,8 @@ static void put_verdict(const char *who_key, const char *who, bool fail, size_t 
 	cJSON_AddNumberToObject(verdict, "violations", (double)nviol);
 	cJSON_AddNumberToObject(verdict, "hints", (double)nhint);
 	cJSON_AddStringToObject(verdict, "trace", trace);
+	if (reason)
+		cJSON_AddStringToObject(verdict, "reason", reason);
 	cJSON_AddNumberToObject(verdict, "events", (double)events);
 	jsonl_write(verdict);
 	cJSON_Delete(verdict);
@@ -206,7 +212,7 @@ static void put_verdict(const char *who_key, const char *who, bool fail, size_t 
 
 void report_unreadable(const char *request)
 {
-	put_verdict("request", request, true, 0, 0, "unreadable", 0);
+	put_verdict("request", request, true, 0, 0, "unreadable", NULL, 0);
 }
 
 void report_free(struct report *r)
@@ -214,6 +220,7 @@ void report_free(struct report *r)
 	free(r->id);
 	free(r->root);
 	free(r->project);
+	free(r->off_reason);
 	cJSON_Delete(r->task);
 	cJSON_Delete(r->projects);
 	cJSON_Delete(r->accesses);
@@ -803,7 +810,8 @@ bool report_judge(struct report *r, int exit_code)
 		free(line);
 	}
 	put_verdict("id", r->id, nviol > 0 || incomplete, nviol, nhint,
-		incomplete && strcmp(state, "none") ? "incomplete" : state, naccess);
+		incomplete && strcmp(state, "none") ? "incomplete" : state,
+		!strcmp(state, "off") ? r->off_reason : NULL, naccess);
 	cJSON_Delete(hits);
 	cJSON_Delete(sockets);
 	cJSON_Delete(keyed);

@@ -34,6 +34,7 @@ struct report {
 	cJSON *lookups;   /* names the task looked up or proxied (lookup.h), or NULL */
 	cJSON *denies;    /* vx-proxy's deny records of this task, or NULL */
 	const char *state; /* "end", "off", or NULL: the trace never ended */
+	char *off_reason;  /* the "off" record's reason: why the kernel refused */
 	double declared;   /* the end record's count */
 	bool started;
 	bool has_exit;     /* the trace carried vx-sandbox's exit record */

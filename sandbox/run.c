@@ -569,9 +569,14 @@ int run_task(const struct sb_request *r, const struct plan *p)
 		if (e == EPERM || e == ENOSPC || e == EUSERS || e == EINVAL)
 			err_warn("the kernel refuses to make a user namespace (%s), so the task "
 				"cannot be sandboxed and is not run; fix: allow unprivileged user "
-				"namespaces (sysctl kernel.unprivileged_userns_clone=1, "
-				"user.max_user_namespaces > 0, or an AppArmor profile allowing "
-				"userns), or drop exec.sandbox", strerror(e));
+				"namespaces: in a container, a seccomp profile that allows unshare "
+				"and clone with CLONE_NEWUSER (Docker's default refuses them), or "
+				"--privileged; on the host, sysctl kernel.unprivileged_userns_clone=1, "
+				"user.max_user_namespaces > 0, "
+				"kernel.apparmor_restrict_unprivileged_userns=0 or an AppArmor "
+				"profile allowing userns; inside vx's own sandbox, weakerWhenNested; "
+				"or drop exec.sandbox (docs/security.md, \"When the kernel refuses "
+				"the sandbox\")", strerror(e));
 		else
 			err_warn("unable to make the sandbox's namespaces: %s", strerror(e));
 		return RUN_EXIT_SETUP;

@@ -227,10 +227,10 @@ verdict {\"fail\": true, \"violations\": 3, \"hints\": 2, \"trace\": \"end\", \"
 	assert_line --partial 'a count that differs'
 }
 
-@test "a trace that is off judges nothing and passes" {
+@test "a trace that is off judges nothing and passes; its verdict carries the kernel's refusal (R-10a)" {
 	report off.jsonl
 	assert_equal "$status" 0
-	assert_line --partial '"trace":"off"'
+	assert_line --partial '"trace":"off","reason":"Operation not permitted"'
 }
 
 @test "bad input: a malformed line names the file and line; a missing file; no request" {

@@ -170,3 +170,128 @@ with_secrets() {
 	assert_file_exists "$HOME/.cache/vx-test-tool/x"
 	rm -rf "$HOME/.cache/vx-test-tool"
 }
+
+# --- R-10a: a task the kernel will not let vx trace; R-35: no user namespaces
+
+# version_ws [GRANT]: README's @ex/app#version in this workspace, in app and
+# app2: it stamps the root package.json's version and falls back quietly
+# when the file is hidden, one grant short (GRANT: the missing grant and
+# cache input added, so it passes and is saved).
+version_ws() {
+	put package.json '{ "name": "root",
+  "version": "2.4.0",
+  "private": true, "workspaces": ["packages/*"] }'
+	local read='"."' inputs='"files": ["src/**"]' p
+	if [ -n "${1:-}" ]; then
+		read='".", "../../package.json"'
+		inputs='"files": ["src/**"], "workspaceFiles": ["package.json"]'
+	fi
+	for p in app app2; do
+		pkg "packages/$p" "@ex/$p" '' "{ \"tasks\": { \"version\": {
+			\"exec\": { \"command\": \"sh src/version.sh\",
+				\"sandbox\": { \"allow\": { \"read\": [$read], \"write\": [\"dist/\"] } } },
+			\"cache\": { \"inputs\": { $inputs }, \"outputs\": { \"files\": [\"dist/version.txt\"] } } } } }"
+		# examples/packages/app/src/version.sh
+		put "packages/$p/src/version.sh" 'v=$(sed -n '"'"'s/^ *"version": *"\([^"]*\)".*/\1/p'"'"' ../../package.json 2>/dev/null)
+mkdir -p dist
+echo "app ${v:-0.0.0-dev}" > dist/version.txt
+cat dist/version.txt'
+	done
+}
+
+# untraced CMD...: CMD under strace -f, as a user debugging vx runs it: every
+# child of vx is strace's already, so vx-sandbox's pid 1 cannot seize its
+# task. VX_WATCH=0 unless UNTRACED_WATCH=1: strace -f would wait on a
+# vx-watch that vx starts. A sanitized build's leak check does not work
+# under ptrace (it stops the world with it).
+untraced() {
+	env VX_WATCH="${UNTRACED_WATCH:-0}" ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0" \
+		timeout 120 strace -f -o /dev/null "$@"
+}
+
+UNTRACED_LINE='vx: sandboxed tasks are neither saved to nor restored from the cache this run: the kernel refuses to let vx trace them (ptrace: Operation not permitted)'
+
+@test "R-10a: under strace -f, README's version task is not saved; the next run is judged, never a hit" {
+	version_ws
+	# untraced, the hidden read goes unreported: the task passes on its exit
+	run -0 untraced vx run version --filter @ex/app --root "$WS"
+	assert_line --regexp '^miss @ex/app#version '
+	assert_output --partial '@ex/app#version: app 0.0.0-dev'
+	assert_output --partial "$UNTRACED_LINE"
+	assert_output --partial 'fix: run vx outside strace or a debugger that follows its children'
+	# nothing was saved: the next run is a miss, judged, and fails on the
+	# violation, never a hit replaying the wrong version
+	run -1 env VX_WATCH=0 vx run version --filter @ex/app --root "$WS"
+	assert_line --regexp '^fail @ex/app#version '
+	assert_output --partial 'deny file-read package.json (openat: ENOENT)'
+	refute_line --regexp '^hit '
+	refute_output --partial 'neither saved'
+}
+
+@test "R-10a: two untraced tasks: the run says so once; --json marks each result untraced" {
+	version_ws
+	run -0 untraced vx run version --root "$WS" --json
+	assert_equal "$(grep -c 'neither saved to nor restored' <<<"$output")" 1
+	assert_equal "$(grep -c '"type":"result".*"status":"miss".*"traced":false' <<<"$output")" 2
+	run -1 env VX_WATCH=0 vx run version --root "$WS"
+	assert_line --regexp '^fail @ex/app#version '
+	assert_line --regexp '^fail @ex/app2#version '
+}
+
+@test "R-10a: a saved result is not restored under strace -f, nor replayed by vx-watch" {
+	version_ws fixed
+	# saved, then a hit, then the run vx-watch vouches for, replayed whole
+	run -0 vx run version --filter @ex/app --root "$WS"
+	assert_line --regexp '^miss @ex/app#version '
+	run -0 vx run version --filter @ex/app --root "$WS"
+	assert_line --regexp '^hit  @ex/app#version '
+	run -0 vx run version --filter @ex/app --root "$WS" --json
+	assert_output --partial '"replayed":true'
+	# under strace -f, the memo is not replayed (vx-watch is up already:
+	# strace follows no new one), the task runs
+	UNTRACED_WATCH=1
+	run -0 untraced vx run version --filter @ex/app --root "$WS"
+	UNTRACED_WATCH=0
+	assert_line --regexp '^miss @ex/app#version '
+	assert_output --partial "$UNTRACED_LINE"
+	# nor is the entry restored: its output gone, the task runs again
+	rm "$WS/packages/app/dist/version.txt"
+	run -0 untraced vx run version --filter @ex/app --root "$WS"
+	assert_line --regexp '^miss @ex/app#version '
+	assert_file_exists "$WS/packages/app/dist/version.txt"
+	# traced again, the saved entry is a hit
+	rm "$WS/packages/app/dist/version.txt"
+	run -0 env VX_WATCH=0 vx run version --filter @ex/app --root "$WS"
+	assert_line --regexp '^hit  @ex/app#version '
+	assert_equal "$(cat "$WS/packages/app/dist/version.txt")" "app 2.4.0"
+	# --dry says what the run would do: under strace -f, run it
+	run -0 untraced vx run version --filter @ex/app --root "$WS" --dry
+	assert_line --regexp '^miss +[0-9a-f]{32} .*@ex/app#version$'
+	# a task that is not sandboxed is saved and restored under strace -f
+	pkg packages/plain @ex/plain '' '{ "tasks": { "version": { "exec": { "command": "echo plain" },
+		"cache": { "inputs": { "files": ["*.json"] } } } } }'
+	run -0 untraced vx run version --filter @ex/plain --root "$WS"
+	assert_line --regexp '^miss @ex/plain#version '
+	refute_output --partial 'neither saved'
+	run -0 untraced vx run version --filter @ex/plain --root "$WS"
+	assert_line --regexp '^hit  @ex/plain#version '
+}
+
+@test "R-35: where the kernel refuses new namespaces (Docker's default seccomp profile), a sandboxed task fails fast with the cause and the way out, never unsandboxed" {
+	version_ws fixed
+	run -1 timeout 60 vx-test-nouserns vx run version --filter @ex/app --root "$WS"
+	assert_line --regexp '^fail @ex/app#version .*\(exit 125\)$'
+	assert_output --partial '@ex/app#version: vx-sandbox: the kernel refuses to make a user namespace (Operation not permitted), so the task cannot be sandboxed and is not run; fix: allow unprivileged user namespaces: in a container, a seccomp profile that allows unshare and clone with CLONE_NEWUSER'
+	assert_output --partial '(docs/security.md, "When the kernel refuses the sandbox")'
+	assert_equal "$(grep -c 'refuses to make a user namespace' <<<"$output")" 1
+	# the command never ran, sandboxed or not: it would have written this
+	assert_file_not_exists "$WS/packages/app/dist/version.txt"
+	refute_output --partial 'app 2.4.0'
+	# nothing was saved: once the kernel allows it, the task runs
+	run -0 env VX_WATCH=0 vx run version --filter @ex/app --root "$WS"
+	assert_line --regexp '^miss @ex/app#version '
+	# a task that is not sandboxed still runs there (R-35: lazy)
+	pkg packages/plain @ex/plain '' '{ "tasks": { "version": { "exec": { "command": "echo plain ran" } } } }'
+	run -0 vx-test-nouserns vx run version --filter @ex/plain --root "$WS"
+	assert_output --partial '@ex/plain#version: plain ran'
+}
