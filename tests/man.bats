@@ -18,7 +18,8 @@ setup() {
 programs() {
 	local f
 	for f in "$VX_BIN_DIR"/vx "$VX_BIN_DIR"/vx-*; do
-		case ${f##*/} in *.*) continue ;; esac
+		# vx-test-*: the suites' own helpers (Makefile TEST_PROGS), never installed
+		case ${f##*/} in *.* | vx-test-*) continue ;; esac
 		[ -f "$f" ] && [ -x "$f" ] && printf '%s\n' "${f##*/}"
 	done
 }
