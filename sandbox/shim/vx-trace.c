@@ -10,7 +10,9 @@
  * returned at once (an interrupted or would-block call is not a denial),
  * and so is a failed read of an absolute path outside the workspace root
  * (VX_TRACE_ROOT), which the tracer never reports, or inside a directory a
- * read grant binds whole (VX_TRACE_SEEN), which it finds granted.
+ * read grant binds whole (VX_TRACE_SEEN), which it finds granted; either
+ * only when the path walks with no symlink (one through a symlink may
+ * reach the workspace, R-34: made again, the tracer judges where).
  *
  * libc's own opens (setlocale's, fopen's, opendir's) come here too: their
  * entry points in libc.so.6 jump to the wrappers (divert_libc, at the end).
@@ -151,23 +153,31 @@ static bool seen_granted(const char *path)
 	return plus;
 }
 
-/* A failed read the tracer would find granted, so never an event: path is
- * plain, under "+", and walks with no symlink as far as it exists (so it
- * resolves to itself), asked from the page (an openat2 with O_PATH, which
- * opens nothing for reading). */
-static bool granted_miss(tramp_fn t, const char *path)
+/* Does path walk with no symlink (nor magic link) as far as it exists, so
+ * that it resolves to itself? Asked from the page (an openat2 with O_PATH,
+ * which opens nothing for reading). */
+static bool walks_plain(tramp_fn t, const char *path)
 {
 	struct open_how how = {.flags = O_PATH | O_CLOEXEC,
 		.resolve = RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS};
-	long r;
-	if (!seen || !plain(path) || !seen_granted(path))
-		return false;
-	r = t(SYS_openat2, AT_FDCWD, (long)path, (long)&how, sizeof(how), 0);
+	long r = t(SYS_openat2, AT_FDCWD, (long)path, (long)&how, sizeof(how), 0);
 	if (r >= 0) {
 		t(SYS_close, r, 0, 0, 0, 0);
 		return true;
 	}
 	return r == -ENOENT || r == -ENOTDIR;
+}
+
+/* A failed read the tracer never reports: plain, and either outside the
+ * root or under "+" (where it finds it granted), and walking with no
+ * symlink, so it resolves to itself. One through a symlink (one the task
+ * made in its /tmp, an alias of the root, /proc/self/...) may reach the
+ * workspace: made again, the tracer judges the path it reaches (R-34). */
+static bool unreported_miss(tramp_fn t, const char *path)
+{
+	if (!plain(path) || !(outside_root(path) || (seen && seen_granted(path))))
+		return false;
+	return walks_plain(t, path);
 }
 
 /* A system call from this library's own code, not the page: traced like
@@ -190,7 +200,8 @@ static long slow(long nr, long a, long b, long c, long d, long e)
 
 /* The call through the page; when it failed, again from slow() (traced).
  * Not made again: a failure no refusal of the sandbox gives (sberrno.h:
- * its record would be dropped), and a read (rd) of a path outside the root. */
+ * its record would be dropped), and a read (rd) the tracer never reports
+ * (unreported_miss). */
 static long call(bool rd, const char *path, long nr, long a, long b, long c, long d, long e)
 {
 	tramp_fn t = tramp();
@@ -199,7 +210,7 @@ static long call(bool rd, const char *path, long nr, long a, long b, long c, lon
 		if (r >= 0 || r < -4095)
 			return r;
 		if (r == -EINTR || r == -EAGAIN || !sb_errno_possible((int)-r) ||
-			(rd && (outside_root(path) || granted_miss(t, path)))) {
+			(rd && unreported_miss(t, path))) {
 			errno = (int)-r;
 			return -1;
 		}
