@@ -1111,6 +1111,21 @@ judged_as() {
 	assert_line "  deny file-read packages/app/banner.txt (openat: ENOENT)"
 }
 
+@test "R-34 at the fast path's cost: a failed probe through a symlink that lands outside the root stops nothing; one that lands in the root stops and is recorded" {
+	# 200 probes through the task's own link to /usr (as a PATH probe of
+	# /bin/x where /bin is usr/bin), then 20 through its link to the root
+	local probes='ln -s /usr /tmp/u; ln -s "$0" /tmp/w; i=0; while [ $i -lt 200 ]; do [ -e /tmp/u/n$i ]; [ -e /tmp/u/none/n$i ]; i=$((i + 1)); done
+		i=0; while [ $i -lt 20 ]; do [ -e /tmp/w/package.json ]; i=$((i + 1)); done'
+	run -0 env VX_TRACE_STATS=1 vx-sandbox --root "$WS" --project "$WS/packages/app" --read . --trace "$TR" -- bash -c "$probes" "$WS"
+	local on
+	on=$(sed -n 's/.* \(newfstatat\|statx\) \([0-9]*\).*/\2/p' <<< "$output" | head -1)
+	[ "${on:-0}" -ge 20 ] && [ "${on:-0}" -lt 40 ] || fail "$on stat stops with the fast path: $output"
+	run -0 records
+	assert_line --regexp "^(newfstatat|statx) read $WS/package.json ENOENT $"
+	assert_equal "$(grep -c "$WS/package.json" <<< "$output")" 20
+	refute_output --partial /usr
+}
+
 @test "R-34: a workspace reached through an alias of its root (vx run in it, --root through it, a read by it) is judged by the workspace path" {
 	# an alias the sandbox shows (not in /tmp, which is the task's own)
 	ALIASDIR=$(mktemp -d /var/tmp/vx-trace-alias.XXXXXX)
