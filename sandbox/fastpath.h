@@ -38,7 +38,9 @@
 
 /* The environment the shim reads: the workspace root, so a failed read of
  * an absolute path outside it (an include path search, a PATH probe) is not
- * made again: the tracer never reports one (trace_calls.c, trace_judge). Set by
+ * made again when it walks with no symlink (openat2 RESOLVE_NO_SYMLINKS from
+ * the page): the tracer never reports one (trace_calls.c, plain_outside);
+ * one through a symlink may reach the workspace, and is made again. Set by
  * vx-sandbox, verified by pid 1 at each exec (a wrong value is renamed, so
  * the shim then makes every failed call again). */
 #define FAST_ENV_ROOT "VX_TRACE_ROOT"

@@ -219,6 +219,32 @@ void trace_cwds_forget(struct tracer *t)
 	}
 }
 
+/* A read that cannot reach the workspace (R-34 judges the path a read
+ * reaches, not the one it names): lexically outside the root, and walked
+ * with no symlink as far as it exists (openat2 RESOLVE_NO_SYMLINKS, no
+ * magic link either), so it resolves to itself. One call in pid 1's view,
+ * the task's, where a resolution would list directories: most reads
+ * outside the root (ld.so's libraries, a compiler's headers) end here. A
+ * symlink on the way (one the task made in its /tmp, an alias of the
+ * root, /proc/self/cwd) goes to trace_resolve. */
+static bool plain_outside(const struct tracer *t, const char *abs, bool nofollow)
+{
+	struct open_how how = {.flags = O_PATH | O_CLOEXEC | (nofollow ? O_NOFOLLOW : 0),
+		.resolve = RESOLVE_NO_SYMLINKS};
+	char *lex = path_normalize(abs);
+	bool out = !path_is_within(t->r->root, lex);
+	long fd;
+	free(lex);
+	if (!out)
+		return false;
+	fd = syscall(SYS_openat2, AT_FDCWD, abs, &how, sizeof(how));
+	if (fd >= 0) {
+		close((int)fd);
+		return true;
+	}
+	return errno == ENOENT || errno == ENOTDIR;
+}
+
 /* One path argument of a stopped call: 1 when it is an event, 0 when not. */
 int trace_judge(struct tracer *t, struct proc *pr, const struct sc *c, const uint64_t *a,
 	int dfd_i, int path_i, char cls, bool last_nofollow, struct ev *e)
@@ -264,14 +290,16 @@ int trace_judge(struct tracer *t, struct proc *pr, const struct sc *c, const uin
 			return 0; /* a socket or pipe fd: not a directory, the call fails */
 		}
 	}
-	abs = base ? path_join(base, path) : path_normalize(path);
+	/* as written: a ".." after a symlink is the parent of its target,
+	 * which only trace_resolve knows; no lexical folding before it */
+	abs = base ? xasprintf("%s/%s", base, path) : xstrdup(path);
 	free(base);
-	if (cls == 'r' && !path_is_within(t->r->root, abs)) {
+	if (cls == 'r' && plain_outside(t, abs, nofollow)) {
 		free(abs);
 		free(path);
 		return 0;
 	}
-	res = trace_resolve(&t->dc, abs, !nofollow);
+	res = trace_resolve(&t->dc, pid, abs, !nofollow);
 	free(abs);
 	if (trace_changes(c->nr) == 'u') {
 		/* unlinking a symlink: its directory is listed again */

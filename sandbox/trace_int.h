@@ -145,8 +145,9 @@ void trace_cwds_forget(struct tracer *t);
 void trace_snapshot(struct tracer *t);
 
 /* trace_resolve.c */
-/* abs with every symlink followed as far as the path exists; malloc'ed. */
-char *trace_resolve(struct dcache *dc, const char *abs, bool follow_last);
+/* abs with every symlink followed as far as the path exists, "." and ".."
+ * as the kernel walks them, /proc/self as pid's; malloc'ed. */
+char *trace_resolve(struct dcache *dc, pid_t pid, const char *abs, bool follow_last);
 void trace_dcache_free(struct dcache *c);
 
 /* trace_connect.c: each skips the task's call with its result. */

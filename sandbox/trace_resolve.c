@@ -99,16 +99,37 @@ static struct dent *dir_get(struct dcache *c, const char *dir)
 	return d;
 }
 
-/* Is dir/name a symlink? 1 with *target (borrowed), 0 not (or absent), -1
- * when dir itself is absent. */
-static int is_link(struct dcache *c, const char *dir, const char *name, const char **target)
+/* Under /proc the links are magic (cwd, root, fd/N) and change without a
+ * call of the task's the tracer sees: never listed nor cached, each one
+ * read now into buf (PATH_MAX) as the opaque case does. */
+static int proc_link(const char *dir, const char *name, const char **target, char *buf)
 {
-	struct dent *d = dir_get(c, *dir ? dir : "/");
+	char *full = xasprintf("%s/%s", dir, name);
+	struct stat st;
+	ssize_t n = 0;
+	if (!lstat(full, &st) && S_ISLNK(st.st_mode))
+		n = readlink(full, buf, PATH_MAX - 1);
+	free(full);
+	if (n <= 0)
+		return 0;
+	buf[n] = 0;
+	*target = buf;
+	return 1;
+}
+
+/* Is dir/name a symlink? 1 with *target (borrowed, or in pbuf under /proc),
+ * 0 not (or absent), -1 when dir itself is absent. */
+static int is_link(struct dcache *c, const char *dir, const char *name, const char **target,
+	char *pbuf)
+{
+	struct dent *d;
 	struct dlink *l;
 	char buf[PATH_MAX], *full;
 	ssize_t n;
 	struct stat st;
-	if (!d)
+	if (path_is_within("/proc", dir))
+		return proc_link(dir, name, target, pbuf);
+	if (!(d = dir_get(c, *dir ? dir : "/")))
 		return -1;
 	full = xasprintf("%s/%s", dir, name);
 	if (d->opaque) {
@@ -145,10 +166,13 @@ static int is_link(struct dcache *c, const char *dir, const char *name, const ch
 }
 
 /* abs with every symlink followed as far as the path exists (in the
- * sandbox's own view, which pid 1 shares), the rest appended as written. */
-char *trace_resolve(struct dcache *dc, const char *abs, bool follow_last)
+ * sandbox's own view, which pid 1 shares), the rest appended as written.
+ * /proc/self and /proc/thread-self are the task's (pid's), not pid 1's;
+ * the magic links below /proc/<pid> (cwd, root, fd/N) are followed by
+ * what readlink says of them (R-34: /proc/self/cwd/../../x is x). */
+char *trace_resolve(struct dcache *dc, pid_t pid, const char *abs, bool follow_last)
 {
-	char *rest = xstrdup(abs), *cur = xstrdup("");
+	char *rest = xstrdup(abs), *cur = xstrdup(""), pbuf[PATH_MAX];
 	int links = 0;
 	for (;;) {
 		char *s = rest, *slash, *cand;
@@ -172,7 +196,14 @@ char *trace_resolve(struct dcache *dc, const char *abs, bool follow_last)
 			memmove(rest, slash ? slash + 1 : s + strlen(s), strlen(slash ? slash + 1 : "") + 1);
 			continue;
 		}
-		k = is_link(dc, cur, s, &target);
+		if (!strcmp(cur, "/proc") && (!strcmp(s, "self") || !strcmp(s, "thread-self"))) {
+			cand = xasprintf("/proc/%d", (int)pid);
+			free(cur);
+			cur = cand;
+			memmove(rest, slash ? slash + 1 : s + strlen(s), strlen(slash ? slash + 1 : "") + 1);
+			continue;
+		}
+		k = is_link(dc, cur, s, &target, pbuf);
 		cand = xasprintf("%s/%s", cur, s);
 		if (k < 0) {
 			/* from here on nothing exists: the rest is lexical */

@@ -289,6 +289,9 @@ teardown() {
 	if [ -n "${SOCKDIR:-}" ]; then
 		rm -rf "$SOCKDIR"
 	fi
+	if [ -n "${ALIASDIR:-}" ]; then
+		rm -rf "$ALIASDIR"
+	fi
 }
 
 # dial.py ADDRESS: connect a unix stream socket to a path, or @name for an
@@ -1013,6 +1016,130 @@ console.log("targets " + t);'
 	refute_output --partial "E6"
 	run -0 vx run @x/app#t
 	assert_line --regexp '^hit  @x/app#t '
+}
+
+# --- R-34: a denial is judged by the workspace path it resolves to --------
+
+# cached_reader CMD: @x/app#t, cached, granted its src/ only, runs CMD and
+# exits 0
+cached_reader() {
+	/usr/bin/python3 -c '
+import json, sys
+t = {"exec": {"command": sys.argv[2] + "; exit 0", "sandbox": {"allow": {"read": ["src/**"]}}},
+     "cache": {"inputs": {"files": ["src/**"]}}}
+open(sys.argv[1], "w").write(json.dumps({"tasks": {"t": t}}))
+' "$WS/packages/app/vx.json" "$1"
+}
+
+# vx_t FAST ARGS...: vx run @x/app#t from $RUNDIR ($WS unless set), with
+# VX_TRACE_FAST=FAST, or with it unset when FAST is empty
+vx_t() {
+	local fast=$1
+	shift
+	(
+		cd "${RUNDIR:-$WS}" || exit 2
+		if [ -n "$fast" ]; then export VX_TRACE_FAST=$fast; else unset VX_TRACE_FAST; fi
+		vx run @x/app#t "$@" 2>&1
+	)
+}
+
+# judged_as DIRECT SPELLED...: with the fast path on and off, a cached task
+# reading through each SPELLED path fails twice (exit 0, never cached) with
+# the very violations and hints of one reading DIRECT; says them (vx run
+# with $VXFLAGS)
+judged_as() {
+	local direct=$1 fast cmd out got want='' n
+	local -a flags
+	read -ra flags <<< "${VXFLAGS:-}"
+	shift
+	for fast in '' 0; do
+		for cmd in "$direct" "$@"; do
+			cached_reader "$cmd"
+			for n in 1 2; do
+				if out=$(vx_t "$fast" "${flags[@]}"); then
+					printf "VX_TRACE_FAST='%s' run %s: '%s' passed:\n%s\n" "$fast" "$n" "$cmd" "$out"
+					return 1
+				fi
+				if ! grep -qE '^fail @x/app#t .*\(exit 0\)$' <<< "$out"; then
+					printf "VX_TRACE_FAST='%s' run %s: '%s' did not fail:\n%s\n" "$fast" "$n" "$cmd" "$out"
+					return 1
+				fi
+			done
+			got=$(grep -E '^  (deny|vx:) ' <<< "$out") || true
+			if [ "$cmd" = "$direct" ] && [ -z "$want" ]; then
+				want=$got
+			elif [ "$got" != "$want" ]; then
+				printf "VX_TRACE_FAST='%s': '%s' said\n%s\nwhere '%s' said\n%s\n" "$fast" "$cmd" "$got" "$direct" "$want"
+				return 1
+			fi
+		done
+	done
+	printf '%s\n' "$want"
+}
+
+@test "R-34: a hidden read through a symlink the task made in its /tmp fails it as the direct read does: the project's file, the workspace's package.json" {
+	run judged_as 'cat banner.txt' "ln -s '$WS/packages/app/banner.txt' /tmp/l && cat /tmp/l" \
+		'ln -s "$PWD/banner.txt" /tmp/l; cat /tmp/l'
+	assert_success
+	assert_line "  deny file-read packages/app/banner.txt (openat: ENOENT)"
+	run judged_as 'cat ../../package.json' "ln -s '$WS/package.json' /tmp/p && cat /tmp/p" \
+		"ln -s '$WS' /tmp/w && cat /tmp/w/package.json"
+	assert_success
+	assert_line "  deny file-read package.json (openat: ENOENT)"
+	assert_line "  vx: @x/app#t read '../../package.json', which the sandbox wall hides, so its output may depend on what it did not see (openat: ENOENT); fix: allow.read: ['../../package.json'] and cache.inputs.workspaceFiles: ['package.json']"
+}
+
+@test "R-34: ../ walks from outside the root are judged where they land: from /tmp, and after a symlink (the parent of its target)" {
+	run judged_as 'cat ../../package.json' "cat '/tmp/..$WS/package.json'" \
+		"ln -s '$WS/packages/app' /tmp/a && cat /tmp/a/../../package.json" \
+		"mkdir -p /tmp/x && ln -s '$WS/packages/app' /tmp/x/a && cd /tmp/x && cat a/../../package.json"
+	assert_success
+	assert_line "  deny file-read package.json (openat: ENOENT)"
+	run judged_as 'cat banner.txt' "ln -s '$WS/packages/app/src' /tmp/s && cat /tmp/s/../banner.txt"
+	assert_success
+	assert_line "  deny file-read packages/app/banner.txt (openat: ENOENT)"
+}
+
+@test "R-34: /proc magic links are judged as the task's own: /proc/self/root, /proc/self/cwd, /proc/thread-self, /proc/<pid>/cwd" {
+	run judged_as 'cat ../../package.json' "cat '/proc/self/root$WS/package.json'" \
+		'cat /proc/self/cwd/../../package.json' 'cat /proc/thread-self/cwd/../../package.json' \
+		'cat /proc/$$/cwd/../../package.json' 'ln -s /proc/self/cwd/../.. /tmp/up && cat /tmp/up/package.json'
+	assert_success
+	assert_line "  deny file-read package.json (openat: ENOENT)"
+	run judged_as 'cat banner.txt' 'cat /proc/self/cwd/banner.txt' "cat '/proc/self/root$WS/packages/app/banner.txt'"
+	assert_success
+	assert_line "  deny file-read packages/app/banner.txt (openat: ENOENT)"
+}
+
+@test "R-34 at the fast path's cost: a failed probe through a symlink that lands outside the root stops nothing; one that lands in the root stops and is recorded" {
+	# 200 probes through the task's own link to /usr (as a PATH probe of
+	# /bin/x where /bin is usr/bin), then 20 through its link to the root
+	local probes='ln -s /usr /tmp/u; ln -s "$0" /tmp/w; i=0; while [ $i -lt 200 ]; do [ -e /tmp/u/n$i ]; [ -e /tmp/u/none/n$i ]; i=$((i + 1)); done
+		i=0; while [ $i -lt 20 ]; do [ -e /tmp/w/package.json ]; i=$((i + 1)); done'
+	run -0 env VX_TRACE_STATS=1 vx-sandbox --root "$WS" --project "$WS/packages/app" --read . --trace "$TR" -- bash -c "$probes" "$WS"
+	local on
+	on=$(sed -n 's/.* \(newfstatat\|statx\) \([0-9]*\).*/\2/p' <<< "$output" | head -1)
+	[ "${on:-0}" -ge 20 ] && [ "${on:-0}" -lt 40 ] || fail "$on stat stops with the fast path: $output"
+	run -0 records
+	assert_line --regexp "^(newfstatat|statx) read $WS/package.json ENOENT $"
+	assert_equal "$(grep -c "$WS/package.json" <<< "$output")" 20
+	refute_output --partial /usr
+}
+
+@test "R-34: a workspace reached through an alias of its root (vx run in it, --root through it, a read by it) is judged by the workspace path" {
+	# an alias the sandbox shows (not in /tmp, which is the task's own)
+	ALIASDIR=$(mktemp -d /var/tmp/vx-trace-alias.XXXXXX)
+	chmod 755 "$ALIASDIR"
+	ln -s "$WS" "$ALIASDIR/proj"
+	local A=$ALIASDIR/proj
+	RUNDIR=$A/packages/app VXFLAGS="--root $A" run judged_as 'cat ../../package.json' \
+		"cat '$A/package.json'" "cd '$A' && cat package.json" 'cat "$PWD/../../package.json"'
+	assert_success
+	assert_line "  deny file-read package.json (openat: ENOENT)"
+	assert_line "  vx: @x/app#t read '../../package.json', which the sandbox wall hides, so its output may depend on what it did not see (openat: ENOENT); fix: allow.read: ['../../package.json'] and cache.inputs.workspaceFiles: ['package.json']"
+	RUNDIR=$A VXFLAGS="--root $A" run judged_as 'cat banner.txt' "cat '$A/packages/app/banner.txt'"
+	assert_success
+	assert_line "  deny file-read packages/app/banner.txt (openat: ENOENT)"
 }
 
 @test "a persistent sandboxed task is enforced with no report" {

@@ -10,7 +10,9 @@
  * returned at once (an interrupted or would-block call is not a denial),
  * and so is a failed read of an absolute path outside the workspace root
  * (VX_TRACE_ROOT), which the tracer never reports, or inside a directory a
- * read grant binds whole (VX_TRACE_SEEN), which it finds granted.
+ * read grant binds whole (VX_TRACE_SEEN), which it finds granted; either
+ * only when the path walks with no symlink (one through a symlink may
+ * reach the workspace, R-34: made again, the tracer judges where).
  *
  * libc's own opens (setlocale's, fopen's, opendir's) come here too: their
  * entry points in libc.so.6 jump to the wrappers (divert_libc, at the end).
@@ -29,6 +31,7 @@
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -121,13 +124,17 @@ static bool plain(const char *path)
 	return true;
 }
 
+/* Neither the root nor under it, lexically (path absolute, plain). */
+static bool beside_root(const char *path)
+{
+	return strncmp(path, root, rootlen) || (path[rootlen] && path[rootlen] != '/');
+}
+
 /* Lexically outside the root: plain, and neither the root nor under it.
  * Anything less plain is made again. */
 static bool outside_root(const char *path)
 {
-	if (!rootlen || !plain(path))
-		return false;
-	return strncmp(path, root, rootlen) || (path[rootlen] && path[rootlen] != '/');
+	return rootlen && plain(path) && beside_root(path);
 }
 
 /* Under a "+" line of FAST_ENV_SEEN (fastpath.h): the longest line that is
@@ -151,23 +158,85 @@ static bool seen_granted(const char *path)
 	return plus;
 }
 
-/* A failed read the tracer would find granted, so never an event: path is
- * plain, under "+", and walks with no symlink as far as it exists (so it
- * resolves to itself), asked from the page (an openat2 with O_PATH, which
- * opens nothing for reading). */
-static bool granted_miss(tramp_fn t, const char *path)
+/* Does path walk with no symlink (nor magic link) as far as it exists, so
+ * that it resolves to itself? Asked from the page (an openat2 with O_PATH,
+ * which opens nothing for reading). */
+static bool walks_plain(tramp_fn t, const char *path)
 {
 	struct open_how how = {.flags = O_PATH | O_CLOEXEC,
 		.resolve = RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS};
-	long r;
-	if (!seen || !plain(path) || !seen_granted(path))
-		return false;
-	r = t(SYS_openat2, AT_FDCWD, (long)path, (long)&how, sizeof(how), 0);
+	long r = t(SYS_openat2, AT_FDCWD, (long)path, (long)&how, sizeof(how), 0);
 	if (r >= 0) {
 		t(SYS_close, r, 0, 0, 0, 0);
 		return true;
 	}
 	return r == -ENOENT || r == -ENOTDIR;
+}
+
+/* A plain path outside the root that met a symlink on its walk: does it
+ * still land outside? Its deepest directory that opens (following
+ * symlinks, no magic link), the real path of that read back from
+ * /proc/self/fd, the name after it no symlink (readlinkat: EINVAL or
+ * ENOENT), the rest as written. So /bin/x, where /bin is usr/bin, costs
+ * the task no stop (a PATH probe); /tmp/l, a link into the root, is made
+ * again. Anything unsure is made again. */
+static bool lands_outside(tramp_fn t, const char *path)
+{
+	struct open_how how = {.flags = O_PATH | O_DIRECTORY | O_CLOEXEC,
+		.resolve = RESOLVE_NO_MAGICLINKS};
+	size_t len = strlen(path), cut, nl;
+	char dir[PATH_MAX], real[PATH_MAX], name[NAME_MAX + 1], fdp[40], one;
+	const char *rest, *end;
+	long fd, n, r;
+	bool out = false;
+	if (len >= sizeof(dir) || path[len - 1] == '/')
+		return false;
+	memcpy(dir, path, len + 1);
+	for (;;) {
+		char *sl = strrchr(dir, '/');
+		cut = (size_t)(sl - dir);
+		*sl = 0;
+		fd = t(SYS_openat2, AT_FDCWD, (long)(cut ? dir : "/"), (long)&how, sizeof(how), 0);
+		if (fd >= 0)
+			break;
+		if ((fd != -ENOENT && fd != -ENOTDIR) || !cut)
+			return false;
+	}
+	rest = path + cut + 1;
+	end = strchr(rest, '/');
+	nl = end ? (size_t)(end - rest) : strlen(rest);
+	snprintf(fdp, sizeof(fdp), "/proc/self/fd/%ld", fd);
+	n = t(SYS_readlink, (long)fdp, (long)real, sizeof(real) - 1, 0, 0);
+	if (nl < sizeof(name) && n > 0 && real[0] == '/' && (size_t)n + 1 + strlen(rest) < sizeof(real)) {
+		memcpy(name, rest, nl);
+		name[nl] = 0;
+		r = t(SYS_readlinkat, fd, (long)name, (long)&one, 1, 0);
+		if (r == -EINVAL || r == -ENOENT || r == -ENOTDIR) {
+			if (n > 1)
+				real[n++] = '/';
+			memcpy(real + n, rest, strlen(rest) + 1);
+			out = beside_root(real);
+		}
+	}
+	t(SYS_close, fd, 0, 0, 0, 0);
+	return out;
+}
+
+/* A failed read the tracer never reports: plain, and either outside the
+ * root or under "+" (where it finds it granted), and walking with no
+ * symlink, so it resolves to itself; or outside the root and landing
+ * outside it through its symlinks. One that may reach the workspace
+ * through a symlink (one the task made in its /tmp, an alias of the root,
+ * /proc/self/...) is made again: the tracer judges where it lands (R-34). */
+static bool unreported_miss(tramp_fn t, const char *path)
+{
+	bool out;
+	if (!plain(path))
+		return false;
+	out = outside_root(path);
+	if (!out && !(seen && seen_granted(path)))
+		return false;
+	return walks_plain(t, path) || (out && lands_outside(t, path));
 }
 
 /* A system call from this library's own code, not the page: traced like
@@ -190,7 +259,8 @@ static long slow(long nr, long a, long b, long c, long d, long e)
 
 /* The call through the page; when it failed, again from slow() (traced).
  * Not made again: a failure no refusal of the sandbox gives (sberrno.h:
- * its record would be dropped), and a read (rd) of a path outside the root. */
+ * its record would be dropped), and a read (rd) the tracer never reports
+ * (unreported_miss). */
 static long call(bool rd, const char *path, long nr, long a, long b, long c, long d, long e)
 {
 	tramp_fn t = tramp();
@@ -199,7 +269,7 @@ static long call(bool rd, const char *path, long nr, long a, long b, long c, lon
 		if (r >= 0 || r < -4095)
 			return r;
 		if (r == -EINTR || r == -EAGAIN || !sb_errno_possible((int)-r) ||
-			(rd && (outside_root(path) || granted_miss(t, path)))) {
+			(rd && unreported_miss(t, path))) {
 			errno = (int)-r;
 			return -1;
 		}
