@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 
 #include "err.h"
+#include "fixes.h"
 #include "glob.h"
 #include "jsonl.h"
 #include "lookup.h"
@@ -496,7 +497,7 @@ static bool in_fingerprint(const char *rel)
 }
 
 static char *read_hint(const struct report *r, const cJSON *a, const char *res, bool bin,
-	bool keyed)
+	bool keyed, struct fixes *fx)
 {
 	struct stat st;
 	char *sp = spell(r, res), *shown = show(sp, bin), *line, *rel, *key;
@@ -505,6 +506,14 @@ static char *read_hint(const struct report *r, const cJSON *a, const char *res, 
 	key = show(rel, bin);
 	/* a root file every key folds already (R-8) needs the grant alone */
 	bool folded = keyed && in_fingerprint(rel);
+	if (!bin) {
+		fixes_read(fx, sp);
+		if (keyed && !folded) {
+			char *entry = xasprintf("%s%s", rel, dir ? "/**" : "");
+			fixes_key(fx, entry);
+			free(entry);
+		}
+	}
 	if (keyed && !folded)
 		line = xasprintf("vx: %s read '%s', which the sandbox wall hides, so its output may "
 			"depend on what it did not see (%s: %s); fix: allow.read: ['%s'] and "
@@ -571,6 +580,7 @@ bool report_judge(struct report *r, int exit_code)
 	cJSON *sockets = cJSON_CreateArray();
 	bool cached = cJSON_IsObject(cJSON_GetObjectItemCaseSensitive(r->task, "cache"));
 	cJSON *keyed = cJSON_CreateArray(), *vset = cJSON_CreateArray();
+	struct fixes fx = {0};
 
 	cJSON_ArrayForEach(a, r->accesses) {
 		const char *access = str(a, "access"), *op = str(a, "op"), *en = str(a, "errno");
@@ -625,6 +635,12 @@ bool report_judge(struct report *r, int exit_code)
 			if (!seen_before(vset, once)) {
 				put("violation", a, line);
 				nviol++;
+				if (write && !wid && path_is_within(r->project, res)) {
+					char *in = path_relative(r->project, res), *sin = show(in, bin);
+					fixes_inside(&fx, a, in, sin, bin);
+					free(in);
+					free(sin);
+				}
 			}
 			free(once);
 			if (w)
@@ -675,6 +691,10 @@ bool report_judge(struct report *r, int exit_code)
 				"workspace, so no task's key can answer for it; fix: grant and key the "
 				"files yourself (allow.read: ['%s'] plus cache.inputs.workspaceFiles: "
 				"['%s/**'])", r->id, rd, rl, sp, rd);
+			char *entry = xasprintf("%s/**", rd);
+			fixes_read(&fx, sp);
+			fixes_key(&fx, entry);
+			free(entry);
 			free(sp);
 		} else {
 			line = xasprintf("vx: %s read %s through %s, and its key folds no cached task of "
@@ -695,7 +715,7 @@ bool report_judge(struct report *r, int exit_code)
 			bool bin;
 			char *res = raw_path(a, "resolved", &bin), *line;
 			if (!seen_before(named, res)) {
-				line = read_hint(r, a, res, bin, true);
+				line = read_hint(r, a, res, bin, true, &fx);
 				put("hint", a, line);
 				nhint++;
 				free(line);
@@ -704,6 +724,7 @@ bool report_judge(struct report *r, int exit_code)
 		}
 		cJSON_Delete(named);
 	}
+	nhint += fixes_put_inside(&fx, r->id, r->task);
 	if (failed) {
 		cJSON *named = cJSON_CreateArray();
 		cJSON_ArrayForEach(a, walls) {
@@ -727,6 +748,12 @@ bool report_judge(struct report *r, int exit_code)
 				sp = spell(r, dir);
 				shown = show(sp, bin);
 				if (!seen_before(named, dir)) {
+					fixes_wrote(&fx);
+					if (grantable(r, dir) && !bin) {
+						char *g = xasprintf("%s%s", sp, strcmp(sp, "/") ? "/" : "");
+						fixes_write(&fx, g);
+						free(g);
+					}
 					if (grantable(r, dir))
 						line = xasprintf("vx: %s wrote past the sandbox wall (%s %s: "
 							"%s); fix: allow.write: ['%s%s']", r->id, op, full,
@@ -744,7 +771,7 @@ bool report_judge(struct report *r, int exit_code)
 				sp = NULL;
 				shown = NULL;
 				if (!seen_before(named, res))
-					line = read_hint(r, a, res, bin, false);
+					line = read_hint(r, a, res, bin, false, &fx);
 			} else {
 				free(res);
 				continue;
@@ -809,6 +836,10 @@ bool report_judge(struct report *r, int exit_code)
 		nviol++;
 		free(line);
 	}
+	/* last: the whole grant in one block, and the learner */
+	nhint += fixes_put_end(&fx, r->id, r->task, exit_code, exit_code != 0 || nviol > 0 ||
+		incomplete);
+	fixes_free(&fx);
 	put_verdict("id", r->id, nviol > 0 || incomplete, nviol, nhint,
 		incomplete && strcmp(state, "none") ? "incomplete" : state,
 		!strcmp(state, "off") ? r->off_reason : NULL, naccess);

@@ -57,7 +57,9 @@ for l in sys.stdin:
 	run -0 line_of
 	assert_output "deny file-read packages/app/banner.txt (openat: ENOENT)
 deny file-write packages/app/log.txt (openat: EROFS)
-verdict {\"fail\": true, \"violations\": 2, \"hints\": 0, \"trace\": \"end\", \"events\": 4}"
+vx: @x/app#test wrote 'log.txt' in its project, where no write grant reaches (openat: EROFS); fix: allow.write: ['log.txt']
+vx: @x/app#test: every grant above with the task's own, to merge into tasks.test of packages/app/vx.json (objects merge, lists replace): {\"exec\":{\"sandbox\":{\"allow\":{\"read\":[\"src/**\"],\"write\":[\"out.txt\",\"log.txt\"]},\"ignore\":{\"read\":[\"probe-*.json\"],\"write\":[\"*.bun-build\"]}}}}
+verdict {\"fail\": true, \"violations\": 2, \"hints\": 2, \"trace\": \"end\", \"events\": 4}"
 }
 
 @test "a read that fails on the host too (a PATH probe) and a granted success are no findings" {
@@ -86,7 +88,9 @@ verdict {\"fail\": true, \"violations\": 2, \"hints\": 0, \"trace\": \"end\", \"
 vx: @x/app#test wrote past the sandbox wall (mkdir $HOME/.cache/tool/x: EROFS); fix: allow.write: ['~/.cache/tool/']
 vx: @x/app#test wrote past the sandbox wall (openat $WS/packages/other/gen.txt: EROFS); fix: allow.write: ['../other/']
 vx: @x/app#test: write grant 'out.txt' was made an empty file the task never wrote, now removed; fix: if it names a directory, spell it 'out.txt/'
-verdict {\"fail\": false, \"violations\": 0, \"hints\": 4, \"trace\": \"end\", \"events\": 5}"
+vx: @x/app#test: every grant above with the task's own, to merge into tasks.test of packages/app/vx.json (objects merge, lists replace): {\"exec\":{\"sandbox\":{\"allow\":{\"read\":[\"src/**\",\"../../tsconfig.base.json\"],\"write\":[\"out.txt\",\"~/.cache/tool/\",\"../other/\"]},\"ignore\":{\"read\":[\"probe-*.json\"],\"write\":[\"*.bun-build\"]}}}}
+vx: @x/app#test exited 2 after a denied write: a tool stops at its first, so another run would show only the next; fix: vx init --sandbox @x/app#test learns every access in one run
+verdict {\"fail\": false, \"violations\": 0, \"hints\": 6, \"trace\": \"end\", \"events\": 5}"
 }
 
 @test "issue 18: a cached task's hidden read of a workspace file that exists is a violation, with the grant and the key input; one that exists nowhere is not" {
@@ -98,7 +102,8 @@ vx: @x/app#test read '../../tsconfig.base.json', which the sandbox wall hides, s
 vx: @x/app#test wrote past the sandbox wall (mkdir $HOME/.cache/tool/x: EROFS); fix: allow.write: ['~/.cache/tool/']
 vx: @x/app#test wrote past the sandbox wall (openat $WS/packages/other/gen.txt: EROFS); fix: allow.write: ['../other/']
 vx: @x/app#test: write grant 'out.txt' was made an empty file the task never wrote, now removed; fix: if it names a directory, spell it 'out.txt/'
-verdict {\"fail\": true, \"violations\": 1, \"hints\": 4, \"trace\": \"end\", \"events\": 5}"
+vx: @x/app#test: every grant above with the task's own, to merge into tasks.test of packages/app/vx.json (objects merge, lists replace): {\"exec\":{\"sandbox\":{\"allow\":{\"read\":[\"src/**\",\"../../tsconfig.base.json\"],\"write\":[\"out.txt\",\"~/.cache/tool/\",\"../other/\"]},\"ignore\":{\"read\":[\"probe-*.json\"],\"write\":[\"*.bun-build\"]}}},\"cache\":{\"inputs\":{\"workspaceFiles\":[\"tsconfig.base.json\"]}}}
+verdict {\"fail\": true, \"violations\": 1, \"hints\": 5, \"trace\": \"end\", \"events\": 5}"
 }
 
 @test "issue 18: a cached task's existence probe of a hidden config file (browserslist's existsSync) is a violation; of a directory or a .git file it is not" {
@@ -108,7 +113,8 @@ verdict {\"fail\": true, \"violations\": 1, \"hints\": 4, \"trace\": \"end\", \"
 	run -0 line_of
 	assert_output "deny file-read package.json (access: ENOENT)
 vx: @x/app#test read '../../package.json', which the sandbox wall hides, so its output may depend on what it did not see (access: ENOENT); fix: allow.read: ['../../package.json'] and cache.inputs.workspaceFiles: ['package.json']
-verdict {\"fail\": true, \"violations\": 1, \"hints\": 1, \"trace\": \"end\", \"events\": 5}"
+vx: @x/app#test: every grant above with the task's own, to merge into tasks.test of packages/app/vx.json (objects merge, lists replace): {\"exec\":{\"sandbox\":{\"allow\":{\"read\":[\"src/**\",\"../../package.json\"],\"write\":[\"out.txt\"]},\"ignore\":{\"read\":[\"probe-*.json\"],\"write\":[\"*.bun-build\"]}}},\"cache\":{\"inputs\":{\"workspaceFiles\":[\"package.json\"]}}}
+verdict {\"fail\": true, \"violations\": 1, \"hints\": 2, \"trace\": \"end\", \"events\": 5}"
 	report_uncached probe.jsonl --exit 0
 	assert_equal "$status" 0
 }
@@ -125,7 +131,8 @@ deny file-read tsconfig.base.json (statx: ENOENT)
 vx: @x/app#test read '../../pnpm-workspace.yaml', which the sandbox wall hides (statx: ENOENT); fix: allow.read: ['../../pnpm-workspace.yaml'] (every key folds it already)
 vx: @x/app#test read '../../package.json', which the sandbox wall hides, so its output may depend on what it did not see (statx: ENOENT); fix: allow.read: ['../../package.json'] and cache.inputs.workspaceFiles: ['package.json']
 vx: @x/app#test read '../../tsconfig.base.json', which the sandbox wall hides, so its output may depend on what it did not see (statx: ENOENT); fix: allow.read: ['../../tsconfig.base.json'] and cache.inputs.workspaceFiles: ['tsconfig.base.json']
-verdict {\"fail\": true, \"violations\": 3, \"hints\": 3, \"trace\": \"end\", \"events\": 6}"
+vx: @x/app#test: every grant above with the task's own, to merge into tasks.test of packages/app/vx.json (objects merge, lists replace): {\"exec\":{\"sandbox\":{\"allow\":{\"read\":[\"src/**\",\"../../pnpm-workspace.yaml\",\"../../package.json\",\"../../tsconfig.base.json\"],\"write\":[\"out.txt\"]},\"ignore\":{\"read\":[\"probe-*.json\"],\"write\":[\"*.bun-build\"]}}},\"cache\":{\"inputs\":{\"workspaceFiles\":[\"package.json\",\"tsconfig.base.json\"]}}}
+verdict {\"fail\": true, \"violations\": 3, \"hints\": 4, \"trace\": \"end\", \"events\": 6}"
 }
 
 @test "issue 18: errnos the host gives too are no findings; stat probes of existing directories only hint on failure; no hint opens the root, .git or /dev" {
@@ -141,7 +148,9 @@ verdict {\"fail\": true, \"violations\": 3, \"hints\": 3, \"trace\": \"end\", \"
 vx: @x/app#test wrote past the sandbox wall (mkdir $WS/shared: EROFS); fix: allow.write: ['../../shared/']
 vx: @x/app#test wrote past the sandbox wall (openat $WS/x.txt: EROFS); no grant can open it (it holds the project, or .git, or is the workspace root); fix: write inside the project's own grants
 vx: @x/app#test wrote past the sandbox wall (openat $WS/.git/hooks/x: EROFS); no grant can open it (it holds the project, or .git, or is the workspace root); fix: write inside the project's own grants
-verdict {\"fail\": false, \"violations\": 0, \"hints\": 4, \"trace\": \"end\", \"events\": 11}"
+vx: @x/app#test: every grant above with the task's own, to merge into tasks.test of packages/app/vx.json (objects merge, lists replace): {\"exec\":{\"sandbox\":{\"allow\":{\"read\":[\"src/**\",\"../../config\"],\"write\":[\"out.txt\",\"../../shared/\"]},\"ignore\":{\"read\":[\"probe-*.json\"],\"write\":[\"*.bun-build\"]}}}}
+vx: @x/app#test exited 1 after a denied write: a tool stops at its first, so another run would show only the next; fix: vx init --sandbox @x/app#test learns every access in one run
+verdict {\"fail\": false, \"violations\": 0, \"hints\": 6, \"trace\": \"end\", \"events\": 11}"
 	refute_output --partial "E6"
 	refute_output --partial "'/dev/'"
 	refute_output --partial "'../../'"
@@ -175,12 +184,64 @@ vx: @x/app#test: write grant 'out.txt' was made an empty file the task never wro
 verdict {\"fail\": false, \"violations\": 0, \"hints\": 5, \"trace\": \"end\", \"events\": 6}"
 }
 
+report_outputs() { # report_outputs TRACE [ARGS...]: for a task with outputs lib/** and *.tsbuildinfo
+	local t=$1
+	shift
+	run vx-report --request "$(fixture request-outputs.jsonl)" --trace "$(fixture "$t")" "$@"
+}
+
+@test "issue 35: every denied write inside the project names its grant: a mkdir's directory, a declared output's directory, writes under one directory as one grant, a root file by name; never './'" {
+	report_outputs inside.jsonl --exit 0
+	assert_equal "$status" 1
+	run -0 line_of
+	assert_line "vx: @x/app#build wrote 'lib' and 2 more paths under 'lib/' in its project, where no write grant reaches (mkdir: EROFS); fix: allow.write: ['lib/'] (already a declared output: cache.outputs.files 'lib/**')"
+	assert_line "vx: @x/app#build wrote 'build/assets/chunk-abc.js' and 1 more path under 'build/' in its project, where no write grant reaches (openat: EROFS); fix: allow.write: ['build/']"
+	assert_line "vx: @x/app#build wrote 'tsconfig.tsbuildinfo' in its project, where no write grant reaches (openat: EROFS); fix: allow.write: ['tsconfig.tsbuildinfo'] (already a declared output: cache.outputs.files '*.tsbuildinfo')"
+	assert_line "vx: @x/app#build wrote 'stats.json' in its project, where no write grant reaches (openat: EROFS); fix: allow.write: ['stats.json']"
+	assert_line "vx: @x/app#build wrote '.git/index.lock' in its project, where no write grant reaches (openat: EROFS); no grant can open it (.git and .vx stay read-only); fix: have the tool write elsewhere"
+	assert_line "vx: @x/app#build wrote 2 files at its project's root ('tsconfig.tsbuildinfo', 'stats.json'): each is granted by name, since allow.write: ['./'] would open the whole project to the task, its sources too"
+	# every denial is listed, each path once; no fix opens the project
+	assert_equal "$(grep -c '^deny file-write packages/app/' <<< "$output")" 8
+	refute_output --partial "fix: allow.write: ['./']"
+	refute_output --partial "fix: allow.write: ['.']"
+	refute_output --partial "['lib/esm/"
+	refute_output --partial "['build/assets/']"
+}
+
+@test "issue 35: a failed task's report ends with one block, JSON that merges every grant named into the task's own; the learner line only after a non-zero exit following a denied write" {
+	report_outputs inside.jsonl --exit 1
+	assert_equal "$status" 1
+	run -0 line_of
+	assert_equal "${lines[-2]}" "vx: @x/app#build exited 1 after a denied write: a tool stops at its first, so another run would show only the next; fix: vx init --sandbox @x/app#build learns every access in one run"
+	block=${lines[-3]}
+	assert_equal "${block%%: \{*}" "vx: @x/app#build: every grant above with the task's own, to merge into tasks.build of packages/app/vx.json (objects merge, lists replace)"
+	# the user's vx.json, the block pasted into it
+	put packages/app/vx.json '{ "tasks": { "build": { "exec": { "command": "tsc",
+		"sandbox": { "allow": { "read": ["."], "write": ["dist/"] } } },
+		"cache": { "inputs": { "files": ["src/**"] }, "outputs": { "files": ["lib/**", "*.tsbuildinfo"] } } } } }'
+	run -0 apply_fix "$WS" "$block"
+	assert_output 1
+	run -0 /usr/bin/python3 -c 'import json, sys; t = json.load(open(sys.argv[1]))["tasks"]["build"]; print(json.dumps([t["exec"]["command"], t["exec"]["sandbox"], t["cache"]], sort_keys=True))' "$WS/packages/app/vx.json"
+	assert_output '["tsc", {"allow": {"read": [".", "../../tsconfig.base.json"], "write": ["dist/", "lib/", "build/", "tsconfig.tsbuildinfo", "stats.json"]}}, {"inputs": {"files": ["src/**"], "workspaceFiles": ["tsconfig.base.json"]}, "outputs": {"files": ["lib/**", "*.tsbuildinfo"]}}]'
+	# the command went on past its denied writes (exit 0): all were seen, no learner
+	report_outputs inside.jsonl --exit 0
+	run -0 line_of
+	refute_output --partial "vx init --sandbox"
+	assert_line --partial "every grant above with the task's own"
+	# a task that passes gets no block
+	report_uncached wall.jsonl --exit 0
+	run -0 line_of
+	refute_output --partial "every grant above"
+}
+
 @test "ignore.read and ignore.write silence a denial without granting it, each for its own access" {
 	report ignored.jsonl
 	assert_equal "$status" 1
 	run -0 line_of
 	assert_output "deny file-write packages/app/probe-1.json (openat: EROFS)
-verdict {\"fail\": true, \"violations\": 1, \"hints\": 0, \"trace\": \"end\", \"events\": 3}"
+vx: @x/app#test wrote 'probe-1.json' in its project, where no write grant reaches (openat: EROFS); fix: allow.write: ['probe-1.json']
+vx: @x/app#test: every grant above with the task's own, to merge into tasks.test of packages/app/vx.json (objects merge, lists replace): {\"exec\":{\"sandbox\":{\"allow\":{\"read\":[\"src/**\"],\"write\":[\"out.txt\",\"probe-1.json\"]},\"ignore\":{\"read\":[\"probe-*.json\"],\"write\":[\"*.bun-build\"]}}}}
+verdict {\"fail\": true, \"violations\": 1, \"hints\": 2, \"trace\": \"end\", \"events\": 3}"
 }
 
 @test "reads under a withheld linked package are violations with one hint naming the package, the link and the edge; an unlinked sibling's file is one for a cached task, the wall for an uncached one" {
@@ -192,7 +253,8 @@ deny file-read packages/ui/package.json (openat: ENOENT)
 deny file-read packages/secret/token.txt (openat: ENOENT)
 vx: @x/app#test read packages/ui through node_modules/@x/ui, and its key folds no cached task of @x/ui, so an edit there would not re-run it; fix: add a dependsOn edge that reaches one (^build where @x/ui#build keys its sources, or a source task), or grant and key the files yourself (allow.read plus cache.inputs.workspaceFiles)
 vx: @x/app#test read '../secret/token.txt', which the sandbox wall hides, so its output may depend on what it did not see (openat: ENOENT); fix: allow.read: ['../secret/token.txt'] and cache.inputs.workspaceFiles: ['packages/secret/token.txt']
-verdict {\"fail\": true, \"violations\": 3, \"hints\": 2, \"trace\": \"end\", \"events\": 3}"
+vx: @x/app#test: every grant above with the task's own, to merge into tasks.test of packages/app/vx.json (objects merge, lists replace): {\"exec\":{\"sandbox\":{\"allow\":{\"read\":[\"src/**\",\"../secret/token.txt\"],\"write\":[\"out.txt\"]},\"ignore\":{\"read\":[\"probe-*.json\"],\"write\":[\"*.bun-build\"]}}},\"cache\":{\"inputs\":{\"workspaceFiles\":[\"packages/secret/token.txt\"]}}}
+verdict {\"fail\": true, \"violations\": 3, \"hints\": 3, \"trace\": \"end\", \"events\": 3}"
 	# uncached, the sibling is the wall: named only as a hint, and only on a failure
 	report_uncached withheld.jsonl --exit 1
 	assert_line --partial "which the sandbox wall hides (openat: ENOENT); fix: allow.read: ['../secret/token.txt']"

@@ -883,9 +883,13 @@ import json, sys
 for l in sys.argv[1].splitlines():
     r = json.loads(l)
     if r.get("type") == "result":
-        print(r["status"], r["exit"], r["violations"])
+        print(r["status"], r["exit"])
+        print("\n".join(r["violations"]))
 ' "$output"
-	assert_output "fail 0 ['deny file-write packages/app/gen.txt (openat: EROFS)']"
+	assert_output "fail 0
+deny file-write packages/app/gen.txt (openat: EROFS)
+vx: @x/app#gen wrote 'gen.txt' in its project, where no write grant reaches (openat: EROFS); fix: allow.write: ['gen.txt']
+vx: @x/app#gen: every grant above with the task's own, to merge into tasks.gen of packages/app/vx.json (objects merge, lists replace): {\"exec\":{\"sandbox\":{\"allow\":{\"read\":[\".\"],\"write\":[\"gen.txt\"]}}}}"
 }
 
 @test "P1/R5: a cached task reading an unkeyed linked sibling fails with one violation under it and the hint (root links)" {
