@@ -168,3 +168,33 @@ rootless_cleanup() {
 		rm -rf "$ROOTLESS"
 	fi
 }
+
+# apply_fix ROOT TEXT: merge each pasteable block of vx run's TEXT (a failed
+# task's "every grant above with the task's own, to merge into tasks.T of
+# FILE" line, vx-report(1)) into tasks.T of ROOT/FILE as a user pastes it:
+# the JSON parsed, objects merged, lists replaced. Prints how many it merged.
+apply_fix() {
+	/usr/bin/python3 - "$1" "$2" <<'PY'
+import json, re, sys
+root, text = sys.argv[1], sys.argv[2]
+def merge(a, b):
+    if not isinstance(b, dict) or not isinstance(a, dict):
+        return b
+    for k, v in b.items():
+        a[k] = merge(a.get(k), v)
+    return a
+n = 0
+for l in text.splitlines():
+    m = re.match(r"\s*vx: \S+: every grant above with the task's own, to merge into "
+                 r"tasks\.(\S+) of (\S+) \(objects merge, lists replace\): (\{.*\})$", l)
+    if m:
+        path = root + "/" + m.group(2)
+        with open(path) as f:
+            conf = json.load(f)
+        conf["tasks"][m.group(1)] = merge(conf["tasks"][m.group(1)], json.loads(m.group(3)))
+        with open(path, "w") as f:
+            json.dump(conf, f, indent=2)
+        n += 1
+print(n)
+PY
+}

@@ -141,6 +141,15 @@ runners_pass() {
 	assert_line --regexp "workspaceFiles.*package\.json"
 	run -1 vx run @rt/legacy#build-first
 	refute_line --regexp '^hit '
+	# issue 35: the block it ends with, pasted, is the whole fix
+	cp packages/legacy/vx.json "$BATS_TEST_TMPDIR/vx.json"
+	run -0 apply_fix "$WS" "$output"
+	assert_output 1
+	run vx run @rt/legacy#build-first
+	cp "$BATS_TEST_TMPDIR/vx.json" packages/legacy/vx.json
+	assert_success
+	refute_output --partial "SANDBOX VIOLATIONS"
+	run -0 diff -r "$REF/legacy" packages/legacy/dist
 }
 
 @test "tsc with the extended tsconfig.base.json not granted fails, naming ../../tsconfig.base.json, the grant and the cache input, and no hint widens to the workspace" {
@@ -152,6 +161,15 @@ runners_pass() {
 	refute_line --partial "allow.read: ['../..']"
 	refute_line --partial "allow.read: ['..']"
 	refute_line --partial "EINVAL"
+	# issue 35: the block it ends with, pasted, is the whole fix
+	cp packages/lib/vx.json "$BATS_TEST_TMPDIR/vx.json"
+	run -0 apply_fix "$WS" "$output"
+	assert_output 1
+	run vx run @rt/lib#build-first
+	cp "$BATS_TEST_TMPDIR/vx.json" packages/lib/vx.json
+	assert_success
+	refute_output --partial "SANDBOX VIOLATIONS"
+	run -0 diff -r "$REF/lib" packages/lib/dist
 }
 
 @test "the root config granted and keyed: a hit when nothing moved, a re-run with other output when the browserslist moves" {
@@ -176,4 +194,28 @@ runners_pass() {
 	assert_success
 	run -0 vx run @rt/legacy#build
 	assert_line --regexp '^miss @rt/legacy#build '
+}
+
+@test "issue 35: pnpm layout: vitest granted only dist/ is told each write inside its project with the grant, and the block pasted from each failed run makes it pass" {
+	use pnpm
+	cp packages/lib/vx.json "$BATS_TEST_TMPDIR/vx.json"
+	edit_json packages/lib/vx.json 'm["tasks"]["test"]["exec"]["sandbox"]["allow"]["write"] = ["dist/"]'
+	run vx run @rt/lib#test
+	assert_failure
+	assert_line "  deny file-write packages/lib/node_modules/.vite-temp (mkdir: EROFS)"
+	assert_line "  vx: @rt/lib#test wrote 'node_modules/.vite-temp' in its project, where no write grant reaches (mkdir: EROFS); fix: allow.write: ['node_modules/.vite-temp/']"
+	assert_line --partial "vx init --sandbox @rt/lib#test learns every access in one run"
+	run -0 apply_fix "$WS" "$output"
+	assert_output 1
+	# vite goes on past a denied write of its dependency cache: exit 0, no learner
+	run vx run @rt/lib#test
+	assert_failure
+	assert_line "  vx: @rt/lib#test wrote 'node_modules/.vite' in its project, where no write grant reaches (mkdir: EROFS); fix: allow.write: ['node_modules/.vite/']"
+	refute_output --partial "vx init --sandbox"
+	run -0 apply_fix "$WS" "$output"
+	run vx run @rt/lib#test
+	cp "$BATS_TEST_TMPDIR/vx.json" packages/lib/vx.json
+	assert_success
+	refute_output --partial "SANDBOX VIOLATIONS"
+	assert_line --regexp '^@rt/lib#test: +Tests +5 passed \(5\)'
 }

@@ -295,3 +295,28 @@ UNTRACED_LINE='vx: sandboxed tasks are neither saved to nor restored from the ca
 	run -0 vx-test-nouserns vx run version --filter @ex/plain --root "$WS"
 	assert_output --partial '@ex/plain#version: plain ran'
 }
+
+@test "issue 35: a write denied inside the project names its grant and a declared output; the block each failed run ends with, pasted, gets it further until it passes" {
+	# the block a careful user writes first, and a build that writes its
+	# declared outputs elsewhere (lib/, a root file), stopping at its first
+	# denied write as tools do
+	put packages/ui/vx.json '{ "tasks": { "build": { "exec": { "command": "mkdir -p lib/esm && echo js > lib/esm/index.js && echo {} > stats.json",
+		"sandbox": { "allow": { "read": ["."], "write": ["dist/"] } } },
+		"cache": { "inputs": { "files": ["src/**"] }, "outputs": { "files": ["lib/**", "stats.json"] } } } } }'
+	run -1 vx run build
+	assert_line "  deny file-write packages/ui/lib (mkdir: EROFS)"
+	assert_line "  vx: @x/ui#build wrote 'lib' in its project, where no write grant reaches (mkdir: EROFS); fix: allow.write: ['lib/'] (already a declared output: cache.outputs.files 'lib/**')"
+	assert_line "  vx: @x/ui#build exited 1 after a denied write: a tool stops at its first, so another run would show only the next; fix: vx init --sandbox @x/ui#build learns every access in one run"
+	run -0 apply_fix "$WS" "$output"
+	assert_output 1
+	run -1 vx run build
+	assert_line "  deny file-write packages/ui/stats.json (openat: EROFS)"
+	assert_line "  vx: @x/ui#build wrote 'stats.json' in its project, where no write grant reaches (openat: EROFS); fix: allow.write: ['stats.json'] (already a declared output: cache.outputs.files 'stats.json')"
+	assert_line "  vx: @x/ui#build: every grant above with the task's own, to merge into tasks.build of packages/ui/vx.json (objects merge, lists replace): {\"exec\":{\"sandbox\":{\"allow\":{\"read\":[\".\"],\"write\":[\"dist/\",\"lib/\",\"stats.json\"]}}}}"
+	run -0 apply_fix "$WS" "$output"
+	run -0 vx run build
+	assert_line --regexp '^miss @x/ui#build '
+	refute_output --partial "SANDBOX VIOLATIONS"
+	assert_equal "$(cat packages/ui/lib/esm/index.js)" "js"
+	assert_equal "$(cat packages/ui/stats.json)" "{}"
+}
