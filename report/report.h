@@ -12,7 +12,9 @@
  * ignore glob silences, the hint records (on a failed task: past-wall writes
  * with the directory to grant, hidden reads of host paths with the grant
  * spelled from the project, untouched placeholders; beside a withheld
- * package's violation: the dependsOn hint), then one "verdict" record. The
+ * package's violation: the dependsOn hint; a write denied inside the
+ * project: its grant; a failed task's last: its whole grant and the
+ * learner, fixes.h), then one "verdict" record. The
  * report owns every string it holds; report_free() releases them. Readers
  * return -1 after one line naming the file and the fix.
  */
