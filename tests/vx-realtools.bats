@@ -37,7 +37,8 @@ restore_sandbox() {
 
 # clean WS: no outputs, no tool caches, no vx state left by an earlier test
 clean() {
-	rm -rf "$1"/packages/*/dist "$1"/packages/*/node_modules/.vite "$1/node_modules/.vite-temp" \
+	rm -rf "$1"/packages/*/dist "$1"/packages/*/node_modules/.vite "$1"/packages/*/node_modules/.vite-temp \
+		"$1/node_modules/.vite-temp" \
 		"$1/node_modules/.vite" "$1/.vx"
 }
 
