@@ -30,17 +30,35 @@ static char *bare(const char *s)
 }
 
 /* Does grant g (a literal, spelled from the project) hold path p, spelled
- * the same way? "dist/" and "dist" both hold "dist/a"; a glob holds nothing
- * here. */
+ * the same way? "dist/" and "dist" both hold "dist/a", "./" all of the
+ * project but nothing outside it ("../x", "~/x", "/x"); a glob holds
+ * nothing here. */
 static bool holds(const char *g, const char *p)
 {
 	if (glob_has_magic(g))
 		return false;
 	char *a = bare(g), *b = bare(p);
-	bool in = !strcmp(a, ".") || !strcmp(a, "./") || path_is_within(a, b);
+	bool in = !strcmp(a, ".") ? b[0] != '/' && b[0] != '~' && strcmp(b, "..") &&
+		strncmp(b, "../", 3) : path_is_within(a, b);
 	free(a);
 	free(b);
 	return in;
+}
+
+/* The task's write grant that holds rel although the write was denied (a
+ * config or guard vx-sandbox keeps read-only in it), or NULL. */
+static const char *granted(const cJSON *task, const char *rel)
+{
+	const cJSON *g;
+	cJSON_ArrayForEach(g, at(cJSON_GetObjectItemCaseSensitive(task, "sandbox"), "allow", "write")) {
+		const char *s = cJSON_GetStringValue(g);
+		char *col = s ? glob_collapse(s) : NULL;
+		bool hit = col && holds(col, rel);
+		free(col);
+		if (hit)
+			return s;
+	}
+	return NULL;
 }
 
 static void add_once(cJSON **set, const char *s)
@@ -141,6 +159,7 @@ static char *grant_for(const char *rel, bool dir)
 struct group {
 	char *grant, *shown; /* raw (NULL: none can open it), and for the line */
 	const char *glob;    /* the outputs glob declaring one of its writes */
+	const char *had;     /* the task's own grant that holds it already */
 	cJSON *writes;       /* references to f->inside's entries */
 	bool bin;
 };
@@ -184,9 +203,15 @@ static struct group *group_writes(const cJSON *inside, const cJSON *task, size_t
 		bool bin = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(w, "bin"));
 		bool dir = is_dir_write(rec);
 		char *home = NULL, *g, *gs_shown;
+		const char *had = granted(task, rel);
 		if (!bin)
 			glob = declared(task, rel, &home);
-		if (home) {
+		if (had) {
+			free(home);
+			home = NULL;
+			g = NULL;
+			gs_shown = NULL;
+		} else if (home) {
 			g = xasprintf("%s/", home);
 			gs_shown = xstrdup(g);
 		} else {
@@ -207,6 +232,7 @@ static struct group *group_writes(const cJSON *inside, const cJSON *task, size_t
 				free(gs_shown);
 			gs[i].writes = cJSON_CreateArray();
 			gs[i].bin = bin;
+			gs[i].had = had;
 			(*n)++;
 		} else {
 			free(g);
@@ -272,6 +298,11 @@ size_t fixes_put_inside(struct fixes *f, const char *id, const cJSON *task)
 				roots = t;
 				nroot++;
 			}
+		} else if (gs[i].had) {
+			line = xasprintf("vx: %s wrote %s in its project, under its write grant '%s', "
+				"which keeps it read-only (%s: %s): a shell or tool config, or a guard "
+				"(vx-sandbox(1)); no grant can open it; fix: have the tool write elsewhere",
+				id, what, gs[i].had, str(rec, "op"), str(rec, "errno"));
 		} else {
 			line = xasprintf("vx: %s wrote %s in its project, where no write grant reaches "
 				"(%s: %s); no grant can open it (.git and .vx stay read-only); fix: have "

@@ -190,7 +190,7 @@ report_outputs() { # report_outputs TRACE [ARGS...]: for a task with outputs lib
 	run vx-report --request "$(fixture request-outputs.jsonl)" --trace "$(fixture "$t")" "$@"
 }
 
-@test "issue 35: every denied write inside the project names its grant: a mkdir's directory, a declared output's directory, writes under one directory as one grant, a root file by name; never './'" {
+@test "issue 35: every denied write inside the project names its grant: a mkdir's directory, a declared output's directory, writes under one directory as one grant, a root file by name; never './'; none for a path a grant keeps read-only" {
 	report_outputs inside.jsonl --exit 0
 	assert_equal "$status" 1
 	run -0 line_of
@@ -199,9 +199,10 @@ report_outputs() { # report_outputs TRACE [ARGS...]: for a task with outputs lib
 	assert_line "vx: @x/app#build wrote 'tsconfig.tsbuildinfo' in its project, where no write grant reaches (openat: EROFS); fix: allow.write: ['tsconfig.tsbuildinfo'] (already a declared output: cache.outputs.files '*.tsbuildinfo')"
 	assert_line "vx: @x/app#build wrote 'stats.json' in its project, where no write grant reaches (openat: EROFS); fix: allow.write: ['stats.json']"
 	assert_line "vx: @x/app#build wrote '.git/index.lock' in its project, where no write grant reaches (openat: EROFS); no grant can open it (.git and .vx stay read-only); fix: have the tool write elsewhere"
+	assert_line "vx: @x/app#build wrote 'dist/.bashrc' in its project, under its write grant 'dist/', which keeps it read-only (openat: EROFS): a shell or tool config, or a guard (vx-sandbox(1)); no grant can open it; fix: have the tool write elsewhere"
 	assert_line "vx: @x/app#build wrote 2 files at its project's root ('tsconfig.tsbuildinfo', 'stats.json'): each is granted by name, since allow.write: ['./'] would open the whole project to the task, its sources too"
 	# every denial is listed, each path once; no fix opens the project
-	assert_equal "$(grep -c '^deny file-write packages/app/' <<< "$output")" 8
+	assert_equal "$(grep -c '^deny file-write packages/app/' <<< "$output")" 9
 	refute_output --partial "fix: allow.write: ['./']"
 	refute_output --partial "fix: allow.write: ['.']"
 	refute_output --partial "['lib/esm/"
