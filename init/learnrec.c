@@ -74,6 +74,17 @@ static const char *withheld_dir(const cJSON *withheld, const char *path)
 	return NULL;
 }
 
+/* a path outside: named once, with what it holds (a directory made
+ * there, then its files) */
+static void add_outside(cJSON *arr, const char *path)
+{
+	const cJSON *e;
+	cJSON_ArrayForEach(e, arr)
+		if (path_is_within(e->valuestring, path))
+			return;
+	add(arr, path);
+}
+
 static void on_read(struct proposal *pr, const cJSON *rec, const cJSON *withheld,
 	const char *root, const char *proj, const char *path)
 {
@@ -83,9 +94,12 @@ static void on_read(struct proposal *pr, const cJSON *rec, const cJSON *withheld
 	if (path_is_within(path, proj) || lstat(path, &st) != 0)
 		return; /* the cwd or a directory holding it; a file the task made */
 	if (cJSON_IsString(cJSON_GetObjectItemCaseSensitive(rec, "errno"))) {
-		/* refused in a run where only the walls refuse: a wall */
+		/* a read of a file the host has fails in a learning run only
+		 * behind a wall (or as it fails on the host: EINVAL, ENOTDIR) */
 		char *rel = path_relative(root, path);
-		add(pr->walled, rel);
+		if (!strncmp(rel, ".git", 4) || !strncmp(rel, ".vx", 3))
+			if (!rel[strcspn(rel, "/")] || rel[strcspn(rel, "/")] == '/')
+				add(pr->walled, rel);
 		free(rel);
 		return;
 	}
@@ -141,19 +155,27 @@ static void on_write(struct proposal *pr, const cJSON *rec, const char *proj, co
 		/* mkdir -p meets what is there (EEXIST); outside the root the
 		 * host is read-only in the learning run as in any sandbox */
 		if (strcmp(str(rec, "errno"), "EROFS") == 0)
-			add(pr->outside, path);
+			add_outside(pr->outside, path);
 		return;
 	}
 	if (!path_is_within(proj, path)) {
-		add(pr->outside, path);
+		add_outside(pr->outside, path);
 		return;
 	}
 	if (!strcmp(path, proj))
 		return;
 	char *rel = path_relative(proj, path), *top = top_dir(rel), *grant;
+	struct stat st;
+	if (top && !strcmp(top, "node_modules") && strchr(rel + 13, '/')) {
+		/* a tool's cache there (node_modules/.vite/): that directory,
+		 * never the installed packages beside it */
+		free(top);
+		top = xstrndup(rel, (size_t)(strchr(rel + 13, '/') - rel));
+	}
 	if (top)
 		grant = xasprintf("%s/", top);
-	else if (op && (!strcmp(op, "mkdir") || !strcmp(op, "mkdirat") || !strcmp(op, "rmdir")))
+	else if ((op && (!strcmp(op, "mkdir") || !strcmp(op, "mkdirat"))) ||
+		 (lstat(path, &st) == 0 && S_ISDIR(st.st_mode)))
 		grant = xasprintf("%s/", rel);
 	else
 		grant = xstrdup(rel);
@@ -161,6 +183,25 @@ static void on_write(struct proposal *pr, const cJSON *rec, const char *proj, co
 	free(grant);
 	free(top);
 	free(rel);
+}
+
+/* a directory grant made only to hold a narrower one (node_modules/ for
+ * node_modules/.vite/) is the narrower one's to make (R-22) */
+static void drop_holders(struct proposal *pr)
+{
+	cJSON *keep = cJSON_CreateArray();
+	const cJSON *e, *f;
+	cJSON_ArrayForEach(e, pr->write) {
+		size_t n = strlen(e->valuestring);
+		bool holder = false;
+		cJSON_ArrayForEach(f, pr->write)
+			holder |= n && e->valuestring[n - 1] == '/' && strlen(f->valuestring) > n &&
+				  !strncmp(f->valuestring, e->valuestring, n);
+		if (!holder)
+			add(keep, e->valuestring);
+	}
+	cJSON_Delete(pr->write);
+	pr->write = keep;
 }
 
 /* reads of what is written are the task's own outputs, no read grant */
@@ -217,13 +258,25 @@ bool learnrec_read(const char *trace, const char *root, const char *proj, const 
 			else if (!strcmp(acc, "write"))
 				on_write(pr, r, proj, res);
 		} else if (acc && res && !strcmp(acc, "write")) {
-			add(pr->outside, res);
+			add_outside(pr->outside, res);
 		}
 		cJSON_Delete(r);
 	}
 	free(text);
 	cJSON_Delete(withheld);
+	drop_holders(pr);
 	drop_outputs(pr);
+	/* what the task keys already needs no second entry */
+	const cJSON *have = cJSON_GetObjectItemCaseSensitive(
+		cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(task, "cache"),
+			"inputs"), "workspaceFiles");
+	cJSON *wf = cJSON_CreateArray();
+	const cJSON *f;
+	cJSON_ArrayForEach(f, pr->wfiles)
+		if (!has(have, f->valuestring))
+			add(wf, f->valuestring);
+	cJSON_Delete(pr->wfiles);
+	pr->wfiles = wf;
 	const cJSON *e;
 	cJSON_ArrayForEach(e, pr->write)
 		if (!learnrec_declared(task, e->valuestring))

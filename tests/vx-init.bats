@@ -437,3 +437,92 @@ mkdir -p dist && echo ok > dist/out.txt'
 	assert_output --partial '"write": ["dist/"]'
 	PT=p MODE=m run -0 vx run build
 }
+
+# tree_digest: every file of the workspace but vx's own state, hashed
+tree_digest() {
+	(cd "$WS" && find . -path ./.vx -prune -o \( -type f -o -type l \) -print | LC_ALL=C sort |
+		while read -r f; do printf '%s %s\n' "$f" "$(sha256sum < "$f")"; done)
+}
+
+@test "--sandbox learns without touching the tree: a task that removes its src and rewrites sources leaves it byte-identical" {
+	sb_ws
+	put packages/b/package.json '{ "name": "@x/b" }'
+	put packages/b/src/in.txt 'b'
+	put packages/a/package.json '{ "name": "@x/a", "scripts": {
+		"build": "rm -rf src; echo evil > ../b/src/in.txt; echo evil > ../../shared.txt; echo evil > vx.json; mkdir -p dist && echo o > dist/o" } }'
+	run -0 vx init
+	tree_digest > "$BATS_TEST_TMPDIR/before"
+	run -1 --separate-stderr vx init --sandbox
+	tree_digest > "$BATS_TEST_TMPDIR/after"
+	run -0 diff "$BATS_TEST_TMPDIR/before" "$BATS_TEST_TMPDIR/after"
+	assert_equal "$(cat packages/a/src/in.txt)" in
+	run -1 --separate-stderr vx init --sandbox
+	assert_equal "$(printf '%s\n' "${stderr_lines[@]}" | grep -e outside -e 'not verified' -e 'no cache.outputs')" \
+		"vx-init: @x/a#build: wrote '$WS/packages/b/src/in.txt', outside its project: not granted; fix: review it, and add it to allow.write by hand if it is right
+vx-init: @x/a#build: wrote '$WS/shared.txt', outside its project: not granted; fix: review it, and add it to allow.write by hand if it is right
+vx-init: @x/a#build: writes 'src/', which no cache.outputs glob covers: proposed for review, not granted in the verifying run; fix: declare it an output, or drop it from allow.write if the task should not write there
+vx-init: @x/a#build: writes 'vx.json', which no cache.outputs glob covers: proposed for review, not granted in the verifying run; fix: declare it an output, or drop it from allow.write if the task should not write there
+vx-init: @x/a#build: not verified: it writes 'src/', which no cache.outputs glob covers, and the verifying run grants only declared outputs (the sources stay as they are)"
+	run -0 diff "$BATS_TEST_TMPDIR/before" <(tree_digest)
+}
+
+@test "--sandbox learns three writes in three directories and two reads outside the project in ONE run; applied, vx run passes and hits" {
+	put turbo.json '{ "tasks": { "build": { "outputs": ["dist/**", "types/**", "meta.json"] } } }'
+	put shared.txt 'shared'
+	put conf/base.json '{}'
+	put packages/a/src/in.txt 'in'
+	put packages/a/package.json '{ "name": "@x/a", "scripts": {
+		"build": "mkdir -p dist types && cat ../../shared.txt ../../conf/base.json src/in.txt > dist/out.txt && echo t > types/a.d.ts && echo m > meta.json" } }'
+	run -0 vx init
+	run -0 --separate-stderr vx init --sandbox
+	assert_equal "$(printf '%s\n' "${stderr_lines[@]}" | grep -c 'learning run:')" 1
+	assert_equal "$(printf '%s\n' "${stderr_lines[@]}" | grep -c 'verifying run:')" 1
+	assert_equal "$(printf '%s\n' "${stderr_lines[@]}" | grep -e 'learned' -e 'verified')" \
+		"vx-init: @x/a#build: learned in 1 run
+vx-init: @x/a#build: verified: the proposed block passes with no violation, and its 3 output files match the learning run's"
+	assert_line --partial '"sandbox": { "allow": { "read": ["../../shared.txt", "../../conf/base.json", "src"], "write": ["dist/", "types/", "meta.json"] } }'
+	assert_line '+        "inputs": { "workspaceFiles": ["shared.txt", "conf/base.json"] },'
+	printf '%s\n' "$output" | git apply
+	rm -rf packages/a/dist packages/a/types packages/a/meta.json
+	run -0 vx run build
+	assert_line --partial 'miss @x/a#build'
+	refute_output --partial 'VIOLATION'
+	assert_equal "$(cat packages/a/dist/out.txt)" $'shared\n{}\nin'
+	run -0 vx run build
+	assert_line --partial 'hit  @x/a#build'
+}
+
+@test "--sandbox's verification names the outputs that differ from the learning run's" {
+	put turbo.json '{ "tasks": { "build": { "outputs": ["dist/**"] } } }'
+	put packages/a/package.json '{ "name": "@x/a", "scripts": {
+		"build": "mkdir -p dist && echo same > dist/same.txt && date +%s%N > dist/stamp.txt" } }'
+	run -0 vx init
+	run -1 --separate-stderr vx init --sandbox
+	assert_equal "$(printf '%s\n' "${stderr_lines[@]}" | grep verified)" \
+		"vx-init: @x/a#build: not verified: 1 output differs from the learning run's: dist/stamp.txt"
+	# the proposal is still printed, for review
+	assert_line --partial '"write": ["dist/"]'
+}
+
+@test "--sandbox selects as vx run: cached tasks by default, TASK, --filter and --only; uncached only by name, persistent never" {
+	put turbo.json '{ "tasks": { "build": { "outputs": ["dist/**"], "dependsOn": ["^build"] },
+		"lint": { "cache": false }, "dev": { "persistent": true, "cache": false } } }'
+	put packages/a/package.json '{ "name": "@x/a", "scripts": { "build": "true", "lint": "true", "dev": "sleep 1000" } }'
+	put packages/b/package.json '{ "name": "@x/b", "dependencies": { "@x/a": "*" },
+		"scripts": { "build": "true", "lint": "true", "dev": "sleep 1000" } }'
+	run -0 vx init
+	learned() { printf '%s\n' "${stderr_lines[@]}" | sed -n 's/^vx-init: \(.*\): learning run:.*/\1/p' | tr '\n' ' '; }
+	run -0 --separate-stderr vx init --sandbox
+	assert_equal "$(learned)" "@x/a#build @x/b#build "
+	run -0 --separate-stderr vx init --sandbox --filter @x/a
+	assert_equal "$(learned)" "@x/a#build "
+	run -0 --separate-stderr vx init --sandbox build --filter @x/b --only
+	assert_equal "$(learned)" "@x/b#build "
+	run -0 --separate-stderr vx init --sandbox lint
+	assert_equal "$(learned)" "@x/a#lint @x/b#lint "
+	run -0 --separate-stderr vx init --sandbox dev
+	assert_equal "$(learned)" ""
+	run -2 --separate-stderr vx init --sandbox nosuch
+	run -2 --separate-stderr vx init --filter @x/a
+	assert_equal "$stderr" "vx-init: '--filter' selects tasks for --sandbox only; see 'vx-init --help'"
+}
