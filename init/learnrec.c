@@ -85,8 +85,29 @@ static void add_outside(cJSON *arr, const char *path)
 	add(arr, path);
 }
 
+/* The directory of the workspace project holding path whose name the
+ * task's "keyed" (K(T)) holds, or NULL (malloc'd). */
+static char *keyed_dir(const cJSON *graph, const cJSON *task, const char *root, const char *path)
+{
+	const cJSON *p, *keyed = cJSON_GetObjectItemCaseSensitive(task, "keyed");
+	char *best = NULL;
+	cJSON_ArrayForEach(p, cJSON_GetObjectItemCaseSensitive(graph, "projects")) {
+		const char *d = str(p, "dir"), *n = str(p, "name");
+		if (!d || !n || !strcmp(d, ".") || !has(keyed, n))
+			continue;
+		char *abs = path_join(root, d);
+		if (path_is_within(abs, path) && (!best || strlen(abs) > strlen(best))) {
+			free(best);
+			best = abs;
+		} else {
+			free(abs);
+		}
+	}
+	return best;
+}
+
 static void on_read(struct proposal *pr, const cJSON *rec, const cJSON *withheld,
-	const char *root, const char *proj, const char *path)
+	const cJSON *graph, const cJSON *task, const char *root, const char *proj, const char *path)
 {
 	struct stat st;
 	const char *op = str(rec, "op");
@@ -115,7 +136,20 @@ static void on_read(struct proposal *pr, const cJSON *rec, const cJSON *withheld
 	if (S_ISDIR(st.st_mode) && !listing)
 		return;
 	const char *pkg = withheld_dir(withheld, path);
-	char *at = NULL;
+	char *at = NULL, *kdir = keyed_dir(graph, task, root, path);
+	if (kdir) {
+		/* a package whose cached task the key folds already (R-21a):
+		 * its top directory read, no second key */
+		char *in = path_relative(kdir, path), *top = top_dir(in);
+		char *tp = top ? path_join(kdir, top) : xstrdup(path), *spelled = path_relative(proj, tp);
+		add(pr->read, spelled);
+		free(spelled);
+		free(tp);
+		free(top);
+		free(in);
+		free(kdir);
+		return;
+	}
 	if (pkg) {
 		/* the package's top directory read, keyed as a whole */
 		char *in = path_relative(pkg, path), *top = top_dir(in);
@@ -219,8 +253,8 @@ static void drop_outputs(struct proposal *pr)
 	pr->read = keep;
 }
 
-bool learnrec_read(const char *trace, const char *root, const char *proj, const cJSON *task,
-	struct proposal *pr)
+bool learnrec_read(const char *trace, const char *root, const char *proj, const cJSON *graph,
+	const cJSON *task, struct proposal *pr)
 {
 	memset(pr, 0, sizeof(*pr));
 	pr->read = cJSON_CreateArray();
@@ -254,7 +288,7 @@ bool learnrec_read(const char *trace, const char *root, const char *proj, const 
 		} else if (acc && res && !cJSON_GetObjectItemCaseSensitive(r, "resolved_hex") &&
 			   path_is_within(root, res)) {
 			if (!strcmp(acc, "read"))
-				on_read(pr, r, withheld, root, proj, res);
+				on_read(pr, r, withheld, graph, task, root, proj, res);
 			else if (!strcmp(acc, "write"))
 				on_write(pr, r, proj, res);
 		} else if (acc && res && !strcmp(acc, "write")) {

@@ -12,7 +12,10 @@
  *   a read outside the project, inside the workspace: allow.read spelled
  *     from the project ("../../tsconfig.base.json") and the same path,
  *     root-relative, in cache.inputs.workspaceFiles (R-21a: the key answers
- *     for it); a directory listed there: "dir", keyed as everything under it; inside a
+ *     for it); a directory listed there: "dir", keyed as everything under it;
+ *     inside a workspace package whose cached task the key folds already
+ *     (the task's "keyed", K(T)): that package's top directory read
+ *     ("../util/dist"), no second key; inside a
  *     linked package withheld from a cached task (R-28): its top directory,
  *     keyed the same way, and a hint naming the dependsOn edge;
  *   a write inside the project: its top directory ("dist/"), or the
@@ -39,10 +42,10 @@ struct proposal {
 	bool complete;                /* the trace had its end record */
 };
 
-/* task: vx-graph's record (its cache.outputs). false when the trace is
- * unreadable. */
-bool learnrec_read(const char *trace, const char *root, const char *proj, const cJSON *task,
-	struct proposal *pr);
+/* graph, task: vx-graph's records (the projects; the task's keyed, cache
+ * inputs and outputs). false when the trace is unreadable. */
+bool learnrec_read(const char *trace, const char *root, const char *proj, const cJSON *graph,
+	const cJSON *task, struct proposal *pr);
 void learnrec_free(struct proposal *pr);
 /* Is this write grant (as the block spells it) one the task's
  * cache.outputs cover? */

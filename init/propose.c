@@ -37,11 +37,11 @@ static char *self_dir(void)
 
 /* Run argv; its stdout into *out (when out) or onto stderr. The exit
  * status, 128+N for a signal, -1 when it could not start. */
-static int run(char *const *argv, char **out, char **env)
+static int run_err(char *const *argv, char **out, char **env, int err_fd)
 {
 	fflush(stdout);
 	fflush(stderr);
-	struct spawn_opts o = {.envp = env, .out_fd = out ? 0 : 2};
+	struct spawn_opts o = {.envp = env, .out_fd = out ? 0 : 2, .err_fd = err_fd};
 	int fd = -1;
 	pid_t pid = child_start(argv, &o, NULL, out ? &fd : NULL);
 	if (pid < 0)
@@ -53,6 +53,11 @@ static int run(char *const *argv, char **out, char **env)
 		*out = strbuf_detach(&sb, NULL);
 	}
 	return child_wait(pid);
+}
+
+static int run(char *const *argv, char **out, char **env)
+{
+	return run_err(argv, out, env, 0);
 }
 
 static void put_list(FILE *f, const cJSON *a)
@@ -259,6 +264,21 @@ static bool named(const struct propose_sel *sel, const char *id, const char *nam
 	return false;
 }
 
+/* Is task id among the task records of vx-graph's output text? */
+static bool selected(const char *text, const char *id)
+{
+	char *copy = xstrdup(text), *save = NULL;
+	bool yes = false;
+	for (char *line = strtok_r(copy, "\n", &save); line && !yes; line = strtok_r(NULL, "\n", &save)) {
+		cJSON *r = cJSON_Parse(line);
+		const cJSON *t = cJSON_GetObjectItemCaseSensitive(r, "id");
+		yes = cJSON_IsString(t) && !strcmp(t->valuestring, id);
+		cJSON_Delete(r);
+	}
+	free(copy);
+	return yes;
+}
+
 /* Learn, then verify, one task: its proposal in *pr; 0, or 1 after the
  * line saying why it is not verified. */
 static int one_task(struct job *j, const cJSON *task, struct proposal *pr)
@@ -269,7 +289,7 @@ static int one_task(struct job *j, const cJSON *task, struct proposal *pr)
 		err_die_errno(VX_EXIT_FAIL, "unable to make a private directory for %s", j->id);
 	char *trace = NULL, *upper = NULL, *why = NULL;
 	int status = learn_run(j, task, &trace, &upper), rc = 0;
-	if (!learnrec_read(trace, j->root, j->proj, task, pr) || !pr->complete || status == 125 ||
+	if (!learnrec_read(trace, j->root, j->proj, j->graph, task, pr) || !pr->complete || status == 125 ||
 		status < 0) {
 		fprintf(stderr, "vx-init: %s: the learning run could not be made (exit %d; above); "
 				"fix: see vx-sandbox's line\n", j->id, status);
@@ -279,8 +299,9 @@ static int one_task(struct job *j, const cJSON *task, struct proposal *pr)
 		say_review(j->id, pr);
 		if (status != 0) {
 			why = xasprintf("it failed (exit %d) in the learning run, with the whole "
-					"workspace readable; fix: run it by hand: a network host or a tool "
-					"outside the workspace is not learned", status);
+					"workspace readable; fix: run it by hand: what it needs from a "
+					"dependency not run (--only), a network host or a tool outside the "
+					"workspace is not learned", status);
 		} else if (cJSON_GetArraySize(pr->undeclared)) {
 			why = xasprintf("it writes '%s', which no cache.outputs glob covers, and the "
 					"verifying run grants only declared outputs (the sources stay as "
@@ -326,14 +347,22 @@ int propose_run(const char *root, int rootfd, const struct propose_sel *sel)
 		gargv[ga++] = "--filter";
 		gargv[ga++] = sel->filters[i];
 	}
-	if (sel->only)
-		gargv[ga++] = "--only";
 	for (size_t i = 0; i < sel->ntasks; i++)
 		gargv[ga++] = sel->tasks[i];
 	int grc = run(gargv, &out, NULL);
+	/* --only: which tasks; their records come from the whole graph, where
+	 * a task cut from its dependencies keeps its cache (its outputs) */
+	char *only = NULL;
+	if (grc == 0 && sel->only) {
+		int null = open("/dev/null", O_WRONLY | O_CLOEXEC);
+		gargv[ga++] = "--only";
+		grc = run_err(gargv, &only, NULL, null);
+		close(null);
+	}
 	free(gargv);
 	if (grc != 0) {
 		free(out);
+		free(only);
 		err_warn("vx-graph refused the workspace or the selection (above); fix: correct "
 			 "the vx.json files or the task names, or run vx init first");
 		return VX_EXIT_USAGE;
@@ -364,7 +393,7 @@ int propose_run(const char *root, int rootfd, const struct propose_sel *sel)
 		const cJSON *config = cJSON_GetObjectItemCaseSensitive(r, "config");
 		bool cached = cJSON_IsObject(cJSON_GetObjectItemCaseSensitive(r, "cache"));
 		/* an uncached task only by name: it may rewrite sources (lint --fix) */
-		if (!cached && !named(sel, id, name)) {
+		if ((!cached && !named(sel, id, name)) || (only && !selected(only, id))) {
 			cJSON_Delete(r);
 			continue;
 		}
@@ -419,6 +448,7 @@ int propose_run(const char *root, int rootfd, const struct propose_sel *sel)
 	free(edits);
 	cJSON_Delete(grec);
 	free(out);
+	free(only);
 	free(graph);
 	free(sandbox);
 	free(report);

@@ -308,7 +308,7 @@ sb_ws() {
 	run -1 --separate-stderr vx init --sandbox build net
 	assert_equal "$(printf '%s\n' "${stderr_lines[@]}" | grep -v -e 'learning run:' -e 'learned in')" \
 		"vx-init: @x/a#build: has a sandbox block already; left as it is
-vx-init: @x/a#net: not verified: it failed (exit 3) in the learning run, with the whole workspace readable; fix: run it by hand: a network host or a tool outside the workspace is not learned"
+vx-init: @x/a#net: not verified: it failed (exit 3) in the learning run, with the whole workspace readable; fix: run it by hand: what it needs from a dependency not run (--only), a network host or a tool outside the workspace is not learned"
 	assert_line '-	  "net": { "exec": { "command": "exit 3" } } } }'
 	assert_line '+	  "net": { "exec": { "command": "exit 3", "sandbox": {} } } } }'
 	refute_line --partial '"command": "true", "sandbox": {},'
@@ -525,4 +525,21 @@ vx-init: @x/a#build: verified: the proposed block passes with no violation, and 
 	run -2 --separate-stderr vx init --sandbox nosuch
 	run -2 --separate-stderr vx init --filter @x/a
 	assert_equal "$stderr" "vx-init: '--filter' selects tasks for --sandbox only; see 'vx-init --help'"
+}
+
+@test "--sandbox: a read of a sibling package the task's key folds (dependsOn ^build) is its directory, with no second key" {
+	put turbo.json '{ "tasks": { "build": { "outputs": ["dist/**"], "dependsOn": ["^build"] } } }'
+	put packages/util/package.json '{ "name": "@x/util", "scripts": { "build": "mkdir -p dist && echo u > dist/u.txt" } }'
+	put packages/app/package.json '{ "name": "@x/app", "dependencies": { "@x/util": "*" },
+		"scripts": { "build": "mkdir -p dist && cat ../util/dist/u.txt > dist/a.txt" } }'
+	run -0 vx init
+	run -0 --separate-stderr vx init --sandbox
+	assert_line '+      "exec": { "command": "mkdir -p dist && cat ../util/dist/u.txt > dist/a.txt", "sandbox": { "allow": { "read": ["../util/dist"], "write": ["dist/"] } } },'
+	refute_output --partial workspaceFiles
+	assert_equal "$(printf '%s\n' "${stderr_lines[@]}" | grep -c ': verified:')" 2
+	printf '%s\n' "$output" | git apply
+	run -0 vx run build
+	refute_output --partial VIOLATION
+	run -0 vx run build
+	assert_line --partial 'hit  @x/app#build'
 }
