@@ -112,6 +112,7 @@ readme_has() {
 	run -0 vx run build --root "$WS"
 	run -0 --separate-stderr vx init --sandbox @ex/app#build --root "$WS"
 	local line
+	# shellcheck disable=SC2154  # bats sets stderr_lines
 	for line in "${stderr_lines[@]}"; do
 		case $line in
 		vx-init:*) readme_has "$line" ;;

@@ -189,6 +189,7 @@ del c["tasks"]["build"]["cache"]["inputs"]["workspaceFiles"]
 json.dump(c, open(sys.argv[1], "w"), indent=2)
 ' packages/legacy/vx.json
 	run -0 --separate-stderr vx init --sandbox @rt/legacy#build --only
+	# shellcheck disable=SC2154  # bats sets stderr_lines
 	assert_equal "$(printf '%s\n' "${stderr_lines[@]}" | grep -c 'learning run:')" 1
 	assert_equal "$(printf '%s\n' "${stderr_lines[@]}" | grep -e 'learned' -e 'verified')" \
 		"vx-init: @rt/legacy#build: learned in 1 run
