@@ -543,3 +543,28 @@ vx-init: @x/a#build: verified: the proposed block passes with no violation, and 
 	run -0 vx run build
 	assert_line --partial 'hit  @x/app#build'
 }
+
+@test "the learning run's boundary: the workspace readable, its writes kept apart; outside it the baseline (credential stores hidden, the host read-only), .git walled" {
+	sb_ws
+	mkdir -p .git && echo ref > .git/HEAD
+	local h=$BATS_TEST_TMPDIR/home s
+	mkdir -p "$h/.ssh" && echo key > "$h/.ssh/id"
+	s=$(mktemp -d)
+	HOME=$h run -0 vx-sandbox --root "$WS" --project packages/a --learn "$s" --trace "$BATS_TEST_TMPDIR/t" -- \
+		sh -c 'cat ../../shared.txt; echo new > src/in.txt; cat ~/.ssh/id 2>/dev/null || echo store-hidden
+			(echo x > ~/g) 2>/dev/null || echo home-ro; cat ../../.git/HEAD 2>/dev/null || echo git-walled'
+	assert_equal "$output" $'shared\nstore-hidden\nhome-ro\ngit-walled'
+	assert_equal "$(cat packages/a/src/in.txt)" in
+	assert_equal "$(cat "$s/upper/packages/a/src/in.txt")" new
+	assert_file_not_exists "$h/g"
+	# the successful accesses are in the trace too
+	run -0 grep -c -e "\"resolved\":\"$WS/shared.txt\",\"errno\":null" \
+		-e "\"access\":\"write\",\"path\":\"src/in.txt\",\"resolved\":\"$WS/packages/a/src/in.txt\",\"errno\":null" "$BATS_TEST_TMPDIR/t"
+	assert_output 2
+	rm -rf "$s"
+	# a scratch directory inside the workspace is refused, nothing run
+	mkdir -m 700 "$WS/scratch"
+	run -125 --separate-stderr vx-sandbox --root "$WS" --learn "$WS/scratch" --trace "$BATS_TEST_TMPDIR/t" -- touch "$WS/ran"
+	assert_equal "$stderr" "vx-sandbox: --learn '$WS/scratch': inside the workspace root '$WS' or holding it; fix: give a directory outside the workspace"
+	assert_file_not_exists "$WS/ran"
+}
