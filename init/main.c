@@ -69,7 +69,8 @@ int main(int argc, char **argv)
 	};
 	const char *root = getenv("VX_ROOT");
 	bool dry = false, force = false, sandbox = false;
-	struct propose_sel sel = {0};
+	char *filters[argc > 0 ? argc : 1]; /* --filter values: fewer than argc */
+	struct propose_sel sel = {.filters = filters};
 	int c;
 
 	err_init(argv[0]);
@@ -88,7 +89,6 @@ int main(int argc, char **argv)
 			sandbox = true;
 			break;
 		case 'F':
-			sel.filters = xrealloc(sel.filters, (sel.nfilters + 1) * sizeof(char *));
 			sel.filters[sel.nfilters++] = optarg;
 			break;
 		case 'o':
@@ -121,7 +121,6 @@ int main(int argc, char **argv)
 		err_die_errno(VX_EXIT_USAGE, "unable to open '%s'", ws.root);
 	if (sandbox) {
 		int prc = propose_run(ws.root, rootfd, &sel);
-		free(sel.filters);
 		return prc ? prc : jsonl_out_finish();
 	}
 

@@ -365,6 +365,10 @@ int propose_run(const char *root, int rootfd, const struct propose_sel *sel)
 		free(only);
 		err_warn("vx-graph refused the workspace or the selection (above); fix: correct "
 			 "the vx.json files or the task names, or run vx init first");
+		free(graph);
+		free(sandbox);
+		free(report);
+		free(dir);
 		return VX_EXIT_USAGE;
 	}
 
