@@ -156,6 +156,9 @@ $(BUILD)/unit/%: tests/unit/%.c tests/unit/unit.h $(UNIT_LINK)
 $(BUILD)/unit/test_vxedit: $(BUILD)/init/vxedit.o
 $(BUILD)/unit/test_vxedit: UNIT_EXTRA = $(BUILD)/init/vxedit.o
 $(BUILD)/unit/test_vxedit: CPPFLAGS += -Iinit
+$(BUILD)/unit/test_learnrec: $(BUILD)/init/learnrec.o
+$(BUILD)/unit/test_learnrec: UNIT_EXTRA = $(BUILD)/init/learnrec.o
+$(BUILD)/unit/test_learnrec: CPPFLAGS += -Iinit
 
 # libFuzzer harnesses (tests/fuzz/, docs/fuzzing.md): clang only. Each links
 # the modules it fuzzes, built again with coverage and ASan+UBSan.

@@ -32,6 +32,8 @@ static const char usage[] =
 	"  vx why TASK...       what moved each task's key: for its last run, and since\n"
 	"  vx clean             empty the local cache\n"
 	"  vx init [--dry]      write vx.json files from turbo.json and package.json scripts\n"
+	"  vx init --sandbox [TASK...] [--filter SEL]... [--only]\n"
+	"                       learn each task's sandbox block in one run, verify it\n"
 	"  vx <name> ARGS...    runs the program vx-<name> beside vx\n"
 	"  vx --help            this text\n"
 	"\n"

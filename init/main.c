@@ -21,7 +21,8 @@
 #include "wsroot.h"
 
 static const char usage[] =
-	"usage: vx-init [--root DIR] [--dry] [--force] [--sandbox]\n"
+	"usage: vx-init [--root DIR] [--dry] [--force]\n"
+	"       vx-init --sandbox [TASK...] [--filter SEL]... [--only] [--root DIR]\n"
 	"\n"
 	"Write a vx.json for each package of a Turborepo workspace (and the root)\n"
 	"from its turbo.json files and package.json scripts, or of an Nx workspace\n"
@@ -34,18 +35,24 @@ static const char usage[] =
 	"                 current directory)\n"
 	"  --dry, --print print the unified diff of what it would write; write nothing\n"
 	"  --force        replace vx.json files that exist\n"
-	"  --sandbox      run each task once under the tracer, starting with nothing\n"
-	"                 of the workspace granted, and print the sandbox block its\n"
-	"                 denied accesses call for as a diff of its vx.json (the\n"
-	"                 tasks run and write their outputs; nothing else is written)\n"
+	"  --sandbox      learn each task's sandbox block in one run (the workspace\n"
+	"                 readable, every write kept in a scratch layer, the real\n"
+	"                 tree untouched), verify it in a second run sandboxed with\n"
+	"                 it, and print the blocks as a diff of each vx.json; TASK,\n"
+	"                 --filter and --only select as in vx run (default: every\n"
+	"                 cached task without a block; an uncached one only by\n"
+	"                 name, a persistent one never)\n"
+	"  --filter SEL   with --sandbox: only the tasks of the projects SEL selects\n"
+	"  --only         with --sandbox: the tasks named, not their dependencies\n"
 	"  -h, --help     this text\n"
 	"\n"
 	"An existing vx.json is refused, and then nothing is written. Each file is\n"
 	"written whole or not at all (a temporary file renamed over it).\n"
 	"\n"
 	"Exit status: 0 success, 1 failure (a vx.json exists, a write; with --sandbox, a task\n"
-	"that failed or a vx.json it could not edit), 2 usage or config error (no\n"
-	"turbo.json nor nx.json, or one that is wrong).\n";
+	"that failed or is not verified, or a vx.json it could not edit), 2 usage or config\n"
+	"error (no turbo.json nor nx.json, or one that is wrong; a selection vx-graph\n"
+	"refuses).\n";
 
 int main(int argc, char **argv)
 {
@@ -55,11 +62,15 @@ int main(int argc, char **argv)
 		{"print", no_argument, NULL, 'n'},
 		{"force", no_argument, NULL, 'f'},
 		{"sandbox", no_argument, NULL, 's'},
+		{"filter", required_argument, NULL, 'F'},
+		{"only", no_argument, NULL, 'o'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
 	const char *root = getenv("VX_ROOT");
 	bool dry = false, force = false, sandbox = false;
+	char *filters[argc > 0 ? argc : 1]; /* --filter values: fewer than argc */
+	struct propose_sel sel = {.filters = filters};
 	int c;
 
 	err_init(argv[0]);
@@ -77,6 +88,12 @@ int main(int argc, char **argv)
 		case 's':
 			sandbox = true;
 			break;
+		case 'F':
+			sel.filters[sel.nfilters++] = optarg;
+			break;
+		case 'o':
+			sel.only = true;
+			break;
 		case 'h':
 			fputs(usage, stdout);
 			return jsonl_out_finish();
@@ -85,10 +102,13 @@ int main(int argc, char **argv)
 			return VX_EXIT_USAGE;
 		}
 	}
-	if (optind < argc) {
-		err_warn("unexpected argument '%s'; see 'vx-init --help'", argv[optind]);
+	if (!sandbox && (optind < argc || sel.nfilters || sel.only)) {
+		err_warn("'%s' selects tasks for --sandbox only; see 'vx-init --help'",
+			optind < argc ? argv[optind] : sel.only ? "--only" : "--filter");
 		return VX_EXIT_USAGE;
 	}
+	sel.tasks = argv + optind;
+	sel.ntasks = (size_t)(argc - optind);
 
 	static struct workspace ws;
 	if (wsroot_find(".", root && *root ? root : NULL, true, &ws.root) != 0)
@@ -99,8 +119,10 @@ int main(int argc, char **argv)
 	int rootfd = open(ws.root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (rootfd < 0)
 		err_die_errno(VX_EXIT_USAGE, "unable to open '%s'", ws.root);
-	if (sandbox)
-		return propose_run(ws.root, rootfd) ? VX_EXIT_FAIL : jsonl_out_finish();
+	if (sandbox) {
+		int prc = propose_run(ws.root, rootfd, &sel);
+		return prc ? prc : jsonl_out_finish();
+	}
 
 	static struct turbo t;
 	if (!turbo_load(&t, &ws, rootfd))

@@ -13,17 +13,16 @@
 #include <cjson/cJSON.h>
 
 #include "child.h"
+#include "digest.h"
 #include "err.h"
 #include "fileio.h"
+#include "learnrec.h"
 #include "output.h"
 #include "path.h"
 #include "strbuf.h"
 #include "taskenv.h"
+#include "taskreq.h"
 #include "vxedit.h"
-
-/* a task's command runs this many times at most, each with what the last
- * run was denied */
-enum { MAX_ROUNDS = 8 };
 
 static char *self_dir(void)
 {
@@ -38,11 +37,11 @@ static char *self_dir(void)
 
 /* Run argv; its stdout into *out (when out) or onto stderr. The exit
  * status, 128+N for a signal, -1 when it could not start. */
-static int run(char *const *argv, char **out, char **env)
+static int run_err(char *const *argv, char **out, char **env, int err_fd)
 {
 	fflush(stdout);
 	fflush(stderr);
-	struct spawn_opts o = {.envp = env, .out_fd = out ? 0 : 2};
+	struct spawn_opts o = {.envp = env, .out_fd = out ? 0 : 2, .err_fd = err_fd};
 	int fd = -1;
 	pid_t pid = child_start(argv, &o, NULL, out ? &fd : NULL);
 	if (pid < 0)
@@ -56,94 +55,9 @@ static int run(char *const *argv, char **out, char **env)
 	return child_wait(pid);
 }
 
-struct grants {
-	cJSON *read, *write, *wfiles;
-	cJSON *outside; /* writes outside the project: named, not granted */
-	bool unix_sockets; /* it made an AF_UNIX socket: named, never granted */
-};
-
-static bool add_new(cJSON *arr, const char *s)
+static int run(char *const *argv, char **out, char **env)
 {
-	const cJSON *e;
-	cJSON_ArrayForEach(e, arr) if (strcmp(e->valuestring, s) == 0) return false;
-	cJSON_AddItemToArray(arr, cJSON_CreateString(s));
-	return true;
-}
-
-/* The first segment of a project-relative path ("src/a.ts" -> "src"),
- * NULL for a top-level file. */
-static char *top_dir(const char *rel)
-{
-	const char *slash = strchr(rel, '/');
-	return slash ? xstrndup(rel, (size_t)(slash - rel)) : NULL;
-}
-
-/* Read one trace; add a grant per denied access. How many were new. */
-static int learn(const char *trace, const char *root, const char *proj, struct grants *g)
-{
-	char *text = fileio_read_at(AT_FDCWD, trace, NULL);
-	if (!text)
-		return 0;
-	int added = 0;
-	char *save = NULL;
-	for (char *line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
-		cJSON *r = cJSON_Parse(line);
-		const cJSON *acc = cJSON_GetObjectItemCaseSensitive(r, "access");
-		const cJSON *res = cJSON_GetObjectItemCaseSensitive(r, "resolved");
-		const cJSON *op = cJSON_GetObjectItemCaseSensitive(r, "op");
-		const cJSON *en = cJSON_GetObjectItemCaseSensitive(r, "errno");
-		bool failed = cJSON_IsString(en);
-		if (!cJSON_IsString(acc) || !cJSON_IsString(res) || !cJSON_IsString(op) ||
-			cJSON_GetObjectItemCaseSensitive(r, "resolved_hex")) {
-			cJSON_Delete(r);
-			continue;
-		}
-		const char *path = res->valuestring;
-		if (strcmp(acc->valuestring, "unix") == 0) {
-			/* named, not granted: a unix socket may be the Docker
-			 * daemon's, root on the host */
-			g->unix_sockets = true;
-		} else if (strcmp(acc->valuestring, "read") == 0 && failed) {
-			struct stat st;
-			/* a probe for a file the host does not have either needs no grant */
-			if (lstat(path, &st) == 0) {
-				char *rel = path_relative(proj, path);
-				if (path_is_within(proj, path)) {
-					char *top = top_dir(rel);
-					added += add_new(g->read, top ? top : rel);
-					free(top);
-				} else if (path_is_within(root, path)) {
-					added += add_new(g->read, rel);
-					char *wrel = path_relative(root, path);
-					add_new(g->wfiles, wrel);
-					free(wrel);
-				}
-				free(rel);
-			}
-		} else if (strcmp(acc->valuestring, "write") == 0 && failed &&
-			   !path_is_within(proj, path)) {
-			/* never granted without review: the next run would let a
-			 * hostile script write there (a sibling package, ~/.bashrc) */
-			add_new(g->outside, path);
-		} else if (strcmp(acc->valuestring, "write") == 0 && failed) {
-			char *rel = path_relative(proj, path);
-			char *top = top_dir(rel);
-			char *grant;
-			if (top)
-				grant = xasprintf("%s/", top);
-			else if (strcmp(op->valuestring, "mkdir") == 0)
-				grant = xasprintf("%s/", rel);
-			else
-				grant = xstrdup(rel);
-			added += add_new(g->write, grant);
-			free(grant);
-			free(top);
-			free(rel);
-		}
-		cJSON_Delete(r);
-	}
-	free(text);
-	return added;
+	return run_err(argv, out, env, 0);
 }
 
 static void put_list(FILE *f, const cJSON *a)
@@ -158,7 +72,7 @@ static void put_list(FILE *f, const cJSON *a)
 	fputc(']', f);
 }
 
-static char *sandbox_text(const struct grants *g)
+static char *sandbox_text(const struct proposal *g)
 {
 	char *buf = NULL;
 	size_t len = 0;
@@ -189,7 +103,7 @@ static char *sandbox_text(const struct grants *g)
 
 /* The vx.json text with the sandbox block and the workspace files added to
  * task name (vxedit.h); NULL after one line saying why not. */
-static char *edit(const char *file, const char *text, const char *name, const struct grants *g)
+static char *edit(const char *file, const char *text, const char *name, const struct proposal *g)
 {
 	char *sb = sandbox_text(g), *list = NULL;
 	if (cJSON_GetArraySize(g->wfiles)) {
@@ -211,32 +125,267 @@ struct file_edit {
 	char *text;
 };
 
-int propose_run(const char *root, int rootfd)
+/* What one task's runs share: the programs, the graph record, the task's
+ * launch (vx run's: taskenv.h) and a private directory for the runs. */
+struct job {
+	const char *sandbox, *report, *root;
+	const cJSON *graph;
+	const char *id;
+	char *proj, *dir;
+	char **env;
+};
+
+/* The request vx run would hand vx-sandbox, with sandbox as the task's
+ * block (taken), at dir/name: its path. */
+static char *write_request(const struct job *j, const cJSON *task, cJSON *sandbox,
+	const char *name)
+{
+	cJSON *t = cJSON_Duplicate(task, 1);
+	if (cJSON_HasObjectItem(t, "sandbox"))
+		cJSON_ReplaceItemInObjectCaseSensitive(t, "sandbox", sandbox);
+	else
+		cJSON_AddItemToObject(t, "sandbox", sandbox);
+	char *text = taskreq_format(j->graph, t, NULL), *path = path_join(j->dir, name);
+	int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (fd < 0 || fileio_write_all(fd, text, strlen(text)) != 0)
+		err_die_errno(VX_EXIT_FAIL, "unable to write the request '%s'", path);
+	close(fd);
+	free(text);
+	cJSON_Delete(t);
+	return path;
+}
+
+/* The learning run (vx-sandbox --learn): its exit status. */
+static int learn_run(const struct job *j, const cJSON *task, char **trace, char **upper)
+{
+	char *req = write_request(j, task, cJSON_CreateObject(), "learn.request");
+	char *scratch = path_join(j->dir, "learn");
+	*trace = path_join(j->dir, "learn.trace");
+	*upper = path_join(scratch, "upper");
+	if (mkdir(scratch, 0700) != 0)
+		err_die_errno(VX_EXIT_FAIL, "unable to make '%s'", scratch);
+	char *argv[] = {(char *)j->sandbox, "--request", req, "--learn", scratch, "--trace", *trace,
+		NULL};
+	fprintf(stderr, "vx-init: %s: learning run: the workspace under an overlay, every write "
+			"kept from it\n", j->id);
+	int status = run(argv, NULL, j->env);
+	free(req);
+	free(scratch);
+	return status;
+}
+
+/* The verifying run: the block the proposal makes, its write grants only
+ * the declared outputs, judged by vx-report as vx run judges it. NULL when
+ * it passed and wrote what the learning run wrote, else why not. */
+static char *verify_run(const struct job *j, const cJSON *task, const struct proposal *pr,
+	const cJSON *learned)
+{
+	cJSON *sb = cJSON_CreateObject(), *allow = cJSON_AddObjectToObject(sb, "allow");
+	cJSON *w = cJSON_CreateArray();
+	const cJSON *e;
+	cJSON_AddItemToObject(allow, "read", cJSON_Duplicate(pr->read, 1));
+	cJSON_ArrayForEach(e, pr->write)
+		if (learnrec_declared(task, e->valuestring))
+			cJSON_AddItemToArray(w, cJSON_CreateString(e->valuestring));
+	cJSON_AddItemToObject(allow, "write", w);
+	char *req = write_request(j, task, sb, "verify.request");
+	char *trace = path_join(j->dir, "verify.trace");
+	char *argv[] = {(char *)j->sandbox, "--request", req, "--trace", trace, NULL};
+	fprintf(stderr, "vx-init: %s: verifying run: sandboxed with the proposed block\n", j->id);
+	int status = run(argv, NULL, j->env);
+	char *code = xasprintf("%d", status), *verdict = NULL, *why = NULL;
+	char *rargv[] = {(char *)j->report, "--request", req, "--trace", trace, "--exit", code, NULL};
+	int judged = status < 0 || status == 125 ? -1 : run(rargv, &verdict, NULL);
+	char *save = NULL;
+	for (char *line = verdict ? strtok_r(verdict, "\n", &save) : NULL; line && !why;
+		line = strtok_r(NULL, "\n", &save)) {
+		cJSON *r = cJSON_Parse(line);
+		const cJSON *type = cJSON_GetObjectItemCaseSensitive(r, "type");
+		const cJSON *l = cJSON_GetObjectItemCaseSensitive(r, "line");
+		if (cJSON_IsString(type) && !strcmp(type->valuestring, "violation") && cJSON_IsString(l))
+			why = xasprintf("it hit a violation: %s", l->valuestring);
+		cJSON_Delete(r);
+	}
+	if (!why && status != 0)
+		why = xasprintf("it failed (exit %d) sandboxed", status);
+	if (!why && judged != 0)
+		why = xasprintf("vx-report failed it (exit %d)", judged);
+	if (!why) {
+		cJSON *bad = digest_differ(learned, j->proj);
+		int n = cJSON_GetArraySize(bad);
+		if (n)
+			why = xasprintf("%d output%s differ%s from the learning run's: %s%s", n,
+				n == 1 ? "" : "s", n == 1 ? "s" : "", cJSON_GetArrayItem(bad, 0)->valuestring,
+				n > 1 ? ", ..." : "");
+		cJSON_Delete(bad);
+	}
+	free(verdict);
+	free(code);
+	free(trace);
+	free(req);
+	return why;
+}
+
+/* The lines for review: what the proposal names and never grants. */
+static void say_review(const char *id, const struct proposal *pr)
+{
+	const cJSON *e;
+	cJSON_ArrayForEach(e, pr->outside)
+		fprintf(stderr, "vx-init: %s: wrote '%s', outside its project: not granted; fix: "
+				"review it, and add it to allow.write by hand if it is right\n",
+			id, e->valuestring);
+	cJSON_ArrayForEach(e, pr->undeclared)
+		fprintf(stderr, "vx-init: %s: writes '%s', which no cache.outputs glob covers: "
+				"proposed for review, not granted in the verifying run; fix: declare it "
+				"an output, or drop it from allow.write if the task should not write there\n",
+			id, e->valuestring);
+	cJSON_ArrayForEach(e, pr->walled)
+		fprintf(stderr, "vx-init: %s: read '%s', behind a wall every sandbox keeps: not "
+				"granted; fix: review it (allow.gitConfig, or a grant naming it)\n",
+			id, e->valuestring);
+	cJSON_ArrayForEach(e, pr->linked)
+		fprintf(stderr, "vx-init: %s: %s\n", id, e->valuestring);
+	cJSON_ArrayForEach(e, pr->net)
+		fprintf(stderr, "vx-init: %s: dialled %s directly: not granted; fix: review it, and "
+				"add the host to allow.network if it is right\n",
+			id, e->valuestring);
+	if (pr->unix_sockets)
+		fprintf(stderr, "vx-init: %s: made an AF_UNIX socket: not granted; fix: review "
+				"which socket (a daemon's may be root on the host), and add "
+				"allow.unixSockets by hand if it is right\n",
+			id);
+}
+
+static bool named(const struct propose_sel *sel, const char *id, const char *name)
+{
+	for (size_t i = 0; i < sel->ntasks; i++)
+		if (!strcmp(sel->tasks[i], id) || !strcmp(sel->tasks[i], name))
+			return true;
+	return false;
+}
+
+/* Is task id among the task records of vx-graph's output text? */
+static bool selected(const char *text, const char *id)
+{
+	char *copy = xstrdup(text), *save = NULL;
+	bool yes = false;
+	for (char *line = strtok_r(copy, "\n", &save); line && !yes; line = strtok_r(NULL, "\n", &save)) {
+		cJSON *r = cJSON_Parse(line);
+		const cJSON *t = cJSON_GetObjectItemCaseSensitive(r, "id");
+		yes = cJSON_IsString(t) && !strcmp(t->valuestring, id);
+		cJSON_Delete(r);
+	}
+	free(copy);
+	return yes;
+}
+
+/* Learn, then verify, one task: its proposal in *pr; 0, or 1 after the
+ * line saying why it is not verified. */
+static int one_task(struct job *j, const cJSON *task, struct proposal *pr)
+{
+	const char *tmp = getenv("TMPDIR");
+	j->dir = xasprintf("%s/vx-init-XXXXXX", tmp && *tmp ? tmp : "/tmp");
+	if (!mkdtemp(j->dir))
+		err_die_errno(VX_EXIT_FAIL, "unable to make a private directory for %s", j->id);
+	char *trace = NULL, *upper = NULL, *why = NULL;
+	int status = learn_run(j, task, &trace, &upper), rc = 0;
+	if (!learnrec_read(trace, j->root, j->proj, j->graph, task, pr) || !pr->complete || status == 125 ||
+		status < 0) {
+		fprintf(stderr, "vx-init: %s: the learning run could not be made (exit %d; above); "
+				"fix: see vx-sandbox's line\n", j->id, status);
+		rc = 1;
+	} else {
+		fprintf(stderr, "vx-init: %s: learned in 1 run\n", j->id);
+		say_review(j->id, pr);
+		if (status != 0) {
+			why = xasprintf("it failed (exit %d) in the learning run, with the whole "
+					"workspace readable; fix: run it by hand: what it needs from a "
+					"dependency not run (--only), a network host or a tool outside the "
+					"workspace is not learned", status);
+		} else if (cJSON_GetArraySize(pr->undeclared)) {
+			why = xasprintf("it writes '%s', which no cache.outputs glob covers, and the "
+					"verifying run grants only declared outputs (the sources stay as "
+					"they are)", cJSON_GetArrayItem(pr->undeclared, 0)->valuestring);
+		} else {
+			cJSON *learned = digest_layer(upper, j->root, j->proj, pr->write);
+			why = verify_run(j, task, pr, learned);
+			if (!why)
+				fprintf(stderr, "vx-init: %s: verified: the proposed block passes with no "
+						"violation, and its %d output file%s match%s the learning run's\n",
+					j->id, cJSON_GetArraySize(learned),
+					cJSON_GetArraySize(learned) == 1 ? "" : "s",
+					cJSON_GetArraySize(learned) == 1 ? "es" : "");
+			cJSON_Delete(learned);
+		}
+		if (why) {
+			fprintf(stderr, "vx-init: %s: not verified: %s\n", j->id, why);
+			rc = 1;
+		}
+	}
+	free(why);
+	free(trace);
+	free(upper);
+	digest_rm(j->dir);
+	free(j->dir);
+	j->dir = NULL;
+	return rc;
+}
+
+int propose_run(const char *root, int rootfd, const struct propose_sel *sel)
 {
 	char *dir = self_dir();
 	char *graph = xasprintf("%s/vx-graph", dir), *sandbox = xasprintf("%s/vx-sandbox", dir);
+	char *report = xasprintf("%s/vx-report", dir);
 	char *out = NULL;
-	char *gargv[] = {graph, "--root", (char *)root, NULL};
-	if (run(gargv, &out, NULL) != 0) {
+	/* the selection as vx run passes it to vx-graph */
+	char **gargv = xcalloc(5 + 2 * sel->nfilters + sel->ntasks, sizeof(char *));
+	size_t ga = 0;
+	gargv[ga++] = graph;
+	gargv[ga++] = "--root";
+	gargv[ga++] = (char *)root;
+	for (size_t i = 0; i < sel->nfilters; i++) {
+		gargv[ga++] = "--filter";
+		gargv[ga++] = sel->filters[i];
+	}
+	for (size_t i = 0; i < sel->ntasks; i++)
+		gargv[ga++] = sel->tasks[i];
+	int grc = run(gargv, &out, NULL);
+	/* --only: which tasks; their records come from the whole graph, where
+	 * a task cut from its dependencies keeps its cache (its outputs) */
+	char *only = NULL;
+	if (grc == 0 && sel->only) {
+		int null = open("/dev/null", O_WRONLY | O_CLOEXEC);
+		gargv[ga++] = "--only";
+		grc = run_err(gargv, &only, NULL, null);
+		close(null);
+	}
+	free(gargv);
+	if (grc != 0) {
 		free(out);
-		err_warn("vx-graph refused the workspace (above); fix: correct the vx.json files, or "
-			 "run vx init first");
+		free(only);
+		err_warn("vx-graph refused the workspace or the selection (above); fix: correct "
+			 "the vx.json files or the task names, or run vx init first");
+		free(graph);
+		free(sandbox);
+		free(report);
+		free(dir);
 		return VX_EXIT_USAGE;
 	}
-	char trace[] = "/tmp/vx-init-trace-XXXXXX";
-	int tfd = mkstemp(trace);
-	if (tfd < 0)
-		err_die_errno(VX_EXIT_FAIL, "unable to make a trace file");
-	close(tfd);
 
 	struct file_edit *edits = NULL;
 	size_t nedits = 0;
 	int rc = 0;
+	cJSON *grec = NULL;
 	char *save = NULL;
 	for (char *line = strtok_r(out, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
 		cJSON *r = cJSON_Parse(line);
 		const cJSON *type = cJSON_GetObjectItemCaseSensitive(r, "type");
 		const cJSON *kind = cJSON_GetObjectItemCaseSensitive(r, "kind");
+		if (cJSON_IsString(type) && !strcmp(type->valuestring, "graph") && !grec) {
+			grec = r;
+			continue;
+		}
+		/* a persistent task never (it does not end), a group has nothing to run */
 		if (!cJSON_IsString(type) || strcmp(type->valuestring, "task") != 0 ||
 			!cJSON_IsString(kind) || strcmp(kind->valuestring, "exec") != 0) {
 			cJSON_Delete(r);
@@ -245,73 +394,28 @@ int propose_run(const char *root, int rootfd)
 		const char *id = cJSON_GetObjectItemCaseSensitive(r, "id")->valuestring;
 		const char *name = cJSON_GetObjectItemCaseSensitive(r, "name")->valuestring;
 		const char *pdir = cJSON_GetObjectItemCaseSensitive(r, "dir")->valuestring;
-		const char *cmd = cJSON_GetObjectItemCaseSensitive(r, "command")->valuestring;
 		const cJSON *config = cJSON_GetObjectItemCaseSensitive(r, "config");
+		bool cached = cJSON_IsObject(cJSON_GetObjectItemCaseSensitive(r, "cache"));
+		/* an uncached task only by name: it may rewrite sources (lint --fix) */
+		if ((!cached && !named(sel, id, name)) || (only && !selected(only, id))) {
+			cJSON_Delete(r);
+			continue;
+		}
 		if (cJSON_IsObject(cJSON_GetObjectItemCaseSensitive(r, "sandbox")) || !cJSON_IsString(config)) {
 			fprintf(stderr, "vx-init: %s: has a sandbox block already; left as it is\n", id);
 			cJSON_Delete(r);
 			continue;
 		}
-		char *proj = path_join(root, pdir);
 		/* what vx run hands it: its environment policy (R-8a) and
 		 * node_modules/.bin of the project and the root first on PATH */
+		struct job j = {.sandbox = sandbox, .report = report, .root = root, .graph = grec,
+			.id = id, .proj = path_join(root, pdir)};
 		struct taskenv te;
 		taskenv_of(r, &te);
-		char *pathvar = taskenv_path(root, proj);
-		char **env = taskenv_environ(&te, pathvar);
-		struct grants g = {cJSON_CreateArray(), cJSON_CreateArray(), cJSON_CreateArray(),
-			cJSON_CreateArray(), false};
-		int status = -1, round;
-		for (round = 1; round <= MAX_ROUNDS; round++) {
-			char **argv = xcalloc(16 + 2 * ((size_t)cJSON_GetArraySize(g.read) +
-						   (size_t)cJSON_GetArraySize(g.write)),
-				sizeof(char *));
-			size_t a = 0;
-			argv[a++] = sandbox;
-			argv[a++] = "--root";
-			argv[a++] = (char *)root;
-			argv[a++] = "--project";
-			argv[a++] = proj;
-			const cJSON *e;
-			cJSON_ArrayForEach(e, g.read) {
-				argv[a++] = "--read";
-				argv[a++] = e->valuestring;
-			}
-			cJSON_ArrayForEach(e, g.write) {
-				argv[a++] = "--write";
-				argv[a++] = e->valuestring;
-			}
-			argv[a++] = "--trace";
-			argv[a++] = trace;
-			argv[a++] = "--";
-			argv[a++] = "/bin/sh";
-			argv[a++] = "-c";
-			argv[a++] = (char *)cmd;
-			fprintf(stderr, "vx-init: %s: run %d under the tracer\n", id, round);
-			status = run(argv, NULL, env);
-			free(argv);
-			if (status == 125 || status < 0)
-				break;
-			if (learn(trace, root, proj, &g) == 0)
-				break;
-		}
-		const cJSON *w;
-		cJSON_ArrayForEach(w, g.outside)
-			fprintf(stderr, "vx-init: %s: wrote '%s', outside its project: not granted; fix: "
-					"review it, and add it to allow.write by hand if it is right\n",
-				id, w->valuestring);
-		if (g.unix_sockets)
-			fprintf(stderr, "vx-init: %s: made an AF_UNIX socket: not granted; fix: review "
-					"which socket (a daemon's may be root on the host), and add "
-					"allow.unixSockets by hand if it is right\n",
-				id);
-		if (status != 0) {
-			fprintf(stderr, "vx-init: %s: failed (exit %d) with the grants found; fix: run it "
-					"by hand; a network host or a tool outside the workspace is not found "
-					"this way\n",
-				id, status);
-			rc = VX_EXIT_FAIL;
-		}
+		char *pathvar = taskenv_path(root, j.proj);
+		j.env = taskenv_environ(&te, pathvar);
+		struct proposal pr;
+		rc |= one_task(&j, r, &pr);
 		/* every task of one vx.json goes into one edit of it */
 		struct file_edit *fe = NULL;
 		for (size_t i = 0; i < nedits; i++)
@@ -323,7 +427,7 @@ int propose_run(const char *root, int rootfd)
 			fe->config = xstrdup(config->valuestring);
 			fe->text = fileio_read_at(rootfd, fe->config, NULL);
 		}
-		char *next = fe->text ? edit(fe->config, fe->text, name, &g) : NULL;
+		char *next = fe->text && pr.complete ? edit(fe->config, fe->text, name, &pr) : NULL;
 		if (!fe->text)
 			err_warn("%s: (file): unable to read: %s; fix: make it readable", fe->config,
 				strerror(errno));
@@ -331,28 +435,27 @@ int propose_run(const char *root, int rootfd)
 			free(fe->text);
 			fe->text = next;
 		} else {
-			rc = VX_EXIT_FAIL;
+			rc = 1;
 		}
-		cJSON_Delete(g.read);
-		cJSON_Delete(g.write);
-		cJSON_Delete(g.wfiles);
-		cJSON_Delete(g.outside);
-		free(proj);
-		free(env);
+		learnrec_free(&pr);
+		free(j.proj);
+		free(j.env);
 		free(pathvar);
 		cJSON_Delete(r);
 	}
-	unlink(trace);
 	for (size_t i = 0; i < nedits; i++) {
 		if (edits[i].text && output_diff(rootfd, edits[i].config, edits[i].text) != 0)
-			rc = VX_EXIT_FAIL;
+			rc = 1;
 		free(edits[i].text);
 		free(edits[i].config);
 	}
 	free(edits);
+	cJSON_Delete(grec);
 	free(out);
+	free(only);
 	free(graph);
 	free(sandbox);
+	free(report);
 	free(dir);
-	return rc;
+	return rc ? VX_EXIT_FAIL : 0;
 }

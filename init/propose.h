@@ -1,32 +1,42 @@
 /* propose.h: vx init --sandbox, the narrowest sandbox block each task needs,
- * found by running it.
+ * learned in one run and verified in a second (issue 35).
  *
- * propose_run folds the workspace with vx-graph (beside this program) and
- * runs each one-shot exec task without a sandbox block, dependencies first,
- * under vx-sandbox --trace, starting from the baseline (nothing of the
- * workspace granted). Each denied access the trace records becomes a grant
- * (a read of a file that exists on the host: the file, or the top directory
- * of the project that holds it; a write inside the project: the top
- * directory written into, or a top-level file), and the task runs again
- * with them, until a run needs nothing new (at most a few rounds). A read
- * outside the project also becomes a cache input (workspaceFiles), so the
- * key moves when that file does. A write outside the project and an
- * AF_UNIX socket are never granted for the next run (a hostile script
- * would get what it asked for: ~/.bashrc, the Docker daemon): each is one
- * line for the user to judge. The result is printed as a unified diff
- * of each vx.json, for review; nothing is written. The block is spliced
- * into the task the parse finds (vxedit.h), never into a comment; a file
- * it cannot edit safely is one line and exit status 1. Network hosts are not
- * found this way (a task without a proxy has no network to ask for): a
- * task that needs one fails, and its line says so.
- *
- * The tasks really run, with the grants found so far: their outputs are
- * written into the workspace as a build would write them.
- */
+ * propose_run folds the workspace with vx-graph (beside this program),
+ * passing it the selection as vx run does (TASK..., --filter, --only), and
+ * takes each exec task without a sandbox block, dependencies first: every
+ * cached one, an uncached one only when a TASK names it (it may rewrite
+ * sources: lint --fix), a persistent one never. Each runs through the
+ * request vx run would hand vx-sandbox (same environment, PATH and cwd:
+ * taskenv.h, taskreq.h):
+ *   1. once with --learn (sandbox/learn.h): the workspace readable under an
+ *      overlay that keeps every write in a scratch layer, so the real tree
+ *      is untouched whatever the task does, and every access the baseline
+ *      would refuse recorded; learnrec.h makes the block from that trace;
+ *   2. once with the block (its write grants only the declared outputs, so
+ *      no source is rewritten), the trace judged by vx-report as vx run
+ *      judges it, and the files it wrote compared with the learning run's
+ *      (digest.h). One line says "verified", or why not.
+ * What the learning run saw and no grant may give (a write outside the
+ * project, a unix socket, a wall) is one line each for review. The blocks
+ * are printed as a unified diff of each vx.json (vxedit.h splices them);
+ * nothing is written but the verified tasks' outputs, as a build writes
+ * them. */
 #ifndef VX_INIT_PROPOSE_H
 #define VX_INIT_PROPOSE_H
 
-/* 0, or 1 after printing why (a task that failed with every grant found). */
-int propose_run(const char *root, int rootfd);
+#include <stdbool.h>
+#include <stddef.h>
+
+struct propose_sel {
+	char **tasks;   /* TASK arguments, names or ids */
+	size_t ntasks;
+	char **filters; /* --filter values */
+	size_t nfilters;
+	bool only;
+};
+
+/* 0, 1 after the lines saying which task failed or is not verified, 2
+ * when vx-graph refused the workspace or the selection. */
+int propose_run(const char *root, int rootfd, const struct propose_sel *sel);
 
 #endif

@@ -10,6 +10,7 @@
 
 #include "err.h"
 #include "filter.h"
+#include "learn.h"
 #include "plan.h"
 #include "request.h"
 #include "run.h"
@@ -22,6 +23,7 @@ static const char usage[] =
 	"                  [--unix-sockets] [--weaker-when-nested] [--git-config]\n"
 	"                  [--cached [--keyed NAME]...] [--proxy-socket PATH]\n"
 	"                  [--local-binding PORT]... [--trace FILE] -- COMMAND [ARG]...\n"
+	"       vx-sandbox --learn DIR --trace FILE (--request FILE | ... -- COMMAND)\n"
 	"\n"
 	"Run one task inside new user, mount, pid, ipc, network and uts namespaces:\n"
 	"the workspace walled but for the grants, the rest of the host read-only,\n"
@@ -49,6 +51,12 @@ static const char usage[] =
 	"                        lines, docs/protocol.md): the tracer is ptrace;\n"
 	"                        - for stdout, where the request's records come\n"
 	"                        first, and the task's stdout goes to stderr\n"
+	"  --learn DIR           a learning run (vx init --sandbox): no grant, but\n"
+	"                        the workspace root is an overlay whose writes land\n"
+	"                        in DIR/upper (DIR: an empty directory of yours,\n"
+	"                        mode 0700, outside the workspace), and the trace\n"
+	"                        has every access the baseline would refuse, the\n"
+	"                        ones that succeeded too\n"
 	"  -h, --help            this text\n"
 	"\n"
 	"Exit status: the task's own (128+N when signal N killed it); 2 when a\n"
@@ -73,11 +81,13 @@ int main(int argc, char **argv)
 		{"proxy-socket", required_argument, NULL, 'P'},
 		{"local-binding", required_argument, NULL, 'L'},
 		{"trace", required_argument, NULL, 'T'},
+		{"learn", required_argument, NULL, 'l'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
 	struct sb_request flags = {0}, *r;
 	const char *request = NULL, *root = NULL, *project = NULL, *proxy = NULL, *trace = NULL;
+	const char *learn = NULL;
 	char *end;
 	struct plan plan = {0};
 	int c, code;
@@ -85,10 +95,11 @@ int main(int argc, char **argv)
 
 	err_init(argv[0]);
 	while ((c = getopt_long(argc, argv, "+h", opts, NULL)) != -1) {
-		hand |= c != 'R' && c != 'h' && c != 'T';
+		hand |= c != 'R' && c != 'h' && c != 'T' && c != 'l';
 		switch (c) {
 		case 'R': request = optarg; break;
 		case 'T': trace = optarg; break;
+		case 'l': learn = optarg; break;
 		case 'r': root = optarg; break;
 		case 'p': project = optarg; break;
 		case 'i': strlist_push(&flags.read, optarg); break;
@@ -119,6 +130,10 @@ int main(int argc, char **argv)
 		fputs(usage, stderr);
 		return RUN_EXIT_SETUP;
 	}
+	if (learn && !trace) {
+		err_warn("--learn records what the task reaches: fix: add --trace FILE");
+		return RUN_EXIT_SETUP;
+	}
 	if (request) {
 		r = request_read(request);
 	} else {
@@ -145,6 +160,14 @@ int main(int argc, char **argv)
 		return RUN_EXIT_SETUP;
 	}
 	bool resolved = r && request_resolve(r) == 0;
+	if (resolved && learn) {
+		/* the baseline, the root under an overlay (learn.h); every call
+		 * stops, so nothing the shim would skip goes unrecorded */
+		strlist_free(&r->read);
+		strlist_free(&r->write);
+		r->unix_sockets = r->git_config = false;
+		resolved = learn_setup(learn, r->root) == 0 && setenv("VX_TRACE_FAST", "0", 1) == 0;
+	}
 	/* R-25a is a config error, refused before anything is made */
 	if (resolved && plan_check_home_writes(r)) {
 		request_free(r);

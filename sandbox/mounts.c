@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "err.h"
+#include "learn.h"
 #include "path.h"
 
 #define BASE "/tmp"
@@ -442,6 +443,9 @@ int mounts_build(const struct plan *p)
 		fail("unable to make private", "/");
 		goto out;
 	}
+	/* a learning run's overlay, while the host's paths mean the host's */
+	if (learn_on() && learn_open())
+		goto out;
 	/* every write source first, while the host's tree is whole */
 	if (open_sources(p, OP_RW, AT_FDCWD, src))
 		goto out;
@@ -501,6 +505,8 @@ int mounts_build(const struct plan *p)
 		if (r)
 			goto out;
 	}
+	if (learn_on() && learn_attach(root))
+		goto out;
 	if (build_dev(root, devfd) || build_proc(p->nested) || build_sys(root) ||
 		build_resolv(root))
 		goto out;

@@ -107,3 +107,24 @@ readme_has() {
 	assert_success
 	refute_output --partial '.vx'
 }
+
+@test "README's vx init --sandbox: app's build learned in one run and verified, with the lines README shows" {
+	run -0 vx run build --root "$WS"
+	run -0 --separate-stderr vx init --sandbox @ex/app#build --root "$WS"
+	local line
+	# shellcheck disable=SC2154  # bats sets stderr_lines
+	for line in "${stderr_lines[@]}"; do
+		case $line in
+		vx-init:*) readme_has "$line" ;;
+		esac
+	done
+	assert_line --partial '"sandbox": { "allow": { "read": ["src", "../util/dist"], "write": ["dist/"] } }'
+	readme_has "$(grep '^+ .*"sandbox"' <<< "$output")"
+	(cd "$WS" && printf '%s\n' "$output" | git apply)
+	# the block folds into the key: a miss, passing sandboxed, then a hit
+	run -0 vx run build --root "$WS"
+	refute_output --partial VIOLATION
+	assert_output --partial 'miss @ex/app#build'
+	run -0 vx run build --root "$WS"
+	assert_output --partial 'hit  @ex/app#build'
+}

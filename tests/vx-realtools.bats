@@ -220,3 +220,32 @@ runners_pass() {
 	refute_output --partial "SANDBOX VIOLATIONS"
 	assert_line --regexp '^@rt/lib#test: +Tests +5 passed \(5\)'
 }
+
+@test "vx init --sandbox learns rollup+babel's block in one run, verifies it, and the block applied builds the unsandboxed output" {
+	use npm
+	strip_sandbox "$WS"
+	# nor keyed: the learning run must find the root config itself
+	/usr/bin/python3 -c '
+import json, sys
+c = json.load(open(sys.argv[1]))
+del c["tasks"]["build"]["cache"]["inputs"]["workspaceFiles"]
+json.dump(c, open(sys.argv[1], "w"), indent=2)
+' packages/legacy/vx.json
+	run -0 --separate-stderr vx init --sandbox @rt/legacy#build --only
+	# shellcheck disable=SC2154  # bats sets stderr_lines
+	assert_equal "$(printf '%s\n' "${stderr_lines[@]}" | grep -c 'learning run:')" 1
+	assert_equal "$(printf '%s\n' "${stderr_lines[@]}" | grep -e 'learned' -e 'verified')" \
+		"vx-init: @rt/legacy#build: learned in 1 run
+vx-init: @rt/legacy#build: verified: the proposed block passes with no violation, and its $(find "$REF/legacy" -type f | wc -l) output files match the learning run's"
+	# the root package.json (browserslist) found, granted and keyed
+	assert_line --regexp '^\+.*"sandbox": \{ "allow": \{ "read": \[.*"\.\./\.\./package\.json".*\], "write": \["dist/"\] \} \}'
+	assert_line --regexp '^\+.*"workspaceFiles": \[.*"package\.json".*\]'
+	printf '%s\n' "$output" | git apply
+	rm -rf packages/legacy/dist
+	run -0 vx run @rt/legacy#build
+	refute_output --partial "SANDBOX VIOLATIONS"
+	run -0 diff -r "$REF/legacy" packages/legacy/dist
+	run -0 vx run @rt/legacy#build
+	assert_line --regexp '^hit  @rt/legacy#build '
+	restore_sandbox "$WS"
+}
