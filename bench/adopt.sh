@@ -174,6 +174,7 @@ while :; do
 	runs=$((runs + n))
 	lines=$(wc -l < "$DIR/cycle$cycle.diff")
 	desc=${most#*$'\t'}
+	desc=${desc/$'\t'/: }
 	say "cycle $cycle: vx init --sandbox exit $lrc, $total task runs, most-run task $n runs (${desc:-none}), proposal $lines lines"
 	grep -E '^vx-init: .*(failed|not granted|review)' "$DIR/cycle$cycle.learn.log" | sed 's/^/adopt:   /' || true
 	if [ "$lines" -eq 0 ]; then
