@@ -1,10 +1,15 @@
 #!/usr/bin/env bash
-# realtools-install.sh LAYOUT [DEST]: lay out the real-tools fixture workspace
-# (tests/fixtures/realtools/ws) at DEST with its node_modules installed from
-# the npm registry, LAYOUT npm (npm ci from the committed package-lock.json:
-# hoisted, workspace packages linked at the root) or pnpm (pnpm install
-# --frozen-lockfile from the committed pnpm-lock.yaml: node_modules/.pnpm,
-# each package's tools and siblings linked in its own node_modules).
+# realtools-install.sh LAYOUT [DEST]: lay out a real-tools fixture workspace
+# at DEST with its node_modules installed from the npm registry. LAYOUT:
+#   npm     tests/fixtures/realtools/ws, npm ci from the committed
+#           package-lock.json (hoisted, workspace packages linked at the root)
+#   pnpm    the same workspace, pnpm install --frozen-lockfile from the
+#           committed tests/fixtures/realtools/pnpm/pnpm-lock.yaml
+#           (node_modules/.pnpm, each package's tools and siblings linked in
+#           its own node_modules)
+#   tsdown  tests/fixtures/tsdown/ws, a six-package pnpm 10 monorepo built
+#           with tsdown (rolldown) and tested with vitest, turbo.json at its
+#           root, its pnpm-lock.yaml and pnpm-workspace.yaml committed in it
 #
 # The install is cached outside the clone so CI stays fast: one directory per
 # layout keyed by the hash of every manifest, the lockfile, the node version
@@ -31,20 +36,30 @@ die() {
 	exit 1
 }
 
-case $# in 1 | 2) ;; *) die "usage: realtools-install.sh npm|pnpm [DEST]" ;; esac
+case $# in 1 | 2) ;; *) die "usage: realtools-install.sh npm|pnpm|tsdown [DEST]" ;; esac
 layout=$1
 dest=${2:-}
+here=$(cd "$(dirname "$0")" && pwd)
+# fixture: the tree holding ws/; pm: the package manager; pnpmdir: where the
+# pnpm layout's lockfile and pnpm-workspace.yaml are committed
 case $layout in
-npm | pnpm) ;;
-*) die "unknown layout '$layout'; use npm or pnpm" ;;
+npm | pnpm)
+	fixture=$here/fixtures/realtools
+	pm=$layout
+	pnpmdir=$fixture/pnpm
+	;;
+tsdown)
+	fixture=$here/fixtures/tsdown
+	pm=pnpm
+	pnpmdir=$fixture/ws
+	;;
+*) die "unknown layout '$layout'; use npm, pnpm or tsdown" ;;
 esac
 
-here=$(cd "$(dirname "$0")" && pwd)
-fixture=$here/fixtures/realtools
 command -v node > /dev/null || die "node is not on PATH; install Node.js 20.19 or later"
 command -v npm > /dev/null || die "npm is not on PATH; install npm with Node.js"
 node -e 'const [a, b] = process.versions.node.split(".").map(Number); process.exit(a > 20 || (a === 20 && b >= 19) ? 0 : 1)' ||
-	die "node $(node --version) is too old for vite 7 and vitest 3; install Node.js 20.19 or later"
+	die "node $(node --version) is too old for vite 7, vitest 3 and tsdown 0.21; install Node.js 20.19 or later"
 
 if [ -n "${VX_REALTOOLS_CACHE:-}" ]; then
 	cache=$VX_REALTOOLS_CACHE
@@ -60,11 +75,11 @@ manifests() {
 }
 
 lockfiles() {
-	if [ "$layout" = npm ]; then
+	if [ "$pm" = npm ]; then
 		echo "$fixture/ws/package-lock.json"
 	else
-		echo "$fixture/pnpm/pnpm-lock.yaml"
-		echo "$fixture/pnpm/pnpm-workspace.yaml"
+		echo "$pnpmdir/pnpm-lock.yaml"
+		echo "$pnpmdir/pnpm-workspace.yaml"
 	fi
 }
 
@@ -94,7 +109,7 @@ install_entry() {
 	done < <(manifests)
 	local t0=$SECONDS log=$tmp/.install.log
 	echo "realtools-install: installing the $layout layout into $entry (first run on this machine)" >&2
-	if [ "$layout" = npm ]; then
+	if [ "$pm" = npm ]; then
 		cp "$fixture/ws/package-lock.json" "$tmp/"
 		if ! (cd "$tmp" && npm ci --prefer-offline --no-audit --no-fund \
 			--cache "$cache/npm-cache" > "$log" 2>&1); then
@@ -114,7 +129,7 @@ install_entry() {
 				die "npm install pnpm@$PNPM_VERSION failed (is the npm registry reachable?)"
 			fi
 		fi
-		cp "$fixture/pnpm/pnpm-lock.yaml" "$fixture/pnpm/pnpm-workspace.yaml" "$tmp/"
+		cp "$pnpmdir/pnpm-lock.yaml" "$pnpmdir/pnpm-workspace.yaml" "$tmp/"
 		if ! (cd "$tmp" && "$pn/node_modules/.bin/pnpm" install --frozen-lockfile --prefer-offline \
 			--store-dir "$cache/pnpm-store" --reporter=append-only > "$log" 2>&1); then
 			tail -n 20 "$log" >&2
@@ -153,7 +168,7 @@ dest=$(cd "$dest" && pwd)
 (cd "$fixture/ws" && tar --exclude=node_modules --exclude=dist -cf - .) | (cd "$dest" && tar -xf -)
 if [ "$layout" = pnpm ]; then
 	rm -f "$dest/package-lock.json"
-	cp "$fixture/pnpm/pnpm-lock.yaml" "$fixture/pnpm/pnpm-workspace.yaml" "$dest/"
+	cp "$pnpmdir/pnpm-lock.yaml" "$pnpmdir/pnpm-workspace.yaml" "$dest/"
 fi
 link=-l
 if ! ln "$entry/package.json" "$dest/.vx-link-probe" 2> /dev/null; then
@@ -164,7 +179,7 @@ while read -r nm; do
 	mkdir -p "$dest/$(dirname "$nm")"
 	cp -a $link "$entry/$nm" "$dest/$nm"
 done < <(cd "$entry" && find . -name node_modules -prune -type d | LC_ALL=C sort)
-if [ "$layout" = pnpm ]; then
+if [ "$pm" = pnpm ]; then
 	old=$(cat "$entry/.installed-at")
 	while read -r f; do
 		# sed -i writes a new file: a hard-linked shim in the entry stays as it is
