@@ -273,6 +273,7 @@ static int rank(const struct op *o)
 	case OP_RO: return 5;
 	case OP_SCRATCH: return 4;
 	case OP_TEMP: return 4;
+	case OP_CACHE: return 6; /* over the node_modules bind it made */
 	case OP_MASK: return 3;
 	case OP_MASK_FILE: return 3;
 	case OP_DIR: return 1;
@@ -322,6 +323,7 @@ static bool redundant(const struct plan *p, const struct op *o)
 		return pbind;
 	case OP_SCRATCH:
 	case OP_TEMP:
+	case OP_CACHE:
 		return false;
 	}
 	return false;
@@ -388,6 +390,7 @@ int plan_build(const struct sb_request *r, struct plan *p)
 		goto out;
 	if (r->git_config)
 		plan_add_git_config(&c);
+	plan_add_tool_caches(&c);
 	plan_add_node_modules(&c);
 	plan_add_tmp_keeps(&c);
 	plan_add_walls(&c);
@@ -457,6 +460,10 @@ void plan_free(struct plan *p)
 	free(p->ph);
 	strlist_free(&p->readable);
 	strlist_free(&p->wfiles);
+	strlist_free(&p->wfgrant);
+	strlist_free(&p->fdirs);
+	strlist_free(&p->wdirs);
+	strlist_free(&p->wglobs);
 	strlist_free(&p->withheld);
 	strlist_free(&p->made);
 	memset(p, 0, sizeof(*p));
