@@ -302,6 +302,14 @@ static void link_parents(struct plan *p)
 	}
 }
 
+static bool is_fdir(const struct plan *p, const char *path)
+{
+	for (size_t i = 0; i < p->fdirs.n; i++)
+		if (!strcmp(p->fdirs.v[i], path))
+			return true;
+	return false;
+}
+
 /* Is o already what its parent shows? */
 static bool redundant(const struct plan *p, const struct op *o)
 {
@@ -314,7 +322,10 @@ static bool redundant(const struct plan *p, const struct op *o)
 			return par && par->kind == OP_RO;
 		return pbind;
 	case OP_RW:
-		return par && pk == OP_RW && !par->protect;
+		/* a grant inside a directory bound for a file grant alone keeps
+		 * a mount of its own: the shim tells the writes there apart by
+		 * their mount (fastpath.h, FAST_ENV_FDIRS) */
+		return par && pk == OP_RW && !par->protect && !is_fdir(p, par->path);
 	case OP_MASK:
 	case OP_MASK_FILE:
 		/* under the writable scratch a mask still makes writes fail */
