@@ -75,7 +75,8 @@ file_grant() {
 		refute_output --partial 'deny'
 		for cmd in 'echo x > src/x.js:src/x.js' 'echo new > new.txt:new.txt' \
 			'mv src/lib.txt src/moved.txt:src/lib.txt' 'rm src/lib.txt:src/lib.txt' \
-			'echo y >> src/lib.txt:src/lib.txt' 'mkdir gen:gen' 'chmod 600 src/lib.txt:src/lib.txt'; do
+			'echo y >> src/lib.txt:src/lib.txt' 'mkdir gen:gen' 'chmod 600 src/lib.txt:src/lib.txt' \
+			"VX_TRACE_FDIRS= sh -c 'echo x > src/y.js':src/y.js"; do
 			path=${cmd##*:}
 			file_grant "${cmd%:*}"
 			run -1 vx run build
