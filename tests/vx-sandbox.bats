@@ -580,6 +580,8 @@ for p in sys.argv[1:]:
 	assert_dir_exists "$WS/$P/dist"
 }
 
+# (the mount lets the write through; under --trace it is recorded and fails
+# the task, issue 35: tests/vx-run-sandbox.bats)
 @test "R-26 a file grant binds its directory: the siblings become writable too" {
 	run -0 sb --write out.txt -- sh -c 'echo o > out.txt; echo w > widened.txt; cat banner.txt'
 	assert_output 'banner'
