@@ -326,7 +326,7 @@ static void put(const char *type, const cJSON *from, const char *line)
 	cJSON_AddStringToObject(o, "type", type);
 	if (from) {
 		static const char *const keep[] = {"op", "access", "path", "path_hex", "resolved",
-			"resolved_hex", "errno", "widened"};
+			"resolved_hex", "errno", "widened", "grant"};
 		for (size_t i = 0; i < sizeof(keep) / sizeof(*keep); i++) {
 			const cJSON *v = cJSON_GetObjectItemCaseSensitive(from, keep[i]);
 			if (v)
@@ -619,11 +619,17 @@ bool report_judge(struct report *r, int exit_code)
 			free(res);
 			continue;
 		}
-		if (path_is_within(r->project, res) || w || (cached && !write && !wid &&
+		if (path_is_within(r->project, res) || w || (wid && write) || (cached && !write && !wid &&
 			path_is_within(r->root, res) && forks_output(op, res))) {
 			rel = path_relative(r->root, res);
 			shown = show(rel, bin);
-			if (wid)
+			if (wid && write)
+				/* issue 35 item 5: beside a file grant, whose directory
+				 * is bound (R-26), any other change is not granted */
+				line = xasprintf("deny file-write %s (%s: outside the file grant '%s', "
+					"whose directory is bound)", shown, op,
+					str(a, "grant") ? str(a, "grant") : "?");
+			else if (wid)
 				line = xasprintf("deny file-read %s (%s: a file write grant bound its "
 					"directory, and this was there before the task)", shown, op);
 			else
@@ -645,7 +651,7 @@ bool report_judge(struct report *r, int exit_code)
 			free(once);
 			if (w)
 				seen_before(hits, str(w, "dir"));
-			else if (!path_is_within(r->project, res))
+			else if (!path_is_within(r->project, res) && !write)
 				cJSON_AddItemToArray(keyed, cJSON_Duplicate(a, 1));
 			free(line);
 			free(shown);

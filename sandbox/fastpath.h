@@ -54,6 +54,16 @@
  * would resolve it to itself, find it granted, and record nothing. Checked
  * at each exec like FAST_ENV_ROOT. */
 #define FAST_ENV_SEEN "VX_TRACE_SEEN"
+/* Issue 35 item 5: the directories bound for a file grant alone (plan.h
+ * fdirs), one a line, or "*" when one cannot be written so. A write call
+ * (an open that writes, creat, mkdir) whose target, or its parent when it
+ * is absent, lies on the mount of one of them (statx STATX_MNT_ID from the
+ * page: subdirectories too, not a grant bound inside) is made from the
+ * shim's own code, traced, so the tracer sees it even when it succeeds;
+ * every other write keeps the fast path. Always set ("": no such
+ * directory); a shim that finds it missing (defaced at an exec: checked
+ * there like FAST_ENV_ROOT) sends every write up. */
+#define FAST_ENV_FDIRS "VX_TRACE_FDIRS"
 /* The shim's file name beside vx-sandbox (or in ../lib/vx/). */
 #define FAST_SHIM_NAME "vx-trace.so"
 

@@ -492,6 +492,7 @@ int mounts_build(const struct plan *p)
 		case OP_MASK:
 		case OP_SCRATCH:
 		case OP_TEMP:
+		case OP_CACHE:
 			r = lay_mask(p, i, root, src);
 			break;
 		case OP_MASK_FILE:

@@ -273,6 +273,7 @@ static int rank(const struct op *o)
 	case OP_RO: return 5;
 	case OP_SCRATCH: return 4;
 	case OP_TEMP: return 4;
+	case OP_CACHE: return 6; /* over the node_modules bind it made */
 	case OP_MASK: return 3;
 	case OP_MASK_FILE: return 3;
 	case OP_DIR: return 1;
@@ -301,6 +302,14 @@ static void link_parents(struct plan *p)
 	}
 }
 
+static bool is_fdir(const struct plan *p, const char *path)
+{
+	for (size_t i = 0; i < p->fdirs.n; i++)
+		if (!strcmp(p->fdirs.v[i], path))
+			return true;
+	return false;
+}
+
 /* Is o already what its parent shows? */
 static bool redundant(const struct plan *p, const struct op *o)
 {
@@ -313,7 +322,10 @@ static bool redundant(const struct plan *p, const struct op *o)
 			return par && par->kind == OP_RO;
 		return pbind;
 	case OP_RW:
-		return par && pk == OP_RW && !par->protect;
+		/* a grant inside a directory bound for a file grant alone keeps
+		 * a mount of its own: the shim tells the writes there apart by
+		 * their mount (fastpath.h, FAST_ENV_FDIRS) */
+		return par && pk == OP_RW && !par->protect && !is_fdir(p, par->path);
 	case OP_MASK:
 	case OP_MASK_FILE:
 		/* under the writable scratch a mask still makes writes fail */
@@ -322,6 +334,7 @@ static bool redundant(const struct plan *p, const struct op *o)
 		return pbind;
 	case OP_SCRATCH:
 	case OP_TEMP:
+	case OP_CACHE:
 		return false;
 	}
 	return false;
@@ -388,6 +401,7 @@ int plan_build(const struct sb_request *r, struct plan *p)
 		goto out;
 	if (r->git_config)
 		plan_add_git_config(&c);
+	plan_add_tool_caches(&c);
 	plan_add_node_modules(&c);
 	plan_add_tmp_keeps(&c);
 	plan_add_walls(&c);
@@ -457,6 +471,10 @@ void plan_free(struct plan *p)
 	free(p->ph);
 	strlist_free(&p->readable);
 	strlist_free(&p->wfiles);
+	strlist_free(&p->wfgrant);
+	strlist_free(&p->fdirs);
+	strlist_free(&p->wdirs);
+	strlist_free(&p->wglobs);
 	strlist_free(&p->withheld);
 	strlist_free(&p->made);
 	memset(p, 0, sizeof(*p));

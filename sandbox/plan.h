@@ -30,6 +30,9 @@ enum op_kind {
 	               * nothing under a mask (issue 19 item 9): the task's
 	               * own, gone at its exit; a failed access there is still
 	               * judged (trace.h: neither read- nor write-granted) */
+	OP_CACHE,     /* an empty writable tmpfs over a tool's cache directory
+	               * (plan_walls.c, tool_caches): the task's own, read and
+	               * written freely, never the host's, gone at its exit */
 	OP_RO,        /* the host path bound read-only */
 	OP_RW,        /* the host path bound read-write */
 };
@@ -69,8 +72,15 @@ struct plan {
 	bool git_discovery; /* a grant names a .git */
 	bool nested;        /* weakerWhenNested: /proc stays fully visible */
 	/* for the tracer (trace.h): every path a read grant binds, and every
-	 * file-shaped write grant, whose directory is bound in its place (R-26) */
-	struct strlist readable, wfiles;
+	 * file-shaped write grant, whose directory is bound in its place (R-26),
+	 * with the grant as written (wfgrant[i] for wfiles.v[i]) */
+	struct strlist readable, wfiles, wfgrant;
+	/* issue 35 item 5: the directories only a file grant binds (no
+	 * directory-shaped write grant holds them), where a write to anything
+	 * but a granted file is reported; what a directory-shaped write grant
+	 * binds; each write glob as an absolute pattern (a new name it
+	 * matches is granted) */
+	struct strlist fdirs, wdirs, wglobs;
 	/* each link withheld from a cached task, then its target */
 	struct strlist withheld;
 	/* directories made to hold a guard in $HOME (issue 20 item 10),

@@ -39,6 +39,7 @@ bool plan_is_guard(const char *path, const struct stat *st, mode_t fmode);
 
 /* plan_walls.c: the steps after the grants, in plan_build()'s order. */
 void plan_add_git_config(struct ctx *c);
+void plan_add_tool_caches(struct ctx *c);
 void plan_add_node_modules(struct ctx *c);
 void plan_add_tmp_keeps(struct ctx *c);
 void plan_add_walls(struct ctx *c);

@@ -181,6 +181,102 @@ static void scan_links(struct ctx *c, const char *nm, bool deeper)
 	closedir(d);
 }
 
+/* ---- tool caches (issue 35 item 4) ---- */
+
+/* Where the common JS tools keep a cache of their own, in a node_modules:
+ * vite's optimizer and vitest's results (.vite/vitest/<hash>/), vite's
+ * bundled config (.vite-temp, in the nearest node_modules), and
+ * find-cache-dir's users (babel-loader, eslint-loader, terser and others:
+ * .cache/<tool>/). None is an input or an output of a task. */
+static const char *const tool_caches[] = {".vite", ".vite-temp", ".cache"};
+
+/* Does a grant already decide what path shows: a write bind at or above it
+ * (the user's own cache, kept), or any grant inside it? */
+static bool granted_around(const struct ctx *c, const char *path)
+{
+	for (size_t i = 0; i < c->p->nops; i++) {
+		const struct op *o = &c->p->ops[i];
+		if ((o->kind == OP_RW && path_is_within(o->path, path)) ||
+			(o->kind != OP_DIR && strcmp(o->path, path) != 0 &&
+				path_is_within(path, o->path)))
+			return true;
+	}
+	return false;
+}
+
+/* path as the task's own cache: a real directory (made empty when absent,
+ * and left in place: a later sandbox may have its mount on it, which an
+ * rmdir would detach), never one reached through a symlink (a link named
+ * node_modules/.cache leading to src/ keeps its read-only view, so a write
+ * there still fails and is reported). */
+static void add_cache(struct ctx *c, const char *path)
+{
+	struct stat st;
+	if (granted_around(c, path))
+		return;
+	if (lstat(path, &st) != 0 && (errno != ENOENT || mkdir(path, 0777) != 0 ||
+		lstat(path, &st) != 0))
+		return;
+	if (S_ISDIR(st.st_mode))
+		plan_add_op(c->p, OP_CACHE, path);
+}
+
+static bool empty_dir(const char *path)
+{
+	DIR *d = opendir(path);
+	struct dirent *e;
+	bool empty = d != NULL;
+	while (empty && (e = readdir(d)))
+		empty = !strcmp(e->d_name, ".") || !strcmp(e->d_name, "..");
+	if (d)
+		closedir(d);
+	return empty;
+}
+
+/* In a JS project (a package.json), each tool cache in the project's and
+ * the workspace root's node_modules is the task's own empty scratch. A
+ * project with no node_modules of its own in an installed workspace (the
+ * root's is a directory: an npm workspace's package), or with an empty one
+ * (made so by an earlier task), gets one as its scratch whole, where vite
+ * puts .vite. Runs before plan_add_node_modules, which then binds the
+ * one made. */
+void plan_add_tool_caches(struct ctx *c)
+{
+	const char *dirs[2] = {c->r->project, c->r->root};
+	char *pj = path_join(c->r->project, "package.json");
+	char *rnm = path_join(c->r->root, "node_modules");
+	struct stat st;
+	bool js = lstat(pj, &st) == 0 && S_ISREG(st.st_mode);
+	/* an installed JS workspace: a project with no node_modules of its own
+	 * gets one made (left in place) only there */
+	bool installed = lstat(rnm, &st) == 0 && S_ISDIR(st.st_mode);
+	free(pj);
+	free(rnm);
+	if (!js)
+		return;
+	for (int i = 0; i < 2; i++) {
+		char *nm;
+		if (i == 1 && !strcmp(dirs[0], dirs[1]))
+			break;
+		if (!plan_real_dir(c, dirs[i]))
+			continue;
+		nm = path_join(dirs[i], "node_modules");
+		if (lstat(nm, &st) != 0) {
+			if (errno == ENOENT && i == 0 && installed)
+				add_cache(c, nm);
+		} else if (i == 0 && S_ISDIR(st.st_mode) && empty_dir(nm)) {
+			add_cache(c, nm); /* made by an earlier task as its mount point */
+		} else if (S_ISDIR(st.st_mode) && plan_real_dir(c, nm)) {
+			for (size_t k = 0; k < sizeof(tool_caches) / sizeof(*tool_caches); k++) {
+				char *p = path_join(nm, tool_caches[k]);
+				add_cache(c, p);
+				free(p);
+			}
+		}
+		free(nm);
+	}
+}
+
 void plan_add_node_modules(struct ctx *c)
 {
 	const char *dirs[2] = {c->r->project, c->r->root};

@@ -484,12 +484,35 @@ static int write_path(struct ctx *c, const char *g, const char *lex, bool dir_sh
 		}
 	}
 	d = S_ISDIR(st.st_mode) ? xstrdup(canon) : path_dirname(canon);
-	if (!S_ISDIR(st.st_mode))
+	if (!S_ISDIR(st.st_mode)) {
 		strlist_push(&c->p->wfiles, canon);
+		strlist_push(&c->p->wfgrant, g);
+	} else {
+		strlist_push(&c->p->wdirs, d);
+	}
 	rc = add_write_dir(c, g, d);
 	free(d);
 	free(canon);
 	return rc;
+}
+
+/* Issue 35 item 5: the directories bound for a file grant alone (R-26
+ * binds the directory: an atomic writer renames its temporary onto the
+ * file), which no directory-shaped write grant holds: the tracer reports a
+ * write there to anything but a granted file. */
+static void file_dirs(struct plan *p)
+{
+	for (size_t i = 0; i < p->wfiles.n; i++) {
+		char *d = path_dirname(p->wfiles.v[i]);
+		bool held = false;
+		for (size_t k = 0; k < p->wdirs.n && !held; k++)
+			held = path_is_within(p->wdirs.v[k], d);
+		for (size_t k = 0; k < p->fdirs.n && !held; k++)
+			held = !strcmp(p->fdirs.v[k], d);
+		if (!held)
+			strlist_push(&p->fdirs, d);
+		free(d);
+	}
 }
 
 int plan_check_home_writes(const struct sb_request *r)
@@ -551,10 +574,12 @@ int plan_add_writes(struct ctx *c)
 			strlist_free(&m);
 			free(canon);
 			free(prefix);
+			strlist_push(&c->p->wglobs, pat);
 		}
 		free(pat);
 		if (rc)
 			return -1;
 	}
+	file_dirs(c->p);
 	return 0;
 }

@@ -145,9 +145,12 @@ static void on_exit_stop(struct tracer *t, struct proc *pr)
 	}
 	for (int k = 0; k < pr->nev; k++) {
 		struct ev *e = &pr->ev[k];
-		/* a refused access, or a widened read that went through; in a
-		 * learning run (learn.h) every access the baseline refuses */
-		if (learn_on() || (e->widened ? !err : err != 0 && !e->fast))
+		/* a refused access, or a widened read or write that went
+		 * through; in a learning run (learn.h) every access the
+		 * baseline refuses */
+		if (!learn_on() && e->widened && e->access == 'w' && !err)
+			trace_made(t, pr->pid, e);
+		else if (learn_on() || (e->widened ? !err : err != 0 && !e->fast))
 			trace_emit(t, pr->pid, e, err, false);
 		trace_ev_clear(e);
 	}
@@ -168,6 +171,7 @@ void trace_tracer_init(struct tracer *t, struct out *o, const struct sb_request 
 		if (trace_calls[i].nr >= 0 && trace_calls[i].nr < 1024)
 			t->bynr[trace_calls[i].nr] = &trace_calls[i];
 	t->seen = trace_seen(p, r->root);
+	t->fdirs = trace_fdirs(p);
 	t->stats = getenv("VX_TRACE_STATS") != NULL;
 	trace_snapshot(t);
 	trace_start_record(t);
@@ -178,6 +182,7 @@ void trace_tracer_free(struct tracer *t, struct out *o)
 {
 	trace_dcache_free(&t->dc);
 	free(t->seen);
+	free(t->fdirs);
 	for (size_t i = 0; i < t->wdirs.n; i++)
 		strlist_free(&t->wnames[i]);
 	free(t->wnames);
@@ -271,6 +276,7 @@ int trace_loop(const struct sb_request *r, const struct plan *p, pid_t task)
 			trace_emit(&t, t.procs[i].pid, &t.procs[i].ev[k], 0, true);
 			trace_ev_clear(&t.procs[i].ev[k]);
 		}
+	trace_made_end(&t);
 	stats_say(&t);
 	trace_end_record(&o, "end", o.failed ? "a write of the trace failed" : NULL);
 	if (o.failed)

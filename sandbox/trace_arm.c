@@ -223,22 +223,43 @@ char *trace_seen(const struct plan *p, const char *root)
 	return strbuf_detach(&sb, NULL);
 }
 
+char *trace_fdirs(const struct plan *p)
+{
+	struct strbuf sb = STRBUF_INIT;
+	if (!p->fdirs.n)
+		return xstrdup("");
+	for (size_t i = 0; i < p->fdirs.n; i++) {
+		if (strchr(p->fdirs.v[i], '\n')) {
+			strbuf_release(&sb);
+			return xstrdup("*");
+		}
+		if (i)
+			strbuf_addch(&sb, '\n');
+		strbuf_addstr(&sb, p->fdirs.v[i]);
+	}
+	return strbuf_detach(&sb, NULL);
+}
+
 /* Set up the task's side of the fast path: 1 when the shim is readable in
  * the task's view and the environment names it, 0 when not (every call then
  * stops). VX_TRACE_FAST=0 turns it off (the benchmark's baseline). */
 static bool fast_env(const struct sb_request *r, const struct plan *p)
 {
-	char *shim = shim_in_view(), *pre, *seen;
+	char *shim = shim_in_view(), *pre, *seen, *fdirs;
 	const char *old, *asan;
+	int bad;
 	if (!shim)
 		return false;
 	seen = trace_seen(p, r->root);
-	if (seen ? setenv(FAST_ENV_SEEN, seen, 1) : unsetenv(FAST_ENV_SEEN)) {
-		free(seen);
+	fdirs = trace_fdirs(p);
+	bad = (seen ? setenv(FAST_ENV_SEEN, seen, 1) : unsetenv(FAST_ENV_SEEN)) ||
+	      setenv(FAST_ENV_FDIRS, fdirs, 1);
+	free(seen);
+	free(fdirs);
+	if (bad) {
 		free(shim);
 		return false;
 	}
-	free(seen);
 	/* after the task's own preloads: a wrapper of theirs (fakeroot's
 	 * stat) keeps calling into ours, not around it */
 	old = getenv("LD_PRELOAD");
@@ -264,8 +285,9 @@ int trace_arm_prepare(const struct sb_request *r, const struct plan *p, struct s
 	return trace_bpf(p, fast_env(r, p), prog);
 }
 
-/* Issue 20 item 13: the shim takes the workspace root (FAST_ENV_ROOT) and
- * where a failed read is never an event (FAST_ENV_SEEN) from the task's
+/* Issue 20 item 13: the shim takes the workspace root (FAST_ENV_ROOT),
+ * where a failed read is never an event (FAST_ENV_SEEN) and which writes
+ * it sends up (FAST_ENV_FDIRS, issue 35 item 5) from the task's
  * environment, so a task that set either to its own liking would keep its
  * failed reads from being made again, traced: hidden from the report. At
  * each exec stop, before the new program's first instruction (its loader
@@ -277,8 +299,8 @@ int trace_arm_prepare(const struct sb_request *r, const struct plan *p, struct s
  * fixed is killed, never let run unchecked. */
 static bool env_as_set(const struct tracer *t, const char *e)
 {
-	const char *const names[] = {FAST_ENV_ROOT, FAST_ENV_SEEN};
-	const char *const want[] = {t->r->root, t->seen};
+	const char *const names[] = {FAST_ENV_ROOT, FAST_ENV_SEEN, FAST_ENV_FDIRS};
+	const char *const want[] = {t->r->root, t->seen, t->fdirs};
 	for (size_t i = 0; i < sizeof(names) / sizeof(*names); i++) {
 		size_t n = strlen(names[i]);
 		if (!strncmp(e, names[i], n) && e[n] == '=')

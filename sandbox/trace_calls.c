@@ -12,12 +12,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/uio.h>
 #include <unistd.h>
 
 #include "err.h"
 #include "fastpath.h"
+#include "glob.h"
 
 #define CALL(n, d, p, d2, p2, f, c, c2, nf) {__NR_##n, #n, d, p, d2, p2, f, c, c2, nf}
 const struct sc trace_calls[] = {
@@ -136,13 +138,15 @@ static const struct op *op_for(const struct plan *p, const char *path)
 static bool read_granted(const struct plan *p, const char *path)
 {
 	const struct op *o = op_for(p, path);
-	return !o || o->kind == OP_RO || o->kind == OP_RW || o->kind == OP_SCRATCH;
+	return !o || o->kind == OP_RO || o->kind == OP_RW || o->kind == OP_SCRATCH ||
+	       o->kind == OP_CACHE;
 }
 
 static bool write_granted(const struct plan *p, const char *path)
 {
 	const struct op *o = op_for(p, path);
-	return o && ((o->kind == OP_RW && !o->protect) || o->kind == OP_SCRATCH);
+	return o && ((o->kind == OP_RW && !o->protect) || o->kind == OP_SCRATCH ||
+		o->kind == OP_CACHE);
 }
 
 /* R-26: a read the bound directory of a file grant lets through, of an
@@ -174,6 +178,41 @@ static bool widened(const struct tracer *t, const char *path)
 			return true;
 	}
 	return false;
+}
+
+/* Issue 35 item 5: a write a file grant's bound directory lets through to
+ * anything but a granted file: the grant, or NULL. Not one a directory
+ * grant or a write glob covers, nor one in a cache or scratch. */
+static const char *write_widened(const struct tracer *t, const char *path)
+{
+	const struct plan *p = t->p;
+	const struct op *o;
+	const char *dir = NULL, *grant = NULL;
+	for (size_t i = 0; i < p->fdirs.n; i++)
+		if (path_is_within(p->fdirs.v[i], path) &&
+			(!dir || strlen(p->fdirs.v[i]) > strlen(dir)))
+			dir = p->fdirs.v[i];
+	if (!dir)
+		return NULL;
+	for (size_t i = 0; i < p->wfiles.n; i++) {
+		char *d;
+		if (!strcmp(p->wfiles.v[i], path))
+			return NULL;
+		d = path_dirname(p->wfiles.v[i]);
+		if (!grant && !strcmp(d, dir))
+			grant = p->wfgrant.v[i];
+		free(d);
+	}
+	for (size_t i = 0; i < p->wdirs.n; i++)
+		if (path_is_within(p->wdirs.v[i], path))
+			return NULL;
+	for (size_t i = 0; i < p->wglobs.n; i++)
+		if (glob_match(p->wglobs.v[i], path))
+			return NULL;
+	o = op_for(p, path);
+	if (!o || o->kind != OP_RW || o->protect)
+		return NULL;
+	return grant;
 }
 
 /* R-26 counts what a read returns (a file's bytes, a directory's listing, a
@@ -316,9 +355,15 @@ int trace_judge(struct tracer *t, struct proc *pr, const struct sc *c, const uin
 		*slash = '/';
 	}
 	e->widened = false;
+	e->grant = NULL;
+	if (cls == 'w' && t->p->fdirs.n && (e->grant = write_widened(t, res))) {
+		struct stat st;
+		e->widened = true;
+		e->existed = lstat(res, &st) == 0;
+	}
 	if (cls == 'r' ? (!path_is_within(t->r->root, res) ||
 			(read_granted(t->p, res) && !(e->widened = content_read(c) && widened(t, res))))
-		       : write_granted(t->p, res)) {
+		       : write_granted(t->p, res) && !e->widened) {
 		free(res);
 		free(path);
 		return 0;
@@ -351,4 +396,44 @@ void trace_snapshot(struct tracer *t)
 		strlist_push(&t->wdirs, d);
 		free(d);
 	}
+}
+
+void trace_made(struct tracer *t, pid_t pid, struct ev *e)
+{
+	struct ev *m;
+	if (strmap_get(&t->madeidx, e->resolved)) {
+		trace_ev_clear(e); /* a name the task made: judged at the end */
+		return;
+	}
+	if (e->existed) {
+		trace_emit(t, pid, e, 0, false);
+		trace_ev_clear(e);
+		return;
+	}
+	if (t->nmade == t->capmade) {
+		t->capmade = t->capmade ? 2 * t->capmade : 16;
+		t->made = xrealloc(t->made, t->capmade * sizeof(*t->made));
+		t->madepid = xrealloc(t->madepid, t->capmade * sizeof(*t->madepid));
+	}
+	m = &t->made[t->nmade];
+	*m = *e;
+	t->madepid[t->nmade++] = pid;
+	memset(e, 0, sizeof(*e));
+	strmap_put(&t->madeidx, m->resolved, t); /* (any non-NULL value) */
+}
+
+void trace_made_end(struct tracer *t)
+{
+	for (size_t i = 0; i < t->nmade; i++) {
+		struct stat st;
+		if (lstat(t->made[i].resolved, &st) == 0)
+			trace_emit(t, t->madepid[i], &t->made[i], 0, false);
+		trace_ev_clear(&t->made[i]);
+	}
+	free(t->made);
+	free(t->madepid);
+	strmap_free(&t->madeidx);
+	t->made = NULL;
+	t->madepid = NULL;
+	t->nmade = t->capmade = 0;
 }

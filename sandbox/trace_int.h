@@ -87,7 +87,10 @@ struct dcache {
 struct ev {
 	const char *op;
 	char access;   /* 'r', 'w', or 'u' (a unix socket refused, R-32) */
-	bool widened;  /* a granted read R-26 reports */
+	bool widened;  /* a granted read R-26 reports, or a granted write
+	                * beside a file grant (issue 35 item 5) */
+	bool existed;  /* such a write: its path was there at the call */
+	const char *grant; /* such a write: the file grant, as written */
 	bool fast;     /* made from the fast path's page: a failure comes again */
 	char *path, *resolved;
 };
@@ -113,8 +116,16 @@ struct tracer {
 	struct strlist *wnames;
 	const struct sc *bynr[1024];
 	struct dcache dc;
-	/* FAST_ENV_SEEN as trace_arm_prepare set it for the task (NULL: unset) */
-	char *seen;
+	/* issue 35 item 5: the names a task made beside a file grant (each
+	 * write event there, held until the end: a name still there then is
+	 * reported, an atomic writer's temporary renamed away is not) */
+	struct ev *made;
+	pid_t *madepid;
+	size_t nmade, capmade;
+	struct strmap madeidx;
+	/* FAST_ENV_SEEN and FAST_ENV_FDIRS as trace_arm_prepare set them for
+	 * the task (NULL: unset) */
+	char *seen, *fdirs;
 	/* VX_TRACE_STATS: stops by call (entry) and exit stops, said at the end */
 	bool stats;
 	unsigned long stops[1024], exits;
@@ -143,6 +154,13 @@ char trace_changes(int nr);
 void trace_cwds_forget(struct tracer *t);
 /* What each widened directory held when the task started. */
 void trace_snapshot(struct tracer *t);
+/* Issue 35 item 5, at the exit of a write beside a file grant that went
+ * through (e->widened, access 'w'): said now when it changed a name that
+ * was there at the call and the task did not make; held when it made one
+ * (trace_made_end says the ones still there at the end). Takes e's
+ * strings. */
+void trace_made(struct tracer *t, pid_t pid, struct ev *e);
+void trace_made_end(struct tracer *t);
 
 /* trace_resolve.c */
 /* abs with every symlink followed as far as the path exists, "." and ".."
@@ -161,6 +179,9 @@ void trace_env_check(struct tracer *t, pid_t pid);
 /* The value of FAST_ENV_SEEN for plan p (fastpath.h), malloc'ed; NULL when
  * it cannot be written (a newline in a path). */
 char *trace_seen(const struct plan *p, const char *root);
+/* The value of FAST_ENV_FDIRS for plan p, malloc'ed ("" when it has none:
+ * always set, so a shim that finds it missing sends every write up). */
+char *trace_fdirs(const struct plan *p);
 
 /* trace_records.c: each record is one line on t->o (buffered; the end
  * record flushes). trace_out_init() points o at fd and notes its kind. */

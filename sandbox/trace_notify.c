@@ -6,7 +6,8 @@
  * docs/benchmarks.md), not complete: the supervisor never learns a call's
  * result, so an event's errno is the judgement's guess (a hidden read
  * ENOENT, a write past the grants EROFS), a refused mkdir of an existing
- * directory is a false event, a widened read (R-26) cannot be told from one
+ * directory is a false event (and so is a granted write beside a file
+ * grant, issue 35), a widened read (R-26) cannot be told from one
  * that failed, the cwd is read again for each relative path (a pid may be
  * reused unseen), and a listing made while a rename runs is not forgotten
  * after it. vx-sandbox uses it only with VX_TRACE_NOTIFY=1 in its

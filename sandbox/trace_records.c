@@ -195,6 +195,10 @@ void trace_emit(struct tracer *t, pid_t pid, const struct ev *e, int err, bool u
 		jsonw_key(w, "widened");
 		jsonw_bool(w, true);
 	}
+	if (e->grant) {
+		jsonw_key(w, "grant");
+		jsonw_str(w, e->grant);
+	}
 	if (unfinished) {
 		jsonw_key(w, "unfinished");
 		jsonw_bool(w, true);

@@ -134,6 +134,32 @@ runners_pass() {
 	runners_pass pnpm
 }
 
+# caches_stay_private LAYOUT: vitest's results cache (node_modules/.vite/
+# vitest/<hash>/results.json in the project) and vite's bundled config
+# (.vite-temp in the nearest node_modules) need no grant (issue 35 item 4):
+# the test tasks grant only dist/ to write, pass, and leave no file in any
+# node_modules of the tree
+caches_stay_private() {
+	use "$1" "$BATS_FILE_TMPDIR/$1/cache"
+	run grep -l 'node_modules' packages/lib/vx.json packages/app/vx.json
+	assert_output ""
+	touch "$BATS_TEST_TMPDIR/mark"
+	run vx run test
+	assert_success
+	refute_output --partial "SANDBOX VIOLATIONS"
+	assert_line --regexp '^@rt/lib#test: +Tests +5 passed \(5\)'
+	run find packages/lib/node_modules packages/app/node_modules node_modules -newer "$BATS_TEST_TMPDIR/mark" -not -type d
+	assert_output ""
+}
+
+@test "npm layout: vitest's caches need no grant and never reach the tree" {
+	caches_stay_private npm
+}
+
+@test "pnpm layout: vitest's caches need no grant and never reach the tree" {
+	caches_stay_private pnpm
+}
+
 @test "babel with the root package.json (browserslist) not granted fails, naming ../../package.json, the grant and the cache input; nothing is cached" {
 	use npm
 	run -1 vx run @rt/legacy#build-first

@@ -54,6 +54,45 @@ sandboxed_ui() {
 		"sandbox": { "allow": { "read": ["."], "write": ["out.txt"] } } } } } }'
 }
 
+# file_grant CMD: ui's build, sandboxed, uncached, granted only its
+# package.json to write (which R-26 binds by its directory)
+file_grant() {
+	put packages/ui/vx.json "{ \"tasks\": { \"build\": { \"exec\": { \"command\": \"$1\",
+		\"sandbox\": { \"allow\": { \"read\": [\".\"], \"write\": [\"package.json\"] } } } } } }"
+}
+
+# issue 35 item 5: the directory is bound, the grant still means the file
+@test "issue 35: a write grant on package.json binds its directory, yet any other change there fails the task naming the grant, fast path on and off" {
+	local fast cmd path
+	for fast in 1 0; do
+		export VX_TRACE_FAST=$fast
+		# the granted file, in place and as an atomic writer does (its
+		# temporary made beside it, then renamed onto it)
+		file_grant "sed -i s/ui/ui/ package.json && cp package.json .pj.tmp && mv .pj.tmp package.json && mkdir .t && echo t > .t/x && rm -r .t"
+		run -0 vx run build
+		assert_line --regexp '^miss @x/ui#build '
+		refute_output --partial 'SANDBOX VIOLATIONS'
+		refute_output --partial 'deny'
+		for cmd in 'echo x > src/x.js:src/x.js' 'echo new > new.txt:new.txt' \
+			'mv src/lib.txt src/moved.txt:src/lib.txt' 'rm src/lib.txt:src/lib.txt' \
+			'echo y >> src/lib.txt:src/lib.txt' 'mkdir gen:gen' 'chmod 600 src/lib.txt:src/lib.txt' \
+			"VX_TRACE_FDIRS= sh -c 'echo x > src/y.js':src/y.js"; do
+			path=${cmd##*:}
+			file_grant "${cmd%:*}"
+			run -1 vx run build
+			assert_line "SANDBOX VIOLATIONS @x/ui#build"
+			assert_line --regexp "^  deny file-write packages/ui/$path \([a-z0-9]+: outside the file grant 'package.json', whose directory is bound\)\$"
+			rm -rf packages/ui/src packages/ui/new.txt packages/ui/gen
+			put packages/ui/src/lib.txt "lib v1"
+		done
+	done
+	# what a directory grant covers beside it is granted
+	put packages/ui/vx.json '{ "tasks": { "build": { "exec": { "command": "echo x > dist/x.js && echo p >> package.json",
+		"sandbox": { "allow": { "read": ["."], "write": ["package.json", "dist/"] } } } } } }'
+	run -0 vx run build
+	refute_output --partial 'deny'
+}
+
 @test "a relative TMPDIR is resolved once: a sandboxed task's request is found from its project" {
 	sandboxed_ui
 	mkdir tmp

@@ -143,7 +143,9 @@ for l in open(sys.argv[1]):
 }
 
 @test "R-26: a read of a pre-existing file in a directory a file grant widened is recorded though it succeeds; the declared file and the task's own are not" {
-	run -0 sb --write out.txt -- sh -c 'cat banner.txt > /dev/null; echo o > out.txt; cat out.txt > /dev/null; echo n > mine.txt; cat mine.txt > /dev/null'
+	# (mine.txt removed again: a name the task leaves beside a file grant
+	# is a change of its own, issue 35)
+	run -0 sb --write out.txt -- sh -c 'cat banner.txt > /dev/null; echo o > out.txt; cat out.txt > /dev/null; echo n > mine.txt; cat mine.txt > /dev/null; rm mine.txt'
 	run -0 records
 	assert_output "openat read $WS/packages/app/banner.txt null widened"
 	assert_file_exists "$WS/packages/app/out.txt"

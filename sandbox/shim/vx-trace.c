@@ -71,6 +71,38 @@ static int state;
 static const char *root;
 static size_t rootlen;
 static const char *seen; /* FAST_ENV_SEEN, NULL when unset */
+/* FAST_ENV_FDIRS: the mounts of the directories bound for a file grant
+ * alone; fall: every write goes up (the variable missing or "*", one that
+ * would not stat, or more than fit) */
+#define FMNT_MAX 64
+static uint64_t fmnt[FMNT_MAX];
+static size_t nfmnt;
+static bool fall;
+
+/* The mount of each line of FAST_ENV_FDIRS (each a mount root). */
+static void fdirs_load(tramp_fn t)
+{
+	const char *v = getenv(FAST_ENV_FDIRS);
+	char dir[PATH_MAX];
+	fall = !v || !strcmp(v, "*");
+	for (const char *l = v; !fall && l && *l;) {
+		const char *nl = strchr(l, '\n');
+		size_t n = nl ? (size_t)(nl - l) : strlen(l);
+		struct statx sx;
+		if (n >= sizeof(dir) || nfmnt == FMNT_MAX) {
+			fall = true;
+			break;
+		}
+		memcpy(dir, l, n);
+		dir[n] = 0;
+		if (t(SYS_statx, AT_FDCWD, (long)dir, 0, STATX_MNT_ID, (long)&sx) != 0 ||
+			!(sx.stx_mask & STATX_MNT_ID))
+			fall = true;
+		else
+			fmnt[nfmnt++] = sx.stx_mnt_id;
+		l = nl ? nl + 1 : NULL;
+	}
+}
 
 static tramp_fn tramp(void)
 {
@@ -98,6 +130,7 @@ static tramp_fn tramp(void)
 	root = getenv(FAST_ENV_ROOT);
 	rootlen = root && root[0] == '/' ? strlen(root) : 0;
 	seen = getenv(FAST_ENV_SEEN);
+	fdirs_load((tramp_fn)FAST_TRAMP_ADDR);
 	__atomic_store_n(&state, 2, __ATOMIC_RELEASE);
 	return (tramp_fn)FAST_TRAMP_ADDR;
 }
@@ -282,9 +315,71 @@ static bool is_write(int flags)
 	return (flags & FAST_OPEN_WRITE) != 0;
 }
 
+static bool on_fmnt(const struct statx *sx)
+{
+	for (size_t i = 0; i < nfmnt; i++)
+		if (sx->stx_mnt_id == fmnt[i])
+			return true;
+	return false;
+}
+
+/* Issue 35 item 5: does a write of path (from dfd) land on the mount of a
+ * directory bound for a file grant alone (FAST_ENV_FDIRS)? Its target
+ * (followed as the call follows it), or where absent its parent as
+ * written; anything unsure says yes (the call then stops: only slower). */
+static bool beside_file_grant(tramp_fn t, long dfd, const char *path, bool follow)
+{
+	struct statx sx;
+	char dir[PATH_MAX];
+	size_t n;
+	long r;
+	if (fall)
+		return true;
+	if (!nfmnt)
+		return false;
+	if (!path)
+		return true;
+	r = t(SYS_statx, dfd, (long)path, follow ? 0 : AT_SYMLINK_NOFOLLOW, STATX_MNT_ID, (long)&sx);
+	if (r == 0)
+		return !(sx.stx_mask & STATX_MNT_ID) || on_fmnt(&sx);
+	if (r != -ENOENT)
+		return true;
+	n = strlen(path);
+	while (n > 1 && path[n - 1] == '/')
+		n--;
+	while (n > 0 && path[n - 1] != '/')
+		n--;
+	while (n > 1 && path[n - 1] == '/')
+		n--;
+	if (n >= sizeof(dir))
+		return true;
+	if (n == 0) {
+		strcpy(dir, ".");
+	} else {
+		memcpy(dir, path, n);
+		dir[n] = 0;
+	}
+	r = t(SYS_statx, dfd, (long)dir, 0, STATX_MNT_ID, (long)&sx);
+	return r != 0 || !(sx.stx_mask & STATX_MNT_ID) || on_fmnt(&sx);
+}
+
+/* A write call: traced from the start where it lands beside a file grant
+ * (the tracer reports it even when it succeeds), else as call(). */
+static long wcall(long dfd, const char *path, bool follow, long nr, long a, long b, long c,
+	long d, long e)
+{
+	tramp_fn t = tramp();
+	if (t && beside_file_grant(t, dfd, path, follow))
+		return slow(nr, a, b, c, d, e);
+	return call(false, path, nr, a, b, c, d, e);
+}
+
 static int do_openat(int dfd, const char *path, int flags, mode_t mode)
 {
-	return (int)call(!is_write(flags), path, SYS_openat, dfd, (long)path, flags, mode, 0);
+	if (is_write(flags))
+		return (int)wcall(dfd, path, !(flags & O_NOFOLLOW), SYS_openat, dfd, (long)path,
+			flags, mode, 0);
+	return (int)call(true, path, SYS_openat, dfd, (long)path, flags, mode, 0);
 }
 
 /* the mode argument is there only with O_CREAT or O_TMPFILE */
@@ -348,12 +443,12 @@ EXPORT int __openat64_2(int dfd, const char *path, int flags)
 /* the system calls glibc itself makes, so a record names the same call */
 EXPORT int creat(const char *path, mode_t mode)
 {
-	return (int)call(false, path, SYS_creat, (long)path, mode, 0, 0, 0);
+	return (int)wcall(AT_FDCWD, path, true, SYS_creat, (long)path, mode, 0, 0, 0);
 }
 
 EXPORT int creat64(const char *path, mode_t mode)
 {
-	return (int)call(false, path, SYS_creat, (long)path, mode, 0, 0, 0);
+	return (int)wcall(AT_FDCWD, path, true, SYS_creat, (long)path, mode, 0, 0, 0);
 }
 
 static int do_fstatat(int dfd, const char *path, struct stat *st, int flags)
@@ -428,12 +523,12 @@ EXPORT ssize_t readlinkat(int dfd, const char *path, char *buf, size_t len)
 
 EXPORT int mkdir(const char *path, mode_t mode)
 {
-	return (int)call(false, path, SYS_mkdir, (long)path, mode, 0, 0, 0);
+	return (int)wcall(AT_FDCWD, path, false, SYS_mkdir, (long)path, mode, 0, 0, 0);
 }
 
 EXPORT int mkdirat(int dfd, const char *path, mode_t mode)
 {
-	return (int)call(false, path, SYS_mkdirat, dfd, (long)path, mode, 0, 0);
+	return (int)wcall(dfd, path, false, SYS_mkdirat, dfd, (long)path, mode, 0, 0);
 }
 
 /* realpath: glibc's reads each component with its own readlink, from inside
@@ -620,16 +715,19 @@ EXPORT long syscall(long nr, ...)
 	va_end(ap);
 	switch (nr) {
 	case SYS_openat:
-		return call(!is_write((int)a[2]), (const char *)a[1], nr, a[0], a[1], a[2], a[3], 0);
+		if (is_write((int)a[2]))
+			return wcall(a[0], (const char *)a[1], !(a[2] & O_NOFOLLOW), nr, a[0], a[1],
+				a[2], a[3], 0);
+		return call(true, (const char *)a[1], nr, a[0], a[1], a[2], a[3], 0);
 	case SYS_newfstatat: case SYS_statx: case SYS_faccessat: case SYS_faccessat2:
 	case SYS_readlinkat:
 		return call(true, (const char *)a[1], nr, a[0], a[1], a[2], a[3], a[4]);
 	case SYS_access: case SYS_readlink:
 		return call(true, (const char *)a[0], nr, a[0], a[1], a[2], 0, 0);
 	case SYS_mkdirat:
-		return call(false, (const char *)a[1], nr, a[0], a[1], a[2], 0, 0);
+		return wcall(a[0], (const char *)a[1], false, nr, a[0], a[1], a[2], 0, 0);
 	case SYS_mkdir: case SYS_creat:
-		return call(false, (const char *)a[0], nr, a[0], a[1], 0, 0, 0);
+		return wcall(AT_FDCWD, (const char *)a[0], nr == SYS_creat, nr, a[0], a[1], 0, 0, 0);
 	}
 	if (!next)
 		next = (long (*)(long, ...))dlsym(RTLD_NEXT, "syscall");
