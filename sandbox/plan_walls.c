@@ -187,8 +187,9 @@ static void scan_links(struct ctx *c, const char *nm, bool deeper)
  * vite's optimizer and vitest's results (.vite/vitest/<hash>/), vite's
  * bundled config (.vite-temp, in the nearest node_modules), and
  * find-cache-dir's users (babel-loader, eslint-loader, terser and others:
- * .cache/<tool>/). None is an input or an output of a task. */
-static const char *const tool_caches[] = {".vite", ".vite-temp", ".cache"};
+ * .cache/<tool>/), and unrun's bundled config (.unrun/, tsdown's config
+ * loader). None is an input or an output of a task. */
+static const char *const tool_caches[] = {".vite", ".vite-temp", ".cache", ".unrun"};
 
 /* Does a grant already decide what path shows: a write bind at or above it
  * (the user's own cache, kept), or any grant inside it? */
