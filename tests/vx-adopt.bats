@@ -9,34 +9,18 @@
 # byte-identical to the unsandboxed build; no SANDBOX VIOLATIONS line; no
 # source rewritten on the way (the uncached `format` task is not run).
 #
-# EXPECTED TO FAIL until the one-run learner lands (vx init --sandbox that
-# learns in one run and verifies in a second): until `vx init --help` names
-# it (LEARNER_WORD below) the tests skip, saying so; VX_ADOPT_FORCE=1 runs
-# them anyway, and on the learner of 2026-12-07 they fail (no pass: vitest
-# finds no test files, `format` rewrites sources). When enabling, set
-# LEARNER_WORD to a word of the new option's help line.
 # tests/vx-adopt-rootless.bats runs it again as an unprivileged user.
 
 load helpers
 
-LEARNER_WORD=verif
-
 setup_file() {
 	local out=$BATS_FILE_TMPDIR/adopt
-	if [ -z "${VX_ADOPT_FORCE:-}" ] && ! vx init --help 2>&1 | grep -qi -- "$LEARNER_WORD"; then
-		echo "skip" > "$BATS_FILE_TMPDIR/state"
-		return 0
-	fi
 	# the cap: a learner that needs more than one cycle has failed already
 	VX_ADOPT_MAX=4 VX_BENCH_BIN=$VX_BIN_DIR bash "$BATS_TEST_DIRNAME/../bench/adopt.sh" "$out" \
 		> "$BATS_FILE_TMPDIR/adopt.out" 2>&1 || true
-	echo "ran" > "$BATS_FILE_TMPDIR/state"
 }
 
 setup() {
-	if [ "$(cat "$BATS_FILE_TMPDIR/state")" = skip ]; then
-		skip "issue 35's learner is not in this vx: vx init --help does not name '$LEARNER_WORD' (VX_ADOPT_FORCE=1 runs these anyway)"
-	fi
 	OUT=$BATS_FILE_TMPDIR/adopt
 	# bench/adopt.sh's result line, and its report shown on failure
 	run cat "$BATS_FILE_TMPDIR/adopt.out"
