@@ -116,10 +116,11 @@ manifest_of() {
 	cmp "$A/packages/ui/dist/lib.txt" "$B/packages/ui/dist/lib.txt"
 }
 
-@test "turbo: the token and signature key are never in a task's environment" {
+@test "turbo: the token and signature key never reach a task, even in loose env mode" {
 	start_turbo
 	pkg packages/env @x/env '' '{ "tasks": { "show": { "exec": { "command": "env | grep ^TURBO_ | sort; true" } } } }'
-	TURBO_REMOTE_CACHE_SIGNATURE_KEY=sig-key run -0 in_a vx run @x/env#show --remote-cache "turbo+$API"
+	TURBO_REMOTE_CACHE_SIGNATURE_KEY=sig-key run -0 in_a vx run @x/env#show --env-mode loose --remote-cache "turbo+$API"
+	assert_line '@x/env#show: TURBO_TEAM=vx'
 	refute_output --partial 'ci-token'
 	refute_output --partial 'sig-key'
 }
