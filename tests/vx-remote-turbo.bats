@@ -235,3 +235,10 @@ print(want == open(sys.argv[1] + ".tag").read())
 	assert_line --regexp '^hit  @x/app#build '
 	cmp "$A/packages/ui/dist/huge.bin" "$B/packages/ui/dist/huge.bin"
 }
+
+@test "turbo: a team that cannot go in a URL is one warning and no remote; the run goes on" {
+	TURBO_TEAM='a&b' TURBO_API=http://127.0.0.1:1 run -0 in_a vx run build
+	assert_line "vx: remote cache: the team 'a&b' (TURBO_TEAM) has a character other than letters, digits, '-', '_' and '.'; fix the variable"
+	assert_equal "$(grep -c 'remote cache' <<< "$output")" 1
+	assert_line --regexp '^miss @x/app#build '
+}
