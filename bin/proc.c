@@ -36,6 +36,11 @@ void proc_env_resolve(void)
 static bool credential(const char *e)
 {
 	static const char *const ends[] = {"_TOKEN", "_KEY", "_SECRET", "_PASSWORD"};
+	/* the remote cache's, on Turborepo's API (remote.h): a task holding
+	 * them could forge entries */
+	if (strncmp(e, "TURBO_TOKEN=", 12) == 0 ||
+		strncmp(e, "TURBO_REMOTE_CACHE_SIGNATURE_KEY=", 33) == 0)
+		return true;
 	if (strncmp(e, "VX_", 3) != 0)
 		return false;
 	if (strncmp(e, "VX_REMOTE_", 10) == 0)

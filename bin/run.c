@@ -117,8 +117,9 @@ static const char run_usage[] =
 	"  --output-logs WHAT  whose output: full (default; hits replay theirs), new-only\n"
 	"                    (misses), errors-only (failed tasks), hash-only (each key), none\n"
 	"  --root DIR        the workspace root (default: VX_ROOT, else found from cwd)\n"
-	"  --remote-cache URL  also a remote HTTP cache (VX_REMOTE_CACHE): local first, then\n"
-	"                    remote; successes uploaded (not with VX_REMOTE_CACHE_READONLY=1)\n"
+	"  --remote-cache URL  also a remote HTTP cache (VX_REMOTE_CACHE, else TURBO_API): local\n"
+	"                    first, then remote; successes uploaded (not with\n"
+	"                    VX_REMOTE_CACHE_READONLY=1); turbo+http(s)://... speaks Turborepo's API\n"
 	"  --filter SEL      only in the projects SEL selects (turbo's grammar: web, @acme/*,\n"
 	"                    ./apps/web, web..., ...web, ...^web, web^..., [main], !web;\n"
 	"                    see vx-graph --help); several union, then exclusions subtract\n"
@@ -245,6 +246,11 @@ static int parse_args(int argc, char **argv, struct run *r, struct run_args *a)
 	r->root = root_opt && *root_opt ? root_opt : NULL;
 	if (a->remote && !*a->remote)
 		a->remote = NULL;
+	/* Turborepo's own settings, so a CI's secrets serve as they are */
+	static char *turbo_api;
+	const char *api = getenv("TURBO_API");
+	if (!a->remote && api && *api)
+		a->remote = turbo_api = xasprintf("turbo+%s", api);
 	a->sel[a->nsel++] = "--";
 	for (int i = optind; i < argc; i++)
 		a->sel[a->nsel++] = argv[i];

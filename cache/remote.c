@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <unistd.h>
 
 #include "cache.h"
@@ -33,6 +34,11 @@
 #define SIG_MEMBER ",\"sig\":\"hmac-sha256:"
 #define SIG_DOMAIN "vx-remote-ac 1\n"
 #define SIG_KEY_MIN 16
+#define TURBO_PREFIX "turbo+"
+#define TAG_HDR "x-artifact-tag:"
+#define MAC_LEN 32
+#define MAC_BLOCK 64
+#define B64_LEN 44 /* base64 of MAC_LEN bytes, padded */
 
 struct remote {
 	char *url;
@@ -41,6 +47,11 @@ struct remote {
 	struct curl_slist *hdrs;
 	char *sigkey; /* NULL: entries are neither signed nor checked */
 	size_t sigkeylen;
+	bool turbo;   /* Turborepo's API rather than bazel-remote's */
+	char *team;   /* turbo: TURBO_TEAMID or TURBO_TEAM, or NULL */
+	char *teamq;  /* turbo: "teamId=<team>" or "slug=<team>", or NULL */
+	char *tkey;   /* turbo: TURBO_REMOTE_CACHE_SIGNATURE_KEY, or NULL */
+	size_t tkeylen;
 };
 
 enum xkind { X_GET_MEM, X_GET_FILE, X_HEAD, X_PUT_FILE, X_PUT_MEM };
@@ -61,6 +72,9 @@ struct xfer {
 	EVP_MD_CTX *sha;  /* X_GET_FILE: both hashes of what arrives */
 	XXH3_state_t *xx;
 	const char *hash, *sha256; /* X_GET_FILE: what the bytes must hash to */
+	char *tag;        /* turbo X_PUT_*: the x-artifact-tag line to send */
+	struct curl_slist *xh; /* the headers with tag, while it runs */
+	char *gottag;     /* turbo X_GET_MEM: the x-artifact-tag answered */
 };
 
 static void server_off(struct remote *r, const char *fmt, ...)
@@ -119,10 +133,131 @@ static int signing_key(char **key, size_t *len)
 	return 0;
 }
 
+/* turbo's team from the environment (remote.h): 0, or -1 after a message. */
+static int turbo_team(struct remote *r)
+{
+	const char *id = getenv("TURBO_TEAMID"), *slug = getenv("TURBO_TEAM");
+	const char *v = id && *id ? id : slug && *slug ? slug : NULL;
+	if (!v)
+		return 0;
+	for (const char *p = v; *p; p++)
+		if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
+			(*p >= '0' && *p <= '9') || *p == '-' || *p == '_' || *p == '.')) {
+			err_warn("remote cache: the team '%s' (%s) has a character other than "
+				 "letters, digits, '-', '_' and '.'; fix the variable", v,
+				 v == id ? "TURBO_TEAMID" : "TURBO_TEAM");
+			return -1;
+		}
+	r->team = xstrdup(v);
+	r->teamq = xasprintf("%s=%s", v == id ? "teamId" : "slug", v);
+	return 0;
+}
+
+/* Where the object name lives on the server: a manifest (space "ac") or a
+ * blob ("cas"); malloc'd. */
+static char *obj_url(const struct remote *r, const char *space, const char *name)
+{
+	if (r->turbo)
+		return xasprintf("%s/v8/artifacts/%s%s%s", r->url, name, r->teamq ? "?" : "",
+			r->teamq ? r->teamq : "");
+	return xasprintf("%s/%s/%s", r->url, space, name);
+}
+
+/* HMAC-SHA256 (RFC 2104) streamed over libcrypto's SHA-256, which is all
+ * remote_lib loads. */
+struct mac {
+	EVP_MD_CTX *in;
+	unsigned char opad[MAC_BLOCK];
+};
+
+static void mac_init(struct mac *m, const char *key, size_t len)
+{
+	unsigned char k[MAC_BLOCK] = {0}, ipad[MAC_BLOCK];
+	unsigned dl = 0;
+	EVP_MD_CTX *ctx = EVP_MD_CTX_new();
+	if (len > MAC_BLOCK) {
+		EVP_DigestInit_ex(ctx, EVP_sha256(), NULL);
+		EVP_DigestUpdate(ctx, key, len);
+		EVP_DigestFinal_ex(ctx, k, &dl);
+	} else {
+		memcpy(k, key, len);
+	}
+	for (int i = 0; i < MAC_BLOCK; i++) {
+		ipad[i] = k[i] ^ 0x36;
+		m->opad[i] = k[i] ^ 0x5c;
+	}
+	EVP_DigestInit_ex(ctx, EVP_sha256(), NULL);
+	EVP_DigestUpdate(ctx, ipad, MAC_BLOCK);
+	m->in = ctx;
+}
+
+static void mac_update(struct mac *m, const void *p, size_t n)
+{
+	EVP_DigestUpdate(m->in, p, n);
+}
+
+/* The tag, base64 (padded) into out, and m's context freed. */
+static void mac_final(struct mac *m, char out[B64_LEN + 1])
+{
+	static const char b64[] =
+		"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+	unsigned char d[EVP_MAX_MD_SIZE], t[MAC_LEN + 1] = {0};
+	unsigned dl = 0;
+	EVP_DigestFinal_ex(m->in, d, &dl);
+	EVP_DigestInit_ex(m->in, EVP_sha256(), NULL);
+	EVP_DigestUpdate(m->in, m->opad, MAC_BLOCK);
+	EVP_DigestUpdate(m->in, d, MAC_LEN);
+	EVP_DigestFinal_ex(m->in, t, &dl);
+	EVP_MD_CTX_free(m->in);
+	m->in = NULL;
+	char *o = out;
+	for (int i = 0; i < MAC_LEN; i += 3) {
+		unsigned v = (unsigned)t[i] << 16 | (unsigned)t[i + 1] << 8 |
+			     (i + 2 < MAC_LEN ? t[i + 2] : 0u);
+		*o++ = b64[v >> 18 & 63];
+		*o++ = b64[v >> 12 & 63];
+		*o++ = i + 1 < MAC_LEN ? b64[v >> 6 & 63] : '=';
+		*o++ = i + 2 < MAC_LEN ? b64[v & 63] : '=';
+	}
+	*o = '\0';
+}
+
+/* turbo's x-artifact-tag of the object name whose body is mem (or, when
+ * mem is NULL, the file open at fd): HMAC-SHA256 under the signature key of
+ * name, the team and the body, base64. 0, or -1 when fd will not read. */
+static int turbo_tag(const struct remote *r, const char *name, const char *mem, size_t len,
+	int fd, char out[B64_LEN + 1])
+{
+	struct mac m;
+	mac_init(&m, r->tkey, r->tkeylen);
+	mac_update(&m, name, strlen(name));
+	if (r->team)
+		mac_update(&m, r->team, strlen(r->team));
+	ssize_t got = 0;
+	if (mem) {
+		mac_update(&m, mem, len);
+	} else {
+		char buf[65536];
+		while ((got = read(fd, buf, sizeof(buf))) != 0) {
+			if (got < 0 && errno == EINTR)
+				continue;
+			if (got < 0)
+				break;
+			mac_update(&m, buf, (size_t)got);
+		}
+	}
+	mac_final(&m, out);
+	return got < 0 ? -1 : 0;
+}
+
 struct remote *remote_open(const char *url, const char *token, bool readonly)
 {
+	bool turbo = strncmp(url, TURBO_PREFIX, strlen(TURBO_PREFIX)) == 0;
+	if (turbo)
+		url += strlen(TURBO_PREFIX);
 	if (strncmp(url, "http://", 7) != 0 && strncmp(url, "https://", 8) != 0) {
-		err_warn("remote cache '%s': not an http:// or https:// URL", url);
+		err_warn("remote cache '%s': not an http:// or https:// URL (turbo+http:// for "
+			 "Turborepo's API)", url);
 		return NULL;
 	}
 	char *sigkey;
@@ -145,10 +280,26 @@ struct remote *remote_open(const char *url, const char *token, bool readonly)
 	for (size_t n = strlen(r->url); n > 0 && r->url[n - 1] == '/'; n--)
 		r->url[n - 1] = '\0';
 	r->readonly = readonly;
+	if ((r->turbo = turbo)) {
+		const char *tk = getenv("TURBO_REMOTE_CACHE_SIGNATURE_KEY");
+		if (tk && *tk) {
+			r->tkey = xstrdup(tk);
+			r->tkeylen = strlen(tk);
+		}
+		if (!token || !*token)
+			token = getenv("TURBO_TOKEN");
+		if (turbo_team(r) != 0) {
+			r->multi = NULL;
+			remote_close(r);
+			return NULL;
+		}
+	}
 	r->multi = curl_multi_init();
 	curl_multi_setopt(r->multi, CURLMOPT_MAX_HOST_CONNECTIONS, (long)REMOTE_PARALLEL);
 	/* nginx's WebDAV answers 100-continue badly; curl's default would add it */
 	r->hdrs = curl_slist_append(NULL, "Expect:");
+	if (r->turbo) /* turborepo-remote-cache answers a PUT without it 415 */
+		r->hdrs = curl_slist_append(r->hdrs, "Content-Type: application/octet-stream");
 	if (token && *token) {
 		char *h = xasprintf("Authorization: Bearer %s", token);
 		r->hdrs = curl_slist_append(r->hdrs, h);
@@ -161,9 +312,13 @@ void remote_close(struct remote *r)
 {
 	if (!r)
 		return;
-	curl_multi_cleanup(r->multi);
+	if (r->multi)
+		curl_multi_cleanup(r->multi);
 	curl_slist_free_all(r->hdrs);
 	free(r->sigkey);
+	free(r->tkey);
+	free(r->team);
+	free(r->teamq);
 	free(r->url);
 	free(r);
 	curl_global_cleanup();
@@ -198,6 +353,23 @@ static size_t on_write(char *p, size_t sz, size_t nm, void *arg)
 	return n;
 }
 
+/* turbo: keep a manifest's x-artifact-tag */
+static size_t on_header(char *p, size_t sz, size_t nm, void *arg)
+{
+	struct xfer *x = arg;
+	size_t n = sz * nm, k = strlen(TAG_HDR);
+	if (x->kind != X_GET_MEM || n < k || strncasecmp(p, TAG_HDR, k) != 0)
+		return n;
+	const char *v = p + k, *e = p + n;
+	while (v < e && (*v == ' ' || *v == '\t'))
+		v++;
+	while (e > v && (e[-1] == '\r' || e[-1] == '\n' || e[-1] == ' '))
+		e--;
+	free(x->gottag);
+	x->gottag = xstrndup(v, (size_t)(e - v));
+	return n;
+}
+
 static size_t on_read(char *buf, size_t sz, size_t nm, void *arg)
 {
 	struct xfer *x = arg;
@@ -222,7 +394,16 @@ static void xfer_start(struct remote *r, struct xfer *x)
 		err_die(VX_EXIT_FAIL, "out of memory");
 	curl_easy_setopt(h, CURLOPT_URL, x->url);
 	curl_easy_setopt(h, CURLOPT_PRIVATE, x);
-	curl_easy_setopt(h, CURLOPT_HTTPHEADER, r->hdrs);
+	if (x->tag) {
+		for (struct curl_slist *l = r->hdrs; l; l = l->next)
+			x->xh = curl_slist_append(x->xh, l->data);
+		x->xh = curl_slist_append(x->xh, x->tag);
+	}
+	curl_easy_setopt(h, CURLOPT_HTTPHEADER, x->xh ? x->xh : r->hdrs);
+	if (r->tkey) {
+		curl_easy_setopt(h, CURLOPT_HEADERFUNCTION, on_header);
+		curl_easy_setopt(h, CURLOPT_HEADERDATA, x);
+	}
 	curl_easy_setopt(h, CURLOPT_NOSIGNAL, 1L);
 	curl_easy_setopt(h, CURLOPT_PROTOCOLS_STR, "http,https");
 	curl_easy_setopt(h, CURLOPT_CONNECTTIMEOUT_MS, REMOTE_CONNECT_MS);
@@ -269,6 +450,8 @@ static void xfer_run(struct remote *r, struct xfer *xs, size_t n)
 			curl_multi_remove_handle(r->multi, h);
 			curl_easy_cleanup(h);
 			x->h = NULL;
+			curl_slist_free_all(x->xh);
+			x->xh = NULL;
 			active--;
 		}
 		if (active && running)
@@ -366,6 +549,8 @@ static void xfers_free(struct xfer *xs, size_t n)
 {
 	for (size_t i = 0; i < n; i++) {
 		free(xs[i].url);
+		free(xs[i].tag);
+		free(xs[i].gottag);
 		if (xs[i].kind != X_PUT_MEM)
 			free(xs[i].mem);
 		if (xs[i].fd >= 0)
@@ -435,7 +620,7 @@ static const char *fetch_blobs(struct remote *r, struct cache *c, cJSON *m)
 		why = "the local cache is not writable";
 	for (size_t i = 0; i < n && !why; i++) {
 		struct xfer *x = &xs[i];
-		x->url = xasprintf("%s/cas/%s", r->url, x->sha256);
+		x->url = obj_url(r, "cas", x->sha256);
 		if ((x->fd = cache_tmp_open(c, &x->tmp)) < 0) {
 			err_warn_errno("unable to create a temporary file in '%s/tmp'", c->dir);
 			why = "the local cache is not writable";
@@ -562,7 +747,7 @@ int remote_fetch(struct remote *r, struct cache *c, const char *key)
 		return 0;
 	struct xfer *mx = xcalloc(1, sizeof(*mx));
 	*mx = (struct xfer){.kind = X_GET_MEM, .fd = -1, .limit = REMOTE_MANIFEST_MAX,
-		.url = xasprintf("%s/ac/%s", r->url, key)};
+		.url = obj_url(r, "ac", key)};
 	xfer_run(r, mx, 1);
 	bool got = !xfer_failed(r, mx, "GET") && mx->status == 200 && !mx->over;
 	if (mx->res == CURLE_OK && mx->status != 200 && mx->status != 404 && mx->status != 204)
@@ -571,7 +756,19 @@ int remote_fetch(struct remote *r, struct cache *c, const char *key)
 		bad_entry(key, "the manifest is too large");
 	cJSON *m = NULL;
 	bool forged = false;
-	if (got && mx->mem && r->sigkey) {
+	if (got && mx->mem && r->tkey) {
+		char want[B64_LEN + 1];
+		turbo_tag(r, key, mx->mem, mx->len, -1, want);
+		unsigned char diff = !mx->gottag || strlen(mx->gottag) != B64_LEN;
+		for (size_t i = 0; !diff && i < B64_LEN; i++) /* in constant time */
+			diff |= (unsigned char)(want[i] ^ mx->gottag[i]);
+		if ((forged = diff))
+			bad_entry(key, "its x-artifact-tag is missing or not made with "
+				       "TURBO_REMOTE_CACHE_SIGNATURE_KEY");
+	}
+	if (forged) {
+		/* said */
+	} else if (got && mx->mem && r->sigkey) {
 		size_t n;
 		char *text = entry_verify(r, key, mx->mem, mx->len, &n);
 		if ((forged = !text))
@@ -611,6 +808,27 @@ static bool put_ok(long st)
 	return st == 200 || st == 201 || st == 202 || st == 204;
 }
 
+/* turbo: x's tag, over the blob open at x->fd (left at its start). */
+static int blob_tag(const struct remote *r, struct xfer *x)
+{
+	char tag[B64_LEN + 1];
+	if (turbo_tag(r, x->mem, NULL, 0, x->fd, tag) != 0 || lseek(x->fd, 0, SEEK_SET) != 0)
+		return -1;
+	x->tag = xasprintf(TAG_HDR " %s", tag);
+	return 0;
+}
+
+/* A PUT the server refused for its size (HTTP 413, its body limit): said
+ * once for the entry, which is then not uploaded; the server stays on. */
+static bool too_large(const char *key, const struct xfer *x)
+{
+	if (x->status != 413)
+		return false;
+	err_warn("remote cache: not uploading %s: %zu bytes are over the server's body limit "
+		 "(HTTP 413)", key, x->size);
+	return true;
+}
+
 int remote_push(struct remote *r, struct cache *c, const char *key)
 {
 	if (!r || r->readonly)
@@ -644,7 +862,7 @@ int remote_push(struct remote *r, struct cache *c, const char *key)
 			const cJSON *size = cJSON_GetObjectItemCaseSensitive(obj[i], "size");
 			xs[n] = (struct xfer){.kind = X_HEAD, .fd = -1, .hash = hash,
 				.size = (size_t)size->valuedouble, .mem = xstrdup(sha)};
-			xs[n].url = xasprintf("%s/cas/%s", r->url, sha);
+			xs[n].url = obj_url(r, "cas", sha);
 			strmap_put(&seen, hash, (void *)(k = ++n));
 		}
 		cJSON_DeleteItemFromObjectCaseSensitive(obj[i], "sha256");
@@ -661,7 +879,8 @@ int remote_push(struct remote *r, struct cache *c, const char *key)
 			rc = -1;
 		} else if (xs[i].status == 404) {
 			xs[i].kind = X_PUT_FILE;
-			if ((xs[i].fd = cache_blob_open(c, xs[i].hash)) < 0) {
+			if ((xs[i].fd = cache_blob_open(c, xs[i].hash)) < 0 ||
+				(r->tkey && blob_tag(r, &xs[i]) != 0)) {
 				err_warn_errno("remote cache: unable to read the local blob %s", xs[i].hash);
 				rc = -1;
 			}
@@ -683,7 +902,9 @@ int remote_push(struct remote *r, struct cache *c, const char *key)
 			}
 		xfer_run(r, puts, nput);
 		for (size_t i = 0; i < nput && rc == 0; i++) {
-			if (xfer_failed(r, &puts[i], "PUT"))
+			if (too_large(key, &puts[i]))
+				rc = -1;
+			else if (xfer_failed(r, &puts[i], "PUT"))
 				rc = -1;
 			else if (!put_ok(puts[i].status)) {
 				server_off(r, "PUT %s: HTTP %ld", puts[i].url, puts[i].status);
@@ -705,9 +926,17 @@ int remote_push(struct remote *r, struct cache *c, const char *key)
 			len = strlen(body);
 		}
 		struct xfer mx = {.kind = X_PUT_MEM, .fd = -1, .mem = text, .len = len, .size = len,
-			.url = xasprintf("%s/ac/%s", r->url, key)};
+			.url = obj_url(r, "ac", key)};
+		if (r->tkey) {
+			char tag[B64_LEN + 1];
+			turbo_tag(r, key, text, len, -1, tag);
+			mx.tag = xasprintf(TAG_HDR " %s", tag);
+		}
 		xfer_run(r, &mx, 1);
-		if (xfer_failed(r, &mx, "PUT"))
+		free(mx.tag);
+		if (too_large(key, &mx))
+			rc = -1;
+		else if (xfer_failed(r, &mx, "PUT"))
 			rc = -1;
 		else if (!put_ok(mx.status)) {
 			server_off(r, "PUT %s: HTTP %ld", mx.url, mx.status);

@@ -5,6 +5,23 @@
  *   GET/HEAD/PUT <url>/cas/<sha256 hex of the bytes>   each blob
  * <url> may carry an instance prefix in its path.
  *
+ * Or, for a url "turbo+http(s)://...", Turborepo's remote cache API (what
+ * turborepo-remote-cache and Vercel serve): each manifest and each blob is
+ * an artifact, GET/HEAD/PUT <url>/v8/artifacts/<key or sha256>, with
+ * "?teamId=" TURBO_TEAMID or else "?slug=" TURBO_TEAM, TURBO_TOKEN as the
+ * bearer token when token is NULL or empty, and every request
+ * "Content-Type: application/octet-stream". With
+ * TURBO_REMOTE_CACHE_SIGNATURE_KEY set, every PUT carries turbo's
+ * x-artifact-tag, base64 of HMAC-SHA256 under that key of the artifact's
+ * name, the team and the body, and a manifest fetched without the tag its
+ * bytes call for is a miss and one warning (a blob is bound by the sha256
+ * of the manifest). The body is vx's (the manifest, a blob's bytes), not
+ * turbo's .tar.zst: turbo and vx share a server, never an entry.
+ *
+ * A PUT answered 413 (the server's body limit) leaves that entry without
+ * its manifest on the server: one warning for the entry, and the server
+ * stays in use for the others.
+ *
  * Downloads are written through to a local cache (cache.h): every blob is
  * checked against its sha256, its local XXH3 name and its size before it is
  * renamed into cas/, and the manifest is written to ac/ only once the local
@@ -43,8 +60,10 @@ struct remote;
 
 /* url: the base (a trailing '/' is dropped); token: sent as
  * "Authorization: Bearer <token>" when not NULL; readonly: never uploads.
- * The signing key is read from the environment here. NULL after a message
- * when url is not http:// or https://, libcurl will not start, or a signing
+ * The signing key (and, for turbo+, its team and signature key) are read
+ * from the environment here. NULL after a message when url is not
+ * http(s):// or turbo+http(s)://, the team has a character other than
+ * [A-Za-z0-9._-], libcurl will not start, or a signing
  * key is set but unusable (both variables, an unreadable file, too short):
  * no remote then, rather than one that takes unsigned entries. */
 struct remote *remote_open(const char *url, const char *token, bool readonly);

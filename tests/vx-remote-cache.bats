@@ -488,7 +488,7 @@ print(hmac.new(sys.argv[2].encode(), msg, hashlib.sha256).hexdigest() == body[i 
 
 @test "a URL that is not http is one warning, and the run goes on" {
 	run -0 in_a vx run build --remote-cache "ftp://example.invalid/cache"
-	assert_line "vx: remote cache 'ftp://example.invalid/cache': not an http:// or https:// URL"
+	assert_line "vx: remote cache 'ftp://example.invalid/cache': not an http:// or https:// URL (turbo+http:// for Turborepo's API)"
 	assert_line --regexp '^miss @x/app#build '
 }
 
