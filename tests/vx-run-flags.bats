@@ -1,5 +1,6 @@
 #!/usr/bin/env bats
 # shellcheck disable=SC2016  # task commands inside JSON are meant to expand in the task, not here
+# shellcheck disable=SC2154  # bats sets $output and $stderr
 # vx run's turbo flags (issue 36 item 3) and vx's own lines kept whole
 # (item 6), as a user sees them: what ran, what was saved, what is printed.
 
@@ -187,8 +188,7 @@ ran() { # the tasks that really ran since the last call, sorted, one line
 		"exec": { "command": "i=0; while [ $i -lt 150 ]; do echo \"line $i xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx\"; i=$((i+1)); done" },
 		"cache": { "inputs": { "files": ["src/**"] } } } } }'
 	edit_json packages/app/vx.json 'm["tasks"]["build"]["cache"]["inputs"]["workspaceFiles"] = ["config/missing.json"]'
-	local n
-	for n in 1 2 3; do
+	for _ in 1 2 3; do
 		VX_WATCH=0 vx run build > "$WS/log" 2>&1
 		assert_equal "$(grep -c "^vx-key: .*'config/missing.json' matches no file" log)" 1
 		assert_equal "$(grep -cE '^@x/ui#build: line [0-9]+ x{66}$' log)" 150
