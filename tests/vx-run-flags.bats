@@ -111,6 +111,25 @@ ran() { # the tasks that really ran since the last call, sorted, one line
 	assert_output --partial "vx restores a remote hit through its local cache"
 }
 
+@test "--affected runs what changed since TURBO_SCM_BASE (default main) and its dependents" {
+	git init -q -b main .
+	git add -A
+	git -c user.name=t -c user.email=t@example.invalid commit -qm one
+	git branch base
+	run -0 vx run build --affected
+	assert_output --partial "nothing it names changed since main"
+	put packages/ui/src/a.txt "b"
+	run -0 vx run build --affected
+	assert_equal "$(ran)" "app ui"
+	git add -A
+	git -c user.name=t -c user.email=t@example.invalid commit -qm two
+	put packages/other/src/a.txt "b"
+	TURBO_SCM_BASE=base run -0 vx run build --affected
+	assert_equal "$(ran)" "other"
+	run -0 vx run build --dry --affected
+	refute_output --partial '@x/ui#build'
+}
+
 @test "--dry=json prints what --dry --json prints; --dry=text what --dry prints" {
 	run -0 vx run build
 	run -0 vx run build --dry --json
