@@ -16,8 +16,8 @@
 #include "strmap.h"
 
 static const char graph_usage[] =
-	"usage: vx graph --dot [TASK...] [--root DIR]\n"
-	"       vx graph --html FILE [TASK...] [--root DIR]\n"
+	"usage: vx graph --dot [TASK...] [--filter SEL]... [--root DIR]\n"
+	"       vx graph --html FILE [TASK...] [--filter SEL]... [--root DIR]\n"
 	"\n"
 	"Draw the task graph (TASK and what it depends on; none: every task), each\n"
 	"task styled by how its last run ended: hit, ran, failed, violation,\n"
@@ -27,6 +27,8 @@ static const char graph_usage[] =
 	"  --dot          Graphviz dot on stdout (vx graph --dot | dot -Tsvg)\n"
 	"  --html FILE    one self-contained page, no network: click a task for its\n"
 	"                 command, inputs, outputs, sandbox and state\n"
+	"  --filter SEL   only the tasks of the projects SEL selects, as vx run\n"
+	"                 --filter (vx-graph --help); several union\n"
 	"  --root DIR     the workspace root (default: VX_ROOT, else found from cwd)\n";
 
 /* One task as drawn: every string valid UTF-8 (clean()). */
@@ -515,10 +517,15 @@ int graphview_main(int argc, char **argv)
 		{"dot", no_argument, NULL, 'd'},
 		{"html", required_argument, NULL, 'H'},
 		{"root", required_argument, NULL, 'r'},
+		{"filter", required_argument, NULL, 'F'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
 	const char *root = getenv("VX_ROOT"), *html = NULL;
+	/* vx-graph's arguments: each --filter SEL, then "--" and the TASKs */
+	static char **args; /* lives as long as the process, as vx run's */
+	args = xcalloc((size_t)argc * 2 + 2, sizeof(*args));
+	int nargs = 0;
 	bool dot = false;
 	int c;
 	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
@@ -528,6 +535,9 @@ int graphview_main(int argc, char **argv)
 			html = optarg;
 		} else if (c == 'r') {
 			root = optarg;
+		} else if (c == 'F') {
+			args[nargs++] = "--filter";
+			args[nargs++] = optarg;
 		} else if (c == 'h') {
 			fputs(graph_usage, stdout);
 			return jsonl_out_finish();
@@ -546,8 +556,12 @@ int graphview_main(int argc, char **argv)
 	}
 	jsonl_out_init();
 	struct graphin g;
-	int rc = graphin_load(&g, root && *root ? root : NULL, argv + optind, argc - optind, false,
-		false);
+	if (nargs)
+		args[nargs++] = "--";
+	for (int i = optind; i < argc; i++)
+		args[nargs++] = argv[i];
+	int rc = graphin_load(&g, root && *root ? root : NULL, args, nargs, false, false);
+
 	if (rc)
 		return rc;
 	const char *wsroot = graphin_str(g.graph, "root");

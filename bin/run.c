@@ -100,20 +100,31 @@ static void save_replay(struct run *r, char *const *names, int nnames, const cha
 }
 
 static const char run_usage[] =
-	"usage: vx run TASK... [-j N] [--force] [--no-cache] [--dry] [--json] [--root DIR]\n"
+	"usage: vx run TASK... [-j N] [--force] [--no-cache] [--dry[=json]] [--json] [--root DIR]\n"
 	"                     [--remote-cache URL] [--log-order ORDER] [--output-logs WHAT]\n"
-	"                     [--filter SEL]... [--only] [--env-mode MODE]\n"
+	"                     [--filter SEL]... [--affected] [--only] [--env-mode MODE]\n"
+	"                     [--continue[=WHEN]] [--concurrency N|N%] [--cache-dir DIR]\n"
+	"                     [--cache SPEC] [--log-prefix PREFIX] [-- ARG...]\n"
 	"\n"
 	"Run the tasks (a name: every project that has it; or an id, project#name)\n"
 	"and everything they depend on, dependencies first, restoring cache hits.\n"
 	"\n"
 	"  -j, --jobs N      tasks at once (default: the number of cores)\n"
+	"  --concurrency N|N%  the same as -j, or that share of the cores (at least 1)\n"
+	"  --continue[=WHEN] after a failure: dependencies-successful (default) runs on\n"
+	"                    all but the failed task's dependents; never starts nothing\n"
+	"                    more; always (bare --continue) runs dependents too, unsaved\n"
 	"  --force           run every task, ignoring hits (results are still saved)\n"
 	"  --no-cache        neither restore nor save\n"
-	"  --dry             say hit or miss for each task, with its key; run nothing\n"
+	"  --cache SPEC      turbo's local:rw,remote:r: r restores, w saves, a source\n"
+	"                    left out or empty is off (local: and no remote = --no-cache)\n"
+	"  --cache-dir DIR   the local cache (the same as VX_CACHE_DIR=DIR)\n"
+	"  --dry[=json|text] say hit or miss for each task, with its key; run nothing\n"
 	"  --json            machine-readable result records instead of the report\n"
 	"  --log-order ORDER stream: each line of output as it comes; grouped: a task's\n"
 	"                    whole output as it ends; auto (default): stream on a terminal\n"
+	"  --log-prefix PREFIX  task (or auto, the default): each output line begins\n"
+	"                    '<id>: '; none: the line as the task wrote it\n"
 	"  --output-logs WHAT  whose output: full (default; hits replay theirs), new-only\n"
 	"                    (misses), errors-only (failed tasks), hash-only (each key), none\n"
 	"  --root DIR        the workspace root (default: VX_ROOT, else found from cwd)\n"
@@ -123,10 +134,15 @@ static const char run_usage[] =
 	"  --filter SEL      only in the projects SEL selects (turbo's grammar: web, @acme/*,\n"
 	"                    ./apps/web, web..., ...web, ...^web, web^..., [main], !web;\n"
 	"                    see vx-graph --help); several union, then exclusions subtract\n"
+	"  --affected        --filter '...[BASE]': what changed since TURBO_SCM_BASE (default\n"
+	"                    main), committed or not, and its dependents\n"
 	"  --only            the tasks asked for without their dependencies\n"
 	"  --env-mode MODE   strict (default): a task gets only PATH, HOME, USER, LOGNAME,\n"
 	"                    SHELL, TMPDIR and the variables its cache.inputs.env and\n"
 	"                    passThroughEnv name; loose: the whole environment (R-8a)\n"
+	"\n"
+	"  -- ARG...         handed to the command of each task asked for by name, each\n"
+	"                    quoted for /bin/sh; they are part of its key\n"
 	"\n"
 	"A run of the same tasks in an unchanged workspace is replayed from the last\n"
 	"one (vx-watch, started by the first run, says whether anything changed);\n"
@@ -143,11 +159,95 @@ struct run_args {
 	const char *remote; /* the remote cache's URL, or NULL */
 	bool dry;
 	bool git_sel; /* a --filter names a git ref */
+	bool cache_set; /* --cache given: its remote part says whether a remote is used */
+	bool remote_ro;  /* --cache=...,remote:r */
+	bool remote_off; /* --cache without remote:r or remote:rw */
 	/* vx-graph's selection arguments, then the TASKs: what the stages get
 	 * and what a replayed run is keyed by */
 	char **sel;
 	int nsel;
 };
+
+/* --concurrency N or N% (of the cores, at least 1); false after a message */
+static bool parse_concurrency(const char *s, size_t *jobs)
+{
+	char *end;
+	unsigned long n = strtoul(s, &end, 10);
+	if (*s >= '0' && *s <= '9' && n > 0 && strcmp(end, "%") == 0 && n <= 100) {
+		*jobs = ncpus() * n / 100 ? ncpus() * n / 100 : 1;
+		return true;
+	}
+	if (*s >= '0' && *s <= '9' && n > 0 && !*end) {
+		*jobs = n;
+		return true;
+	}
+	err_warn("--concurrency '%s': expected a number of tasks (1 or more) or a share of the "
+		 "cores (1%% to 100%%)", s);
+	return false;
+}
+
+/* --continue[=never|dependencies-successful|always]: bare is always, as turbo */
+static bool parse_continue(const char *s, enum run_continue *out)
+{
+	if (!s || strcmp(s, "always") == 0 || strcmp(s, "true") == 0)
+		*out = CONT_ALWAYS;
+	else if (strcmp(s, "never") == 0 || strcmp(s, "false") == 0)
+		*out = CONT_NEVER;
+	else if (strcmp(s, "dependencies-successful") == 0)
+		*out = CONT_DEPS_OK;
+	else {
+		err_warn("--continue=%s: expected never, dependencies-successful or always", s);
+		return false;
+	}
+	return true;
+}
+
+/* turbo's --cache=local:rw,remote:r: each source r (restore), rw (and
+ * save) or empty (off); a source left out is off. vx saves to a remote
+ * only what it saves locally, and restores a remote hit through the local
+ * cache, so write-only sources and a remote without the local cache are
+ * refused. false after a message. */
+static bool parse_cache(const char *spec, struct run *r, struct run_args *a)
+{
+	int local = 0, remote = 0; /* 0 off, 1 r, 2 rw */
+	char *dup = xstrdup(spec), *save = NULL;
+	bool ok = true;
+	for (char *p = strtok_r(dup, ",", &save); p && ok; p = strtok_r(NULL, ",", &save)) {
+		char *colon = strchr(p, ':');
+		int *which = NULL;
+		if (colon && (size_t)(colon - p) == 5 && strncmp(p, "local", 5) == 0)
+			which = &local;
+		else if (colon && (size_t)(colon - p) == 6 && strncmp(p, "remote", 6) == 0)
+			which = &remote;
+		const char *m = colon ? colon + 1 : "";
+		if (!which || (*m && strcmp(m, "r") != 0 && strcmp(m, "rw") != 0))
+			ok = false;
+		else
+			*which = !*m ? 0 : strcmp(m, "r") == 0 ? 1 : 2;
+	}
+	free(dup);
+	if (!ok) {
+		err_warn("--cache=%s: expected local:rw, local:r or local:, then ,remote:rw, "
+			 "remote:r or remote: (vx has no write-only cache)", spec);
+		return false;
+	}
+	if (remote && !local) {
+		err_warn("--cache=%s: vx restores a remote hit through its local cache; write "
+			 "local:r (saves nothing) or local:rw", spec);
+		return false;
+	}
+	if (remote == 2 && local == 1) {
+		err_warn("--cache=%s: vx uploads only what it saves locally; write local:rw,remote:rw "
+			 "or local:r,remote:r", spec);
+		return false;
+	}
+	a->cache_set = true;
+	r->use_cache = local > 0;
+	r->no_save = local == 1;
+	a->remote_off = remote == 0;
+	a->remote_ro = remote == 1;
+	return true;
+}
 
 /* Reads the options into r and a. Returns -1 to go on, else the exit status
  * (usage error, or --help done). */
@@ -157,7 +257,14 @@ static int parse_args(int argc, char **argv, struct run *r, struct run_args *a)
 		{"jobs", required_argument, NULL, 'j'},
 		{"force", no_argument, NULL, 'f'},
 		{"no-cache", no_argument, NULL, 'n'},
-		{"dry", no_argument, NULL, 'd'},
+		{"dry", optional_argument, NULL, 'd'},
+		{"dry-run", optional_argument, NULL, 'd'},
+		{"concurrency", required_argument, NULL, 'c'},
+		{"continue", optional_argument, NULL, 'C'},
+		{"cache-dir", required_argument, NULL, 'D'},
+		{"cache", required_argument, NULL, 'K'},
+		{"log-prefix", required_argument, NULL, 'P'},
+		{"affected", no_argument, NULL, 'A'},
 		{"json", no_argument, NULL, 'J'},
 		{"root", required_argument, NULL, 'r'},
 		{"remote-cache", required_argument, NULL, 'R'},
@@ -177,6 +284,14 @@ static int parse_args(int argc, char **argv, struct run *r, struct run_args *a)
 	r->jobs = ncpus();
 	a->remote = getenv("VX_REMOTE_CACHE");
 	a->sel = xcalloc((size_t)argc * 2 + 1, sizeof(*a->sel));
+	/* turbo's "-- ARG...": what follows the first "--" is the tasks' */
+	for (int i = 1; i < argc; i++)
+		if (strcmp(argv[i], "--") == 0) {
+			r->pass = argv + i + 1;
+			r->npass = argc - i - 1;
+			argc = i;
+			break;
+		}
 	while ((c = getopt_long(argc, argv, "j:h", opts, NULL)) != -1) {
 		switch (c) {
 		case 'j':
@@ -194,7 +309,53 @@ static int parse_args(int argc, char **argv, struct run *r, struct run_args *a)
 			break;
 		case 'd':
 			a->dry = true;
+			if (optarg && strcmp(optarg, "json") == 0) {
+				r->json = true;
+			} else if (optarg && strcmp(optarg, "text") != 0) {
+				err_warn("--dry=%s: expected json or text", optarg);
+				return VX_EXIT_USAGE;
+			}
 			break;
+		case 'c':
+			if (!parse_concurrency(optarg, &r->jobs))
+				return VX_EXIT_USAGE;
+			break;
+		case 'C':
+			if (!parse_continue(optarg, &r->cont))
+				return VX_EXIT_USAGE;
+			break;
+		case 'D':
+			if (!*optarg) {
+				err_warn("--cache-dir wants a directory");
+				return VX_EXIT_USAGE;
+			}
+			setenv("VX_CACHE_DIR", optarg, 1);
+			break;
+		case 'K':
+			if (!parse_cache(optarg, r, a))
+				return VX_EXIT_USAGE;
+			break;
+		case 'P':
+			if (strcmp(optarg, "none") == 0) {
+				r->show.no_prefix = true;
+			} else if (strcmp(optarg, "task") == 0 || strcmp(optarg, "auto") == 0) {
+				r->show.no_prefix = false;
+			} else {
+				err_warn("--log-prefix %s: expected auto, none or task", optarg);
+				return VX_EXIT_USAGE;
+			}
+			break;
+		case 'A': {
+			/* turbo's --affected: ...[TURBO_SCM_BASE] (TURBO_SCM_HEAD too) */
+			const char *base = getenv("TURBO_SCM_BASE"), *head = getenv("TURBO_SCM_HEAD");
+			a->sel[a->nsel++] = "--filter";
+			if (head && *head)
+				a->sel[a->nsel++] = xasprintf("...[%s...%s]", base && *base ? base : "main", head);
+			else
+				a->sel[a->nsel++] = xasprintf("...[%s]", base && *base ? base : "main");
+			a->git_sel = true;
+			break;
+		}
 		case 'J':
 			r->json = true;
 			break;
@@ -251,10 +412,48 @@ static int parse_args(int argc, char **argv, struct run *r, struct run_args *a)
 	const char *api = getenv("TURBO_API");
 	if (!a->remote && api && *api)
 		a->remote = turbo_api = xasprintf("turbo+%s", api);
+	if (a->cache_set && a->remote_off)
+		a->remote = NULL;
+	if (a->cache_set && a->remote_ro)
+		setenv("VX_REMOTE_CACHE_READONLY", "1", 1);
 	a->sel[a->nsel++] = "--";
 	for (int i = optind; i < argc; i++)
 		a->sel[a->nsel++] = argv[i];
 	return -1;
+}
+
+/* turbo's "-- ARG...": each argument, quoted for /bin/sh, appended to the
+ * command of each task asked for by name or id (not their dependencies'),
+ * before any is keyed: vx-key folds the command, so other arguments are
+ * another key. */
+static void pass_args(struct run *r, const struct run_args *a)
+{
+	int from = 0;
+	while (from < a->nsel && strcmp(a->sel[from], "--") != 0)
+		from++;
+	for (size_t i = 0; r->npass && i < r->n; i++) {
+		struct rtask *t = &r->t[i];
+		const char *name = graphin_str(t->rec, "name"), *cmd = graphin_str(t->rec, "command");
+		bool asked = false;
+		for (int k = from + 1; k < a->nsel && !asked; k++)
+			asked = strcmp(a->sel[k], t->id) == 0 || (name && strcmp(a->sel[k], name) == 0);
+		if (!asked || !cmd || t->kind == K_GROUP)
+			continue;
+		struct strbuf b = {0};
+		strbuf_add(&b, cmd, strlen(cmd));
+		for (int k = 0; k < r->npass; k++) {
+			strbuf_add(&b, " '", 2);
+			for (const char *p = r->pass[k]; *p; p++)
+				if (*p == '\'')
+					strbuf_add(&b, "'\\''", 4);
+				else
+					strbuf_add(&b, p, 1);
+			strbuf_add(&b, "'", 1);
+		}
+		strbuf_add(&b, "", 1);
+		cJSON_ReplaceItemInObjectCaseSensitive(t->rec, "command", cJSON_CreateString(b.buf));
+		strbuf_release(&b);
+	}
 }
 
 /* Graphs, keys and runs the selected tasks, then stops the run's stages.
@@ -284,6 +483,7 @@ static int run_tasks(struct run *r, const struct run_args *a)
 	size_t writers = r->jobs < ncpus() ? r->jobs : ncpus();
 	r->writers = workq_new(r->jobs > 1 && !r->cache.remote ? writers : 0, runcache_write);
 	run_build(r);
+	pass_args(r, a);
 	if (run_watch_hook.header) {
 		size_t n = 0;
 		for (size_t i = 0; i < r->n; i++)
@@ -329,6 +529,10 @@ int run_main(int argc, char **argv)
 	if (rc >= 0)
 		return rc;
 	jsonl_out_init();
+	if (a.dry && r.npass) {
+		err_warn("--dry with '-- ARG...': not yet; --dry shows the keys without the arguments");
+		return VX_EXIT_USAGE;
+	}
 	if (a.dry)
 		return dry_main(&(struct dry_opts){.root = r.root, .args = a.sel, .nargs = a.nsel,
 			.json = r.json, .use_cache = r.use_cache, .force = r.force,
@@ -339,7 +543,7 @@ int run_main(int argc, char **argv)
 	 * a git ref in a filter: a commit moves what it selects without a
 	 * change vx-watch sees */
 	char tok[WATCHQ_TOKEN_MAX];
-	bool watched = r.use_cache && !r.force && !a.remote && !a.git_sel &&
+	bool watched = r.use_cache && !r.force && !a.remote && !a.git_sel && !r.npass && !r.no_save &&
 		       wsroot_find(".", r.root, false, &r.wroot) == 0 && watchq_token(r.wroot, tok);
 	if (watched && !(run_watch_hook.on && !run_watch_hook.serve)) {
 		int out = replay_try(r.wroot, a.sel, a.nsel, tok, &r.show, false);

@@ -123,7 +123,9 @@ void run_exited(struct run *r, struct rtask *t, int st)
 		run_finish(r, t, UI_FAIL);
 		return;
 	}
-	if (t->cached && r->use_cache && !t->untraced) {
+	if (t->dep_failed)
+		ui_note(&r->ui, t->id, "ran after a dependency failed (--continue); result not saved");
+	if (t->cached && r->use_cache && !t->untraced && !t->dep_failed && !r->no_save) {
 		/* an input edited while the task ran moves the key: that result
 		 * belongs to no key we can name, so it is not saved */
 		char before[33];

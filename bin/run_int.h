@@ -57,7 +57,12 @@ struct rtask {
 	struct strbuf viol;  /* its sandbox violations */
 	char *trace;   /* its access records (report.h), one-shot tasks only */
 	bool untraced; /* sandboxed, but the kernel refused its trace: never saved (R-10a) */
+	bool dep_failed; /* --continue=always: ran after a dependency failed; never saved */
+	bool stopped;    /* --continue=never: skipped because the run stopped */
 };
+
+/* --continue: what a failure stops (turbo's values; vx's default differs) */
+enum run_continue { CONT_DEPS_OK, CONT_NEVER, CONT_ALWAYS };
 
 struct run {
 	struct graphin g;
@@ -82,6 +87,11 @@ struct run {
 	struct ui_opts show; /* --json, --log-order, --output-logs */
 	size_t log_max; /* VX_LOG_MAX: the head of a task's output kept */
 	struct netproxy net; /* started on the first task with a network grant */
+	enum run_continue cont;
+	struct rtask *halted_by; /* --continue=never: the failure that stopped the run */
+	bool no_save;            /* --cache=local:r: restore, never save */
+	char **pass;             /* "-- ARG...": the asked-for tasks' arguments */
+	int npass;
 	bool served; /* vx watch: the run's report is out, its servers go on (run.h) */
 };
 

@@ -37,7 +37,10 @@ void run_release(struct run *r, struct rtask *t)
 	bool bad = t->status == UI_FAIL || t->status == UI_SKIP;
 	for (size_t i = 0; i < t->nrdeps; i++) {
 		struct rtask *d = &r->t[t->rdeps[i]];
-		if (bad && !d->blocked)
+		/* --continue=always: it runs anyway, and its result is not saved */
+		if (bad && r->cont == CONT_ALWAYS)
+			d->dep_failed = true;
+		else if (bad && !d->blocked)
 			d->blocked = t;
 		if (t->status != UI_HIT)
 			d->all_hits = false;
@@ -54,6 +57,8 @@ void run_finish(struct run *r, struct rtask *t, enum ui_status st)
 {
 	t->status = st;
 	t->done = true;
+	if (st == UI_FAIL && r->cont == CONT_NEVER && !r->halted_by)
+		r->halted_by = t;
 	r->done++;
 	r->order[r->norder++] = (size_t)(t - r->t);
 	struct ui_result res = {
@@ -66,6 +71,7 @@ void run_finish(struct run *r, struct rtask *t, enum ui_status st)
 		.loglen = t->log.len,
 		.full = &t->out,
 		.blocked_by = t->blocked ? t->blocked->id : NULL,
+		.stopped = t->stopped,
 		.streamed = t->streamed,
 		.violations = t->viol.buf,
 		.vlen = t->viol.len,
@@ -167,10 +173,20 @@ void run_loop(struct run *r)
 	struct pollfd *pfd = xcalloc(r->n + 2, sizeof(*pfd));
 	size_t *who = xcalloc(r->n + 2, sizeof(*who));
 	for (;;) {
-		if (!r->interrupted && r->nready)
+		if (!r->interrupted && r->nready && !r->halted_by)
 			run_key_pump(r);
-		while (!r->interrupted && r->nready && r->running < r->jobs)
+		while (!r->interrupted && r->nready && r->running < r->jobs && !r->halted_by)
 			run_start(r, &r->t[r->ready[--r->nready]]);
+		/* --continue=never: after a failure nothing more starts; what runs
+		 * ends, what was to run is skipped */
+		while (!r->interrupted && r->halted_by && r->nready) {
+			struct rtask *t = &r->t[r->ready[--r->nready]];
+			if (!t->blocked) {
+				t->blocked = r->halted_by;
+				t->stopped = true;
+			}
+			run_finish(r, t, UI_SKIP);
+		}
 		if (r->interrupted)
 			break;
 		size_t persistent_running = 0;

@@ -1,6 +1,7 @@
 #include "termsafe.h"
 
 #include <stdbool.h>
+#include <stdio_ext.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -85,6 +86,10 @@ void termsafe_lines(FILE *f, const char *prefix, const char *s, size_t n)
 		size_t k = 0;
 		while (k < n && s[k] != '\n' && s[k] != '\r')
 			k++;
+		/* a line never straddles a flush (termsafe.h) */
+		size_t pending = __fpending(f);
+		if (pending && pending + plen + k + 8 > TERMSAFE_WHOLE)
+			fflush(f);
 		bool coloured = put_line(f, prefix, plen);
 		coloured |= put_line(f, s, k);
 		fputs(coloured ? "\033[0m\n" : "\n", f);

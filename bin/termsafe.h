@@ -18,6 +18,12 @@
 #include <stddef.h>
 #include <stdio.h>
 
+/* Before a line that would take f's pending bytes past TERMSAFE_WHOLE,
+ * termsafe_lines flushes f: with a buffer of twice that (ui_init gives
+ * stdout one) every line shorter than it is written whole, so another
+ * process writing the same file between two flushes lands between lines. */
+#define TERMSAFE_WHOLE 65536
+
 void termsafe_lines(FILE *f, const char *prefix, const char *s, size_t n);
 char *termsafe_str(const char *s);
 

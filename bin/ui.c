@@ -65,6 +65,22 @@ void ui_init(struct ui *u, const struct ui_opts *o)
 		(o->order == UI_ORDER_AUTO && isatty(STDOUT_FILENO)));
 	u->tty = !o->json && isatty(STDERR_FILENO) && getenv("TERM") &&
 		 strcmp(getenv("TERM"), "dumb");
+	u->prefix_fmt = o->no_prefix ? "" : "%s: ";
+	/* vx's lines reach stdout whole (termsafe_lines flushes before a line
+	 * that would not fit), so a stage's warning written to the same file
+	 * (2>&1) lands between two lines, never inside one */
+	static char outbuf[2 * TERMSAFE_WHOLE];
+	fflush(stdout);
+	setvbuf(stdout, outbuf, isatty(STDOUT_FILENO) ? _IOLBF : _IOFBF, sizeof(outbuf));
+}
+
+/* a task line's prefix: "<id>: ", or none with --log-prefix=none */
+static void task_prefix(const struct ui *u, const char *id, char *buf, size_t size)
+{
+	if (*u->prefix_fmt)
+		snprintf(buf, size, "%s: ", id);
+	else
+		*buf = '\0';
 }
 
 /* a running task's output is shown as it comes */
@@ -112,10 +128,10 @@ static void clear_progress(struct ui *u)
 }
 
 /* a task's output, each line as "<id>: <line>", unable to rewrite ours */
-static void print_task_lines(const char *id, const char *s, size_t n)
+static void print_task_lines(const struct ui *u, const char *id, const char *s, size_t n)
 {
 	char prefix[512];
-	snprintf(prefix, sizeof(prefix), "%s: ", id);
+	task_prefix(u, id, prefix, sizeof(prefix));
 	termsafe_lines(stdout, prefix, s, n);
 }
 
@@ -170,16 +186,16 @@ void ui_result(struct ui *u, const struct ui_result *r)
 	}
 	clear_progress(u);
 	char prefix[512];
-	snprintf(prefix, sizeof(prefix), "%s: ", r->id);
+	task_prefix(u, r->id, prefix, sizeof(prefix));
 	if (!shows_log(u, r))
 		; /* shown as it came, or not asked for */
 	else if (r->full && tasklog_print(r->full, stdout, prefix))
 		; /* every byte, from its file */
 	else if (r->log && r->loglen)
-		print_task_lines(r->id, r->log, r->loglen);
+		print_task_lines(u, r->id, r->log, r->loglen);
 	if (u->logs == UI_LOGS_HASH && r->key) {
 		char *line = xasprintf("key %s", r->key);
-		print_task_lines(r->id, line, strlen(line));
+		print_task_lines(u, r->id, line, strlen(line));
 		free(line);
 	}
 	/* an id is a project's name: the workspace's to choose, shown as text */
@@ -187,7 +203,10 @@ void ui_result(struct ui *u, const struct ui_result *r)
 	switch (r->status) {
 	case UI_SKIP: {
 		char *by = termsafe_str(r->blocked_by ? r->blocked_by : "");
-		printf("%-4s %s (dependency %s failed)\n", names[r->status], id, by);
+		if (r->stopped)
+			printf("%-4s %s (the run stopped: %s failed)\n", names[r->status], id, by);
+		else
+			printf("%-4s %s (dependency %s failed)\n", names[r->status], id, by);
 		free(by);
 		break;
 	}
@@ -278,7 +297,7 @@ void ui_stream(struct ui *u, const char *id, struct strbuf *pending, const char 
 	}
 	if (shows_running(u)) {
 		clear_progress(u);
-		print_task_lines(id, pending->buf, upto);
+		print_task_lines(u, id, pending->buf, upto);
 		fflush(stdout);
 	}
 	memmove(pending->buf, pending->buf + upto, pending->len - upto);
@@ -289,7 +308,7 @@ void ui_stream_flush(struct ui *u, const char *id, struct strbuf *pending)
 {
 	if (pending->len && shows_running(u)) {
 		clear_progress(u);
-		print_task_lines(id, pending->buf, pending->len);
+		print_task_lines(u, id, pending->buf, pending->len);
 	}
 	strbuf_reset(pending);
 }

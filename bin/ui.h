@@ -34,6 +34,7 @@ struct ui_opts {
 	bool json;
 	enum ui_order order;
 	enum ui_logs logs;
+	bool no_prefix; /* --log-prefix=none: a task's lines as it wrote them */
 };
 /* --log-order and --output-logs values; false after a message naming the
  * option and its values */
@@ -45,6 +46,7 @@ struct ui {
 	bool stream;          /* one-shot tasks' lines as they come */
 	char shown[512];      /* the status line on screen, not drawn again */
 	enum ui_logs logs;
+	const char *prefix_fmt; /* "%s: ", or "" with --log-prefix=none */
 	size_t counts[UI_NSTATUS];
 	double flushed; /* ms, monotonic: when the lines were last flushed */
 	bool replayed;  /* the run replayed whole (replay.h): the JSON summary says so */
@@ -62,6 +64,7 @@ struct ui_result {
 	 * log (which then holds its head); may be NULL */
 	const struct tasklog *full;
 	const char *blocked_by; /* UI_SKIP: the dependency that failed */
+	bool stopped;           /* UI_SKIP: not a dependent; blocked_by's failure stopped the run */
 	bool streamed;          /* its output was shown as it came (ui_live) */
 	/* R-42: a sandboxed task's violations and hints, one per line ("deny
 	 * file-read packages/a/secret.txt (EACCES)", "deny network-outbound

@@ -189,14 +189,24 @@ static const char *root_option(int argc, char **argv)
 
 static bool refused(int argc, char **argv)
 {
-	static const char *const no[] = {"--force", "--no-cache", "--dry"};
-	for (int i = 1; i < argc; i++)
-		for (size_t k = 0; k < sizeof(no) / sizeof(*no); k++)
-			if (strcmp(argv[i], no[k]) == 0) {
-				err_warn("vx watch: %s is not for watching: a rerun must find "
-					 "its unchanged tasks as hits; use vx run %s", no[k], no[k]);
-				return true;
+	static const char *const no[] = {"--force", "--no-cache", "--dry", "--dry=", "--cache"};
+	/* after "--": the tasks' arguments, not vx's */
+	for (int i = 1; i < argc && strcmp(argv[i], "--") != 0; i++)
+		for (size_t k = 0; k < sizeof(no) / sizeof(*no); k++) {
+			size_t n = strlen(no[k]);
+			bool eq = argv[i][n] == '\0' || (argv[i][n] == '=' && no[k][n - 1] != '=');
+			if (strncmp(argv[i], no[k], n) != 0 || !(no[k][n - 1] == '=' || eq))
+				continue;
+			/* --cache that restores from the local cache is fine */
+			if (strcmp(no[k], "--cache") == 0) {
+				const char *v = argv[i][n] == '=' ? argv[i] + n + 1 : i + 1 < argc ? argv[i + 1] : "";
+				if (strstr(v, "local:r"))
+					continue;
 			}
+			err_warn("vx watch: %s is not for watching: a rerun must find "
+				 "its unchanged tasks as hits; use vx run %s", argv[i], argv[i]);
+			return true;
+		}
 	return false;
 }
 

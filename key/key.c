@@ -406,11 +406,14 @@ static int fold_files(struct keyer *k, XXH3_state_t *s, const char *section, con
 }
 
 /* A workspaceFiles glob that selects no file keys nothing, which its
- * author did not mean: once per task and glob per process. */
+ * author did not mean: said once per glob per process (one vx run), for
+ * the first task that names it. */
 static void warn_unmatched(struct keyer *k, const cJSON *rec, const char *glob, size_t i)
 {
 	const char *id = jstr(rec, "id"), *name = jstr(rec, "name"), *file = jstr(rec, "config");
-	char *seen = xasprintf("%s\n%s", id, glob);
+	/* once a run for the glob, however many tasks name it (turbo's
+	 * globalDependencies reach every task) */
+	char *seen = xstrdup(glob);
 	if (strmap_get(&k->warned, seen)) {
 		free(seen);
 		return;

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 
 static const char *prog = "vx";
@@ -33,12 +34,21 @@ const char *err_prog(void)
 
 static void vwarn(const char *fmt, va_list ap, int errnum)
 {
-	char msg[4096];
+	char msg[4096], line[4096 + 512];
 	vsnprintf(msg, sizeof(msg), fmt, ap);
-	if (errnum)
-		fprintf(stderr, "%s: %s: %s\n", prog, msg, strerror(errnum));
-	else
-		fprintf(stderr, "%s: %s\n", prog, msg);
+	int n = errnum ? snprintf(line, sizeof(line), "%s: %s: %s\n", prog, msg, strerror(errnum))
+		       : snprintf(line, sizeof(line), "%s: %s\n", prog, msg);
+	if (n < 0)
+		return;
+	if ((size_t)n >= sizeof(line)) {
+		n = (int)sizeof(line) - 1;
+		line[n - 1] = '\n';
+	}
+	/* one write: a whole line, never split by another process's output
+	 * on the same file (vx run's tasks, 2>&1) */
+	fflush(stderr);
+	ssize_t w = write(STDERR_FILENO, line, (size_t)n);
+	(void)w;
 }
 
 void err_warn(const char *fmt, ...)

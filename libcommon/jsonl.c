@@ -2,6 +2,7 @@
 
 #include <errno.h>
 #include <signal.h>
+#include <stdio_ext.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -151,6 +152,12 @@ void jsonl_write_raw(const char *line, size_t len)
 	if (kept.on)
 		keep(line, len);
 	errno = 0;
+	/* a record that would not fit what is pending goes after a flush, so
+	 * records under 64 KiB reach stdout whole (vx run sizes the buffer
+	 * for it: termsafe.h), never split by a stage's line on a shared 2>&1 */
+	size_t pending = __fpending(stdout);
+	if (pending && pending + len + 1 > 65536 && fflush(stdout) != 0)
+		write_failed();
 	if (fwrite(line, 1, len, stdout) != len || putc_unlocked('\n', stdout) == EOF)
 		write_failed();
 	if (out_flush_each && fflush(stdout) != 0)

@@ -90,14 +90,14 @@ $p: --help lists [$(echo "$help" | tr '\n' ' ')], its page [$(echo "$output" | t
 	assert_line --index 0 "vx-graph: option '--root' needs a value"
 }
 
-@test "options: a task name spelled like an option stays a name, through vx run too" {
+@test "options: a task name spelled like an option stays a name to vx-graph; after vx run's -- it is the task's argument" {
 	new_ws
-	pkg packages/a @x/a '' '{ "tasks": { "build": { "exec": { "command": "true" } } } }'
+	pkg packages/a @x/a '' '{ "tasks": { "build": { "exec": { "command": "echo got" } } } }'
 	mkdir -p "$BATS_TEST_TMPDIR/other"
 	cd "$WS" || return 1
-	# the driver hands the names to vx-graph after --: not a new root
-	run -2 vx run build -- "--root=$BATS_TEST_TMPDIR/other"
-	assert_output --partial "vx-graph: no task '--root=$BATS_TEST_TMPDIR/other' in any project"
+	# turbo's "-- ARG": handed to the task's command, not a new root
+	run -0 vx run build -- "--root=$BATS_TEST_TMPDIR/other"
+	assert_line "@x/a#build: got --root=$BATS_TEST_TMPDIR/other"
 	run -2 vx-graph build -- "--root=$BATS_TEST_TMPDIR/other"
 	assert_output --partial "vx-graph: no task '--root=$BATS_TEST_TMPDIR/other' in any project"
 }

@@ -240,7 +240,7 @@ count() {
 	assert_file_not_exists "$WS/no/such/dir/g.html"
 	run -2 vx graph --dot nosuch
 	run -0 vx graph --help
-	assert_line --partial 'usage: vx graph --dot [TASK...] [--root DIR]'
+	assert_line --partial 'usage: vx graph --dot [TASK...] [--filter SEL]... [--root DIR]'
 	# without --dot or --html, vx graph is still vx-graph
 	run -0 vx graph @x/ui#build
 	assert_line --index 0 --partial '"type":"graph"'

@@ -210,6 +210,25 @@ print([f["sha256"] for f in m["files"] if f["path"] == sys.argv[2]][0])
 	run -1 grep -E '^(PUT|HEAD) ' "$NG/logs/access.log"
 }
 
+@test "turbo's --cache: remote:r downloads hits and uploads nothing; a remote left out is not asked" {
+	start_nginx
+	run -0 in_a vx run build --remote-cache "$URL" --cache=local:rw,remote:r
+	assert_line --regexp '^miss @x/ui#build '
+	run -1 grep -E '^(PUT|HEAD) ' "$NG/logs/access.log"
+	assert_dir_not_exists "$STORE"
+	run -0 in_a vx run build --force --remote-cache "$URL" --cache=local:rw,remote:rw
+	assert_dir_exists "$STORE"
+	: > "$NG/logs/access.log"
+	VX_REMOTE_CACHE="$URL" run -0 in_b vx run build --cache=local:rw
+	assert_line --regexp '^miss @x/app#build '
+	run -0 cat "$NG/logs/access.log"
+	assert_output ''
+	rm -rf "$BATS_TEST_TMPDIR/cache-b"
+	VX_REMOTE_CACHE="$URL" run -0 in_b vx run build --cache=local:rw,remote:r
+	assert_line --regexp '^hit  @x/app#build '
+	run -1 grep -E '^(PUT|HEAD) ' "$NG/logs/access.log"
+}
+
 @test "an unreachable server is one warning and the run goes on locally" {
 	local port
 	port=$(free_port) # nothing listens there

@@ -200,6 +200,11 @@ until_true() {
 	assert_output --partial "vx watch: --force is not for watching"
 	run -2 vx watch --no-cache build
 	run -2 vx watch --dry build
+	# turbo's spellings of the same (issue 36)
+	run -2 vx watch --dry=json build
+	assert_output --partial "vx watch: --dry=json is not for watching"
+	run -2 vx watch build --cache=local:
+	run -2 vx watch build --cache remote:r
 	run -2 vx watch
 	assert_output --partial "name a task to watch"
 	put packages/a/vx.json '{ "tasks": { "build": { "exec": { "command": "true" }, "cache": { "outputs": ["dist"] } } } }'
