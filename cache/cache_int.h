@@ -6,6 +6,8 @@
  *   cas/<hh>/<hash>   blobs, named by the XXH3-128 of their bytes
  *   tmp/              every temporary file, renamed out of it when whole;
  *                     names there never match a lookup
+ *   used/<key>        empty; its mtime is the entry's last hit (prune.c)
+ *   prune.lock        flock'ed by a prune, so that two never run at once
  */
 #ifndef VX_CACHE_INT_H
 #define VX_CACHE_INT_H
@@ -38,6 +40,7 @@ struct cache {
 	bool swept;       /* stale temporaries removed once per process */
 	bool openat2_off; /* the kernel (or a seccomp filter) refused openat2 */
 	int acfd, casfd;  /* ac/ and cas/ for lookups, -1 until needed */
+	int usedfd;       /* used/ (prune.c), the same way */
 	int shadowfd;     /* <statedir>/shadow (shadow.h), -1 until needed */
 	struct cache_stamp *stamp; /* stamp.c's, loaded on first use */
 	struct cache_inplace *inplace; /* inplace.c's, the same way */
@@ -46,6 +49,7 @@ struct cache {
 	mode_t umask;     /* the process's, read once */
 	uid_t euid;       /* the same */
 	unsigned long long max_output, max_entry; /* cache.h's limits; 0: none */
+	unsigned long long max_size; /* the cache's cap (prune.c); 0: none */
 };
 
 /* One element of a manifest's "files", checked by cache_file_parse. */
