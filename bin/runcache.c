@@ -261,7 +261,7 @@ void runcache_close(struct runcache *rc)
 {
 	/* the cap, once the run is over, when it added to the cache; quiet
 	 * when another run's prune is at it, and never an entry this run used */
-	if (rc->c && rc->grew)
+	if (rc->c && rc->grew && cache_max_size(rc->c))
 		cache_prune(rc->c, cache_max_size(rc->c), &rc->start, false, NULL);
 	if (rc->c)
 		cache_close(rc->c);

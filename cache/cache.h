@@ -155,13 +155,15 @@ struct cache_pruned {
 /* Over cap bytes (0: no cap): evict entries least recently used first
  * until the cache holds at most 90% of cap, never one used at or after
  * keep (NULL: none kept), then remove the blobs no manifest names any
- * more (and orphans older than CACHE_STALE_SECONDS). Under an flock of
- * <dir>/prune.lock: wait false returns 0 at once when another prune
- * holds it. Nothing outside the directory is touched, no symlink in it
- * followed; an entry goes by its manifest's unlink first, so a reader
- * sees a miss, never half an entry. 0 (*out filled, may be NULL), or -1
- * after a message. Alone on the handle. */
-int cache_prune(struct cache *c, unsigned long long cap, const struct timespec *keep, bool wait,
+ * more. Under an flock of <dir>/prune.lock. by_hand: wait for the lock
+ * and, over the cap or not, also remove orphan blobs (no manifest names
+ * them) older than CACHE_STALE_SECONDS; else (the driver's) return 0 at
+ * once when another prune holds the lock, and read no manifest when the
+ * stats say the cache is under the cap. Nothing outside the directory is
+ * touched, no symlink in it followed; an entry goes by its manifest's
+ * unlink first, so a reader sees a miss, never half an entry. 0 (*out
+ * filled, may be NULL), or -1 after a message. Alone on the handle. */
+int cache_prune(struct cache *c, unsigned long long cap, const struct timespec *keep, bool by_hand,
 	struct cache_pruned *out);
 
 #endif

@@ -8,6 +8,8 @@
  *                     names there never match a lookup
  *   used/<key>        empty; its mtime is the entry's last hit (prune.c)
  *   prune.lock        flock'ed by a prune, so that two never run at once
+ *   size              the ledger: the bytes the last walk counted, plus
+ *                     what saves added since (prune.c)
  */
 #ifndef VX_CACHE_INT_H
 #define VX_CACHE_INT_H
@@ -50,6 +52,7 @@ struct cache {
 	uid_t euid;       /* the same */
 	unsigned long long max_output, max_entry; /* cache.h's limits; 0: none */
 	unsigned long long max_size; /* the cache's cap (prune.c); 0: none */
+	unsigned long long added;    /* bytes this handle's saves added (prune.c) */
 };
 
 /* One element of a manifest's "files", checked by cache_file_parse. */

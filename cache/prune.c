@@ -9,6 +9,12 @@
  * and a blob goes only when no manifest left names it and no save touched
  * it since the prune began (save.c dates a blob it reuses). Directories are
  * opened O_NOFOLLOW and files unlinked by name: no symlink is followed.
+ *
+ * The walk stats every blob, too much for every run that saves: the
+ * ledger, <dir>/size ("vx-size 1 <bytes> <walk's unix time>"), holds what
+ * the last walk counted plus what saves added since; the driver walks only
+ * when that goes over the cap or the walk is a day old (bytes that came
+ * another way, from the remote, are counted by the next walk).
  */
 #include "cache.h"
 
@@ -16,6 +22,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
@@ -168,9 +175,14 @@ static void name_blob(struct pruner *p, struct entry *e, const char *hash)
 }
 
 /* The manifest's blobs; one that does not parse names none (a miss anyway). */
-static void read_entry(struct pruner *p, struct entry *e, int fd)
+static void read_entry(struct pruner *p, struct entry *e)
 {
-	char *text = fileio_read_fd(fd, NULL);
+	char name[40];
+	snprintf(name, sizeof(name), "%s.json", e->key);
+	int fd = openat(p->acfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	char *text = fd >= 0 ? fileio_read_fd(fd, NULL) : NULL;
+	if (fd >= 0)
+		close(fd);
 	cJSON *m = text ? cJSON_Parse(text) : NULL;
 	free(text);
 	const cJSON *f, *log = cJSON_GetObjectItemCaseSensitive(m, "log");
@@ -209,7 +221,6 @@ static void walk_ac(struct pruner *p)
 		e->size = (unsigned long long)st.st_size;
 		e->last = last_use(p, e->key, &st);
 		p->total += e->size;
-		read_entry(p, e, fd);
 		close(fd);
 	}
 	if (d)
@@ -321,6 +332,36 @@ static void sweep_used(struct pruner *p)
 	strmap_free(&have);
 }
 
+#define LEDGER_DAYS 1
+
+/* The ledger: 0 with its bytes and walk time, or -1 (missing, malformed). */
+static int ledger_read(int top, unsigned long long *bytes, long long *walked)
+{
+	char buf[96];
+	int fd = openat(top, "size", O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	ssize_t n = fd >= 0 ? read(fd, buf, sizeof(buf) - 1) : -1;
+	if (fd >= 0)
+		close(fd);
+	if (n <= 0)
+		return -1;
+	buf[n] = '\0';
+	return sscanf(buf, "vx-size 1 %llu %lld\n", bytes, walked) == 2 ? 0 : -1;
+}
+
+/* Written under the prune lock: a fixed temporary name, renamed. Failing,
+ * the next run walks. */
+static void ledger_write(int top, unsigned long long bytes, long long walked)
+{
+	char buf[96];
+	int len = snprintf(buf, sizeof(buf), "vx-size 1 %llu %lld\n", bytes, walked);
+	int fd = openat(top, "size.tmp", O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0666);
+	if (fd < 0)
+		return;
+	bool ok = write(fd, buf, (size_t)len) == len;
+	if (close(fd) != 0 || !ok || renameat(top, "size.tmp", top, "size") != 0)
+		unlinkat(top, "size.tmp", 0);
+}
+
 static void pruner_free(struct pruner *p)
 {
 	for (size_t i = 0; i < p->blobs.cap; i++)
@@ -342,7 +383,7 @@ static void pruner_free(struct pruner *p)
 			close(fds[i]);
 }
 
-int cache_prune(struct cache *c, unsigned long long cap, const struct timespec *keep, bool wait,
+int cache_prune(struct cache *c, unsigned long long cap, const struct timespec *keep, bool by_hand,
 	struct cache_pruned *out)
 {
 	struct cache_pruned res = {0};
@@ -357,12 +398,12 @@ int cache_prune(struct cache *c, unsigned long long cap, const struct timespec *
 		return -1;
 	}
 	int lock = openat(p.top, "prune.lock", O_RDWR | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0666);
-	if (lock < 0 || flock(lock, LOCK_EX | (wait ? 0 : LOCK_NB)) != 0) {
+	if (lock < 0 || flock(lock, LOCK_EX | (by_hand ? 0 : LOCK_NB)) != 0) {
 		int e = errno;
 		if (lock >= 0)
 			close(lock);
 		close(p.top);
-		if (!wait && e == EWOULDBLOCK)
+		if (!by_hand && e == EWOULDBLOCK)
 			return 0; /* another prune is at it */
 		errno = e;
 		err_warn_errno("unable to lock '%s/prune.lock'", c->dir);
@@ -371,6 +412,19 @@ int cache_prune(struct cache *c, unsigned long long cap, const struct timespec *
 	struct timespec now;
 	clock_gettime(CLOCK_REALTIME_COARSE, &now);
 	p.start = ns_of(now);
+	unsigned long long was;
+	long long walked;
+	if (!by_hand && ledger_read(p.top, &was, &walked) == 0 && walked <= now.tv_sec &&
+		now.tv_sec - walked < LEDGER_DAYS * 86400 && was + c->added <= cap) {
+		ledger_write(p.top, was + c->added, walked); /* under the cap: no walk */
+		c->added = 0;
+		res.before = res.after = was;
+		close(p.top);
+		close(lock);
+		if (out)
+			*out = res;
+		return 0;
+	}
 	p.acfd = openat(p.top, "ac", DIR_FLAGS);
 	p.casfd = openat(p.top, "cas", DIR_FLAGS);
 	p.usedfd = openat(p.top, "used", DIR_FLAGS);
@@ -379,13 +433,24 @@ int cache_prune(struct cache *c, unsigned long long cap, const struct timespec *
 	walk_cas(&p);
 	walk_used(&p);
 	walk_ac(&p);
-	res.before = p.total;
+	res.before = res.after = p.total;
 	res.entries = p.n;
+	/* over the cap, down to 90% of it: not a prune on every run that saves */
+	bool over = cap && p.total > cap;
+	if (!over && !by_hand) { /* the stats said enough: no manifest read */
+		ledger_write(p.top, p.total, now.tv_sec);
+		c->added = 0;
+		pruner_free(&p);
+		close(lock);
+		if (out)
+			*out = res;
+		return 0;
+	}
+	for (size_t i = 0; i < p.n; i++) /* the mark */
+		read_entry(&p, &p.es[i]);
 	if (p.n > 1)
 		qsort(p.es, p.n, sizeof(*p.es), by_last);
 	int64_t kept = keep ? ns_of(*keep) : INT64_MAX;
-	/* over the cap, down to 90% of it: not a prune on every run that saves */
-	bool over = cap && p.total > cap;
 	unsigned long long target = cap - cap / 10;
 	for (size_t i = 0; over && p.total > target && i < p.n; i++) {
 		if (p.es[i].last >= kept)
@@ -398,6 +463,8 @@ int cache_prune(struct cache *c, unsigned long long cap, const struct timespec *
 	if (p.usedfd >= 0)
 		sweep_used(&p);
 	res.after = p.total;
+	ledger_write(p.top, p.total, now.tv_sec);
+	c->added = 0;
 	pruner_free(&p);
 	close(lock); /* the flock goes with it */
 	if (out)

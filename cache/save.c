@@ -130,6 +130,8 @@ static int blob_commit(struct saver *sv, int tmpfd, char *tmp, const char *hash,
 		if (r != 0) {
 			err_warn_errno("unable to write cache blob '%s'", path);
 			unlink(tmp);
+		} else {
+			sv->c->added += n; /* the ledger's (prune.c) */
 		}
 	}
 	free(tmp);
@@ -376,6 +378,8 @@ int cache_manifest_write(struct cache *c, const char *key, const cJSON *m, bool 
 			r = -1;
 		if (r == 0)
 			r = rename(tmp, path);
+		if (r == 0)
+			c->added += len + 1; /* the ledger's (prune.c) */
 		if (r == 0 && durable)
 			r = fsync_dir(acdir);
 		if (r != 0) {
