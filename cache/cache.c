@@ -85,6 +85,7 @@ struct cache *cache_open(const char *dir, const char *statedir)
 	c->max_entry = size_limit("VX_CACHE_MAX_ENTRY_SIZE", CACHE_MAX_ENTRY_DEFAULT);
 	c->max_size = size_limit("VX_CACHE_MAX_SIZE", CACHE_MAX_SIZE_DEFAULT);
 	pthread_mutex_init(&c->stamp_mu, NULL);
+	strmap_init(&c->touched);
 	return c;
 }
 
@@ -98,6 +99,9 @@ void cache_close(struct cache *c)
 	if (c->shadowfd >= 0)
 		close(c->shadowfd);
 	pthread_mutex_destroy(&c->stamp_mu);
+	for (size_t i = 0; i < c->touched.cap; i++)
+		free((char *)c->touched.keys[i]);
+	strmap_free(&c->touched);
 	free(c->dir);
 	free(c->statedir);
 	free(c);

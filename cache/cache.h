@@ -142,9 +142,11 @@ int cache_size_parse(const char *s, unsigned long long *out);
 unsigned long long cache_max_size(const struct cache *c);
 
 /* Note that key's entry was hit now: used/<key>'s mtime (made when
- * missing), one utimensat on most hits. An entry's last use is the later
- * of that and its manifest's mtime (its save). Failures are quiet (an
- * older last use only makes the entry go sooner). Any thread. */
+ * missing), dated unless it was within the hour: a stat on most hits. An
+ * entry's last use is the later of that and its manifest's mtime (its
+ * save). The handle also keeps the key, and its own cache_prune never
+ * evicts it. Failures are quiet (an older last use only makes the entry
+ * go sooner). Any thread. */
 void cache_touch(struct cache *c, const char *key);
 
 struct cache_pruned {
@@ -154,7 +156,7 @@ struct cache_pruned {
 
 /* Over cap bytes (0: no cap): evict entries least recently used first
  * until the cache holds at most 90% of cap, never one used at or after
- * keep (NULL: none kept), then remove the blobs no manifest names any
+ * keep (NULL: none kept) nor one this handle touched, then remove the blobs no manifest names any
  * more. Under an flock of <dir>/prune.lock. by_hand: wait for the lock
  * and, over the cap or not, also remove orphan blobs (no manifest names
  * them) older than CACHE_STALE_SECONDS; else (the driver's) return 0 at

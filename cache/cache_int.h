@@ -23,10 +23,14 @@
 #include <xxhash.h>
 
 #include "cache.h"
+#include "strmap.h"
 
 /* temporaries left behind by a killed process are removed after this long
  * (a live writer keeps touching its own) */
 #define CACHE_STALE_SECONDS 3600
+
+/* a hit does not date used/<key> again when it was dated this recently */
+#define CACHE_TOUCH_SECONDS 3600
 
 /* a restore's temporary names beside their targets; save never collects them */
 #define CACHE_RESTORE_TMP ".vx-tmp."
@@ -53,6 +57,7 @@ struct cache {
 	unsigned long long max_output, max_entry; /* cache.h's limits; 0: none */
 	unsigned long long max_size; /* the cache's cap (prune.c); 0: none */
 	unsigned long long added;    /* bytes this handle's saves added (prune.c) */
+	struct strmap touched;       /* keys cache_touch saw (malloc'd), under stamp_mu */
 };
 
 /* One element of a manifest's "files", checked by cache_file_parse. */

@@ -1,8 +1,10 @@
 /* prune.c: the cache's size cap (cache.h's cache_touch and cache_prune).
  *
  * Last use: an entry's manifest mtime is its save; used/<key>, an empty
- * file, is dated by every hit (the manifest itself is never touched: the
- * in-place memo trusts its stat). A prune is a mark and sweep: every blob
+ * file, is dated by a hit unless it was dated within CACHE_TOUCH_SECONDS
+ * (a stat is cheaper than dating an inode), so the keys this handle hit
+ * are also kept in memory for its own prune; the manifest itself is never
+ * touched (the in-place memo trusts its stat). A prune is a mark and sweep: every blob
  * of cas/ is stat'ed, every manifest read for the blobs it names (blobs
  * are shared between entries by their content), entries are evicted least
  * recently used first (the manifest unlinked first: a reader sees a miss),
@@ -62,8 +64,26 @@ void cache_touch(struct cache *c, const char *key)
 {
 	if (!hash_is_hex(key))
 		return;
+	pthread_mutex_lock(&c->stamp_mu);
+	if (!strmap_get(&c->touched, key)) {
+		char *k = xstrdup(key);
+		strmap_put(&c->touched, k, k);
+	}
+	pthread_mutex_unlock(&c->stamp_mu);
 	int dfd = used_dir(c);
-	if (dfd < 0 || utimensat(dfd, key, NULL, AT_SYMLINK_NOFOLLOW) == 0 || errno != ENOENT)
+	struct stat st;
+	if (dfd < 0)
+		return;
+	if (fstatat(dfd, key, &st, AT_SYMLINK_NOFOLLOW) == 0) {
+		/* a stat is cheaper than dating an inode (a journal write) */
+		struct timespec now;
+		clock_gettime(CLOCK_REALTIME_COARSE, &now);
+		if (st.st_mtim.tv_sec <= now.tv_sec && now.tv_sec - st.st_mtim.tv_sec < CACHE_TOUCH_SECONDS)
+			return;
+		utimensat(dfd, key, NULL, AT_SYMLINK_NOFOLLOW);
+		return;
+	}
+	if (errno != ENOENT)
 		return;
 	int fd = openat(dfd, key, O_WRONLY | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0666);
 	if (fd >= 0)
@@ -455,6 +475,8 @@ int cache_prune(struct cache *c, unsigned long long cap, const struct timespec *
 	for (size_t i = 0; over && p.total > target && i < p.n; i++) {
 		if (p.es[i].last >= kept)
 			break; /* and every later one: used by this run */
+		if (strmap_get(&c->touched, p.es[i].key))
+			continue; /* hit by this handle, not dated again */
 		if (evict(&p, &p.es[i]))
 			res.evicted++;
 	}

@@ -102,6 +102,25 @@ key_of() { rec_of "$1" key; }
 	assert_equal "$(ls "$C/ac")" "$(key_of @x/d#build).json"
 }
 
+@test "an entry the run hit survives though its last use, within the hour, was not dated again" {
+	ws5
+	run -0 vx run --json @x/a#build @x/b#build
+	local a b
+	a=$(key_of @x/a#build) b=$(key_of @x/b#build)
+	run -0 vx run --json @x/a#build
+	assert_exist "$C/used/$a"
+	touch -d '30 minutes ago' "$C/used/$a"
+	backdate "$b" '10 minutes'
+	touch -d '4 hours ago' "$C/ac/$a.json"
+	# a (30 minutes) is older than b (10): a hit now, it is not dated again
+	VX_CACHE_MAX_SIZE=150K run -0 vx run --json @x/a#build @x/c#build
+	assert_equal "$(rec_of @x/a#build status)" hit
+	[ "$(stat -c %Y "$C/used/$a")" -lt "$(date -d '20 minutes ago' +%s)" ]
+	assert_exist "$C/ac/$a.json"
+	assert_not_exist "$C/ac/$b.json"
+	assert_exist "$C/ac/$(key_of @x/c#build).json"
+}
+
 @test "vx cache prune --max-size by hand: oldest first, down to 90% of the cap, one JSON line" {
 	ws5
 	run -0 vx run --json @x/a#build @x/b#build @x/c#build
