@@ -57,8 +57,8 @@ static unsigned long long size_limit(const char *var, const char *dflt)
 			continue;
 		if (cache_size_parse(v, &n) == 0)
 			return n;
-		err_warn("%s: '%s' is not a size (bytes, or a number with K, M, G or T, as in 500M "
-			 "or 10GB; 0 for none); using %s", var, v, dflt);
+		err_warn("%s: '%s' is not a size (bytes, or a number with K, M, G or T; 0 for none); "
+			 "using %s", var, v, dflt);
 	}
 	return 0; /* not reached: the defaults parse */
 }
