@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <xxhash.h>
@@ -70,6 +71,9 @@ void runcache_open(struct runcache *rc, const char *root)
 {
 	memset(rc, 0, sizeof(*rc));
 	rc->dir = runcache_dir(root);
+	/* the coarse clock, as file times are taken: what this run touches
+	 * is dated at or after it */
+	clock_gettime(CLOCK_REALTIME_COARSE, &rc->start);
 	char *state = xasprintf("%s/.vx", root);
 	state_dir(state);
 	rc->c = cache_open(rc->dir, state);
@@ -101,6 +105,7 @@ static bool in_place(struct runcache *rc, const char *key, const char *proj, boo
 		return false;
 	strbuf_add(log, text, len);
 	free(text);
+	cache_touch(rc->c, key);
 	return true;
 }
 
@@ -122,10 +127,13 @@ int runcache_hit(struct runcache *rc, const char *key, const char *root, const c
 	 * lands in the local cache first, so it is restored with every check a
 	 * local hit gets. */
 	int local = rc->remote ? cache_lookup(rc->c, key, &e, NULL) : cache_lookup_manifest(rc->c, key, &e);
-	if (local != 1 &&
-		(!remote_fetch(rc->remote, rc->c, key) || cache_lookup(rc->c, key, &e, NULL) != 1)) {
-		free(proj);
-		return 0;
+	if (local != 1) {
+		bool fetched = remote_fetch(rc->remote, rc->c, key);
+		rc->grew |= fetched;
+		if (!fetched || cache_lookup(rc->c, key, &e, NULL) != 1) {
+			free(proj);
+			return 0;
+		}
 	}
 	size_t len = 0;
 	char *text = cache_entry_log(rc->c, e, &len);
@@ -139,6 +147,7 @@ int runcache_hit(struct runcache *rc, const char *key, const char *root, const c
 	}
 	strbuf_add(log, text, len);
 	free(text);
+	cache_touch(rc->c, key);
 	if (r == 0) {
 		cache_entry_free(e);
 		return 1;
@@ -206,8 +215,10 @@ int runcache_save(struct runcache *rc, const char *key, const char *root, const 
 	int r = cache_save(rc->c, &s);
 	free(proj);
 	free(globs);
-	if (r == 0)
+	if (r == 0) {
+		rc->grew = true;
 		remote_push(rc->remote, rc->c, key);
+	}
 	return r;
 }
 
@@ -248,6 +259,10 @@ static void keys_save(struct runcache *rc)
 
 void runcache_close(struct runcache *rc)
 {
+	/* the cap, once the run is over, when it added to the cache; quiet
+	 * when another run's prune is at it, and never an entry this run used */
+	if (rc->c && rc->grew && cache_max_size(rc->c))
+		cache_prune(rc->c, cache_max_size(rc->c), &rc->start, false, NULL);
 	if (rc->c)
 		cache_close(rc->c);
 	if (rc->keys_loaded) {

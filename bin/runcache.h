@@ -7,6 +7,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <time.h>
 
 #include <cjson/cJSON.h>
 
@@ -29,6 +30,10 @@ struct runcache {
 	char *keys_path;
 	struct strmap keys; /* hex id hash -> key, both malloc'd */
 	bool keys_loaded, keys_dirty;
+	/* the run saved or fetched an entry: at runcache_close the cache is
+	 * pruned to its cap (cache.h), keeping every entry used since start */
+	bool grew;
+	struct timespec start;
 };
 
 /* No entry at all in root's cache (its directory absent, or no manifest):

@@ -22,24 +22,50 @@
 #include "statsnap.h"
 #include "strmap.h"
 
+int cache_size_parse(const char *s, unsigned long long *out)
+{
+	if (!s || !*s || s[0] == '-' || s[0] == '+' || s[0] == ' ')
+		return -1;
+	char *end;
+	errno = 0;
+	unsigned long long n = strtoull(s, &end, 10);
+	if (errno || end == s)
+		return -1;
+	int shift = 0;
+	const char *unit = *end ? strchr("KMGTkmgt", *end) : NULL;
+	if (unit) {
+		shift = (int)((unit - "KMGTkmgt") % 4 + 1) * 10;
+		end++;
+		if ((end[0] == 'i' || end[0] == 'I') && (end[1] == 'B' || end[1] == 'b'))
+			end++;
+	}
+	if (*end == 'B' || *end == 'b')
+		end++;
+	if (*end || n > (~0ULL >> shift))
+		return -1;
+	*out = n << shift;
+	return 0;
+}
+
 /* A size limit from the environment (cache.h). */
 static unsigned long long size_limit(const char *var, const char *dflt)
 {
 	const char *v = getenv(var);
 	for (int pass = 0; pass < 2; pass++, v = dflt) {
+		unsigned long long n;
 		if (!v || !*v)
 			continue;
-		char *end;
-		errno = 0;
-		unsigned long long n = strtoull(v, &end, 10);
-		const char *unit = *end && !end[1] ? strchr("KMGT", *end) : NULL;
-		int shift = !*end ? 0 : unit ? (int)(unit - "KMGT" + 1) * 10 : -1;
-		if (!errno && end != v && v[0] != '-' && shift >= 0 && n <= (~0ULL >> shift))
-			return n << shift;
+		if (cache_size_parse(v, &n) == 0)
+			return n;
 		err_warn("%s: '%s' is not a size (bytes, or a number with K, M, G or T; 0 for none); "
 			 "using %s", var, v, dflt);
 	}
 	return 0; /* not reached: the defaults parse */
+}
+
+unsigned long long cache_max_size(const struct cache *c)
+{
+	return c->max_size;
 }
 
 struct cache *cache_open(const char *dir, const char *statedir)
@@ -54,10 +80,12 @@ struct cache *cache_open(const char *dir, const char *statedir)
 	c->umask = umask(0);
 	umask(c->umask);
 	c->euid = geteuid();
-	c->acfd = c->casfd = c->shadowfd = -1;
+	c->acfd = c->casfd = c->shadowfd = c->usedfd = -1;
 	c->max_output = size_limit("VX_CACHE_MAX_OUTPUT_SIZE", CACHE_MAX_OUTPUT_DEFAULT);
 	c->max_entry = size_limit("VX_CACHE_MAX_ENTRY_SIZE", CACHE_MAX_ENTRY_DEFAULT);
+	c->max_size = size_limit("VX_CACHE_MAX_SIZE", CACHE_MAX_SIZE_DEFAULT);
 	pthread_mutex_init(&c->stamp_mu, NULL);
+	strmap_init(&c->touched);
 	return c;
 }
 
@@ -71,6 +99,9 @@ void cache_close(struct cache *c)
 	if (c->shadowfd >= 0)
 		close(c->shadowfd);
 	pthread_mutex_destroy(&c->stamp_mu);
+	for (size_t i = 0; i < c->touched.cap; i++)
+		free((char *)c->touched.keys[i]);
+	strmap_free(&c->touched);
 	free(c->dir);
 	free(c->statedir);
 	free(c);
@@ -176,7 +207,9 @@ void cache_forget_dirs(struct cache *c)
 		close(c->acfd);
 	if (c->casfd >= 0)
 		close(c->casfd);
-	c->acfd = c->casfd = -1;
+	if (c->usedfd >= 0)
+		close(c->usedfd);
+	c->acfd = c->casfd = c->usedfd = -1;
 }
 
 /* The fd of a subdirectory, opened on first use; while the cache does not

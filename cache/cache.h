@@ -31,6 +31,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <time.h>
 
 #include <cjson/cJSON.h>
 
@@ -128,5 +129,43 @@ int cache_verify(struct cache *c, void (*report)(const char *key, const char *wh
 
 /* Empty the cache directory: renamed aside, then removed. 0 or -1. */
 int cache_clean(struct cache *c);
+
+/* A size: bytes, or a number with K, M, G or T (powers of 1024), which may
+ * be lowercase and followed by B or iB ("500MB", "10GiB"). 0, or -1. */
+int cache_size_parse(const char *s, unsigned long long *out);
+
+/* The cap (issue 36, R-11; prune.c): VX_CACHE_MAX_SIZE, read by cache_open
+ * like the limits above (default 10G; 0: none). The size counted is the
+ * bytes of every blob and manifest (apparent sizes; tmp/ and the
+ * checkout's shadow not counted). */
+#define CACHE_MAX_SIZE_DEFAULT "10G"
+unsigned long long cache_max_size(const struct cache *c);
+
+/* Note that key's entry was hit now: used/<key>'s mtime (made when
+ * missing), dated unless it was within the hour: a stat on most hits. An
+ * entry's last use is the later of that and its manifest's mtime (its
+ * save). The handle also keeps the key, and its own cache_prune never
+ * evicts it. Failures are quiet (an older last use only makes the entry
+ * go sooner). Any thread. */
+void cache_touch(struct cache *c, const char *key);
+
+struct cache_pruned {
+	unsigned long long before, after; /* bytes counted */
+	size_t entries, evicted, blobs;   /* blobs: files removed from cas/ */
+};
+
+/* Over cap bytes (0: no cap): evict entries least recently used first
+ * until the cache holds at most 90% of cap, never one used at or after
+ * keep (NULL: none kept) nor one this handle touched, then remove the blobs no manifest names any
+ * more. Under an flock of <dir>/prune.lock. by_hand: wait for the lock
+ * and, over the cap or not, also remove orphan blobs (no manifest names
+ * them) older than CACHE_STALE_SECONDS; else (the driver's) return 0 at
+ * once when another prune holds the lock, and read no manifest when the
+ * stats say the cache is under the cap. Nothing outside the directory is
+ * touched, no symlink in it followed; an entry goes by its manifest's
+ * unlink first, so a reader sees a miss, never half an entry. 0 (*out
+ * filled, may be NULL), or -1 after a message. Alone on the handle. */
+int cache_prune(struct cache *c, unsigned long long cap, const struct timespec *keep, bool by_hand,
+	struct cache_pruned *out);
 
 #endif

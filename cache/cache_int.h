@@ -6,6 +6,10 @@
  *   cas/<hh>/<hash>   blobs, named by the XXH3-128 of their bytes
  *   tmp/              every temporary file, renamed out of it when whole;
  *                     names there never match a lookup
+ *   used/<key>        empty; its mtime is the entry's last hit (prune.c)
+ *   prune.lock        flock'ed by a prune, so that two never run at once
+ *   size              the ledger: the bytes the last walk counted, plus
+ *                     what saves added since (prune.c)
  */
 #ifndef VX_CACHE_INT_H
 #define VX_CACHE_INT_H
@@ -19,10 +23,14 @@
 #include <xxhash.h>
 
 #include "cache.h"
+#include "strmap.h"
 
 /* temporaries left behind by a killed process are removed after this long
  * (a live writer keeps touching its own) */
 #define CACHE_STALE_SECONDS 3600
+
+/* a hit does not date used/<key> again when it was dated this recently */
+#define CACHE_TOUCH_SECONDS 3600
 
 /* a restore's temporary names beside their targets; save never collects them */
 #define CACHE_RESTORE_TMP ".vx-tmp."
@@ -38,6 +46,7 @@ struct cache {
 	bool swept;       /* stale temporaries removed once per process */
 	bool openat2_off; /* the kernel (or a seccomp filter) refused openat2 */
 	int acfd, casfd;  /* ac/ and cas/ for lookups, -1 until needed */
+	int usedfd;       /* used/ (prune.c), the same way */
 	int shadowfd;     /* <statedir>/shadow (shadow.h), -1 until needed */
 	struct cache_stamp *stamp; /* stamp.c's, loaded on first use */
 	struct cache_inplace *inplace; /* inplace.c's, the same way */
@@ -46,6 +55,9 @@ struct cache {
 	mode_t umask;     /* the process's, read once */
 	uid_t euid;       /* the same */
 	unsigned long long max_output, max_entry; /* cache.h's limits; 0: none */
+	unsigned long long max_size; /* the cache's cap (prune.c); 0: none */
+	unsigned long long added;    /* bytes this handle's saves added (prune.c) */
+	struct strmap touched;       /* keys cache_touch saw (malloc'd), under stamp_mu */
 };
 
 /* One element of a manifest's "files", checked by cache_file_parse. */

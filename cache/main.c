@@ -20,6 +20,7 @@ static const char usage[] =
 	"                [--log FILE] [--ms N] [--exit N]\n"
 	"       vx-cache [--dir DIR] verify\n"
 	"       vx-cache [--dir DIR] clean\n"
+	"       vx-cache [--dir DIR] prune [--max-size SIZE]\n"
 	"\n"
 	"The local cache of task results (R-10, R-11).\n"
 	"\n"
@@ -33,6 +34,10 @@ static const char usage[] =
 	"                 non-zero --exit is refused\n"
 	"  verify         check every entry's blobs; one JSON line per bad entry\n"
 	"  clean          empty the cache directory\n"
+	"  prune [--max-size SIZE]\n"
+	"                 over SIZE (default $VX_CACHE_MAX_SIZE, else 10G; 0: no cap),\n"
+	"                 evict least recently used entries down to 90% of it, then\n"
+	"                 remove blobs no entry names; one JSON line says what went\n"
 	"  --dir DIR      the cache directory (default: $VX_CACHE_DIR, else ./.vx/cache)\n"
 	"  --state DIR    where stamps of restored outputs go (default: PROJECTDIR/.vx)\n"
 	"  -h, --help     this text\n"
@@ -41,6 +46,9 @@ static const char usage[] =
 	"VX_CACHE_MAX_ENTRY_SIZE (default 2G) in all (0: no limit), fifos, sockets,\n"
 	"devices and symlinks out of the project; setuid, setgid and sticky bits are\n"
 	"stripped, and never restored.\n"
+	"\n"
+	"SIZE: bytes, or a number with K, M, G or T (powers of 1024), B or iB may\n"
+	"follow: 500M, 500MB, 10GiB.\n"
 	"\n"
 	"Exit status: 0 success or a hit, 1 a miss or a failure, 2 usage.\n";
 
@@ -112,6 +120,27 @@ static void report_bad(const char *key, const char *what, void *arg)
 	cJSON_Delete(rec);
 }
 
+static int cmd_prune(struct cache *c, const char *max)
+{
+	unsigned long long cap = cache_max_size(c);
+	if (max)
+		cache_size_parse(max, &cap); /* checked by main */
+	struct cache_pruned p;
+	if (cache_prune(c, cap, NULL, true, &p) != 0)
+		return VX_EXIT_FAIL;
+	cJSON *rec = cJSON_CreateObject();
+	cJSON_AddStringToObject(rec, "type", "pruned");
+	cJSON_AddNumberToObject(rec, "maxSize", (double)cap);
+	cJSON_AddNumberToObject(rec, "entries", (double)p.entries);
+	cJSON_AddNumberToObject(rec, "evicted", (double)p.evicted);
+	cJSON_AddNumberToObject(rec, "blobs", (double)p.blobs);
+	cJSON_AddNumberToObject(rec, "before", (double)p.before);
+	cJSON_AddNumberToObject(rec, "after", (double)p.after);
+	jsonl_write(rec);
+	cJSON_Delete(rec);
+	return VX_EXIT_OK;
+}
+
 /* save's options, parsed with the others */
 struct save_opts {
 	const char **globs;
@@ -147,7 +176,8 @@ int main(int argc, char **argv)
 	const char *dir = getenv("VX_CACHE_DIR"), *state = NULL;
 	if (dir && !*dir)
 		dir = NULL;
-	enum { HELP = 1, CACHEDIR, STATE, OUTPUTS, LOG, MS, EXIT };
+	const char *max = NULL;
+	enum { HELP = 1, CACHEDIR, STATE, OUTPUTS, LOG, MS, EXIT, MAXSIZE };
 	static const struct opt_spec specs[] = {
 		{"help", 'h', OPT_FLAG, HELP},
 		{"dir", 0, OPT_VALUE, CACHEDIR},
@@ -156,6 +186,7 @@ int main(int argc, char **argv)
 		{"log", 0, OPT_VALUE, LOG},
 		{"ms", 0, OPT_VALUE, MS},
 		{"exit", 0, OPT_VALUE, EXIT},
+		{"max-size", 0, OPT_VALUE, MAXSIZE},
 		{NULL, 0, 0, 0},
 	};
 	struct save_opts so = {.globs = xcalloc((size_t)argc + 1, sizeof(*so.globs))};
@@ -192,6 +223,9 @@ int main(int argc, char **argv)
 			so.exit = (int)number(o.value, "--exit");
 			so.given = true;
 			break;
+		case MAXSIZE:
+			max = o.value;
+			break;
 		default:
 			opt_free(&o);
 			free(so.globs);
@@ -205,15 +239,21 @@ int main(int argc, char **argv)
 	int nargs = o.noperands - 1;
 	char **args = o.operands + 1;
 	/* the verb and its operands are checked before anything is touched */
-	bool save = strcmp(cmd, "save") == 0;
+	bool save = strcmp(cmd, "save") == 0, prune = strcmp(cmd, "prune") == 0;
 	bool ok = (strcmp(cmd, "get") == 0 && nargs == 1) ||
 		  (strcmp(cmd, "restore") == 0 && nargs == 2) ||
 		  (save && nargs == 2) ||
-		  ((strcmp(cmd, "verify") == 0 || strcmp(cmd, "clean") == 0) && nargs == 0);
+		  ((strcmp(cmd, "verify") == 0 || strcmp(cmd, "clean") == 0 || prune) && nargs == 0);
 	if (!ok)
 		bad_usage(xasprintf("'%s': an unknown command or the wrong operands", cmd));
 	if (so.given && !save)
 		bad_usage(xasprintf("%s: --outputs, --log, --ms and --exit are save's options", cmd));
+	if (max && !prune)
+		bad_usage(xasprintf("%s: --max-size is prune's option", cmd));
+	unsigned long long ignored;
+	if (max && cache_size_parse(max, &ignored) != 0) /* before the cache is opened */
+		err_die(VX_EXIT_USAGE, "--max-size: '%s' is not a size; fix: bytes, or a number "
+				       "with K, M, G or T, as in 500M or 10GB (0: no cap)", max);
 	if (save && !so.outputs)
 		bad_usage("save: --outputs is required");
 
@@ -232,6 +272,8 @@ int main(int argc, char **argv)
 		if (bad < 0)
 			err_warn_errno("unable to read '%s/ac'", dir ? dir : ".vx/cache");
 		r = bad == 0 ? VX_EXIT_OK : VX_EXIT_FAIL;
+	} else if (prune) {
+		r = cmd_prune(c, max);
 	} else {
 		r = cache_clean(c) == 0 ? VX_EXIT_OK : VX_EXIT_FAIL;
 	}

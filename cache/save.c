@@ -98,14 +98,25 @@ static int fsync_dir(const char *dir)
 	return r;
 }
 
+/* Is the blob at path there with n bytes? A blob reused is dated now, so
+ * that a prune under way keeps it for the manifest about to name it
+ * (prune.c). */
+static bool blob_have(const char *path, size_t n)
+{
+	struct stat st;
+	if (stat(path, &st) != 0 || !S_ISREG(st.st_mode) || (size_t)st.st_size != n)
+		return false;
+	utimensat(AT_FDCWD, path, NULL, 0); /* failing, only a prune may take it */
+	return true;
+}
+
 /* Move a whole temporary blob into cas/ under hash, or drop it when that
  * blob is already there. tmpfd is closed. */
 static int blob_commit(struct saver *sv, int tmpfd, char *tmp, const char *hash, size_t n)
 {
 	char *path = cache_blob_path(sv->c, hash);
-	struct stat st;
 	int r = 0;
-	if (stat(path, &st) == 0 && S_ISREG(st.st_mode) && (size_t)st.st_size == n) {
+	if (blob_have(path, n)) {
 		close(tmpfd);
 		unlink(tmp);
 	} else {
@@ -119,6 +130,8 @@ static int blob_commit(struct saver *sv, int tmpfd, char *tmp, const char *hash,
 		if (r != 0) {
 			err_warn_errno("unable to write cache blob '%s'", path);
 			unlink(tmp);
+		} else {
+			sv->c->added += n; /* the ledger's (prune.c) */
 		}
 	}
 	free(tmp);
@@ -187,8 +200,7 @@ static int blob_put_fd(struct saver *sv, int fd, const char *rel, unsigned long 
 	if (r == 0 && tfd < 0) {
 		/* held in memory: a blob already there costs nothing more */
 		char *path = cache_blob_path(sv->c, hash);
-		struct stat bst;
-		bool have = stat(path, &bst) == 0 && S_ISREG(bst.st_mode) && (size_t)bst.st_size == *n;
+		bool have = blob_have(path, *n);
 		free(path);
 		if (have) {
 			free(buf);
@@ -216,8 +228,7 @@ static int blob_put_mem(struct saver *sv, const char *data, size_t len, char has
 {
 	cache_hex128(XXH3_128bits(data, len), hash);
 	char *path = cache_blob_path(sv->c, hash);
-	struct stat st;
-	bool have = stat(path, &st) == 0 && S_ISREG(st.st_mode) && (size_t)st.st_size == len;
+	bool have = blob_have(path, len);
 	free(path);
 	if (have)
 		return 0;
@@ -367,6 +378,8 @@ int cache_manifest_write(struct cache *c, const char *key, const cJSON *m, bool 
 			r = -1;
 		if (r == 0)
 			r = rename(tmp, path);
+		if (r == 0)
+			c->added += len + 1; /* the ledger's (prune.c) */
 		if (r == 0 && durable)
 			r = fsync_dir(acdir);
 		if (r != 0) {
@@ -383,8 +396,8 @@ int cache_manifest_write(struct cache *c, const char *key, const cJSON *m, bool 
 
 int cache_dirs_make(struct cache *c)
 {
-	const char *sub[] = {"ac", "cas", "tmp"};
-	for (size_t i = 0; i < 3; i++) {
+	const char *sub[] = {"ac", "cas", "tmp", "used"};
+	for (size_t i = 0; i < 4; i++) {
 		char *d = xasprintf("%s/%s", c->dir, sub[i]);
 		int r = cache_mkdirs(d);
 		if (r != 0)
