@@ -51,6 +51,18 @@ static void forward_in(int sig)
 		kill(forward_task, sig);
 }
 
+/* The signals forwarded, as a set: vx-sandbox blocks them from before the
+ * clone until its handler knows pid 1, and pid 1 (which inherits the mask)
+ * until its own handler knows the task; a signal sent meanwhile waits,
+ * pending, instead of killing vx-sandbox or being dropped by pid 1 (an init
+ * ignores a signal it has no handler for, but never a blocked one). */
+static void forwarded_set(sigset_t *s)
+{
+	sigemptyset(s);
+	for (size_t i = 0; i < sizeof(forwarded) / sizeof(*forwarded); i++)
+		sigaddset(s, forwarded[i]);
+}
+
 static void on_signals(void (*fn)(int), int flags)
 {
 	struct sigaction sa;
@@ -340,6 +352,9 @@ static int traced(const struct sb_request *r, const struct plan *p)
 		setup_die("the task died before it could be traced");
 	forward_task = -task;
 	on_signals(forward_in, 0);
+	sigset_t fw;
+	forwarded_set(&fw);
+	sigprocmask(SIG_UNBLOCK, &fw, NULL);
 	if (notify) {
 		int listener;
 		if (prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) || write(a.go[1], "u", 1) != 1 ||
@@ -384,7 +399,7 @@ static void __attribute__((noreturn)) sandbox_init(const struct sb_request *r,
 	char c;
 	pid_t task;
 	int st, rc;
-	sigset_t fw, old;
+	sigset_t fw;
 
 	/* die with vx-sandbox. It holds the sync pipe's only write end until it
 	 * has reaped this process, and never writes: a read finding the pipe
@@ -426,10 +441,8 @@ static void __attribute__((noreturn)) sandbox_init(const struct sb_request *r,
 	 * copy-on-write fault for every page either side writes afterwards
 	 * (1 ms a fork on this kind of VM). The signals to forward stay blocked
 	 * until pid 1 knows the task's process group. */
-	sigemptyset(&fw);
-	for (size_t i = 0; i < sizeof(forwarded) / sizeof(*forwarded); i++)
-		sigaddset(&fw, forwarded[i]);
-	sigprocmask(SIG_BLOCK, &fw, &old);
+	forwarded_set(&fw);
+	sigprocmask(SIG_BLOCK, &fw, NULL);
 	forward_task = 0;
 	task = vfork();
 	if (task < 0)
@@ -438,7 +451,8 @@ static void __attribute__((noreturn)) sandbox_init(const struct sb_request *r,
 		exec_task(r);
 	forward_task = -task; /* the task leads its own process group */
 	on_signals(forward_in, 0);
-	sigprocmask(SIG_SETMASK, &old, NULL);
+	/* unblocked, not old: vx-sandbox's clone left them blocked too */
+	sigprocmask(SIG_UNBLOCK, &fw, NULL);
 	for (;;) {
 		pid_t w = waitpid(-1, &st, 0);
 		if (w < 0 && errno == EINTR)
@@ -557,9 +571,13 @@ int run_task(const struct sb_request *r, const struct plan *p)
 	shared = PID1_CAN_SHARE && r->trace_fd < 0 && !bridge_needed(&b) &&
 		 (stack = shared_stack()) != NULL;
 	fflush(NULL);
+	sigset_t fw, old;
+	forwarded_set(&fw);
+	sigprocmask(SIG_BLOCK, &fw, &old);
 	pid = clone_pid1(flags, shared ? stack : NULL, &a);
 	if (pid < 0) {
 		int e = errno;
+		sigprocmask(SIG_SETMASK, &old, NULL);
 		close(a.sync[0]);
 		close(a.sync[1]);
 		if (shared)
@@ -586,6 +604,7 @@ int run_task(const struct sb_request *r, const struct plan *p)
 		bridge_release(&b);
 	forward_pid1 = pid;
 	on_signals(forward_out, SA_RESTART);
+	sigprocmask(SIG_SETMASK, &old, NULL); /* what came meanwhile goes to pid 1 now */
 	/* pid 1 stays unreaped (WNOWAIT) until nothing forwards to it any
 	 * more: its pid cannot have gone to another process meanwhile */
 	for (;;) {
