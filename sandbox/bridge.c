@@ -673,6 +673,13 @@ int bridge_start(struct bridge *b)
 		memset(&sa, 0, sizeof(sa));
 		sa.sa_handler = on_term; /* no SA_RESTART: epoll_wait returns */
 		sigaction(SIGTERM, &sa, NULL);
+		/* pid 1 holds the signals it forwards blocked until it knows the
+		 * task (run.c), and a fork inherits the mask: bridge_finish's
+		 * SIGTERM would wait, pending, for the drain's timeout */
+		sigset_t term;
+		sigemptyset(&term);
+		sigaddset(&term, SIGTERM);
+		sigprocmask(SIG_UNBLOCK, &term, NULL);
 		int null = open("/dev/null", O_RDWR | O_CLOEXEC);
 		if (null >= 0) {
 			dup2(null, 0);
