@@ -92,14 +92,6 @@ static bool has_segment(const char *rel, const char *name)
 	return false;
 }
 
-static bool in_fingerprint(const char *rel)
-{
-	for (size_t i = 0; i < WSROOT_NFINGERPRINT; i++)
-		if (!strcmp(rel, wsroot_fingerprint[i]))
-			return true;
-	return false;
-}
-
 /* Does the key fold project q: it is the task's own, or in K(T)? */
 static bool keyed(const struct task *t, const struct project *q)
 {
@@ -227,7 +219,7 @@ static void check_read(struct workspace *ws, const struct strmap *by_dir, const 
 		free(c);
 		free(abs);
 	}
-	if (!rel || has_segment(rel, ".git") || (!magic && in_fingerprint(rel)))
+	if (!rel || has_segment(rel, ".git") || (!magic && wsroot_is_fingerprint(rel)))
 		goto out;
 	owner = owner_of(by_dir, rel);
 	if (projects_keyed(ws, t, rel, owner))

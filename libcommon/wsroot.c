@@ -82,3 +82,11 @@ int wsroot_find(const char *start, const char *override, bool loud, char **root)
 		start);
 	return -1;
 }
+
+bool wsroot_is_fingerprint(const char *rel)
+{
+	for (size_t i = 0; i < WSROOT_NFINGERPRINT; i++)
+		if (strcmp(rel, wsroot_fingerprint[i]) == 0)
+			return true;
+	return false;
+}

@@ -17,5 +17,7 @@ int wsroot_find(const char *start, const char *override, bool loud, char **root)
 /* The root's files every key folds, the workspace fingerprint. */
 extern const char *const wsroot_fingerprint[];
 #define WSROOT_NFINGERPRINT 6
+/* Is rel (root-relative) one of them, a file every key folds? */
+bool wsroot_is_fingerprint(const char *rel);
 
 #endif

@@ -487,15 +487,6 @@ static bool grantable(const struct report *r, const char *dir)
 
 /* The hidden-read hint (R-34, issue 18 item 2): the grant spelled from the
  * project, and on a cached task the workspaceFiles entry that keys it. */
-/* Whether REL (root-relative) is one of the root files every key folds. */
-static bool in_fingerprint(const char *rel)
-{
-	for (size_t i = 0; i < WSROOT_NFINGERPRINT; i++)
-		if (!strcmp(rel, wsroot_fingerprint[i]))
-			return true;
-	return false;
-}
-
 static char *read_hint(const struct report *r, const cJSON *a, const char *res, bool bin,
 	bool keyed, struct fixes *fx)
 {
@@ -505,7 +496,7 @@ static char *read_hint(const struct report *r, const cJSON *a, const char *res, 
 	rel = path_under(r->root, res);
 	key = show(rel, bin);
 	/* a root file every key folds already needs the grant alone */
-	bool folded = keyed && in_fingerprint(rel);
+	bool folded = keyed && wsroot_is_fingerprint(rel);
 	if (!bin) {
 		fixes_read(fx, sp);
 		if (keyed && !folded) {
