@@ -1,6 +1,7 @@
 # vx: a plain Makefile.
 #   make                  every program into bin/
-#   make check            unit tests, bats suites, shellcheck, then the unit
+#   make check            unit tests, bats suites, shellcheck, no new link
+#                         cycle (scripts/linkcycles.py), then the unit
 #                         tests and bats suites again under ASan+UBSan
 #   make install PREFIX=/usr/local [DESTDIR=...]
 #   make SANITIZE=address,undefined   a sanitized build in build/san/bin
@@ -223,12 +224,17 @@ SAN_SUITES := $(filter-out tests/vx-adopt%,$(sort $(wildcard tests/*.bats)))
 shellcheck:
 	shellcheck -x $(SHELL_FILES)
 
+# no new link-level cycle among a directory's object files (issue 37)
+linkcycles: all
+	python3 scripts/linkcycles.py $(BUILD) scripts/linkcycles.known
+
 check:
 	@mkdir -p build && : > build/counts
 	$(MAKE) all
 	$(MAKE) unit
 	$(MAKE) bats
 	$(MAKE) shellcheck
+	$(MAKE) linkcycles
 	$(MAKE) SANITIZE=address,undefined unit bats BATS_SUITES="$(SAN_SUITES)"
 	$(MAKE) fuzz-check
 	@awk '{p += $$1; f += $$2} END {printf "check: %d passed, %d failed\n", p, f; exit f > 0}' build/counts
@@ -242,5 +248,5 @@ install: all
 clean:
 	rm -rf build $(addprefix bin/,$(PROGS) $(TEST_PROGS)) bin/vx-trace.so
 
-.PHONY: all unit bats shellcheck check install clean fuzz fuzz-build fuzz-check
+.PHONY: all unit bats shellcheck linkcycles check install clean fuzz fuzz-build fuzz-check
 -include $(shell find build -name '*.d' 2>/dev/null)
