@@ -198,3 +198,51 @@ for l in text.splitlines():
 print(n)
 PY
 }
+
+# --- remote cache suites (vx-remote-cache.bats, vx-remote-turbo.bats) ---
+
+free_port() {
+	/usr/bin/python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
+}
+
+# wait_port PORT [LOG]: until something listens on 127.0.0.1:PORT (20 s at
+# most: node starts slowly on a busy machine); on failure prints LOG
+wait_port() {
+	local _
+	for _ in $(seq 400); do
+		/usr/bin/python3 -c 'import socket, sys; socket.create_connection(("127.0.0.1", int(sys.argv[1])), 0.2)' "$1" 2>/dev/null && return 0
+		sleep 0.05
+	done
+	[ -n "${2:-}" ] && cat "$2" >&2
+	fail "nothing listens on port $1"
+}
+
+# remote_pair_ws: two checkouts $A and $B of one workspace (ui writes an
+# executable, a private file and a symlink; app builds on ui), each task
+# appending its name to ran.log; SERVER_PID cleared for stop_server
+remote_pair_ws() {
+	new_ws "$BATS_TEST_TMPDIR/a"
+	# shellcheck disable=SC2016  # expanded by the task, not here
+	pkg packages/ui @x/ui '' '{ "tasks": {
+		"build": { "exec": { "command": "echo ui >> ../../ran.log && mkdir -p dist && cp src/* dist/ && chmod 750 dist/run.sh && chmod 600 dist/lib.txt && ln -sf lib.txt dist/link && echo built ui" },
+		           "cache": { "inputs": { "files": ["src/**"] }, "outputs": { "files": ["dist/**"] } } } } }'
+	put packages/ui/src/lib.txt "lib v1"
+	put packages/ui/src/run.sh "#!/bin/sh"
+	pkg packages/app @x/app '{ "@x/ui": "*" }' '{ "tasks": {
+		"build": { "exec": { "command": "echo app >> ../../ran.log && mkdir -p out && cat ../ui/dist/lib.txt src/main.txt > out/app.txt && echo built app" },
+		           "dependsOn": ["^build"],
+		           "cache": { "inputs": { "files": ["src/**"] }, "outputs": { "files": ["out/**"] } } } } }'
+	put packages/app/src/main.txt "app v1"
+	A=$WS
+	B=$BATS_TEST_TMPDIR/b
+	cp -a "$A" "$B"
+	SERVER_PID=
+}
+
+# stop_server: kill and reap the background server started as SERVER_PID
+stop_server() {
+	if [ -n "${SERVER_PID:-}" ]; then
+		kill "$SERVER_PID" 2>/dev/null || true
+		wait "$SERVER_PID" 2>/dev/null || true
+	fi
+}

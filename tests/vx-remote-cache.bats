@@ -6,18 +6,7 @@
 
 load helpers
 
-free_port() {
-	/usr/bin/python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
-}
 
-wait_port() { # PORT: until something listens there (5 s at most)
-	local _
-	for _ in $(seq 100); do
-		/usr/bin/python3 -c 'import socket, sys; socket.create_connection(("127.0.0.1", int(sys.argv[1])), 0.2)' "$1" 2>/dev/null && return 0
-		sleep 0.05
-	done
-	fail "nothing listens on port $1"
-}
 
 # nginx in the foreground with its own prefix, logging each request's method,
 # path, status and Authorization header; the cache lives under /inst (an
@@ -82,35 +71,18 @@ class H(http.server.BaseHTTPRequestHandler):
         pass
 http.server.ThreadingHTTPServer(("127.0.0.1", int(sys.argv[1])), H).serve_forever()
 ' "$port" "$1" "$BATS_TEST_TMPDIR/requests" 3>&- &
+	# shellcheck disable=SC2034  # stop_server (helpers.bash) reaps it
 	SERVER_PID=$!
 	wait_port "$port"
 	URL=http://127.0.0.1:$port
 }
 
 setup() {
-	new_ws "$BATS_TEST_TMPDIR/a"
-	# ui writes an executable, a private file and a symlink; app builds on ui
-	pkg packages/ui @x/ui '' '{ "tasks": {
-		"build": { "exec": { "command": "echo ui >> ../../ran.log && mkdir -p dist && cp src/* dist/ && chmod 750 dist/run.sh && chmod 600 dist/lib.txt && ln -sf lib.txt dist/link && echo built ui" },
-		           "cache": { "inputs": { "files": ["src/**"] }, "outputs": { "files": ["dist/**"] } } } } }'
-	put packages/ui/src/lib.txt "lib v1"
-	put packages/ui/src/run.sh "#!/bin/sh"
-	pkg packages/app @x/app '{ "@x/ui": "*" }' '{ "tasks": {
-		"build": { "exec": { "command": "echo app >> ../../ran.log && mkdir -p out && cat ../ui/dist/lib.txt src/main.txt > out/app.txt && echo built app" },
-		           "dependsOn": ["^build"],
-		           "cache": { "inputs": { "files": ["src/**"] }, "outputs": { "files": ["out/**"] } } } } }'
-	put packages/app/src/main.txt "app v1"
-	A=$WS
-	B=$BATS_TEST_TMPDIR/b
-	cp -a "$A" "$B"
-	SERVER_PID=
+	remote_pair_ws
 }
 
 teardown() {
-	if [ -n "${SERVER_PID:-}" ]; then
-		kill "$SERVER_PID" 2>/dev/null || true
-		wait "$SERVER_PID" 2>/dev/null || true
-	fi
+	stop_server
 }
 
 in_a() { (cd "$A" && VX_CACHE_DIR=$BATS_TEST_TMPDIR/cache-a "$@"); }

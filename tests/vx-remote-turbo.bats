@@ -12,19 +12,7 @@ setup_file() {
 	export TURBO_SERVER
 }
 
-free_port() {
-	/usr/bin/python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
-}
 
-wait_port() { # PORT: until something listens there (20 s at most: node starts slowly on a busy machine)
-	local _
-	for _ in $(seq 400); do
-		/usr/bin/python3 -c 'import socket, sys; socket.create_connection(("127.0.0.1", int(sys.argv[1])), 0.2)' "$1" 2>/dev/null && return 0
-		sleep 0.05
-	done
-	cat "$TC/log" >&2
-	fail "nothing listens on port $1"
-}
 
 # the server with local storage under $TC/store, its token "ci-token", and
 # any NAME=VALUE given (BODY_LIMIT=..., TURBO_REMOTE_CACHE_SIGNATURE_KEY=...);
@@ -38,37 +26,20 @@ start_turbo() {
 		STORAGE_PATH_USE_TMP_FOLDER=false TURBO_TOKEN=ci-token LOG_LEVEL=warn "$@" \
 		"$TURBO_SERVER" > "$TC/log" 2>&1 3>&- &
 	SERVER_PID=$!
-	wait_port "$PORT"
+	wait_port "$PORT" "$TC/log"
 	API=http://127.0.0.1:$PORT
 	STORE=$TC/store/vx
 }
 
 setup() {
-	new_ws "$BATS_TEST_TMPDIR/a"
-	pkg packages/ui @x/ui '' '{ "tasks": {
-		"build": { "exec": { "command": "echo ui >> ../../ran.log && mkdir -p dist && cp src/* dist/ && chmod 750 dist/run.sh && echo built ui" },
-		           "cache": { "inputs": { "files": ["src/**"] }, "outputs": { "files": ["dist/**"] } } } } }'
-	put packages/ui/src/lib.txt "lib v1"
-	put packages/ui/src/run.sh "#!/bin/sh"
-	pkg packages/app @x/app '{ "@x/ui": "*" }' '{ "tasks": {
-		"build": { "exec": { "command": "echo app >> ../../ran.log && mkdir -p out && cat ../ui/dist/lib.txt src/main.txt > out/app.txt && echo built app" },
-		           "dependsOn": ["^build"],
-		           "cache": { "inputs": { "files": ["src/**"] }, "outputs": { "files": ["out/**"] } } } } }'
-	put packages/app/src/main.txt "app v1"
-	A=$WS
-	B=$BATS_TEST_TMPDIR/b
-	cp -a "$A" "$B"
-	SERVER_PID=
+	remote_pair_ws
 	# what a CI using turbo's remote cache already has set
 	export TURBO_TOKEN=ci-token TURBO_TEAM=vx
 	unset TURBO_API TURBO_TEAMID TURBO_REMOTE_CACHE_SIGNATURE_KEY VX_REMOTE_CACHE VX_REMOTE_CACHE_TOKEN
 }
 
 teardown() {
-	if [ -n "${SERVER_PID:-}" ]; then
-		kill "$SERVER_PID" 2>/dev/null || true
-		wait "$SERVER_PID" 2>/dev/null || true
-	fi
+	stop_server
 }
 
 in_a() { (cd "$A" && VX_CACHE_DIR=$BATS_TEST_TMPDIR/cache-a "$@"); }
