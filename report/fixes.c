@@ -164,7 +164,9 @@ struct group {
 	bool bin;
 };
 
-static void put_hint(const cJSON *from, const char *line, cJSON *fix)
+/* one hint record: the fields of the record it answers (if any), its fix
+ * (owned) and its line (owned, freed); 1, to count it */
+static size_t put_hint(const cJSON *from, char *line, cJSON *fix)
 {
 	static const char *const keep[] = {"op", "access", "path", "path_hex", "resolved",
 		"resolved_hex", "errno"};
@@ -180,6 +182,8 @@ static void put_hint(const cJSON *from, const char *line, cJSON *fix)
 	cJSON_AddStringToObject(o, "line", line);
 	jsonl_write(o);
 	cJSON_Delete(o);
+	free(line);
+	return 1;
 }
 
 static bool is_dir_write(const cJSON *rec)
@@ -308,9 +312,7 @@ size_t fixes_put_inside(struct fixes *f, const char *id, const cJSON *task)
 				"(%s: %s); no grant can open it (.git and .vx stay read-only); fix: have "
 				"the tool write elsewhere", id, what, str(rec, "op"), str(rec, "errno"));
 		}
-		put_hint(rec, line, NULL);
-		nhint++;
-		free(line);
+		nhint += put_hint(rec, line, NULL);
 		free(note);
 		free(what);
 		free(gs[i].grant);
@@ -322,9 +324,7 @@ size_t fixes_put_inside(struct fixes *f, const char *id, const cJSON *task)
 		char *line = xasprintf("vx: %s wrote %zu files at its project's root (%s): each is "
 			"granted by name, since allow.write: ['./'] would open the whole project to the "
 			"task, its sources too", id, nroot, roots);
-		put_hint(NULL, line, NULL);
-		nhint++;
-		free(line);
+		nhint += put_hint(NULL, line, NULL);
 	}
 	free(roots);
 	free(gs);
@@ -394,9 +394,7 @@ size_t fixes_put_end(struct fixes *f, const char *id, const cJSON *task, int exi
 			xstrdup("the task's entry in its vx.json");
 		char *line = xasprintf("vx: %s: every grant above with the task's own, to merge into "
 			"%s (objects merge, lists replace): %s", id, where, json);
-		put_hint(NULL, line, patch);
-		nhint++;
-		free(line);
+		nhint += put_hint(NULL, line, patch);
 		free(where);
 		cJSON_free(json);
 	}
@@ -406,9 +404,7 @@ size_t fixes_put_end(struct fixes *f, const char *id, const cJSON *task, int exi
 		char *line = xasprintf("vx: %s exited %d after a denied write: a tool stops at its "
 			"first, so another run would show only the next; fix: vx init --sandbox %s "
 			"learns every access in one run", id, exit_code, id);
-		put_hint(NULL, line, NULL);
-		nhint++;
-		free(line);
+		nhint += put_hint(NULL, line, NULL);
 	}
 	return nhint;
 }
