@@ -473,6 +473,7 @@ static int run_tasks(struct run *r, const struct run_args *a)
 	ui_init(&r->ui, &r->show);
 	r->t0 = ui_now_ms();
 	runcache_open(&r->cache, r->root);
+	runcache_config(&r->cache, r->g.graph);
 	if (a->remote && r->use_cache)
 		runcache_remote(&r->cache, a->remote);
 	/* as many writers as tasks may run at once, up to the cores: creating

@@ -80,6 +80,13 @@ void runcache_open(struct runcache *rc, const char *root)
 	free(state);
 }
 
+void runcache_config(struct runcache *rc, const cJSON *graph)
+{
+	const cJSON *cap = cJSON_GetObjectItemCaseSensitive(graph, "cacheMaxSize");
+	if (rc->c && cJSON_IsNumber(cap) && cap->valuedouble >= 0)
+		cache_config_max_size(rc->c, (unsigned long long)cap->valuedouble);
+}
+
 void runcache_unshadow(struct runcache *rc, const char *root, const char *dir)
 {
 	char *proj = path_join(root, dir);

@@ -41,6 +41,9 @@ struct runcache {
 bool runcache_empty(const char *root);
 /* Also makes <root>/.vx, with a .gitignore of "*" when it has none. */
 void runcache_open(struct runcache *rc, const char *root);
+/* The graph record's cacheMaxSize (the root vx.json's), the cap unless
+ * VX_CACHE_MAX_SIZE is set (R-11). */
+void runcache_config(struct runcache *rc, const cJSON *graph);
 /* Use the remote cache at url as well (local first, then remote; a save is
  * uploaded): VX_REMOTE_CACHE_TOKEN is its bearer token,
  * VX_REMOTE_CACHE_READONLY=1 downloads only. A bad url is one warning and

@@ -19,33 +19,9 @@
 #include "hash.h"
 #include "path.h"
 #include "shadow.h"
+#include "size.h"
 #include "statsnap.h"
 #include "strmap.h"
-
-int cache_size_parse(const char *s, unsigned long long *out)
-{
-	if (!s || !*s || s[0] == '-' || s[0] == '+' || s[0] == ' ')
-		return -1;
-	char *end;
-	errno = 0;
-	unsigned long long n = strtoull(s, &end, 10);
-	if (errno || end == s)
-		return -1;
-	int shift = 0;
-	const char *unit = *end ? strchr("KMGTkmgt", *end) : NULL;
-	if (unit) {
-		shift = (int)((unit - "KMGTkmgt") % 4 + 1) * 10;
-		end++;
-		if ((end[0] == 'i' || end[0] == 'I') && (end[1] == 'B' || end[1] == 'b'))
-			end++;
-	}
-	if (*end == 'B' || *end == 'b')
-		end++;
-	if (*end || n > (~0ULL >> shift))
-		return -1;
-	*out = n << shift;
-	return 0;
-}
 
 /* A size limit from the environment (cache.h). */
 static unsigned long long size_limit(const char *var, const char *dflt)
@@ -55,7 +31,7 @@ static unsigned long long size_limit(const char *var, const char *dflt)
 		unsigned long long n;
 		if (!v || !*v)
 			continue;
-		if (cache_size_parse(v, &n) == 0)
+		if (size_parse(v, &n) == 0)
 			return n;
 		err_warn("%s: '%s' is not a size (bytes, or a number with K, M, G or T; 0 for none); "
 			 "using %s", var, v, dflt);
@@ -66,6 +42,13 @@ static unsigned long long size_limit(const char *var, const char *dflt)
 unsigned long long cache_max_size(const struct cache *c)
 {
 	return c->max_size;
+}
+
+void cache_config_max_size(struct cache *c, unsigned long long cap)
+{
+	const char *env = getenv("VX_CACHE_MAX_SIZE");
+	if (!env || !*env)
+		c->max_size = cap;
 }
 
 struct cache *cache_open(const char *dir, const char *statedir)

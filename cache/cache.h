@@ -130,16 +130,15 @@ int cache_verify(struct cache *c, void (*report)(const char *key, const char *wh
 /* Empty the cache directory: renamed aside, then removed. 0 or -1. */
 int cache_clean(struct cache *c);
 
-/* A size: bytes, or a number with K, M, G or T (powers of 1024), which may
- * be lowercase and followed by B or iB ("500MB", "10GiB"). 0, or -1. */
-int cache_size_parse(const char *s, unsigned long long *out);
-
 /* The cap (issue 36, R-11; prune.c): VX_CACHE_MAX_SIZE, read by cache_open
  * like the limits above (default 10G; 0: none). The size counted is the
  * bytes of every blob and manifest (apparent sizes; tmp/ and the
  * checkout's shadow not counted). */
 #define CACHE_MAX_SIZE_DEFAULT "10G"
 unsigned long long cache_max_size(const struct cache *c);
+/* The root vx.json's cacheMaxSize, which VX_CACHE_MAX_SIZE (when set)
+ * overrides: the driver's, once the graph is read. */
+void cache_config_max_size(struct cache *c, unsigned long long cap);
 
 /* Note that key's entry was hit now: used/<key>'s mtime (made when
  * missing), dated unless it was within the hour: a stat on most hits. An

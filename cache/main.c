@@ -12,6 +12,7 @@
 #include "jsonl.h"
 #include "opt.h"
 #include "path.h"
+#include "size.h"
 
 static const char usage[] =
 	"usage: vx-cache [--dir DIR] [--state DIR] get KEY\n"
@@ -124,7 +125,7 @@ static int cmd_prune(struct cache *c, const char *max)
 {
 	unsigned long long cap = cache_max_size(c);
 	if (max)
-		cache_size_parse(max, &cap); /* checked by main */
+		size_parse(max, &cap); /* checked by main */
 	struct cache_pruned p;
 	if (cache_prune(c, cap, NULL, true, &p) != 0)
 		return VX_EXIT_FAIL;
@@ -251,7 +252,7 @@ int main(int argc, char **argv)
 	if (max && !prune)
 		bad_usage(xasprintf("%s: --max-size is prune's option", cmd));
 	unsigned long long ignored;
-	if (max && cache_size_parse(max, &ignored) != 0) /* before the cache is opened */
+	if (max && size_parse(max, &ignored) != 0) /* before the cache is opened */
 		err_die(VX_EXIT_USAGE, "--max-size: '%s' is not a size; fix: bytes, or a number "
 				       "with K, M, G or T, as in 500M or 10GB (0: no cap)", max);
 	if (save && !so.outputs)

@@ -11,6 +11,7 @@
 #include "jsonl.h"
 #include "netpat.h"
 #include "path.h"
+#include "size.h"
 #include "taskenv.h"
 
 struct ctx {
@@ -146,6 +147,17 @@ static void check_env_mode(struct ctx *c, const cJSON *v, const char *key)
 	if (!cJSON_IsString(v) || (strcmp(v->valuestring, "strict") && strcmp(v->valuestring, "loose")))
 		diag_config(c->ws, c->file, key, "write \"strict\" (the default) or \"loose\"",
 			"expected \"strict\" or \"loose\"");
+}
+
+int config_size(const cJSON *v, unsigned long long *out)
+{
+	if (cJSON_IsString(v))
+		return size_parse(v->valuestring, out);
+	if (!cJSON_IsNumber(v) || v->valuedouble < 0 || v->valuedouble > 9007199254740992.0 ||
+	    v->valuedouble != (double)(unsigned long long)v->valuedouble)
+		return -1;
+	*out = (unsigned long long)v->valuedouble;
+	return 0;
 }
 
 static const char *check_net(const char *s, void *arg)
@@ -488,7 +500,8 @@ static void check_task(struct ctx *c, struct project *p, const char *name, const
 
 void config_load(struct workspace *ws, struct project *p)
 {
-	static const char *const top[] = {"$schema", "tasks", "projects", "envMode", "passThroughEnv"};
+	static const char *const top[] = {"$schema", "tasks", "projects", "envMode", "passThroughEnv",
+		"cacheMaxSize"};
 	char *file = strcmp(p->dir, ".") ? xasprintf("%s/vx.json", p->dir) : xstrdup("vx.json");
 	char *text = p->vx_text;
 	p->vx_text = NULL;
@@ -526,18 +539,22 @@ void config_load(struct workspace *ws, struct project *p)
 	const cJSON *v = member(p->json, "$schema");
 	if (v && !cJSON_IsString(v))
 		bad_type(&c, v, "$schema", "a string", "write the schema URL as a string");
-	static const char *const root_only[] = {"envMode", "passThroughEnv"};
+	static const char *const root_only[] = {"envMode", "passThroughEnv", "cacheMaxSize"};
 	for (size_t i = 0; i < NKEYS(root_only); i++) {
 		if (!(v = member(p->json, root_only[i])))
 			continue;
 		if (strcmp(p->dir, ".") != 0)
-			diag_config(ws, file, root_only[i],
-				"move it to the workspace root's vx.json, or to this project's tasks' exec",
+			diag_config(ws, file, root_only[i], i < 2 ?
+				"move it to the workspace root's vx.json, or to this project's tasks' exec" :
+				"move it to the workspace root's vx.json",
 				"a workspace-wide setting outside the root's vx.json");
 		else if (i == 0)
 			check_env_mode(&c, v, root_only[i]);
-		else
+		else if (i == 1)
 			string_array(&c, v, root_only[i], check_env_name, NULL);
+		else if (config_size(v, &(unsigned long long){0}) != 0)
+			diag_config(ws, file, root_only[i], "write a size: \"10G\", \"500M\", a number "
+				"of bytes, or 0 for no cap", "not a size");
 	}
 	v = member(p->json, "projects");
 	if (v && !cJSON_IsArray(v))

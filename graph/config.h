@@ -10,4 +10,8 @@
 
 void config_load(struct workspace *ws, struct project *p);
 
+/* The root vx.json's cacheMaxSize (R-11): a size string ("10G", size.h) or
+ * a whole number of bytes; 0 and *out set, or -1 when v is neither. */
+int config_size(const cJSON *v, unsigned long long *out);
+
 #endif

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "config.h"
 #include "err.h"
 #include "jsonl.h"
 #include "jsonw.h"
@@ -163,6 +164,9 @@ void emit_graph(const struct workspace *ws, struct task **order, size_t n)
 		cJSON_AddItemToArray(projects, p);
 	}
 	cJSON_AddItemToObject(g, "sandbox", run_facts(order, n));
+	unsigned long long cap;
+	if (config_size(root_setting(ws, "cacheMaxSize"), &cap) == 0)
+		cJSON_AddNumberToObject(g, "cacheMaxSize", (double)cap);
 	jsonl_write(g);
 	cJSON_Delete(g);
 

@@ -213,3 +213,37 @@ key_of() { rec_of "$1" key; }
 	assert_line --partial "VX_CACHE_MAX_SIZE: 'lots' is not a size"
 	assert_line --partial '"maxSize":10737418240'
 }
+
+@test "the root vx.json's cacheMaxSize caps the cache; VX_CACHE_MAX_SIZE, when set, wins" {
+	ws5
+	put vx.json '{ "cacheMaxSize": "150K" }'
+	run -0 vx run --json @x/a#build @x/b#build @x/c#build
+	# 3 entries of ~100K over 150K: only what this run saved may stay, and
+	# it alone is over 90% of the cap, so nothing else is left
+	[ "$(find "$C/ac" -name '*.json' | wc -l)" -eq 3 ]
+	VX_CACHE_MAX_SIZE=10G run -0 vx run --json @x/d#build
+	[ "$(find "$C/ac" -name '*.json' | wc -l)" -eq 4 ]
+	run -0 vx run --json @x/e#build
+	assert_equal "$(ls "$C/ac")" "$(key_of @x/e#build).json"
+	# a number of bytes works too; 0 is no cap
+	put vx.json '{ "cacheMaxSize": 0 }'
+	run -0 vx run --json @x/a#build @x/b#build
+	[ "$(find "$C/ac" -name '*.json' | wc -l)" -eq 3 ]
+}
+
+@test "a bad cacheMaxSize, or one outside the root's vx.json, is a config error naming file, key and fix" {
+	ws5
+	put vx.json '{ "cacheMaxSize": "lots" }'
+	run -2 vx run @x/a#build
+	assert_output --partial 'vx.json'
+	assert_output --partial 'cacheMaxSize'
+	assert_output --partial 'fix: write a size'
+	put vx.json '{ "cacheMaxSize": -1 }'
+	run -2 vx run @x/a#build
+	put vx.json '{}'
+	put packages/a/vx.json '{ "cacheMaxSize": "1G", "tasks": {} }'
+	run -2 vx run @x/b#build
+	assert_output --partial 'packages/a/vx.json'
+	assert_output --partial "fix: move it to the workspace root's vx.json"
+	assert_not_exist ran.log
+}
