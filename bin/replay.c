@@ -12,6 +12,7 @@
 
 #include <xxhash.h>
 
+#include "atomicw.h"
 #include "dry.h"
 #include "err.h"
 #include "fileio.h"
@@ -196,8 +197,8 @@ void replay_save(const char *root, char *const *args, int nargs, const char *tok
 	for (size_t i = 0; ok && i < n; i++)
 		ok = replayable(rootfd, recs[i], &names, &nn);
 	close(rootfd);
-	char *file = memo_path(root, args, nargs), *tmp = xasprintf("%s.%d", file, (int)getpid());
-	FILE *f = NULL;
+	char *file = memo_path(root, args, nargs);
+	struct atomicw w;
 	char *text = NULL;
 	size_t len = 0;
 	if (!ok)
@@ -220,13 +221,15 @@ void replay_save(const char *root, char *const *args, int nargs, const char *tok
 			cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(recs[i], "id")));
 	}
 	fclose(m);
-	if (!(f = fopen(tmp, "we")))
+	char end[32];
+	int nend = snprintf(end, sizeof(end), "end\t%016llx\n",
+		(unsigned long long)XXH3_64bits(text, len));
+	/* a fresh temporary, never a planted one followed (atomicw.h) */
+	if (atomicw_open(&w, file, 0644) != 0)
 		goto out;
-	fwrite(text, 1, len, f);
-	fprintf(f, "end\t%016llx\n", (unsigned long long)XXH3_64bits(text, len));
-	if (fclose(f) != 0 || rename(tmp, file) != 0)
-		unlink(tmp);
-	else {
+	if (atomicw_write(&w, text, len) != 0 || atomicw_write(&w, end, (size_t)nend) != 0) {
+		atomicw_abort(&w);
+	} else if (atomicw_commit(&w) == 0) {
 		char *dir = xasprintf("%s/.vx", root);
 		slots_prune(dir, "run-", SLOTS);
 		free(dir);
@@ -235,7 +238,6 @@ out:
 	free(text);
 	free(names);
 	free(file);
-	free(tmp);
 }
 
 struct remembered {
