@@ -537,7 +537,8 @@ int run_main(int argc, char **argv)
 	static struct run r;
 	static struct run_args a;
 	/* the command line as given, for the summary: getopt reorders argv */
-	char **given = xcalloc((size_t)argc + 1, sizeof(*given));
+	static char **given;
+	given = xcalloc((size_t)argc + 1, sizeof(*given));
 	memcpy(given, argv, (size_t)argc * sizeof(*given));
 	int rc = parse_args(argc, argv, &r, &a);
 	if (rc >= 0)
