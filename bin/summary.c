@@ -72,8 +72,8 @@ static char *command_line(void)
 /* How the task ended: vx run's words (a line's status, vx graph's outcome) */
 static const char *outcome(const struct rtask *t)
 {
-	if (!t->done)
-		return t->running ? "running" : "not-run";
+	if (!t->done) /* the run was interrupted, or stopped its servers */
+		return t->running ? "running" : t->started ? "interrupted" : "not-run";
 	switch (t->status) {
 	case UI_HIT:
 		return "hit";
@@ -93,7 +93,7 @@ static cJSON *cache_of(const struct run *r, const struct rtask *t)
 	cJSON *c = cJSON_CreateObject();
 	bool hit = t->done && t->status == UI_HIT;
 	const char *st = hit ? "hit"
-			 : !t->done || t->status == UI_SKIP ? "skipped"
+			 : !t->started || t->status == UI_SKIP ? "skipped"
 			 : r->force && t->cached && t->kind == K_EXEC ? "forced"
 								      : "miss";
 	cJSON_AddStringToObject(c, "status", st);
@@ -208,7 +208,7 @@ static cJSON *summary_of(const struct run *r, const char *id, int exit_code)
 	cJSON_AddStringToObject(j, "id", id);
 	cJSON_AddStringToObject(j, "root", r->root);
 	add_str(j, "envMode", env_mode(r));
-	size_t attempted = 0, cached = 0, failed = 0, skipped = 0;
+	size_t attempted = 0, cached = 0, failed = 0, success = 0, skipped = 0;
 	cJSON *tasks = cJSON_CreateArray();
 	for (size_t i = 0; i < r->n; i++) {
 		const struct rtask *t = &r->t[i];
@@ -216,10 +216,12 @@ static cJSON *summary_of(const struct run *r, const char *id, int exit_code)
 		if (t->kind == K_GROUP)
 			continue;
 		bool settled = t->done && t->status != UI_SKIP && t->status != UI_STARTED;
-		attempted += settled || t->running;
+		bool began = settled || (!t->done && t->started);
+		attempted += began;
 		cached += settled && t->status == UI_HIT;
 		failed += settled && t->status == UI_FAIL;
-		skipped += !settled && !t->running;
+		success += settled && t->status != UI_FAIL;
+		skipped += !began;
 	}
 	cJSON *e = cJSON_AddObjectToObject(j, "execution");
 	char *cmd = command_line();
@@ -231,7 +233,7 @@ static cJSON *summary_of(const struct run *r, const char *id, int exit_code)
 	cJSON_AddNumberToObject(e, "attempted", (double)attempted);
 	cJSON_AddNumberToObject(e, "cached", (double)cached);
 	cJSON_AddNumberToObject(e, "failed", (double)failed);
-	cJSON_AddNumberToObject(e, "success", (double)(attempted - failed));
+	cJSON_AddNumberToObject(e, "success", (double)success);
 	cJSON_AddNumberToObject(e, "skipped", (double)skipped);
 	cJSON_AddItemToObject(j, "tasks", tasks);
 	return j;

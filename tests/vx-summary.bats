@@ -127,6 +127,17 @@ print(json.dumps(eval(sys.argv[1]), separators=(",", ":")))
 	assert_equal "$(q 't[0]["violations"]["records"][0].startswith("deny file-write packages/ui/stats.json ")')" true
 }
 
+@test "--summarize: an interrupted run still writes its summary, the task it stopped interrupted" {
+	put packages/ui/vx.json '{ "tasks": { "build": { "exec": { "command": "touch ../../started; sleep 30" } } } }'
+	vx run build --summarize > /dev/null 2>&1 &
+	local pid=$! i=0
+	while [ ! -e started ] && [ $i -lt 500 ]; do sleep 0.02; i=$((i + 1)); done
+	kill -INT "$pid"
+	run -130 wait "$pid"
+	assert_equal "$(q '[e["exitCode"], e["attempted"], e["success"], e["skipped"]]')" '[130,1,0,1]'
+	assert_equal "$(q '[x["status"] for x in t]')" '["interrupted","not-run"]'
+}
+
 @test "no summary without --summarize, with --summarize=false, or with --dry" {
 	run -0 vx run build
 	run -0 vx run build --summarize=false
