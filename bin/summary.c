@@ -147,7 +147,8 @@ static void add_inputs(cJSON *j, const cJSON *rec)
 		const char *as = strcmp(m->string, "files") == 0 ? "inputs"
 				 : strcmp(m->string, "env") == 0 ? "environmentVariables"
 								  : NULL;
-		cJSON_AddItemToObject(as ? j : rest, as ? as : m->string, cJSON_Duplicate(m, 1));
+		/* a reference: the record outlives the summary, nothing is copied */
+		cJSON_AddItemReferenceToObject(as ? j : rest, as ? as : m->string, (cJSON *)m);
 	}
 	cJSON_AddItemToObject(j, "keyInputs", rest);
 }
@@ -173,7 +174,10 @@ static cJSON *task_of(const struct run *r, const struct rtask *t)
 	add_str(j, "hash", t->key[0] ? t->key : NULL);
 	add_str(j, "command", graphin_str(t->rec, "command"));
 	const cJSON *deps = cJSON_GetObjectItemCaseSensitive(t->rec, "deps");
-	cJSON_AddItemToObject(j, "dependencies", deps ? cJSON_Duplicate(deps, 1) : cJSON_CreateArray());
+	if (deps)
+		cJSON_AddItemReferenceToObject(j, "dependencies", (cJSON *)deps);
+	else
+		cJSON_AddItemToObject(j, "dependencies", cJSON_CreateArray());
 	cJSON_AddStringToObject(j, "status", outcome(t));
 	if (t->blocked)
 		cJSON_AddStringToObject(j, "blockedBy", t->blocked->id);
