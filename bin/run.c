@@ -562,9 +562,9 @@ int run_main(int argc, char **argv)
 	char tok[WATCHQ_TOKEN_MAX];
 	bool watched = r.use_cache && !r.force && !a.remote && !a.git_sel && !r.npass && !r.no_save &&
 		       wsroot_find(".", r.root, false, &r.wroot) == 0 && watchq_token(r.wroot, tok);
-	if (r.summarize) /* its inputs are in vx-key's answers: no replay */
+	if (r.summarize) /* a replay writes one too, without inputs (summary.h) */
 		summary_start(argc, given);
-	if (watched && !r.summarize && !(run_watch_hook.on && !run_watch_hook.serve)) {
+	if (watched && !(run_watch_hook.on && !run_watch_hook.serve)) {
 		int out = replay_try(r.wroot, a.sel, a.nsel, tok, &r.show, false);
 		if (out >= 0)
 			return out;

@@ -204,29 +204,23 @@ static const char *env_mode(const struct run *r)
 	return mode;
 }
 
-static cJSON *summary_of(const struct run *r, const char *id, int exit_code)
+/* the run's totals over its exec and persistent tasks */
+struct totals {
+	size_t attempted, cached, failed, success, skipped;
+};
+
+/* The summary around tasks (taken), with its totals, written to
+ * <root>/.vx/runs/<id>.json */
+static bool write_summary(const char *root, const char *mode, cJSON *tasks,
+	const struct totals *n, int exit_code)
 {
+	char *id = run_id();
 	cJSON *j = cJSON_CreateObject();
 	cJSON_AddNumberToObject(j, "version", SUMMARY_VERSION);
 	cJSON_AddStringToObject(j, "vxVersion", VX_VERSION);
 	cJSON_AddStringToObject(j, "id", id);
-	cJSON_AddStringToObject(j, "root", r->root);
-	add_str(j, "envMode", env_mode(r));
-	size_t attempted = 0, cached = 0, failed = 0, success = 0, skipped = 0;
-	cJSON *tasks = cJSON_CreateArray();
-	for (size_t i = 0; i < r->n; i++) {
-		const struct rtask *t = &r->t[i];
-		cJSON_AddItemToArray(tasks, task_of(r, t));
-		if (t->kind == K_GROUP)
-			continue;
-		bool settled = t->done && t->status != UI_SKIP && t->status != UI_STARTED;
-		bool began = settled || (!t->done && t->started);
-		attempted += began;
-		cached += settled && t->status == UI_HIT;
-		failed += settled && t->status == UI_FAIL;
-		success += settled && t->status != UI_FAIL;
-		skipped += !began;
-	}
+	cJSON_AddStringToObject(j, "root", root);
+	add_str(j, "envMode", mode);
 	cJSON *e = cJSON_AddObjectToObject(j, "execution");
 	char *cmd = command_line();
 	cJSON_AddStringToObject(e, "command", cmd);
@@ -234,23 +228,17 @@ static cJSON *summary_of(const struct run *r, const char *id, int exit_code)
 	cJSON_AddNumberToObject(e, "startTime", wall(S.mono0));
 	cJSON_AddNumberToObject(e, "endTime", wall(ui_now_ms()));
 	cJSON_AddNumberToObject(e, "exitCode", exit_code);
-	cJSON_AddNumberToObject(e, "attempted", (double)attempted);
-	cJSON_AddNumberToObject(e, "cached", (double)cached);
-	cJSON_AddNumberToObject(e, "failed", (double)failed);
-	cJSON_AddNumberToObject(e, "success", (double)success);
-	cJSON_AddNumberToObject(e, "skipped", (double)skipped);
+	cJSON_AddNumberToObject(e, "attempted", (double)n->attempted);
+	cJSON_AddNumberToObject(e, "cached", (double)n->cached);
+	cJSON_AddNumberToObject(e, "failed", (double)n->failed);
+	cJSON_AddNumberToObject(e, "success", (double)n->success);
+	cJSON_AddNumberToObject(e, "skipped", (double)n->skipped);
 	cJSON_AddItemToObject(j, "tasks", tasks);
-	return j;
-}
-
-bool summary_write(const struct run *r, int exit_code)
-{
-	char *id = run_id();
-	char *dir = xasprintf("%s/.vx/runs", r->root);
-	char *path = xasprintf("%s/%s.json", dir, id);
-	cJSON *j = summary_of(r, id, exit_code);
 	char *text = cJSON_Print(j);
 	cJSON_Delete(j);
+
+	char *dir = xasprintf("%s/.vx/runs", root);
+	char *path = xasprintf("%s/%s.json", dir, id);
 	struct atomicw w;
 	bool ok = (mkdir(dir, 0777) == 0 || errno == EEXIST) && atomicw_open(&w, path, 0666) == 0;
 	if (ok && (atomicw_write(&w, text, strlen(text)) != 0 || atomicw_write(&w, "\n", 1) != 0)) {
@@ -268,4 +256,72 @@ bool summary_write(const struct run *r, int exit_code)
 	free(dir);
 	free(id);
 	return ok;
+}
+
+bool summary_write(const struct run *r, int exit_code)
+{
+	struct totals n = {0};
+	cJSON *tasks = cJSON_CreateArray();
+	for (size_t i = 0; i < r->n; i++) {
+		const struct rtask *t = &r->t[i];
+		cJSON_AddItemToArray(tasks, task_of(r, t));
+		if (t->kind == K_GROUP)
+			continue;
+		bool settled = t->done && t->status != UI_SKIP && t->status != UI_STARTED;
+		bool began = settled || (!t->done && t->started);
+		n.attempted += began;
+		n.cached += settled && t->status == UI_HIT;
+		n.failed += settled && t->status == UI_FAIL;
+		n.success += settled && t->status != UI_FAIL;
+		n.skipped += !began;
+	}
+	return write_summary(r->root, env_mode(r), tasks, &n, exit_code);
+}
+
+bool summary_wanted(void)
+{
+	return S.argv != NULL;
+}
+
+bool summary_write_replayed(const char *root, const struct summary_replayed *t, size_t n,
+	int exit_code)
+{
+	struct totals tot = {0};
+	cJSON *tasks = cJSON_CreateArray();
+	for (size_t i = 0; i < n; i++) {
+		cJSON *j = cJSON_CreateObject();
+		const char *hash = strrchr(t[i].id, '#');
+		cJSON_AddStringToObject(j, "taskId", t[i].id);
+		add_str(j, "task", hash ? hash + 1 : NULL);
+		char *pkg = hash ? xstrndup(t[i].id, (size_t)(hash - t[i].id)) : NULL;
+		add_str(j, "package", pkg);
+		free(pkg);
+		cJSON_AddStringToObject(j, "directory", t[i].dir);
+		cJSON_AddStringToObject(j, "kind", t[i].kind == 'g' ? "group" : "exec");
+		cJSON_AddStringToObject(j, "hash", t[i].key);
+		cJSON_AddStringToObject(j, "status", "hit");
+		cJSON *c = cJSON_AddObjectToObject(j, "cache");
+		cJSON_AddStringToObject(c, "status", "hit");
+		cJSON_AddStringToObject(c, "source", t[i].kind == 'g' ? "none" : "replay");
+		cJSON_AddBoolToObject(c, "local", t[i].kind != 'g');
+		cJSON_AddBoolToObject(c, "remote", false);
+		cJSON_AddBoolToObject(c, "cacheable", t[i].kind != 'g');
+		cJSON *e = cJSON_AddObjectToObject(j, "execution");
+		cJSON_AddNumberToObject(e, "startTime", wall(t[i].started));
+		cJSON_AddNumberToObject(e, "endTime", wall(t[i].started + t[i].ms));
+		cJSON_AddNumberToObject(e, "durationMs", round(t[i].ms));
+		cJSON_AddNumberToObject(e, "exitCode", 0);
+		cJSON_AddBoolToObject(j, "sandboxed", t[i].kind == 's');
+		cJSON_AddBoolToObject(j, "traced", t[i].kind == 's');
+		cJSON *v = cJSON_AddObjectToObject(j, "violations");
+		cJSON_AddNumberToObject(v, "count", 0);
+		cJSON_AddArrayToObject(v, "records");
+		cJSON_AddItemToArray(tasks, j);
+		if (t[i].kind != 'g') {
+			tot.attempted++;
+			tot.cached++;
+			tot.success++;
+		}
+	}
+	return write_summary(root, NULL, tasks, &tot, exit_code);
 }

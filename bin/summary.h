@@ -18,6 +18,7 @@
 #define VX_BIN_SUMMARY_H
 
 #include <stdbool.h>
+#include <stddef.h>
 
 struct run;
 
@@ -30,6 +31,19 @@ void summary_start(int argc, char **argv);
  * stderr ("vx: run summary: <path>"). false after a message (the run's
  * exit code is not changed by it). */
 bool summary_write(const struct run *r, int exit_code);
+
+/* A summary is wanted: summary_start() was called. */
+bool summary_wanted(void);
+/* The summary of a run replayed whole (replay.h): each task a hit from
+ * cache.source "replay" (a group's "none"), its times ui_now_ms() values,
+ * and no inputs: the replay keeps none. */
+struct summary_replayed {
+	char kind; /* replay.h's: 'e' exec, 's' sandboxed exec, 'g' group */
+	const char *key, *dir, *id;
+	double started, ms;
+};
+bool summary_write_replayed(const char *root, const struct summary_replayed *t, size_t n,
+	int exit_code);
 
 /* vx why --summary [A [B]]: files A and B; B alone compared with the
  * summary before it in its directory; none: the last two under

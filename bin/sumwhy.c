@@ -155,6 +155,12 @@ static void compare(const cJSON *was, const cJSON *now)
 	}
 	printf("%s: key moved from %s to %s (%s, was %s)\n", id, k0, k1, cache_status(now),
 		cache_status(was));
+	if (!cJSON_GetObjectItemCaseSensitive(was, "keyInputs") ||
+		!cJSON_GetObjectItemCaseSensitive(now, "keyInputs")) {
+		printf("  its inputs were not recorded: a run replayed from vx-watch; vx why %s "
+		       "says what moved since its last run\n", id);
+		return;
+	}
 	cJSON *a = explain_of(was), *b = explain_of(now);
 	if (!explain_diff(a, b, stdout, "  "))
 		printf("  no input recorded differs (the key format changed)\n");

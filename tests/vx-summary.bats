@@ -71,6 +71,20 @@ print(json.dumps(eval(sys.argv[1]), separators=(",", ":")))
 	assert_equal "$(q '[x["cache"]["status"] for x in t]')" '["forced","forced"]'
 }
 
+@test "--summarize on a run replayed whole from vx-watch: hits from the replay, no inputs" {
+	run -0 vx run build
+	local i
+	for i in 1 2 3 4 5 6 7 8 9 10; do
+		run -0 vx run build --summarize --json
+		[[ "$output" == *'"replayed":true'* ]] && break
+		sleep 0.2
+	done
+	assert_output --partial '"replayed":true'
+	assert_equal "$(q '[[x["cache"]["status"], x["cache"]["source"], "inputs" in x] for x in t]')" \
+		'[["hit","replay",false],["hit","replay",false]]'
+	assert_equal "$(q '[e["attempted"], e["cached"]]')" '[2,2]'
+}
+
 @test "vx why --summary A B names the input file and env name that moved a key, never the env value" {
 	API_KEY=hunter2-secret run -0 vx run build --summarize
 	local a
