@@ -143,11 +143,13 @@ print(json.dumps(eval(sys.argv[1]), separators=(",", ":")))
 
 @test "--summarize: an interrupted run still writes its summary, the task it stopped interrupted" {
 	put packages/ui/vx.json '{ "tasks": { "build": { "exec": { "command": "touch ../../started; sleep 30" } } } }'
-	vx run build --summarize > /dev/null 2>&1 &
-	local pid=$! i=0
+	vx run build --summarize > "$BATS_TEST_TMPDIR/out" 2>&1 &
+	local pid=$! i=0 # its output in out, when a test fails
 	while [ ! -e started ] && [ $i -lt 500 ]; do sleep 0.02; i=$((i + 1)); done
 	kill -INT "$pid"
-	run -130 wait "$pid"
+	local rc=0
+	wait "$pid" || rc=$?
+	assert_equal "$rc" 130
 	assert_equal "$(q '[e["exitCode"], e["attempted"], e["success"], e["skipped"]]')" '[130,1,0,1]'
 	assert_equal "$(q '[x["status"] for x in t]')" '["interrupted","not-run"]'
 }
