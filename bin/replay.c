@@ -22,6 +22,7 @@
 #include "runcache.h"
 #include "slots.h"
 #include "statsnap.h"
+#include "summary.h"
 #include "traceprobe.h"
 #include "ui.h"
 #include "wsroot.h"
@@ -244,6 +245,7 @@ struct remembered {
 	char kind; /* 'e' exec, 's' sandboxed exec, 'g' group */
 	const char *key, *dir, *id;
 	struct strbuf log;
+	double started, ms; /* as replayed (ui_now_ms()) */
 };
 
 /* Split line at every tab into v (at most max fields); the count. */
@@ -337,11 +339,21 @@ int replay_try(const char *root, char *const *args, int nargs, const char *tok,
 		double now = ui_now_ms();
 		struct ui_result r = {.id = t[i].id, .status = UI_HIT, .ms = now - at,
 			.key = t[i].key, .log = t[i].log.buf, .loglen = t[i].log.len};
+		t[i].started = at;
+		t[i].ms = now - at;
 		at = now;
 		ui_result(&ui, &r);
 	}
 	ui_summary(&ui, n, ui_now_ms() - t0);
 	rc_out = jsonl_out_finish();
+	if (summary_wanted()) { /* vx run --summarize */
+		struct summary_replayed *sr = xcalloc(n, sizeof(*sr));
+		for (size_t i = 0; i < n; i++)
+			sr[i] = (struct summary_replayed){.kind = t[i].kind, .key = t[i].key,
+				.dir = t[i].dir, .id = t[i].id, .started = t[i].started, .ms = t[i].ms};
+		summary_write_replayed(root, sr, n, rc_out);
+		free(sr);
+	}
 out:
 	if (rc.c)
 		runcache_close(&rc);

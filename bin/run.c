@@ -21,6 +21,7 @@
 #include "jsonl.h"
 #include "replay.h"
 #include "report.h"
+#include "summary.h"
 #include "watchq.h"
 #include "wsroot.h"
 
@@ -104,7 +105,7 @@ static const char run_usage[] =
 	"                     [--remote-cache URL] [--log-order ORDER] [--output-logs WHAT]\n"
 	"                     [--filter SEL]... [--affected] [--only] [--env-mode MODE]\n"
 	"                     [--continue[=WHEN]] [--concurrency N|N%] [--cache-dir DIR]\n"
-	"                     [--cache SPEC] [--log-prefix PREFIX] [-- ARG...]\n"
+	"                     [--cache SPEC] [--log-prefix PREFIX] [--summarize] [-- ARG...]\n"
 	"\n"
 	"Run the tasks (a name: every project that has it; or an id, project#name)\n"
 	"and everything they depend on, dependencies first, restoring cache hits.\n"
@@ -137,6 +138,8 @@ static const char run_usage[] =
 	"  --affected        --filter '...[BASE]': what changed since TURBO_SCM_BASE (default\n"
 	"                    main), committed or not, and its dependents\n"
 	"  --only            the tasks asked for without their dependencies\n"
+	"  --summarize       write a run summary, .vx/runs/<id>.json (vx why --summary\n"
+	"                    compares two); --summarize=false: none\n"
 	"  --env-mode MODE   strict (default): a task gets only PATH, HOME, USER, LOGNAME,\n"
 	"                    SHELL, TMPDIR and the variables its cache.inputs.env and\n"
 	"                    passThroughEnv name; loose: the whole environment (R-8a)\n"
@@ -273,6 +276,7 @@ static int parse_args(int argc, char **argv, struct run *r, struct run_args *a)
 		{"filter", required_argument, NULL, 'F'},
 		{"only", no_argument, NULL, 'o'},
 		{"env-mode", required_argument, NULL, 'E'},
+		{"summarize", optional_argument, NULL, 'S'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
@@ -385,6 +389,13 @@ static int parse_args(int argc, char **argv, struct run *r, struct run_args *a)
 			/* vx-graph checks the spelling and sets every task's envMode */
 			a->sel[a->nsel++] = "--env-mode";
 			a->sel[a->nsel++] = optarg;
+			break;
+		case 'S': /* turbo's --summarize[=true|false] */
+			r->summarize = !optarg || strcmp(optarg, "true") == 0;
+			if (optarg && !r->summarize && strcmp(optarg, "false") != 0) {
+				err_warn("--summarize=%s: expected true or false", optarg);
+				return VX_EXIT_USAGE;
+			}
 			break;
 		case 'h':
 			fputs(run_usage, stdout);
@@ -526,6 +537,10 @@ int run_main(int argc, char **argv)
 	/* the run's state lives as long as the process (and stays reachable) */
 	static struct run r;
 	static struct run_args a;
+	/* the command line as given, for the summary: getopt reorders argv */
+	static char **given;
+	given = xcalloc((size_t)argc + 1, sizeof(*given));
+	memcpy(given, argv, (size_t)argc * sizeof(*given));
 	int rc = parse_args(argc, argv, &r, &a);
 	if (rc >= 0)
 		return rc;
@@ -534,6 +549,8 @@ int run_main(int argc, char **argv)
 		err_warn("--dry with '-- ARG...': not yet; --dry shows the keys without the arguments");
 		return VX_EXIT_USAGE;
 	}
+	if (a.dry && r.summarize)
+		err_warn("--summarize: a --dry run writes no summary");
 	if (a.dry)
 		return dry_main(&(struct dry_opts){.root = r.root, .args = a.sel, .nargs = a.nsel,
 			.json = r.json, .use_cache = r.use_cache, .force = r.force,
@@ -546,6 +563,8 @@ int run_main(int argc, char **argv)
 	char tok[WATCHQ_TOKEN_MAX];
 	bool watched = r.use_cache && !r.force && !a.remote && !a.git_sel && !r.npass && !r.no_save &&
 		       wsroot_find(".", r.root, false, &r.wroot) == 0 && watchq_token(r.wroot, tok);
+	if (r.summarize) /* a replay writes one too, without inputs (summary.h) */
+		summary_start(argc, given);
 	if (watched && !(run_watch_hook.on && !run_watch_hook.serve)) {
 		int out = replay_try(r.wroot, a.sel, a.nsel, tok, &r.show, false);
 		if (out >= 0)
@@ -556,5 +575,8 @@ int run_main(int argc, char **argv)
 		return rc;
 	if (watched && !r.interrupted && !r.keyer_broken && strcmp(r.root, r.wroot) == 0)
 		save_replay(&r, a.sel, a.nsel, tok);
-	return run_exit(&r);
+	int out = run_exit(&r);
+	if (r.summarize)
+		summary_write(&r, out);
+	return out;
 }

@@ -59,6 +59,7 @@ struct rtask {
 	bool untraced; /* sandboxed, but the kernel refused its trace: never saved (R-10a) */
 	bool dep_failed; /* --continue=always: ran after a dependency failed; never saved */
 	bool stopped;    /* --continue=never: skipped because the run stopped */
+	bool remote_hit; /* its hit was fetched from the remote cache (summary.h) */
 };
 
 /* --continue: what a failure stops (turbo's values; vx's default differs) */
@@ -93,6 +94,7 @@ struct run {
 	char **pass;             /* "-- ARG...": the asked-for tasks' arguments */
 	int npass;
 	bool served; /* vx watch: the run's report is out, its servers go on (run.h) */
+	bool summarize; /* --summarize: the run summary is written at the end (summary.h) */
 };
 
 /* run.c */

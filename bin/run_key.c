@@ -119,6 +119,7 @@ static void settle(struct run *r, size_t ti)
 	struct strbuf log = {0};
 	struct runcache_write *job;
 	int h = runcache_hit(&r->cache, t->key, r->root, t->dir, &log, &job);
+	t->remote_hit = r->cache.hit_remote;
 	if (!h) {
 		strbuf_release(&log);
 		t->probed = true;

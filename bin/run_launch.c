@@ -109,6 +109,7 @@ void run_start(struct run *r, struct rtask *t)
 		if (run_may_hit(r, t) && !t->probed) {
 			struct strbuf log = {0};
 			int h = runcache_restore(&r->cache, t->key, r->root, t->dir, &log);
+			t->remote_hit = r->cache.hit_remote;
 			if (h == 2)
 				r->rescan = true; /* a lockfile may be an output */
 			if (h) {

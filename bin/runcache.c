@@ -121,6 +121,7 @@ int runcache_hit(struct runcache *rc, const char *key, const char *root, const c
 {
 	struct cache_entry *e = NULL;
 	*out = NULL;
+	rc->hit_remote = false;
 	if (!rc->c)
 		return 0;
 	char *proj = path_join(root, dir);
@@ -137,6 +138,7 @@ int runcache_hit(struct runcache *rc, const char *key, const char *root, const c
 	if (local != 1) {
 		bool fetched = remote_fetch(rc->remote, rc->c, key);
 		rc->grew |= fetched;
+		rc->hit_remote = fetched;
 		if (!fetched || cache_lookup(rc->c, key, &e, NULL) != 1) {
 			free(proj);
 			return 0;

@@ -34,6 +34,7 @@ struct runcache {
 	 * pruned to its cap (cache.h), keeping every entry used since start */
 	bool grew;
 	struct timespec start;
+	bool hit_remote; /* the last runcache_hit's hit was fetched from the remote */
 };
 
 /* No entry at all in root's cache (its directory absent, or no manifest):

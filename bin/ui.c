@@ -136,7 +136,7 @@ static void print_task_lines(const struct ui *u, const char *id, const char *s, 
 }
 
 /* text lines as a JSON array of strings */
-static void add_lines(cJSON *j, const char *name, const char *s, size_t n)
+void ui_json_lines(cJSON *j, const char *name, const char *s, size_t n)
 {
 	cJSON *a = cJSON_AddArrayToObject(j, name);
 	while (n) {
@@ -177,7 +177,7 @@ void ui_result(struct ui *u, const struct ui_result *r)
 			cJSON_AddStringToObject(j, "blockedBy", r->blocked_by);
 		cJSON_AddStringToObject(j, "log", r->log ? r->log : "");
 		if (r->violations && r->vlen)
-			add_lines(j, "violations", r->violations, r->vlen);
+			ui_json_lines(j, "violations", r->violations, r->vlen);
 		if (r->untraced)
 			cJSON_AddFalseToObject(j, "traced");
 		jsonl_write(j);

@@ -99,6 +99,10 @@ bool ui_live(const struct ui *u);
 void ui_stream(struct ui *u, const char *id, struct strbuf *pending, const char *s, size_t n);
 void ui_stream_flush(struct ui *u, const char *id, struct strbuf *pending);
 void ui_note(struct ui *u, const char *id, const char *msg);
+/* Text of lines (the last may lack its end) as j's array member name, one
+ * string a line: --json's violations, and the run summary's (summary.h). */
+struct cJSON;
+void ui_json_lines(struct cJSON *j, const char *name, const char *s, size_t n);
 /* A line of the run's, no task's: "vx: <msg>" on stderr. */
 void ui_warn(struct ui *u, const char *msg);
 void ui_summary(struct ui *u, size_t tasks, double ms);

@@ -10,23 +10,32 @@
 #include "run.h"
 #include "explain.h"
 #include "runcache.h"
+#include "summary.h"
 
 static const char why_usage[] =
 	"usage: vx why TASK... [--root DIR]\n"
+	"       vx why --summary [[A.json] B.json] [--root DIR]\n"
 	"\n"
 	"Say, file by file, which inputs moved each task's key (R-12): first what\n"
 	"moved the key of the last run against the run before it (why it missed;\n"
 	"runs that kept the key count as one), then what moved since the last run.\n"
 	"Input files changed, added or removed, env values, runtime outputs,\n"
 	"package.json, the root lockfiles, the command, exec.sandbox, dependency\n"
-	"keys.\n";
+	"keys.\n"
+	"\n"
+	"  --summary         compare two run summaries (vx run --summarize) task by\n"
+	"                    task instead: B with A, B with the one before it, or\n"
+	"                    the last two under <root>/.vx/runs\n"
+	"  --root DIR        the workspace root (default: VX_ROOT, else found from cwd)\n";
 
-/* The options vx why and vx clean share: --root DIR and --help. Returns -1
- * to go on, else the exit code. */
-static int root_options(int argc, char **argv, const char *usage, const char **root)
+/* The options vx why and vx clean share: --root DIR and --help, and vx
+ * why's --summary (summary NULL: refused). Returns -1 to go on, else the
+ * exit code. */
+static int root_options(int argc, char **argv, const char *usage, const char **root, bool *summary)
 {
 	static const struct option opts[] = {
 		{"root", required_argument, NULL, 'r'},
+		{"summary", no_argument, NULL, 's'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
@@ -35,6 +44,8 @@ static int root_options(int argc, char **argv, const char *usage, const char **r
 	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
 		if (c == 'r') {
 			*root = optarg;
+		} else if (c == 's' && summary) {
+			*summary = true;
 		} else if (c == 'h') {
 			fputs(usage, stdout);
 			return jsonl_out_finish();
@@ -58,9 +69,12 @@ static void diff(const cJSON *was, const cJSON *now)
 int why_main(int argc, char **argv)
 {
 	const char *root;
-	int rc = root_options(argc, argv, why_usage, &root);
+	bool summary = false;
+	int rc = root_options(argc, argv, why_usage, &root, &summary);
 	if (rc >= 0)
 		return rc;
+	if (summary)
+		return summary_why(argv + optind, argc - optind, root);
 	if (optind >= argc) {
 		fputs(why_usage, stderr);
 		return VX_EXIT_USAGE;
@@ -124,7 +138,7 @@ static const char clean_usage[] =
 int clean_main(int argc, char **argv)
 {
 	const char *root;
-	int rc = root_options(argc, argv, clean_usage, &root);
+	int rc = root_options(argc, argv, clean_usage, &root, NULL);
 	if (rc >= 0)
 		return rc;
 	if (optind < argc) {

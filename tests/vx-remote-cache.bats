@@ -488,3 +488,25 @@ print(hmac.new(sys.argv[2].encode(), msg, hashlib.sha256).hexdigest() == body[i 
 	assert_output --partial '--remote-cache URL'
 	assert_output --partial 'VX_REMOTE_CACHE_READONLY=1'
 }
+
+# summary_of EXPR DIR: a python expression over the tasks, t, of the one run
+# summary in DIR's workspace, as compact JSON
+summary_of() {
+	/usr/bin/python3 -c '
+import glob, json, sys
+t = json.load(open(glob.glob(sys.argv[2] + "/.vx/runs/*.json")[0]))["tasks"]
+print(json.dumps(eval(sys.argv[1]), separators=(",", ":")))
+' "$1" "$2"
+}
+
+@test "--summarize says which hits came from the remote: cache.source remote, local after" {
+	start_nginx
+	run -0 in_a vx run build --remote-cache "$URL"
+	run -0 in_b vx run build --remote-cache "$URL" --summarize
+	run -0 summary_of '[[x["cache"][k] for k in ("status", "source", "local", "remote")] for x in t]' "$B"
+	assert_output '[["hit","remote",false,true],["hit","remote",false,true]]'
+	rm -r "$B/.vx/runs"
+	run -0 in_b vx run build --remote-cache "$URL" --summarize
+	run -0 summary_of '[x["cache"]["source"] for x in t]' "$B"
+	assert_output '["local","local"]'
+}
