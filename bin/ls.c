@@ -160,7 +160,9 @@ int ls_main(int argc, char **argv)
 	};
 	const char *root = getenv("VX_ROOT");
 	bool json = false;
-	char **sel = xcalloc((size_t)argc * 2 + 1, sizeof(*sel));
+	/* the stages' arguments live as long as the process (and stay reachable) */
+	static char **sel;
+	sel = xcalloc((size_t)argc * 2 + 1, sizeof(*sel));
 	int nsel = 0, c;
 	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
 		switch (c) {
@@ -202,7 +204,8 @@ int ls_main(int argc, char **argv)
 					 "by name or directory", argv[i],
 					 p ? "not among the packages --filter selects" : "no such package",
 					 chosen ? " --filter ..." : "");
-				return VX_EXIT_USAGE;
+				rc = VX_EXIT_USAGE;
+				goto out;
 			}
 			cJSON *rec = package(p);
 			cJSON_AddItemToObject(rec, "tasks", tasks_of(&g, name));
@@ -237,8 +240,10 @@ int ls_main(int argc, char **argv)
 			putchar('\n');
 		show(rec, json, width);
 	}
+	rc = jsonl_out_finish();
+out:
 	cJSON_Delete(recs);
 	cJSON_Delete(chosen);
 	graphin_free(&g);
-	return jsonl_out_finish();
+	return rc;
 }
