@@ -22,6 +22,7 @@
 
 static struct {
 	bool on;
+	int pid;
 	char *path;
 	double t0;
 	struct jsonw ev;   /* the events so far, each after a comma but the first */
@@ -54,6 +55,7 @@ bool profile_check(const char *path)
 void profile_open(const char *path)
 {
 	P.on = true;
+	P.pid = (int)getpid();
 	P.path = xstrdup(path);
 	P.t0 = ui_now_ms();
 	jsonw_reset(&P.ev);
@@ -112,7 +114,7 @@ static void event_head(struct jsonw *w, const char *ph, const char *name, int ti
 	jsonw_key(w, "ph");
 	jsonw_str(w, ph);
 	jsonw_key(w, "pid");
-	jsonw_num(w, (double)getpid());
+	jsonw_num(w, P.pid);
 	jsonw_key(w, "tid");
 	jsonw_num(w, tid);
 }
