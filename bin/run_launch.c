@@ -130,6 +130,7 @@ void run_start(struct run *r, struct rtask *t)
 	}
 
 	/* what it writes into its outputs must not reach the shadow's links */
+	double launch = ui_now_ms();
 	runcache_unshadow(&r->cache, r->root, t->dir);
 
 	/* vx's environment without its own variables (proc.h), with
@@ -179,6 +180,8 @@ void run_start(struct run *r, struct rtask *t)
 	struct spawn_opts o = {
 		.cwd = cwd, .envp = envp, .own_group = true, .merge_stderr = true, .null_stdin = true};
 	t->spawned = ui_now_ms();
+	/* its environment, and for a sandboxed task vx-proxy and the request */
+	profile_span(t->lane, "phase", "launch", launch, t->spawned, (const char *)NULL);
 	t->pid = proc_spawn(argv, &o, NULL, &t->outfd);
 	free(envp);
 	free(pathvar);

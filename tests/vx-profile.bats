@@ -83,6 +83,7 @@ for e in d["traceEvents"]:
 	assert_line "meta thread_name slot 2"
 	assert_line "phase graph"
 	assert_line "phase keys and hits"
+	assert_line "phase launch"
 	assert_line "phase command"
 	assert_line "phase save"
 	assert_line "phase vx run"
