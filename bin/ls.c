@@ -15,12 +15,13 @@
 #include "jsonl.h"
 
 static const char ls_usage[] =
-	"usage: vx ls [PKG...] [--json] [--filter SEL]... [--root DIR]\n"
+	"usage: vx ls [PKG...] [--json] [--output json|pretty] [--filter SEL]... [--root DIR]\n"
 	"\n"
 	"List the workspace's packages (name and directory); with PKG (a name or a\n"
 	"directory), each one's tasks: command, dependsOn, cached, sandboxed.\n"
 	"\n"
 	"  --json         JSON lines: an ls record, then a package record each\n"
+	"  --output FMT   turbo's spelling: json is --json, pretty (default) the text\n"
 	"  --filter SEL   only the packages SEL selects that have a task (vx run's\n"
 	"                 --filter; vx-graph(1), SELECTION); several union\n"
 	"  --root DIR     the workspace root (default: VX_ROOT, else found from cwd)\n"
@@ -153,6 +154,7 @@ int ls_main(int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{"json", no_argument, NULL, 'J'},
+		{"output", required_argument, NULL, 'O'},
 		{"filter", required_argument, NULL, 'F'},
 		{"root", required_argument, NULL, 'r'},
 		{"help", no_argument, NULL, 'h'},
@@ -168,6 +170,13 @@ int ls_main(int argc, char **argv)
 		switch (c) {
 		case 'J':
 			json = true;
+			break;
+		case 'O': /* turbo's spelling */
+			if (strcmp(optarg, "json") != 0 && strcmp(optarg, "pretty") != 0) {
+				err_warn("ls --output=%s: expected json or pretty", optarg);
+				return VX_EXIT_USAGE;
+			}
+			json = strcmp(optarg, "json") == 0;
 			break;
 		case 'F':
 			sel[nsel++] = "--filter";

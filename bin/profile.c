@@ -48,6 +48,11 @@ bool profile_check(const char *path)
 	if (!ok)
 		err_warn("--profile '%s': no directory '%s'; fix: create it, or name a file in an "
 			 "existing directory", path, dir);
+	else if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
+		err_warn("--profile '%s': a directory; fix: name a file, such as %s/profile.json",
+			path, path);
+		ok = false;
+	}
 	free(dir);
 	return ok;
 }

@@ -19,8 +19,9 @@
 #define PROFILE_MAIN 0
 enum profile_pool { PROFILE_SLOT, PROFILE_RESTORE };
 
-/* FILE can be written once the run is over: its directory exists. false
- * after a one-line message (checked before anything runs). */
+/* FILE can be written once the run is over: its directory exists and it is
+ * no directory. false after a one-line message (checked before anything
+ * runs). */
 bool profile_check(const char *path);
 void profile_open(const char *path);
 bool profile_on(void);

@@ -70,6 +70,13 @@ for t in recs[1]["tasks"]:
 	assert_line '@x/app#build exec echo app @x/ui#build True True'
 	assert_line '@x/app#dev persistent serve  False False'
 	assert_line '@x/app#all group None @x/app#build False False'
+	# turbo's spelling is the same output
+	run -0 vx ls --json @x/app
+	local want=$output
+	run -0 vx ls --output=json @x/app
+	assert_equal "$output" "$want"
+	run -2 vx ls --output=yaml
+	assert_output "vx: ls --output=yaml: expected json or pretty"
 }
 
 @test "vx ls --filter: the packages it selects; a filter matching nothing is refused" {

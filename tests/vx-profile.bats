@@ -131,4 +131,7 @@ open(sys.argv[3], "w").write(page)
 	assert_output "vx: --profile '$WS/no/such/trace.json': no directory '$WS/no/such'; fix: create it, or name a file in an existing directory"
 	assert_file_not_exists "$WS/packages/a/out.txt"
 	assert_file_not_exists "$WS/no"
+	run -2 vx run build --profile "$WS/packages"
+	assert_output "vx: --profile '$WS/packages': a directory; fix: name a file, such as $WS/packages/profile.json"
+	assert_file_not_exists "$WS/packages/a/out.txt"
 }
