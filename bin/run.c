@@ -19,6 +19,7 @@
 #include "dry.h"
 #include "err.h"
 #include "jsonl.h"
+#include "profile.h"
 #include "replay.h"
 #include "report.h"
 #include "summary.h"
@@ -105,7 +106,8 @@ static const char run_usage[] =
 	"                     [--remote-cache URL] [--log-order ORDER] [--output-logs WHAT]\n"
 	"                     [--filter SEL]... [--affected] [--only] [--env-mode MODE]\n"
 	"                     [--continue[=WHEN]] [--concurrency N|N%] [--cache-dir DIR]\n"
-	"                     [--cache SPEC] [--log-prefix PREFIX] [--summarize] [-- ARG...]\n"
+	"                     [--cache SPEC] [--log-prefix PREFIX] [--summarize] [--profile FILE]\n"
+	"                     [-- ARG...]\n"
 	"\n"
 	"Run the tasks (a name: every project that has it; or an id, project#name)\n"
 	"and everything they depend on, dependencies first, restoring cache hits.\n"
@@ -140,6 +142,8 @@ static const char run_usage[] =
 	"  --only            the tasks asked for without their dependencies\n"
 	"  --summarize       write a run summary, .vx/runs/<id>.json (vx why --summary\n"
 	"                    compares two); --summarize=false: none\n"
+	"  --profile FILE    write a Chrome trace of the run to FILE (Perfetto and\n"
+	"                    chrome://tracing open it): a lane per -j slot, a span per task\n"
 	"  --env-mode MODE   strict (default): a task gets only PATH, HOME, USER, LOGNAME,\n"
 	"                    SHELL, TMPDIR and the variables its cache.inputs.env and\n"
 	"                    passThroughEnv name; loose: the whole environment (R-8a)\n"
@@ -165,6 +169,7 @@ struct run_args {
 	bool cache_set; /* --cache given: its remote part says whether a remote is used */
 	bool remote_ro;  /* --cache=...,remote:r */
 	bool remote_off; /* --cache without remote:r or remote:rw */
+	const char *profile; /* --profile FILE */
 	/* vx-graph's selection arguments, then the TASKs: what the stages get
 	 * and what a replayed run is keyed by */
 	char **sel;
@@ -277,6 +282,7 @@ static int parse_args(int argc, char **argv, struct run *r, struct run_args *a)
 		{"only", no_argument, NULL, 'o'},
 		{"env-mode", required_argument, NULL, 'E'},
 		{"summarize", optional_argument, NULL, 'S'},
+		{"profile", required_argument, NULL, 'p'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
@@ -397,6 +403,11 @@ static int parse_args(int argc, char **argv, struct run *r, struct run_args *a)
 				return VX_EXIT_USAGE;
 			}
 			break;
+		case 'p':
+			if (!profile_check(optarg))
+				return VX_EXIT_USAGE;
+			a->profile = optarg;
+			break;
 		case 'h':
 			fputs(run_usage, stdout);
 			return jsonl_out_finish();
@@ -474,7 +485,9 @@ static int run_tasks(struct run *r, const struct run_args *a)
 	/* vx-key starts first and loads its stat cache while vx-graph works;
 	 * the graph record reaches it as soon as it is read */
 	r->keyer_spawned = keyer_spawn(&r->keyer) == 0;
+	double p = ui_now_ms();
 	int rc = graphin_load_then(&r->g, r->root, a->sel, a->nsel, false, false, run_graph_read, r);
+	profile_span(PROFILE_MAIN, "phase", "graph", p, ui_now_ms(), (const char *)NULL);
 	if (rc) {
 		if (r->keyer_spawned)
 			keyer_stop(&r->keyer);
@@ -503,7 +516,9 @@ static int run_tasks(struct run *r, const struct run_args *a)
 		run_watch_hook.header(n);
 	}
 	run_setup_signals();
+	p = ui_now_ms();
 	run_loop(r);
+	profile_span(PROFILE_MAIN, "phase", "tasks", p, ui_now_ms(), (const char *)NULL);
 	workq_free(r->writers);
 	if (r->keyer_spawned)
 		keyer_stop(&r->keyer);
@@ -565,18 +580,24 @@ int run_main(int argc, char **argv)
 		       wsroot_find(".", r.root, false, &r.wroot) == 0 && watchq_token(r.wroot, tok);
 	if (r.summarize) /* a replay writes one too, without inputs (summary.h) */
 		summary_start(argc, given);
+	watched = watched && !a.profile; /* --profile: the run itself, not a replay */
 	if (watched && !(run_watch_hook.on && !run_watch_hook.serve)) {
 		int out = replay_try(r.wroot, a.sel, a.nsel, tok, &r.show, false);
 		if (out >= 0)
 			return out;
 	}
+	double p = ui_now_ms();
+	if (a.profile)
+		profile_open(a.profile);
 	rc = run_tasks(&r, &a);
 	if (rc)
 		return rc;
+	profile_span(PROFILE_MAIN, "run", "vx run", p, ui_now_ms(), (const char *)NULL);
+	bool profile_failed = profile_write() != 0;
 	if (watched && !r.interrupted && !r.keyer_broken && strcmp(r.root, r.wroot) == 0)
 		save_replay(&r, a.sel, a.nsel, tok);
 	int out = run_exit(&r);
 	if (r.summarize)
 		summary_write(&r, out);
-	return out;
+	return out == 0 && profile_failed ? VX_EXIT_FAIL : out;
 }

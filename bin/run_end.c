@@ -11,6 +11,7 @@
 
 #include "err.h"
 #include "explain.h"
+#include "profile.h"
 #include "report.h"
 #include "traceprobe.h"
 
@@ -52,6 +53,9 @@ void run_drain(struct run *r, struct rtask *t)
 void run_exited(struct run *r, struct rtask *t, int st)
 {
 	r->rescan = true; /* its command ran: a lockfile may have changed */
+	double pt = ui_now_ms();
+	profile_span(t->lane, "phase", t->sandboxed ? "sandbox run" : "command", t->spawned, pt,
+		(const char *)NULL);
 	if (t->outfd >= 0) {
 		run_drain(r, t);
 		if (t->outfd >= 0) {
@@ -78,6 +82,9 @@ void run_exited(struct run *r, struct rtask *t, int st)
 	bool violated = !r->interrupted && (t->trace || cJSON_GetArraySize(denies)) &&
 		report_task(t->request, t->trace, denies, err_wait_status(st), &t->viol, &off);
 	cJSON_Delete(denies);
+	if (t->trace || t->networked)
+		profile_span(t->lane, "phase", "report", pt, ui_now_ms(), "violation",
+			violated ? "yes" : "no", (const char *)NULL);
 	/* R-10a: the kernel refused to trace it (a persistent task is never
 	 * traced: not this); the run says so once */
 	if (off && t->trace) {
@@ -102,6 +109,7 @@ void run_exited(struct run *r, struct rtask *t, int st)
 	if (t->kind == K_PERSISTENT) {
 		if (r->interrupted || r->stopping) {
 			ui_stream_flush(&r->ui, t->id, &t->log);
+			run_prof_end(t, "stopped");
 			return;
 		}
 		ui_stream_flush(&r->ui, t->id, &t->log);
@@ -114,10 +122,13 @@ void run_exited(struct run *r, struct rtask *t, int st)
 			t->status = UI_FAIL;
 			run_keep_outcome(r, t, UI_FAIL);
 		}
+		run_prof_end(t, bad ? "failed" : "done");
 		return;
 	}
-	if (r->interrupted)
+	if (r->interrupted) {
+		run_prof_end(t, "interrupted");
 		return;
+	}
 	if (t->exit_code != 0 || violated || t->viol.len) {
 		/* a violation fails the task, which is never cached */
 		run_finish(r, t, UI_FAIL);
@@ -130,6 +141,7 @@ void run_exited(struct run *r, struct rtask *t, int st)
 		 * belongs to no key we can name, so it is not saved */
 		char before[33];
 		memcpy(before, t->key, 33);
+		pt = ui_now_ms();
 		cJSON *was = cJSON_Duplicate(t->rec, 1);
 		if (!run_key_task(r, t)) {
 			ui_note(&r->ui, t->id, "unable to re-key after the run; not saved");
@@ -155,6 +167,7 @@ void run_exited(struct run *r, struct rtask *t, int st)
 			ui_note(&r->ui, t->id, "unable to save the result to the cache");
 		}
 		cJSON_Delete(was);
+		profile_span(t->lane, "phase", "save", pt, ui_now_ms(), (const char *)NULL);
 	}
 	run_finish(r, t, UI_MISS);
 }

@@ -11,6 +11,7 @@
  *                /bin/sh, its environment and pipe, its vx-proxy attach
  *   run_end.c    the end of one task: its output read, vx-report's verdict,
  *                the cache save, the outcome kept for vx graph
+ *   run_prof.c   a task's span in the --profile trace (profile.h)
  * Everything here lives as long as the run: one process runs one run. */
 #ifndef VX_BIN_RUN_INT_H
 #define VX_BIN_RUN_INT_H
@@ -60,6 +61,9 @@ struct rtask {
 	bool dep_failed; /* --continue=always: ran after a dependency failed; never saved */
 	bool stopped;    /* --continue=never: skipped because the run stopped */
 	bool remote_hit; /* its hit was fetched from the remote cache (summary.h) */
+	int lane;        /* --profile: the trace's lane it holds (profile.h) */
+	double spawned;  /* --profile: when its command started */
+	bool profiled;   /* --profile: its span is in the trace */
 };
 
 /* --continue: what a failure stops (turbo's values; vx's default differs) */
@@ -130,5 +134,9 @@ void run_start(struct run *r, struct rtask *t);
 void run_keep_outcome(struct run *r, struct rtask *t, enum ui_status st);
 void run_drain(struct run *r, struct rtask *t);
 void run_exited(struct run *r, struct rtask *t, int st);
+
+/* run_prof.c: t's span in the --profile trace, once, ending now; its lane
+ * given back. Nothing without --profile. */
+void run_prof_end(struct rtask *t, const char *status);
 
 #endif

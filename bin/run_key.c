@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "err.h"
+#include "profile.h"
 #include "taskreq.h"
 #include "traceprobe.h"
 
@@ -123,6 +124,8 @@ static void settle(struct run *r, size_t ti)
 	if (!h) {
 		strbuf_release(&log);
 		t->probed = true;
+		profile_span(PROFILE_MAIN, "phase", "cache lookup", t->started, ui_now_ms(), "task",
+			t->id, "cache", "miss", (const char *)NULL);
 		return;
 	}
 	ready_remove(r, ti);
@@ -130,6 +133,8 @@ static void settle(struct run *r, size_t ti)
 		run_hit(r, t, &log);
 		return;
 	}
+	/* --profile: written beside the pump, on a lane of its own */
+	t->lane = profile_take(PROFILE_RESTORE);
 	strbuf_release(&t->log);
 	t->log = log;
 	job->task = ti;
@@ -148,6 +153,8 @@ static void written(struct run *r, struct runcache_write *job)
 	}
 	strbuf_release(&t->log);
 	t->probed = true;
+	profile_give(t->lane);
+	t->lane = PROFILE_MAIN;
 	r->ready[r->nready++] = (size_t)(t - r->t);
 }
 
@@ -162,6 +169,7 @@ void run_key_pump(struct run *r)
 		any = needs_key(&r->t[r->ready[i]]);
 	if (!any || !keyer_ready(r))
 		return;
+	double p = profile_on() ? ui_now_ms() : 0;
 	size_t *fifo = xcalloc(r->n, sizeof(*fifo)), head = 0, tail = 0;
 	long *size = xcalloc(r->n, sizeof(*size)), inflight = 0;
 	struct runcache_write *job;
@@ -214,4 +222,5 @@ void run_key_pump(struct run *r)
 		written(r, job);
 	free(fifo);
 	free(size);
+	profile_span(PROFILE_MAIN, "phase", "keys and hits", p, ui_now_ms(), (const char *)NULL);
 }

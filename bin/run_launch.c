@@ -14,6 +14,7 @@
 #include "path.h"
 #include "taskenv.h"
 #include "proc.h"
+#include "profile.h"
 #include "report.h"
 #include "taskreq.h"
 
@@ -101,15 +102,24 @@ void run_start(struct run *r, struct rtask *t)
 		run_finish(r, t, t->all_hits ? UI_HIT : UI_DONE);
 		return;
 	}
+	/* --profile: the -j slot it takes, as a lane of the trace */
+	t->lane = profile_take(PROFILE_SLOT);
 	if (t->kind == K_EXEC) {
-		if (!t->keyed && !run_key_task(r, t)) {
-			run_fail_msg(r, t, "vx: unable to key %s", t->id);
-			return;
+		double p = ui_now_ms();
+		if (!t->keyed) {
+			if (!run_key_task(r, t)) {
+				run_fail_msg(r, t, "vx: unable to key %s", t->id);
+				return;
+			}
+			profile_span(t->lane, "phase", "key", p, ui_now_ms(), (const char *)NULL);
 		}
 		if (run_may_hit(r, t) && !t->probed) {
 			struct strbuf log = {0};
+			p = ui_now_ms();
 			int h = runcache_restore(&r->cache, t->key, r->root, t->dir, &log);
 			t->remote_hit = r->cache.hit_remote;
+			profile_span(t->lane, "phase", "cache lookup", p, ui_now_ms(), "cache",
+				h ? "hit" : "miss", (const char *)NULL);
 			if (h == 2)
 				r->rescan = true; /* a lockfile may be an output */
 			if (h) {
@@ -121,6 +131,7 @@ void run_start(struct run *r, struct rtask *t)
 	}
 
 	/* what it writes into its outputs must not reach the shadow's links */
+	double launch = ui_now_ms();
 	runcache_unshadow(&r->cache, r->root, t->dir);
 
 	/* vx's environment without its own variables (proc.h), with
@@ -169,6 +180,9 @@ void run_start(struct run *r, struct rtask *t)
 	}
 	struct spawn_opts o = {
 		.cwd = cwd, .envp = envp, .own_group = true, .merge_stderr = true, .null_stdin = true};
+	t->spawned = ui_now_ms();
+	/* its environment, and for a sandboxed task vx-proxy and the request */
+	profile_span(t->lane, "phase", "launch", launch, t->spawned, (const char *)NULL);
 	t->pid = proc_spawn(argv, &o, NULL, &t->outfd);
 	free(envp);
 	free(pathvar);

@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "err.h"
+#include "profile.h"
 #include "strmap.h"
 
 static int sigpipe_fds[2] = {-1, -1};
@@ -57,6 +58,10 @@ void run_finish(struct run *r, struct rtask *t, enum ui_status st)
 {
 	t->status = st;
 	t->done = true;
+	static const char *const said[UI_NSTATUS] = {[UI_HIT] = "hit", [UI_MISS] = "ran",
+		[UI_FAIL] = "failed", [UI_SKIP] = "skipped", [UI_DONE] = "done",
+		[UI_STARTED] = "started"};
+	run_prof_end(t, said[st]);
 	if (st == UI_FAIL && r->cont == CONT_NEVER && !r->halted_by)
 		r->halted_by = t;
 	r->done++;

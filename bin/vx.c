@@ -12,6 +12,7 @@
 #include "err.h"
 #include "graphview.h"
 #include "jsonl.h"
+#include "ls.h"
 #include "proc.h"
 #include "run.h"
 #include "watchrun.h"
@@ -31,6 +32,8 @@ static const char usage[] =
 	"                       the graph drawn, each task as its last run left it\n"
 	"  vx why TASK...       what moved each task's key: for its last run, and since\n"
 	"  vx clean             empty the local cache\n"
+	"  vx ls [PKG...] [--json] [--filter SEL]...\n"
+	"                       the packages, or each PKG's tasks\n"
 	"  vx init [--dry]      write vx.json files from turbo.json and package.json scripts\n"
 	"  vx init --sandbox [TASK...] [--filter SEL]... [--only]\n"
 	"                       learn each task's sandbox block in one run, verify it\n"
@@ -77,7 +80,7 @@ int main(int argc, char **argv)
 		const char *name;
 		int (*fn)(int, char **);
 	} builtins[] = {{"run", run_main}, {"why", why_main}, {"clean", clean_main},
-		{"watch", watch_main}};
+		{"watch", watch_main}, {"ls", ls_main}};
 	/* vx graph draws the graph itself; its records stay vx-graph's */
 	if (strcmp(sub, "graph") == 0 && graphview_wanted(argc - 1, argv + 1))
 		return graphview_main(argc - 1, argv + 1);
