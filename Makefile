@@ -34,7 +34,8 @@ endif
 PROGS := vx vx-graph $(if $(wildcard key/main.c),vx-key) $(if $(wildcard cache/main.c),vx-cache) \
          $(if $(wildcard sandbox/main.c),vx-sandbox) $(if $(wildcard proxy/main.c),vx-proxy) \
          $(if $(wildcard report/main.c),vx-report) $(if $(wildcard watch/main.c),vx-watch) \
-         $(if $(wildcard pick/main.c),vx-pick) $(if $(wildcard init/main.c),vx-init)
+         $(if $(wildcard pick/main.c),vx-pick) $(if $(wildcard init/main.c),vx-init) \
+         $(if $(wildcard prune/main.c),vx-prune)
 
 COMMON_OBJ := $(patsubst %.c,$(BUILD)/%.o,$(wildcard libcommon/*.c))
 GRAPH_OBJ  := $(patsubst %.c,$(BUILD)/%.o,$(wildcard graph/*.c))
@@ -46,6 +47,9 @@ WATCH_OBJ  := $(patsubst %.c,$(BUILD)/%.o,$(wildcard watch/*.c))
 PICK_OBJ   := $(patsubst %.c,$(BUILD)/%.o,$(wildcard pick/*.c))
 # vx-init finds the workspace as vx-graph does, with its modules
 INIT_OBJ   := $(patsubst %.c,$(BUILD)/%.o,$(wildcard init/*.c)) $(BUILD)/graph/workspace.o \
+              $(BUILD)/graph/gcache.o $(BUILD)/graph/diag.o
+# vx-prune finds the workspace and its packages' dependencies as vx-graph does
+PRUNE_OBJ  := $(patsubst %.c,$(BUILD)/%.o,$(wildcard prune/*.c)) $(BUILD)/graph/workspace.o \
               $(BUILD)/graph/gcache.o $(BUILD)/graph/diag.o
 # the cache module is linked into the driver (which restores and saves) and
 # into vx-cache (the same operations by hand)
@@ -139,6 +143,12 @@ $(BINDIR)/vx-pick: $(PICK_OBJ) $(BUILD)/libcommon.a
 $(patsubst %.c,$(BUILD)/%.o,$(wildcard init/*.c)): CPPFLAGS += -Igraph
 
 $(BINDIR)/vx-init: $(INIT_OBJ) $(BUILD)/libcommon.a
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
+$(patsubst %.c,$(BUILD)/%.o,$(wildcard prune/*.c)): CPPFLAGS += -Igraph
+
+$(BINDIR)/vx-prune: $(PRUNE_OBJ) $(BUILD)/libcommon.a
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 

@@ -1,0 +1,265 @@
+/* vx-prune: the subset of the workspace some packages need, written into a
+ * directory of its own for a Docker build (turbo prune's meaning): those
+ * packages and the workspace packages they depend on (subset.h), the root
+ * files, and the lockfile pruned to them (lockfile.h). With --docker, json/
+ * holds only the manifests and the lockfile (the install layer), full/ the
+ * sources (tree.h). */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "err.h"
+#include "fileio.h"
+#include "jsonl.h"
+#include "lockfile.h"
+#include "path.h"
+#include "subset.h"
+#include "tree.h"
+#include "workspace.h"
+#include "wsroot.h"
+
+static const char usage[] =
+	"usage: vx-prune PKG... [--docker] [--out-dir DIR] [--root DIR]\n"
+	"\n"
+	"Write into DIR the part of the workspace the packages PKG... need: them and\n"
+	"every workspace package they depend on (dependencies of every kind, as\n"
+	"vx-graph resolves them), the root files (package.json with its workspaces\n"
+	"cut to those packages, pnpm-workspace.yaml, vx.json, turbo.json, .npmrc)\n"
+	"and the lockfile pruned to what they reach (package-lock.json, pnpm-lock.yaml;\n"
+	"yarn.lock and bun.lock are copied whole, with a warning).\n"
+	"\n"
+	"  --docker        DIR/json: the package.json files, the workspace files and\n"
+	"                  the lockfile (what an install needs, for a Docker layer);\n"
+	"                  DIR/full: the root files and every kept package's sources;\n"
+	"                  the lockfile at DIR too\n"
+	"  --out-dir DIR   where to write (default: out, from the current directory);\n"
+	"                  refused when it exists and is not empty\n"
+	"  --root DIR      the workspace root (default: VX_ROOT, else found from the\n"
+	"                  current directory)\n"
+	"  -h, --help      this text\n"
+	"\n"
+	"PKG is a package.json name or a package's directory. Each package's files are\n"
+	"copied but node_modules, .git and .vx.\n"
+	"\n"
+	"Exit status: 0 success, 1 failure (DIR not empty, a lockfile it cannot prune,\n"
+	"a write), 2 usage or config error (an unknown PKG).\n";
+
+/* the root files copied beside the packages; json: into json/ too */
+static const struct {
+	const char *name;
+	bool json;
+} root_files[] = {
+	{"pnpm-workspace.yaml", true}, {".npmrc", true}, {"vx.json", false},
+	{"turbo.json", false}, {".yarnrc.yml", true}, {".nvmrc", false},
+	{".node-version", false},
+};
+
+static char *pnpm_prune(const char *text, const char *file, char *const *dirs, size_t ndirs,
+	const cJSON *ws, size_t *kept, size_t *total)
+{
+	(void)ws; /* pnpm-workspace.yaml's globs stay: they match only what is kept */
+	return pnpmlock_prune(text, file, dirs, ndirs, kept, total);
+}
+
+/* the lockfiles looked for at the root, in this order; NULL prune: copied whole */
+static const struct {
+	const char *name;
+	char *(*prune)(const char *text, const char *file, char *const *dirs, size_t ndirs,
+		const cJSON *ws, size_t *kept, size_t *total);
+} lockfiles[] = {
+	{"pnpm-lock.yaml", pnpm_prune}, {"package-lock.json", npmlock_prune},
+	{"npm-shrinkwrap.json", npmlock_prune}, {"yarn.lock", NULL}, {"bun.lock", NULL},
+};
+
+struct out {
+	const char *dir;
+	bool docker;
+	char *full; /* where the sources go: dir, or dir/full */
+};
+
+/* The root's lockfile pruned: 0 with *name and *text (NULL text: none), or
+ * -1 after an error line. */
+static int prune_lock(const struct workspace *ws, char *const *dirs, size_t ndirs,
+	const cJSON *wsl, const char **name, char **text, size_t *len)
+{
+	*text = NULL;
+	for (size_t i = 0; i < sizeof(lockfiles) / sizeof(*lockfiles); i++) {
+		char *path = path_join(ws->root, lockfiles[i].name);
+		char *raw = fileio_read_at(AT_FDCWD, path, len);
+		int e = errno;
+		free(path);
+		if (!raw && e == ENOENT)
+			continue;
+		*name = lockfiles[i].name;
+		if (!raw) {
+			errno = e;
+			err_warn_errno("%s: unable to read", lockfiles[i].name);
+			return -1;
+		}
+		if (!lockfiles[i].prune) {
+			err_warn("%s is not pruned: copied whole (vx prune prunes package-lock.json "
+				 "and pnpm-lock.yaml)",
+				*name);
+			*text = raw;
+			return 0;
+		}
+		size_t kept = 0, total = 0;
+		*text = lockfiles[i].prune(raw, *name, dirs, ndirs, wsl, &kept, &total);
+		free(raw);
+		if (!*text)
+			return -1;
+		*len = strlen(*text);
+		printf("vx prune: %s: %zu of %zu packages kept\n", *name, kept, total);
+		return 0;
+	}
+	err_warn("no lockfile at the workspace root '%s': none written", ws->root);
+	return 0;
+}
+
+static int write_all(const struct workspace *ws, const bool *keep, const struct out *o)
+{
+	cJSON *wsl = subset_workspaces(ws, keep);
+	char **dirs = xcalloc(ws->nprojects, sizeof(char *));
+	size_t ndirs = 0;
+	for (size_t i = 0; i < ws->nprojects; i++)
+		if (keep[i])
+			dirs[ndirs++] = ws->projects[i]->dir;
+	const char *lname = NULL;
+	char *lock = NULL;
+	size_t llen = 0;
+	int rc = prune_lock(ws, dirs, ndirs, wsl, &lname, &lock, &llen);
+	char *out_abs = path_canonical(o->dir);
+	for (size_t i = 0; !rc && i < ws->nprojects; i++) {
+		const struct project *p = ws->projects[i];
+		if (!keep[i])
+			continue;
+		char *man = path_join(ws->root, strcmp(p->dir, ".") ? p->dir : "");
+		char *mpath = path_join(man, "package.json");
+		size_t n;
+		char *text = fileio_read_at(AT_FDCWD, mpath, &n);
+		char *rel = strcmp(p->dir, ".") ? xasprintf("%s/package.json", p->dir)
+						: xstrdup("package.json");
+		if (text && strcmp(p->dir, ".") == 0) {
+			char *cut = subset_manifest(text, wsl);
+			if (cut) {
+				free(text);
+				text = cut;
+				n = strlen(cut);
+			}
+		}
+		if (text && o->docker) {
+			char *j = xasprintf("%s/json/%s", o->dir, rel);
+			rc = tree_write(j, text, n, 0644);
+			free(j);
+		}
+		if (!rc && strcmp(p->dir, ".") == 0 && text) {
+			char *f = path_join(o->full, "package.json");
+			rc = tree_write(f, text, n, 0644);
+			free(f);
+		} else if (!rc && strcmp(p->dir, ".")) {
+			char *dst = path_join(o->full, p->dir);
+			rc = tree_copy_dir(ws, p, dst, out_abs ? out_abs : "");
+			free(dst);
+		}
+		free(text);
+		free(rel);
+		free(mpath);
+		free(man);
+	}
+	for (size_t i = 0; !rc && i < sizeof(root_files) / sizeof(*root_files); i++) {
+		char *dst = path_join(o->full, root_files[i].name);
+		int r = tree_copy_file(ws, root_files[i].name, dst);
+		free(dst);
+		if (r == 0 && o->docker && root_files[i].json) {
+			char *j = xasprintf("%s/json/%s", o->dir, root_files[i].name);
+			r = tree_copy_file(ws, root_files[i].name, j);
+			free(j);
+		}
+		rc = r < 0 ? -1 : 0;
+	}
+	/* the lockfile at the top; with --docker in json/ too, as turbo does */
+	if (!rc && lock) {
+		char *top = path_join(o->dir, lname);
+		rc = tree_write(top, lock, llen, 0644);
+		free(top);
+		if (!rc && o->docker) {
+			char *j = xasprintf("%s/json/%s", o->dir, lname);
+			rc = tree_write(j, lock, llen, 0644);
+			free(j);
+		}
+	}
+	if (!rc) {
+		printf("vx prune: %zu packages into %s%s:", ndirs - 1, o->dir,
+			o->docker ? " (json/, full/)" : "");
+		for (size_t i = 0; i < ws->nprojects; i++)
+			if (keep[i] && strcmp(ws->projects[i]->dir, "."))
+				printf(" %s", ws->projects[i]->name);
+		putchar('\n');
+	}
+	free(out_abs);
+	free(lock);
+	free(dirs);
+	cJSON_Delete(wsl);
+	return rc;
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{"docker", no_argument, NULL, 'd'},
+		{"out-dir", required_argument, NULL, 'o'},
+		{"root", required_argument, NULL, 'r'},
+		{"help", no_argument, NULL, 'h'},
+		{NULL, 0, NULL, 0},
+	};
+	const char *root = getenv("VX_ROOT");
+	struct out o = {.dir = "out"};
+	int c;
+
+	err_init(argv[0]);
+	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+		switch (c) {
+		case 'd':
+			o.docker = true;
+			break;
+		case 'o':
+			o.dir = optarg;
+			break;
+		case 'r':
+			root = optarg;
+			break;
+		case 'h':
+			fputs(usage, stdout);
+			return jsonl_out_finish();
+		default:
+			fputs(usage, stderr);
+			return VX_EXIT_USAGE;
+		}
+	}
+	if (optind >= argc || !*o.dir) {
+		err_warn(optind >= argc ? "no package named; see 'vx-prune --help'"
+					: "--out-dir: empty; fix: name a directory");
+		return VX_EXIT_USAGE;
+	}
+	static struct workspace ws;
+	if (wsroot_find(".", root && *root ? root : NULL, true, &ws.root) != 0)
+		return VX_EXIT_USAGE;
+	workspace_load(&ws);
+	if (ws.errors)
+		return VX_EXIT_USAGE;
+	bool *keep = xcalloc(ws.nprojects, sizeof(bool));
+	if (subset_select(&ws, argv + optind, (size_t)(argc - optind), keep) != 0)
+		return VX_EXIT_USAGE;
+	if (tree_prepare(o.dir) != 0)
+		return VX_EXIT_FAIL;
+	o.full = o.docker ? path_join(o.dir, "full") : xstrdup(o.dir);
+	int rc = write_all(&ws, keep, &o);
+	free(o.full);
+	free(keep);
+	int out = jsonl_out_finish();
+	return rc ? VX_EXIT_FAIL : out;
+}
