@@ -1,0 +1,193 @@
+#!/usr/bin/env bats
+# vx prune (turbo prune): the subset of a workspace some packages need, its
+# lockfile pruned, on tests/fixtures/prune: app depends on lib (a workspace
+# package) and picocolors, lib on ms 2.1.3, other (unrelated) on is-odd
+# (which needs is-number) and ms 2.0.0 (nested under other in npm's tree).
+# The install tests install the pruned output offline from package caches
+# tests/prune-install.sh filled once from the npm registry, then build it.
+
+load helpers
+
+FX=$BATS_TEST_DIRNAME/fixtures/prune
+
+# fixture LAYOUT: the fixture workspace at $WS for npm or pnpm (pnpm links
+# lib through the workspace: protocol), as prune-install.sh lays it out
+fixture() {
+	WS=$BATS_TEST_TMPDIR/ws
+	mkdir -p "$WS"
+	cp -r "$FX/ws/." "$WS/"
+	if [ "$1" = pnpm ]; then
+		rm "$WS/package-lock.json"
+		cp "$FX/pnpm/pnpm-lock.yaml" "$FX/pnpm/pnpm-workspace.yaml" "$WS/"
+		sed -i 's|"lib": "\*"|"lib": "workspace:*"|' "$WS/packages/app/package.json"
+	fi
+	cd "$WS"
+}
+
+# caches: the offline package caches, or skip saying why (a first install
+# needs the npm registry)
+caches() {
+	CACHES=$(bash "$BATS_TEST_DIRNAME/prune-install.sh" 2> "$BATS_TEST_TMPDIR/install.log") ||
+		skip "no package caches: $(tail -1 "$BATS_TEST_TMPDIR/install.log")"
+}
+
+# lock_keys FILE: the "packages" keys of a package-lock.json, one a line
+lock_keys() {
+	node -e 'for (const k of Object.keys(require(require("path").resolve(process.argv[1])).packages)) console.log(k || "(root)")' "$1"
+}
+
+@test "prune app: app and lib with their sources, other left out, the root's workspaces cut to them" {
+	fixture npm
+	put packages/app/src/deep/note.txt "kept"
+	run vx prune app
+	assert_success
+	assert_output --partial "2 packages into out: app lib"
+	assert_file_exists out/packages/app/build.js
+	assert_file_exists out/packages/app/src/deep/note.txt
+	assert_file_exists out/packages/app/vx.json
+	assert_file_exists out/packages/lib/index.js
+	assert_file_not_exists out/packages/other/package.json
+	assert_file_not_exists out/packages/other/index.js
+	run node -p 'JSON.stringify(require("./out/package.json").workspaces)'
+	assert_output '["packages/app","packages/lib"]'
+	# a package named by its directory is the same package
+	run vx prune packages/lib --out-dir out2
+	assert_success
+	assert_file_exists out2/packages/lib/index.js
+	assert_file_not_exists out2/packages/app/package.json
+}
+
+@test "npm: package-lock.json keeps what app and lib reach, not other's is-odd, is-number nor its nested ms" {
+	fixture npm
+	run vx prune app
+	assert_success
+	run lock_keys out/package-lock.json
+	assert_output "(root)
+node_modules/app
+node_modules/lib
+node_modules/ms
+node_modules/picocolors
+packages/app
+packages/lib"
+	run node -p 'const l = require("./out/package-lock.json").packages; l["node_modules/ms"].version + " " + JSON.stringify(l[""].workspaces)'
+	assert_output '2.1.3 ["packages/app","packages/lib"]'
+	# other keeps its own ms 2.0.0 (nested) and is-odd with is-number
+	run vx prune other --out-dir o2
+	assert_success
+	run lock_keys o2/package-lock.json
+	assert_output "(root)
+node_modules/is-number
+node_modules/is-odd
+node_modules/other
+packages/other
+packages/other/node_modules/ms"
+}
+
+@test "npm: the pruned output installs offline with npm ci and vx run build builds app" {
+	caches
+	fixture npm
+	vx prune app
+	cd out
+	run npm ci --offline --no-audit --no-fund --cache "$CACHES/npm-cache"
+	assert_success
+	assert_file_exists node_modules/picocolors/package.json
+	assert_file_exists node_modules/ms/package.json
+	assert_file_not_exists node_modules/is-odd/package.json
+	run vx run build
+	assert_success
+	assert_file_contains packages/app/dist/out.txt "app built: 2s"
+}
+
+@test "pnpm: pnpm-lock.yaml keeps the kept importers and the packages they reach, byte for byte" {
+	fixture pnpm
+	run vx prune app
+	assert_success
+	assert_output --partial "pnpm-lock.yaml: 2 of 5 packages kept"
+	assert_file_exists out/pnpm-workspace.yaml
+	run grep -E '^  [^ ]' out/pnpm-lock.yaml
+	assert_output "  autoInstallPeers: true
+  excludeLinksFromLockfile: false
+  .: {}
+  packages/app:
+  packages/lib:
+  ms@2.1.3:
+  picocolors@1.1.1:
+  ms@2.1.3: {}
+  picocolors@1.1.1: {}"
+	# each kept entry is the original's lines
+	run diff <(sed -n '/^  ms@2.1.3:/,/^$/p' pnpm-lock.yaml) <(sed -n '/^  ms@2.1.3:/,/^$/p' out/pnpm-lock.yaml)
+	assert_success
+	run vx prune other --out-dir o2
+	assert_success
+	run grep -E '^  [a-z.]' o2/pnpm-lock.yaml
+	assert_output --partial "is-number@6.0.0: {}"
+	refute_output --partial "picocolors"
+	refute_output --partial "ms@2.1.3"
+}
+
+@test "pnpm --docker: json/ holds the manifests and lockfile, full/ the sources; offline frozen install, then the build" {
+	caches
+	fixture pnpm
+	run vx prune app --docker
+	assert_success
+	run bash -c 'cd out/json && find . -type f | LC_ALL=C sort'
+	assert_output "./package.json
+./packages/app/package.json
+./packages/lib/package.json
+./pnpm-lock.yaml
+./pnpm-workspace.yaml"
+	assert_file_exists out/pnpm-lock.yaml
+	assert_file_exists out/full/packages/app/build.js
+	assert_file_exists out/full/packages/lib/index.js
+	assert_file_not_exists out/full/packages/other/package.json
+	# the Dockerfile's steps: json/, the install layer, then full/ over it
+	mkdir img
+	cp -r out/json/. img/
+	cd img
+	run "$CACHES/pnpm" install --offline --frozen-lockfile --store-dir "$CACHES/pnpm-store" --reporter=append-only
+	assert_success
+	cp -r ../out/full/. .
+	run vx run build
+	assert_success
+	assert_file_contains packages/app/dist/out.txt "app built: 2s"
+}
+
+@test "an output directory that is not empty is refused and left as it was; an empty one is used" {
+	fixture npm
+	mkdir out
+	put out/stale.txt "old"
+	run vx prune app
+	assert_failure 1
+	assert_output --partial "out: exists and is not empty; fix: remove it, or give --out-dir a new directory"
+	assert_file_not_exists out/package.json
+	rm out/stale.txt
+	run vx prune app
+	assert_success
+	assert_file_exists out/package.json
+}
+
+@test "an unknown package is one line naming it, exit 2, nothing written" {
+	fixture npm
+	run vx prune nope
+	assert_failure 2
+	assert_output --partial "'nope': no such package in the workspace"
+	assert_file_not_exists out
+	run vx prune
+	assert_failure 2
+}
+
+@test "yarn.lock is copied whole with a warning; an npm lockfile v1 is refused" {
+	fixture npm
+	rm package-lock.json
+	put yarn.lock "# yarn lockfile v1"
+	run vx prune app
+	assert_success
+	assert_output --partial "yarn.lock is not pruned: copied whole"
+	assert_file_contains out/yarn.lock "yarn lockfile v1"
+	rm yarn.lock
+	put package-lock.json '{ "name": "x", "lockfileVersion": 1, "dependencies": {} }'
+	run vx prune app --out-dir o2
+	assert_failure 1
+	assert_output --partial "package-lock.json: lockfileVersion: only versions 2 and 3"
+	assert_file_not_exists o2/package.json
+}
