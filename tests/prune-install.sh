@@ -75,7 +75,8 @@ if [ ! -x "$entry/pnpm" ]; then
 		die "pnpm install of the fixture failed (is the npm registry reachable?)"
 	}
 	rm -rf "$tmp/npm" "$tmp/pn" "$log"
-	# the program, wherever the entry lands
+	# the program, wherever the entry lands (expanded when it runs)
+	# shellcheck disable=SC2016
 	printf '#!/bin/sh\nexec node "$(dirname "$0")/pnpm-prog/node_modules/pnpm/bin/pnpm.cjs" "$@"\n' > "$tmp/pnpm"
 	chmod 755 "$tmp/pnpm"
 	chmod -R a+rX "$tmp"

@@ -21,7 +21,7 @@ fixture() {
 		cp "$FX/pnpm/pnpm-lock.yaml" "$FX/pnpm/pnpm-workspace.yaml" "$WS/"
 		sed -i 's|"lib": "\*"|"lib": "workspace:*"|' "$WS/packages/app/package.json"
 	fi
-	cd "$WS"
+	cd "$WS" || return 1
 }
 
 # caches: the offline package caches, or skip saying why (a first install
@@ -190,4 +190,42 @@ packages/other/node_modules/ms"
 	assert_failure 1
 	assert_output --partial "package-lock.json: lockfileVersion: only versions 2 and 3"
 	assert_file_not_exists o2/package.json
+}
+
+# entries LOCK: the entry keys of a pnpm lockfile's sections, one a line
+entries() {
+	awk '/^[a-z]/ { sec = $1 } /^  [^ ]/ && sec != "settings:" { sub(/^  /, ""); sub(/:( \{\})?$/, ""); print sec " " $0 }' "$1"
+}
+
+@test "pnpm lockfile v9 and v6: peers, scoped names, aliases and the root importer's devDependencies kept, other's react 17 dropped" {
+	fixture pnpm
+	cp "$FX/locks/v9.yaml" pnpm-lock.yaml
+	run vx prune app
+	assert_success
+	assert_output --partial "pnpm-lock.yaml: 5 of 7 packages kept"
+	run entries out/pnpm-lock.yaml
+	assert_output "importers: .
+importers: packages/app
+importers: packages/lib
+packages: '@x/react-thing@1.0.0'
+packages: loose-envify@1.4.0
+packages: react@18.3.1
+packages: string-width@4.2.3
+packages: typescript@5.4.5
+snapshots: '@x/react-thing@1.0.0(react@18.3.1)'
+snapshots: loose-envify@1.4.0
+snapshots: react@18.3.1
+snapshots: string-width@4.2.3
+snapshots: typescript@5.4.5"
+	cp "$FX/locks/v6.yaml" pnpm-lock.yaml
+	run vx prune app --out-dir o6
+	assert_success
+	assert_output --partial "pnpm-lock.yaml: 3 of 5 packages kept"
+	run entries o6/pnpm-lock.yaml
+	assert_output "importers: .
+importers: packages/app
+importers: packages/lib
+packages: /@x/react-thing@1.0.0(react@18.3.1)
+packages: /loose-envify@1.4.0
+packages: /react@18.3.1"
 }
