@@ -83,37 +83,42 @@ struct out {
 
 /* The root's lockfile pruned: 0 with *name and *text (NULL text: none), or
  * -1 after an error line. */
+struct lock {
+	const char *name; /* NULL: none at the root */
+	char *text;       /* NULL: none */
+	size_t len, kept, total;
+	bool pruned;
+};
+
 static int prune_lock(const struct workspace *ws, char *const *dirs, size_t ndirs,
-	const cJSON *wsl, const char **name, char **text, size_t *len)
+	const cJSON *wsl, struct lock *lk)
 {
-	*text = NULL;
 	for (size_t i = 0; i < sizeof(lockfiles) / sizeof(*lockfiles); i++) {
 		char *path = path_join(ws->root, lockfiles[i].name);
-		char *raw = fileio_read_at(AT_FDCWD, path, len);
+		char *raw = fileio_read_at(AT_FDCWD, path, &lk->len);
 		int e = errno;
 		free(path);
 		if (!raw && e == ENOENT)
 			continue;
-		*name = lockfiles[i].name;
+		lk->name = lockfiles[i].name;
 		if (!raw) {
 			errno = e;
-			err_warn_errno("%s: unable to read", lockfiles[i].name);
+			err_warn_errno("%s: unable to read", lk->name);
 			return -1;
 		}
 		if (!lockfiles[i].prune) {
 			err_warn("%s is not pruned: copied whole (vx prune prunes package-lock.json "
 				 "and pnpm-lock.yaml)",
-				*name);
-			*text = raw;
+				lk->name);
+			lk->text = raw;
 			return 0;
 		}
-		size_t kept = 0, total = 0;
-		*text = lockfiles[i].prune(raw, *name, dirs, ndirs, wsl, &kept, &total);
+		lk->text = lockfiles[i].prune(raw, lk->name, dirs, ndirs, wsl, &lk->kept, &lk->total);
 		free(raw);
-		if (!*text)
+		if (!lk->text)
 			return -1;
-		*len = strlen(*text);
-		printf("vx prune: %s: %zu of %zu packages kept\n", *name, kept, total);
+		lk->len = strlen(lk->text);
+		lk->pruned = true;
 		return 0;
 	}
 	err_warn("no lockfile at the workspace root '%s': none written", ws->root);
@@ -128,10 +133,11 @@ static int write_all(const struct workspace *ws, const bool *keep, const struct 
 	for (size_t i = 0; i < ws->nprojects; i++)
 		if (keep[i])
 			dirs[ndirs++] = ws->projects[i]->dir;
-	const char *lname = NULL;
-	char *lock = NULL;
-	size_t llen = 0;
-	int rc = prune_lock(ws, dirs, ndirs, wsl, &lname, &lock, &llen);
+	struct lock lk = {0};
+	/* the lockfile first: one that cannot be pruned leaves DIR untouched */
+	int rc = prune_lock(ws, dirs, ndirs, wsl, &lk);
+	if (!rc)
+		rc = tree_prepare(o->dir);
 	char *out_abs = path_canonical(o->dir);
 	for (size_t i = 0; !rc && i < ws->nprojects; i++) {
 		const struct project *p = ws->projects[i];
@@ -182,16 +188,18 @@ static int write_all(const struct workspace *ws, const bool *keep, const struct 
 		rc = r < 0 ? -1 : 0;
 	}
 	/* the lockfile at the top; with --docker in json/ too, as turbo does */
-	if (!rc && lock) {
-		char *top = path_join(o->dir, lname);
-		rc = tree_write(top, lock, llen, 0644);
+	if (!rc && lk.text) {
+		char *top = path_join(o->dir, lk.name);
+		rc = tree_write(top, lk.text, lk.len, 0644);
 		free(top);
 		if (!rc && o->docker) {
-			char *j = xasprintf("%s/json/%s", o->dir, lname);
-			rc = tree_write(j, lock, llen, 0644);
+			char *j = xasprintf("%s/json/%s", o->dir, lk.name);
+			rc = tree_write(j, lk.text, lk.len, 0644);
 			free(j);
 		}
 	}
+	if (!rc && lk.pruned)
+		printf("vx prune: %s: %zu of %zu packages kept\n", lk.name, lk.kept, lk.total);
 	if (!rc) {
 		printf("vx prune: %zu packages into %s%s:", ndirs - 1, o->dir,
 			o->docker ? " (json/, full/)" : "");
@@ -201,7 +209,7 @@ static int write_all(const struct workspace *ws, const bool *keep, const struct 
 		putchar('\n');
 	}
 	free(out_abs);
-	free(lock);
+	free(lk.text);
 	free(dirs);
 	cJSON_Delete(wsl);
 	return rc;
@@ -254,8 +262,6 @@ int main(int argc, char **argv)
 	bool *keep = xcalloc(ws.nprojects, sizeof(bool));
 	if (subset_select(&ws, argv + optind, (size_t)(argc - optind), keep) != 0)
 		return VX_EXIT_USAGE;
-	if (tree_prepare(o.dir) != 0)
-		return VX_EXIT_FAIL;
 	o.full = o.docker ? path_join(o.dir, "full") : xstrdup(o.dir);
 	int rc = write_all(&ws, keep, &o);
 	free(o.full);

@@ -124,12 +124,14 @@ char *npmlock_prune(const char *text, const char *file, char *const *dirs, size_
 	*kept = *total = 0;
 	for (cJSON *next, *it = pkgs->child; it; it = next) {
 		next = it->next;
-		if (!*it->string)
-			continue;
-		++*total;
-		if (strmap_get(&r.seen, it->string))
-			++*kept;
-		else
+		bool seen = strmap_get(&r.seen, it->string) != NULL;
+		/* counted: the installed packages, not workspaces nor their links */
+		if (strstr(it->string, "node_modules/") &&
+			!cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(it, "link"))) {
+			++*total;
+			*kept += seen;
+		}
+		if (!seen && *it->string)
 			cJSON_Delete(cJSON_DetachItemViaPointer(pkgs, it));
 	}
 	cJSON *root = cJSON_GetObjectItemCaseSensitive(pkgs, "");
