@@ -260,8 +260,10 @@ int main(int argc, char **argv)
 	if (ws.errors)
 		return VX_EXIT_USAGE;
 	bool *keep = xcalloc(ws.nprojects, sizeof(bool));
-	if (subset_select(&ws, argv + optind, (size_t)(argc - optind), keep) != 0)
+	if (subset_select(&ws, argv + optind, (size_t)(argc - optind), keep) != 0) {
+		free(keep);
 		return VX_EXIT_USAGE;
+	}
 	o.full = o.docker ? path_join(o.dir, "full") : xstrdup(o.dir);
 	int rc = write_all(&ws, keep, &o);
 	free(o.full);
