@@ -27,9 +27,10 @@ static const char usage[] =
 	"\n"
 	"Write into DIR the part of the workspace the packages PKG... need: them and\n"
 	"every workspace package they depend on (dependencies of every kind, as\n"
-	"vx-graph resolves them), the root files (package.json with its workspaces\n"
-	"cut to those packages, pnpm-workspace.yaml, vx.json, turbo.json, .npmrc)\n"
-	"and the lockfile pruned to what they reach (package-lock.json, pnpm-lock.yaml;\n"
+	"vx-graph resolves them), the root's files (package.json with its workspaces\n"
+	"cut to those packages; every other file at the root but dotfiles, and of\n"
+	"those .npmrc, .yarnrc.yml, .pnpmfile.cjs, .nvmrc, .node-version) and the\n"
+	"lockfile pruned to what they reach (package-lock.json, pnpm-lock.yaml;\n"
 	"yarn.lock and bun.lock are copied whole, with a warning).\n"
 	"\n"
 	"  --docker        DIR/json: the package.json files, the workspace files and\n"
@@ -48,13 +49,14 @@ static const char usage[] =
 	"Exit status: 0 success, 1 failure (DIR not empty, a lockfile it cannot prune,\n"
 	"a write), 2 usage or config error (an unknown PKG).\n";
 
-/* the root files copied beside the packages; json: into json/ too */
+/* The root's dotfiles copied (the others are not: .env and the like may
+ * hold secrets a Docker context must not get); json: into json/ too, as
+ * what an install reads */
 static const struct {
 	const char *name;
 	bool json;
-} root_files[] = {
-	{"pnpm-workspace.yaml", true}, {".npmrc", true}, {"vx.json", false},
-	{"turbo.json", false}, {".yarnrc.yml", true}, {".nvmrc", false},
+} dot_files[] = {
+	{".npmrc", true}, {".yarnrc.yml", true}, {".pnpmfile.cjs", true}, {".nvmrc", false},
 	{".node-version", false},
 };
 
@@ -125,6 +127,45 @@ static int prune_lock(const struct workspace *ws, char *const *dirs, size_t ndir
 	return 0;
 }
 
+/* Every regular file and symlink at the root but package.json (written
+ * apart), the lockfiles (pruned apart) and the dotfiles not listed above:
+ * the shared configs a package's build reads (tsconfig.base.json,
+ * turbo.json, vx.json, pnpm-workspace.yaml) come along. */
+static int copy_root_files(const struct workspace *ws, const struct out *o)
+{
+	char **names = tree_root_files(ws);
+	if (!names)
+		return -1;
+	int rc = 0;
+	for (size_t i = 0; names[i]; i++) {
+		const char *nm = names[i];
+		bool skip = strcmp(nm, "package.json") == 0, json = strcmp(nm, "pnpm-workspace.yaml") == 0;
+		for (size_t k = 0; k < sizeof(lockfiles) / sizeof(*lockfiles); k++)
+			skip |= strcmp(nm, lockfiles[k].name) == 0;
+		if (nm[0] == '.') {
+			skip = true;
+			for (size_t k = 0; k < sizeof(dot_files) / sizeof(*dot_files); k++)
+				if (strcmp(nm, dot_files[k].name) == 0) {
+					skip = false;
+					json = dot_files[k].json;
+				}
+		}
+		if (!skip && !rc) {
+			char *dst = path_join(o->full, nm);
+			rc = tree_copy_file(ws, nm, dst) < 0 ? -1 : 0;
+			free(dst);
+		}
+		if (!skip && !rc && json && o->docker) {
+			char *j = xasprintf("%s/json/%s", o->dir, nm);
+			rc = tree_copy_file(ws, nm, j) < 0 ? -1 : 0;
+			free(j);
+		}
+		free(names[i]);
+	}
+	free(names);
+	return rc;
+}
+
 static int write_all(const struct workspace *ws, const bool *keep, const struct out *o)
 {
 	cJSON *wsl = subset_workspaces(ws, keep);
@@ -176,17 +217,8 @@ static int write_all(const struct workspace *ws, const bool *keep, const struct 
 		free(mpath);
 		free(man);
 	}
-	for (size_t i = 0; !rc && i < sizeof(root_files) / sizeof(*root_files); i++) {
-		char *dst = path_join(o->full, root_files[i].name);
-		int r = tree_copy_file(ws, root_files[i].name, dst);
-		free(dst);
-		if (r == 0 && o->docker && root_files[i].json) {
-			char *j = xasprintf("%s/json/%s", o->dir, root_files[i].name);
-			r = tree_copy_file(ws, root_files[i].name, j);
-			free(j);
-		}
-		rc = r < 0 ? -1 : 0;
-	}
+	if (!rc)
+		rc = copy_root_files(ws, o);
 	/* the lockfile at the top; with --docker in json/ too, as turbo does */
 	if (!rc && lk.text) {
 		char *top = path_join(o->dir, lk.name);

@@ -61,6 +61,41 @@ int tree_prepare(const char *out)
 	return empty ? 0 : -1;
 }
 
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+char **tree_root_files(const struct workspace *ws)
+{
+	DIR *d = opendir(ws->root);
+	if (!d) {
+		err_warn_errno("unable to list '%s'", ws->root);
+		return NULL;
+	}
+	char **names = NULL;
+	size_t n = 0, alloc = 0;
+	struct dirent *de;
+	while ((de = readdir(d))) {
+		unsigned char t = de->d_type;
+		if (t == DT_UNKNOWN) {
+			struct stat st;
+			if (fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0)
+				continue;
+			t = S_ISREG(st.st_mode) ? DT_REG : S_ISLNK(st.st_mode) ? DT_LNK : DT_DIR;
+		}
+		if (t != DT_REG && t != DT_LNK)
+			continue;
+		XGROW(names, n + 2, alloc);
+		names[n++] = xstrdup(de->d_name);
+	}
+	closedir(d);
+	XGROW(names, n + 1, alloc);
+	names[n] = NULL;
+	qsort(names, n, sizeof(*names), cmp_str);
+	return names;
+}
+
 int tree_write(const char *path, const char *data, size_t n, mode_t mode)
 {
 	if (mkparent(path) != 0)

@@ -18,6 +18,10 @@
 #include "model.h"
 
 int tree_prepare(const char *out);
+/* The names of the regular files and symlinks directly in the workspace
+ * root, sorted, in a NULL-terminated array (each name and the array
+ * malloc'd); NULL after an error line. */
+char **tree_root_files(const struct workspace *ws);
 int tree_write(const char *path, const char *data, size_t n, mode_t mode);
 /* root-relative file rel of the workspace copied to dst; 1 when it is absent */
 int tree_copy_file(const struct workspace *ws, const char *rel, const char *dst);

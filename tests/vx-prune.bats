@@ -36,9 +36,13 @@ lock_keys() {
 	node -e 'for (const k of Object.keys(require(require("path").resolve(process.argv[1])).packages)) console.log(k || "(root)")' "$1"
 }
 
-@test "prune app: app and lib with their sources, other left out, the root's workspaces cut to them" {
+@test "prune app: app and lib with their sources, other left out, the root's files, its workspaces cut to them" {
 	fixture npm
 	put packages/app/src/deep/note.txt "kept"
+	put tsconfig.base.json '{ "compilerOptions": {} }'
+	put .env "SECRET=1"
+	put .npmrc "fund=false"
+	mkdir -p tools && put tools/gen.sh "not a package"
 	run vx prune app
 	assert_success
 	assert_output --partial "2 packages into out: app lib"
@@ -48,6 +52,12 @@ lock_keys() {
 	assert_file_exists out/packages/lib/index.js
 	assert_file_not_exists out/packages/other/package.json
 	assert_file_not_exists out/packages/other/index.js
+	# the root's files come along (a shared config a build reads), but not
+	# its dotfiles other than the package managers' nor its directories
+	assert_file_exists out/tsconfig.base.json
+	assert_file_exists out/.npmrc
+	assert_file_not_exists out/.env
+	assert_file_not_exists out/tools/gen.sh
 	run node -p 'JSON.stringify(require("./out/package.json").workspaces)'
 	assert_output '["packages/app","packages/lib"]'
 	# a package named by its directory is the same package
