@@ -29,9 +29,9 @@ static const char usage[] =
 	"every workspace package they depend on (dependencies of every kind, as\n"
 	"vx-graph resolves them), the root's files (package.json with its workspaces\n"
 	"cut to those packages; every other file at the root but dotfiles, and of\n"
-	"those .npmrc, .yarnrc.yml, .pnpmfile.cjs, .nvmrc, .node-version) and the\n"
-	"lockfile pruned to what they reach (package-lock.json, pnpm-lock.yaml;\n"
-	"yarn.lock and bun.lock are copied whole, with a warning).\n"
+	"those .npmrc, .yarnrc.yml, .pnpmfile.cjs, .nvmrc, .node-version, .gitignore)\n"
+	"and the lockfile pruned to what they reach (package-lock.json,\n"
+	"pnpm-lock.yaml; yarn.lock and bun.lock are copied whole, with a warning).\n"
 	"\n"
 	"  --docker        DIR/json: the package.json files, the workspace files and\n"
 	"                  the lockfile (what an install needs, for a Docker layer);\n"
@@ -57,7 +57,7 @@ static const struct {
 	bool json;
 } dot_files[] = {
 	{".npmrc", true}, {".yarnrc.yml", true}, {".pnpmfile.cjs", true}, {".nvmrc", false},
-	{".node-version", false},
+	{".node-version", false}, {".gitignore", false},
 };
 
 static char *pnpm_prune(const char *text, const char *file, char *const *dirs, size_t ndirs,
