@@ -10,6 +10,8 @@
  *     dependencies, each name resolved as node does (the nearest
  *     node_modules up from the dependent's location); the root entry's
  *     "workspaces" becomes workspaces (the pruned root package.json's).
+ *     Version 2's "dependencies" (npm 6's nested tree) is cut to the same
+ *     packages.
  *   pnpm (pnpm-lock.yaml, lockfileVersion 6 or 9): the kept importers, then
  *     the packages/snapshots entries they reach. The file is machine-written
  *     with fixed indentation, so it is cut line by line: kept entries stay

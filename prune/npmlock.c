@@ -72,6 +72,38 @@ static void resolve(struct reach *r, const char *loc, const char *name)
 	free(dir);
 }
 
+static bool kept_dir(char *const *dirs, size_t ndirs, const char *dir)
+{
+	for (size_t i = 0; i < ndirs; i++)
+		if (strcmp(dirs[i], dir) == 0)
+			return true;
+	return false;
+}
+
+/* lockfileVersion 2's "dependencies" (npm 6's tree, nested by name) cut the
+ * same way: the entry for name under location prefix is "packages"'
+ * prefix + "node_modules/" + name; a workspace's ("version": "file:DIR")
+ * is DIR, its nested entries under DIR/. */
+static void prune_legacy(cJSON *deps, const char *prefix, const struct strmap *seen,
+	char *const *dirs, size_t ndirs)
+{
+	for (cJSON *next, *e = cJSON_IsObject(deps) ? deps->child : NULL; e; e = next) {
+		next = e->next;
+		const cJSON *v = cJSON_GetObjectItemCaseSensitive(e, "version");
+		bool ws = cJSON_IsString(v) && strncmp(v->valuestring, "file:", 5) == 0;
+		char *loc = ws ? xstrdup(v->valuestring + 5) : xasprintf("%snode_modules/%s", prefix, e->string);
+		bool keep = ws ? kept_dir(dirs, ndirs, loc) : strmap_get(seen, loc) != NULL;
+		if (keep) {
+			char *sub = xasprintf("%s/", loc);
+			prune_legacy(cJSON_GetObjectItemCaseSensitive(e, "dependencies"), sub, seen, dirs, ndirs);
+			free(sub);
+		} else {
+			cJSON_Delete(cJSON_DetachItemViaPointer(deps, e));
+		}
+		free(loc);
+	}
+}
+
 static const char *const dep_fields[] = {
 	"dependencies", "optionalDependencies", "peerDependencies", "devDependencies",
 };
@@ -105,9 +137,8 @@ char *npmlock_prune(const char *text, const char *file, char *const *dirs, size_
 		const cJSON *res = cJSON_GetObjectItemCaseSensitive(e, "resolved");
 		if (!cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(e, "link")) || !cJSON_IsString(res))
 			continue;
-		for (size_t i = 0; i < ndirs; i++)
-			if (strcmp(dirs[i], res->valuestring) == 0)
-				push(&r, e->string);
+		if (kept_dir(dirs, ndirs, res->valuestring))
+			push(&r, e->string);
 	}
 	while (r.ntodo) {
 		char *loc = r.todo[--r.ntodo];
@@ -138,6 +169,7 @@ char *npmlock_prune(const char *text, const char *file, char *const *dirs, size_
 	if (root && workspaces && cJSON_GetObjectItemCaseSensitive(root, "workspaces"))
 		cJSON_ReplaceItemInObjectCaseSensitive(root, "workspaces",
 			cJSON_Duplicate(workspaces, 1));
+	prune_legacy(cJSON_GetObjectItemCaseSensitive(lock, "dependencies"), "", &r.seen, dirs, ndirs);
 	char *out = json_print_npm(lock);
 	cJSON_Delete(lock);
 	for (size_t i = 0; i < r.seen.cap; i++)

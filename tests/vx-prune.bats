@@ -240,3 +240,16 @@ packages: /@x/react-thing@1.0.0(react@18.3.1)
 packages: /loose-envify@1.4.0
 packages: /react@18.3.1"
 }
+
+@test "npm lockfile v2: its npm 6 \"dependencies\" tree is cut to the same packages, a workspace's nested ones with it" {
+	fixture npm
+	cp "$FX/locks/package-lock-v2.json" package-lock.json
+	run vx prune app
+	assert_success
+	run node -p 'Object.keys(require(require("path").resolve("out/package-lock.json")).dependencies).join(" ")'
+	assert_output "app lib ms picocolors"
+	run vx prune other --out-dir o2
+	assert_success
+	run node -p 'const d = require(require("path").resolve("o2/package-lock.json")).dependencies; Object.keys(d).join(" ") + " / " + d.other.dependencies.ms.version'
+	assert_output "is-number is-odd other / 2.0.0"
+}
