@@ -16,6 +16,10 @@
  *     the packages/snapshots entries they reach. The file is machine-written
  *     with fixed indentation, so it is cut line by line: kept entries stay
  *     byte for byte as pnpm wrote them.
+ *   yarn 1 (yarn.lock): the entries the kept packages' descriptors (seeds:
+ *     "name@range" of their package.json dependencies, devDependencies and
+ *     optionalDependencies on packages outside the workspace) reach,
+ *     line by line as for pnpm; a yarn 2+ lockfile is refused.
  * *kept and *total count the package entries kept and read. */
 #ifndef VX_PRUNE_LOCKFILE_H
 #define VX_PRUNE_LOCKFILE_H
@@ -27,6 +31,8 @@
 char *npmlock_prune(const char *text, const char *file, char *const *dirs, size_t ndirs,
 	const cJSON *workspaces, size_t *kept, size_t *total);
 char *pnpmlock_prune(const char *text, const char *file, char *const *dirs, size_t ndirs,
+	size_t *kept, size_t *total);
+char *yarnlock_prune(const char *text, const char *file, char *const *seeds, size_t nseeds,
 	size_t *kept, size_t *total);
 
 /* cJSON's formatted print with npm's layout (two spaces an indent level,

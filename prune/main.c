@@ -31,7 +31,7 @@ static const char usage[] =
 	"cut to those packages; every other file at the root but dotfiles, and of\n"
 	"those .npmrc, .yarnrc.yml, .pnpmfile.cjs, .nvmrc, .node-version, .gitignore)\n"
 	"and the lockfile pruned to what they reach (package-lock.json,\n"
-	"pnpm-lock.yaml; yarn.lock and bun.lock are copied whole, with a warning).\n"
+	"pnpm-lock.yaml, yarn 1's yarn.lock; bun.lock is copied whole, with a warning).\n"
 	"\n"
 	"  --docker        DIR/json: the package.json files, the workspace files and\n"
 	"                  the lockfile (what an install needs, for a Docker layer);\n"
@@ -60,21 +60,44 @@ static const struct {
 	{".node-version", false}, {".gitignore", false},
 };
 
-static char *pnpm_prune(const char *text, const char *file, char *const *dirs, size_t ndirs,
-	const cJSON *ws, size_t *kept, size_t *total)
+/* what a pruner is given */
+struct lockin {
+	char *const *dirs; /* the kept packages' directories, "." among them */
+	size_t ndirs;
+	const cJSON *workspaces; /* the pruned root package.json's */
+	char **seeds;            /* subset_seeds */
+};
+
+static char *npm_prune(const char *text, const char *file, const struct lockin *in,
+	size_t *kept, size_t *total)
 {
-	(void)ws; /* pnpm-workspace.yaml's globs stay: they match only what is kept */
-	return pnpmlock_prune(text, file, dirs, ndirs, kept, total);
+	return npmlock_prune(text, file, in->dirs, in->ndirs, in->workspaces, kept, total);
+}
+
+static char *pnpm_prune(const char *text, const char *file, const struct lockin *in,
+	size_t *kept, size_t *total)
+{
+	/* pnpm-workspace.yaml's globs stay: they match only what is kept */
+	return pnpmlock_prune(text, file, in->dirs, in->ndirs, kept, total);
+}
+
+static char *yarn_prune(const char *text, const char *file, const struct lockin *in,
+	size_t *kept, size_t *total)
+{
+	size_t n = 0;
+	while (in->seeds[n])
+		n++;
+	return yarnlock_prune(text, file, in->seeds, n, kept, total);
 }
 
 /* the lockfiles looked for at the root, in this order; NULL prune: copied whole */
 static const struct {
 	const char *name;
-	char *(*prune)(const char *text, const char *file, char *const *dirs, size_t ndirs,
-		const cJSON *ws, size_t *kept, size_t *total);
+	char *(*prune)(const char *text, const char *file, const struct lockin *in, size_t *kept,
+		size_t *total);
 } lockfiles[] = {
-	{"pnpm-lock.yaml", pnpm_prune}, {"package-lock.json", npmlock_prune},
-	{"npm-shrinkwrap.json", npmlock_prune}, {"yarn.lock", NULL}, {"bun.lock", NULL},
+	{"pnpm-lock.yaml", pnpm_prune}, {"package-lock.json", npm_prune},
+	{"npm-shrinkwrap.json", npm_prune}, {"yarn.lock", yarn_prune}, {"bun.lock", NULL},
 };
 
 struct out {
@@ -83,8 +106,8 @@ struct out {
 	char *full; /* where the sources go: dir, or dir/full */
 };
 
-/* The root's lockfile pruned: 0 with *name and *text (NULL text: none), or
- * -1 after an error line. */
+/* The root's lockfile, pruned where it can be, into *lk (lk->text NULL:
+ * none at the root): 0, or -1 after an error line. */
 struct lock {
 	const char *name; /* NULL: none at the root */
 	char *text;       /* NULL: none */
@@ -92,8 +115,7 @@ struct lock {
 	bool pruned;
 };
 
-static int prune_lock(const struct workspace *ws, char *const *dirs, size_t ndirs,
-	const cJSON *wsl, struct lock *lk)
+static int prune_lock(const struct workspace *ws, const struct lockin *in, struct lock *lk)
 {
 	for (size_t i = 0; i < sizeof(lockfiles) / sizeof(*lockfiles); i++) {
 		char *path = path_join(ws->root, lockfiles[i].name);
@@ -109,13 +131,13 @@ static int prune_lock(const struct workspace *ws, char *const *dirs, size_t ndir
 			return -1;
 		}
 		if (!lockfiles[i].prune) {
-			err_warn("%s is not pruned: copied whole (vx prune prunes package-lock.json "
-				 "and pnpm-lock.yaml)",
+			err_warn("%s is not pruned: copied whole (vx prune prunes package-lock.json, "
+				 "pnpm-lock.yaml and yarn 1's yarn.lock)",
 				lk->name);
 			lk->text = raw;
 			return 0;
 		}
-		lk->text = lockfiles[i].prune(raw, lk->name, dirs, ndirs, wsl, &lk->kept, &lk->total);
+		lk->text = lockfiles[i].prune(raw, lk->name, in, &lk->kept, &lk->total);
 		free(raw);
 		if (!lk->text)
 			return -1;
@@ -176,7 +198,9 @@ static int write_all(const struct workspace *ws, const bool *keep, const struct 
 			dirs[ndirs++] = ws->projects[i]->dir;
 	struct lock lk = {0};
 	/* the lockfile first: one that cannot be pruned leaves DIR untouched */
-	int rc = prune_lock(ws, dirs, ndirs, wsl, &lk);
+	struct lockin in = {.dirs = dirs, .ndirs = ndirs, .workspaces = wsl,
+		.seeds = subset_seeds(ws, keep)};
+	int rc = prune_lock(ws, &in, &lk);
 	if (!rc)
 		rc = tree_prepare(o->dir);
 	char *out_abs = path_canonical(o->dir);
@@ -242,6 +266,9 @@ static int write_all(const struct workspace *ws, const bool *keep, const struct 
 	}
 	free(out_abs);
 	free(lk.text);
+	for (size_t i = 0; in.seeds[i]; i++)
+		free(in.seeds[i]);
+	free(in.seeds);
 	free(dirs);
 	cJSON_Delete(wsl);
 	return rc;

@@ -1,11 +1,14 @@
 /* subset.c: the packages vx prune keeps (subset.h). */
 #include "subset.h"
 
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "err.h"
+#include "fileio.h"
 #include "lockfile.h"
+#include "path.h"
 
 static void keep_closure(const struct project *p, bool *keep)
 {
@@ -74,4 +77,35 @@ char *subset_manifest(const char *text, const cJSON *workspaces)
 	char *out = json_print_npm(pkg);
 	cJSON_Delete(pkg);
 	return out;
+}
+
+char **subset_seeds(const struct workspace *ws, const bool *keep)
+{
+	static const char *const fields[] = {"dependencies", "devDependencies",
+		"optionalDependencies"};
+	char **seeds = NULL;
+	size_t n = 0, alloc = 0;
+	for (size_t i = 0; i < ws->nprojects; i++) {
+		if (!keep[i])
+			continue;
+		char *path = path_join(ws->projects[i]->abs, "package.json");
+		size_t len;
+		char *text = fileio_read_at(AT_FDCWD, path, &len);
+		cJSON *pkg = text ? cJSON_Parse(text) : NULL;
+		for (size_t f = 0; f < sizeof(fields) / sizeof(*fields); f++) {
+			const cJSON *d;
+			cJSON_ArrayForEach(d, cJSON_GetObjectItemCaseSensitive(pkg, fields[f])) {
+				if (!cJSON_IsString(d) || strmap_get(&ws->by_name, d->string))
+					continue;
+				XGROW(seeds, n + 2, alloc);
+				seeds[n++] = xasprintf("%s@%s", d->string, d->valuestring);
+			}
+		}
+		cJSON_Delete(pkg);
+		free(text);
+		free(path);
+	}
+	XGROW(seeds, n + 1, alloc);
+	seeds[n] = NULL;
+	return seeds;
 }

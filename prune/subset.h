@@ -9,7 +9,9 @@
  * subset_workspaces is the kept packages' directories as a JSON array (the
  * root left out), sorted; subset_manifest is the root package.json's text
  * with its "workspaces" (or "workspaces.packages") replaced by that array,
- * or NULL when it has none (then it is copied as it is).
+ * or NULL when it has none (then it is copied as it is). subset_seeds is
+ * the kept packages' "name@range" dependencies on packages outside the
+ * workspace (yarn.lock's descriptors), NULL-terminated.
  */
 #ifndef VX_PRUNE_SUBSET_H
 #define VX_PRUNE_SUBSET_H
@@ -24,5 +26,6 @@
 int subset_select(const struct workspace *ws, char *const *names, size_t n, bool *keep);
 cJSON *subset_workspaces(const struct workspace *ws, const bool *keep);
 char *subset_manifest(const char *text, const cJSON *workspaces);
+char **subset_seeds(const struct workspace *ws, const bool *keep);
 
 #endif

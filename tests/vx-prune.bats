@@ -20,6 +20,9 @@ fixture() {
 		rm "$WS/package-lock.json"
 		cp "$FX/pnpm/pnpm-lock.yaml" "$FX/pnpm/pnpm-workspace.yaml" "$WS/"
 		sed -i 's|"lib": "\*"|"lib": "workspace:*"|' "$WS/packages/app/package.json"
+	elif [ "$1" = yarn ]; then
+		rm "$WS/package-lock.json"
+		cp "$FX/yarn/yarn.lock" "$WS/"
 	fi
 	cd "$WS" || return 1
 }
@@ -187,14 +190,19 @@ packages/other/node_modules/ms"
 	assert_failure 2
 }
 
-@test "yarn.lock is copied whole with a warning; an npm lockfile v1 is refused" {
+@test "bun.lock is copied whole with a warning, a yarn 2+ lockfile refused; an npm lockfile v1 is refused" {
 	fixture npm
 	rm package-lock.json
-	put yarn.lock "# yarn lockfile v1"
+	put bun.lock "{ }"
 	run vx prune app
 	assert_success
-	assert_output --partial "yarn.lock is not pruned: copied whole"
-	assert_file_contains out/yarn.lock "yarn lockfile v1"
+	assert_output --partial "bun.lock is not pruned: copied whole"
+	assert_file_exists out/bun.lock
+	rm bun.lock
+	printf '__metadata:\n  version: 8\n' > yarn.lock
+	run vx prune app --out-dir o1
+	assert_failure 1
+	assert_output --partial "yarn.lock: __metadata: a yarn 2+ (berry) lockfile is not pruned"
 	rm yarn.lock
 	put package-lock.json '{ "name": "x", "lockfileVersion": 1, "dependencies": {} }'
 	run vx prune app --out-dir o2
@@ -252,4 +260,29 @@ packages: /react@18.3.1"
 	assert_success
 	run node -p 'const d = require(require("path").resolve("o2/package-lock.json")).dependencies; Object.keys(d).join(" ") + " / " + d.other.dependencies.ms.version'
 	assert_output "is-number is-odd other / 2.0.0"
+}
+
+@test "yarn 1: yarn.lock keeps what app and lib reach; it installs offline with --frozen-lockfile and vx run build builds app" {
+	fixture yarn
+	run vx prune app
+	assert_success
+	assert_output --partial "yarn.lock: 2 of 5 packages kept"
+	run grep -E '^[^ #]' out/yarn.lock
+	assert_output "ms@2.1.3:
+picocolors@1.1.1:"
+	run vx prune other --out-dir o2
+	assert_success
+	run grep -E '^[^ #]' o2/yarn.lock
+	assert_output "is-number@^6.0.0:
+is-odd@3.0.1:
+ms@2.0.0:"
+	caches
+	cd out
+	run "$CACHES/yarn" install --offline --frozen-lockfile --non-interactive --cache-folder "$CACHES/yarn-cache"
+	assert_success
+	assert_file_exists node_modules/picocolors/package.json
+	assert_file_not_exists node_modules/is-odd/package.json
+	run vx run build
+	assert_success
+	assert_file_contains packages/app/dist/out.txt "app built: 2s"
 }
