@@ -16,24 +16,10 @@
 
 static int mkdirs(const char *dir)
 {
-	char *d = xstrdup(dir);
-	int rc = 0;
-	for (char *p = d + 1;; p++) {
-		if (*p && *p != '/')
-			continue;
-		char c = *p;
-		*p = '\0';
-		if (mkdir(d, 0755) != 0 && errno != EEXIST) {
-			err_warn_errno("unable to make the directory '%s'", d);
-			rc = -1;
-			break;
-		}
-		*p = c;
-		if (!c)
-			break;
-	}
-	free(d);
-	return rc;
+	if (path_mkdirs(dir) == 0)
+		return 0;
+	err_warn_errno("unable to make the directory '%s'", dir);
+	return -1;
 }
 
 static int mkparent(const char *path)
