@@ -179,13 +179,15 @@ FUZZ_BUILD := build/fuzz
 FUZZ_SAN   := -fsanitize=address,undefined -fno-sanitize-recover=all
 # the modules' own warnings are gcc's -Werror job (above); clang's may differ
 FUZZ_CFLAGS := -g -O1 -fno-omit-frame-pointer $(FUZZ_SAN) -Wall -Wextra
-FUZZ_NAMES := glob statcache jsonl netpat http socks request config dns
+FUZZ_NAMES := glob statcache jsonl netpat http socks request config dns lockfile
 FUZZ_BIN   := $(addprefix $(FUZZ_BUILD)/fuzz_,$(FUZZ_NAMES))
 FUZZ_COMMON := $(patsubst %.c,$(FUZZ_BUILD)/%.o,$(wildcard libcommon/*.c))
 $(FUZZ_BUILD)/fuzz_http $(FUZZ_BUILD)/fuzz_socks: FUZZ_MODS = $(FUZZ_BUILD)/proxy/$(@F:fuzz_%=%).o
 $(FUZZ_BUILD)/fuzz_request: FUZZ_MODS = $(FUZZ_BUILD)/sandbox/request.o
 $(FUZZ_BUILD)/fuzz_dns: FUZZ_MODS = $(FUZZ_BUILD)/sandbox/dns.o
 $(FUZZ_BUILD)/fuzz_config: FUZZ_MODS = $(FUZZ_BUILD)/graph/config.o $(FUZZ_BUILD)/init/vxedit.o
+FUZZ_PRUNE := $(FUZZ_BUILD)/prune/pnpmlock.o $(FUZZ_BUILD)/prune/yarnlock.o $(FUZZ_BUILD)/prune/npmlock.o
+$(FUZZ_BUILD)/fuzz_lockfile: FUZZ_MODS = $(FUZZ_PRUNE)
 
 $(FUZZ_BUILD)/%.o: %.c
 	@mkdir -p $(dir $@)
@@ -199,8 +201,8 @@ $(FUZZ_BUILD)/libcommon.a: $(FUZZ_COMMON)
 $(FUZZ_BUILD)/fuzz_%: tests/fuzz/fuzz_%.c $(wildcard tests/fuzz/*.h) $(FUZZ_BUILD)/libcommon.a \
 		$(FUZZ_BUILD)/proxy/http.o $(FUZZ_BUILD)/proxy/socks.o \
 		$(FUZZ_BUILD)/sandbox/request.o $(FUZZ_BUILD)/sandbox/dns.o $(FUZZ_BUILD)/graph/config.o \
-		$(FUZZ_BUILD)/init/vxedit.o
-	$(FUZZ_CC) $(CPPFLAGS) -Itests/fuzz -Ikey -Iproxy -Igraph -Iinit -fsanitize=fuzzer \
+		$(FUZZ_BUILD)/init/vxedit.o $(FUZZ_PRUNE)
+	$(FUZZ_CC) $(CPPFLAGS) -Itests/fuzz -Ikey -Iproxy -Igraph -Iinit -Iprune -fsanitize=fuzzer \
 		$(FUZZ_CFLAGS) -Werror -o $@ $< $(FUZZ_MODS) $(FUZZ_BUILD)/libcommon.a $(LDLIBS)
 
 fuzz-build:

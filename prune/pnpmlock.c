@@ -120,8 +120,10 @@ static void read_refs(struct lock *l, struct entry *e)
 {
 	bool in_map = false;
 	char *pending = NULL; /* an importer's "name:" awaiting its version: */
-	for (const char *p = l->text + e->from, *eol; p < l->text + e->to; p = eol + 1) {
+	for (const char *p = l->text + e->from, *eol; p < l->text + e->to; p = *eol ? eol + 1 : eol) {
 		eol = strchr(p, '\n');
+		if (!eol)
+			eol = p + strlen(p); /* the last line, with no newline */
 		if (p == l->text + e->from)
 			continue;
 		size_t ind = indent(p);
