@@ -35,7 +35,8 @@ endif
 PROGS := vx vx-graph $(if $(wildcard key/main.c),vx-key) $(if $(wildcard cache/main.c),vx-cache) \
          $(if $(wildcard sandbox/main.c),vx-sandbox) $(if $(wildcard proxy/main.c),vx-proxy) \
          $(if $(wildcard report/main.c),vx-report) $(if $(wildcard watch/main.c),vx-watch) \
-         $(if $(wildcard pick/main.c),vx-pick) $(if $(wildcard init/main.c),vx-init)
+         $(if $(wildcard pick/main.c),vx-pick) $(if $(wildcard init/main.c),vx-init) \
+         $(if $(wildcard prune/main.c),vx-prune)
 
 COMMON_OBJ := $(patsubst %.c,$(BUILD)/%.o,$(wildcard libcommon/*.c))
 GRAPH_OBJ  := $(patsubst %.c,$(BUILD)/%.o,$(wildcard graph/*.c))
@@ -47,6 +48,9 @@ WATCH_OBJ  := $(patsubst %.c,$(BUILD)/%.o,$(wildcard watch/*.c))
 PICK_OBJ   := $(patsubst %.c,$(BUILD)/%.o,$(wildcard pick/*.c))
 # vx-init finds the workspace as vx-graph does, with its modules
 INIT_OBJ   := $(patsubst %.c,$(BUILD)/%.o,$(wildcard init/*.c)) $(BUILD)/graph/workspace.o \
+              $(BUILD)/graph/gcache.o $(BUILD)/graph/diag.o
+# vx-prune finds the workspace and its packages' dependencies as vx-graph does
+PRUNE_OBJ  := $(patsubst %.c,$(BUILD)/%.o,$(wildcard prune/*.c)) $(BUILD)/graph/workspace.o \
               $(BUILD)/graph/gcache.o $(BUILD)/graph/diag.o
 # the cache module is linked into the driver (which restores and saves) and
 # into vx-cache (the same operations by hand)
@@ -143,6 +147,12 @@ $(BINDIR)/vx-init: $(INIT_OBJ) $(BUILD)/libcommon.a
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
+$(patsubst %.c,$(BUILD)/%.o,$(wildcard prune/*.c)): CPPFLAGS += -Igraph
+
+$(BINDIR)/vx-prune: $(PRUNE_OBJ) $(BUILD)/libcommon.a
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
 $(BINDIR)/vx-cache: $(BUILD)/cache/main.o $(CACHE_LIB) $(BUILD)/libcommon.a
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS) $(CACHE_LDLIBS)
@@ -170,13 +180,15 @@ FUZZ_BUILD := build/fuzz
 FUZZ_SAN   := -fsanitize=address,undefined -fno-sanitize-recover=all
 # the modules' own warnings are gcc's -Werror job (above); clang's may differ
 FUZZ_CFLAGS := -g -O1 -fno-omit-frame-pointer $(FUZZ_SAN) -Wall -Wextra
-FUZZ_NAMES := glob statcache jsonl netpat http socks request config dns
+FUZZ_NAMES := glob statcache jsonl netpat http socks request config dns lockfile
 FUZZ_BIN   := $(addprefix $(FUZZ_BUILD)/fuzz_,$(FUZZ_NAMES))
 FUZZ_COMMON := $(patsubst %.c,$(FUZZ_BUILD)/%.o,$(wildcard libcommon/*.c))
 $(FUZZ_BUILD)/fuzz_http $(FUZZ_BUILD)/fuzz_socks: FUZZ_MODS = $(FUZZ_BUILD)/proxy/$(@F:fuzz_%=%).o
 $(FUZZ_BUILD)/fuzz_request: FUZZ_MODS = $(FUZZ_BUILD)/sandbox/request.o
 $(FUZZ_BUILD)/fuzz_dns: FUZZ_MODS = $(FUZZ_BUILD)/sandbox/dns.o
 $(FUZZ_BUILD)/fuzz_config: FUZZ_MODS = $(FUZZ_BUILD)/graph/config.o $(FUZZ_BUILD)/init/vxedit.o
+FUZZ_PRUNE := $(FUZZ_BUILD)/prune/pnpmlock.o $(FUZZ_BUILD)/prune/yarnlock.o $(FUZZ_BUILD)/prune/npmlock.o
+$(FUZZ_BUILD)/fuzz_lockfile: FUZZ_MODS = $(FUZZ_PRUNE)
 
 $(FUZZ_BUILD)/%.o: %.c
 	@mkdir -p $(dir $@)
@@ -190,8 +202,8 @@ $(FUZZ_BUILD)/libcommon.a: $(FUZZ_COMMON)
 $(FUZZ_BUILD)/fuzz_%: tests/fuzz/fuzz_%.c $(wildcard tests/fuzz/*.h) $(FUZZ_BUILD)/libcommon.a \
 		$(FUZZ_BUILD)/proxy/http.o $(FUZZ_BUILD)/proxy/socks.o \
 		$(FUZZ_BUILD)/sandbox/request.o $(FUZZ_BUILD)/sandbox/dns.o $(FUZZ_BUILD)/graph/config.o \
-		$(FUZZ_BUILD)/init/vxedit.o
-	$(FUZZ_CC) $(CPPFLAGS) -Itests/fuzz -Ikey -Iproxy -Igraph -Iinit -fsanitize=fuzzer \
+		$(FUZZ_BUILD)/init/vxedit.o $(FUZZ_PRUNE)
+	$(FUZZ_CC) $(CPPFLAGS) -Itests/fuzz -Ikey -Iproxy -Igraph -Iinit -Iprune -fsanitize=fuzzer \
 		$(FUZZ_CFLAGS) -Werror -o $@ $< $(FUZZ_MODS) $(FUZZ_BUILD)/libcommon.a $(LDLIBS)
 
 fuzz-build:

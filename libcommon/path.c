@@ -1,8 +1,10 @@
 #include "path.h"
 
+#include <errno.h>
 #include <pwd.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "err.h"
@@ -161,4 +163,16 @@ char *path_dirname(const char *p)
 	if (!s || s == p)
 		return xstrdup("/");
 	return xstrndup(p, (size_t)(s - p));
+}
+
+int path_mkdirs(const char *dir)
+{
+	if (mkdir(dir, 0777) == 0 || errno == EEXIST)
+		return 0;
+	if (errno != ENOENT)
+		return -1;
+	char *parent = path_dirname(dir);
+	int rc = strcmp(parent, dir) ? path_mkdirs(parent) : -1;
+	free(parent);
+	return rc ? rc : mkdir(dir, 0777) == 0 || errno == EEXIST ? 0 : -1;
 }

@@ -31,5 +31,8 @@ char *path_expand_home(const char *p);
 char *path_dirname(const char *p);
 /* Is p equal to base or below it (segment-wise)? */
 bool path_is_within(const char *base, const char *p);
+/* mkdir -p: dir and every missing parent (mode 0777 less the umask); one
+ * that exists is fine. 0, or -1 with errno. */
+int path_mkdirs(const char *dir);
 
 #endif

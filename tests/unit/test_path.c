@@ -1,5 +1,9 @@
+#include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <sys/stat.h>
 
+#include "err.h"
 #include "path.h"
 #include "unit.h"
 
@@ -66,6 +70,28 @@ int main(void)
 		d = path_dirname("/");
 		CHECK_STR(d, "/");
 		free(d);
+	}
+	/* path_mkdirs: every missing parent made, an existing one fine, a file
+	 * in the way an error */
+	{
+		char tmpl[] = "/tmp/vx-unit-path.XXXXXX";
+		CHECK(mkdtemp(tmpl) != NULL);
+		char *deep = xasprintf("%s/a/b/c", tmpl);
+		CHECK(path_mkdirs(deep) == 0);
+		struct stat st;
+		CHECK(stat(deep, &st) == 0 && S_ISDIR(st.st_mode));
+		CHECK(path_mkdirs(deep) == 0);
+		char *file = xasprintf("%s/f", tmpl), *under = xasprintf("%s/f/g", tmpl);
+		FILE *f = fopen(file, "w");
+		CHECK(f != NULL);
+		fclose(f);
+		CHECK(path_mkdirs(under) == -1 && errno == ENOTDIR);
+		char *rm = xasprintf("rm -rf '%s'", tmpl);
+		CHECK(system(rm) == 0);
+		free(rm);
+		free(under);
+		free(file);
+		free(deep);
 	}
 	return UNIT_END("path");
 }
