@@ -105,7 +105,8 @@ void ep_add(int fd, struct handle *h);
  * sockets are out of the epoll set until listen_resume_due() says. */
 extern struct listener *listen_list;
 extern bool listen_starved;
-void on_accept(struct listener *l);
+/* drain: accept until EAGAIN (a busy batch, or the task's end), else one. */
+void on_accept(struct listener *l, bool drain);
 /* Back into the epoll set once a connection has closed or a second passed. */
 void listen_resume_due(void);
 
