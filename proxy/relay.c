@@ -192,12 +192,14 @@ void relay(struct conn *c)
 	}
 }
 
-/* Connected: queue what each side is owed and start relaying. Both pipes
+/* Connected: queue what each side is owed and start relaying. The pipes
  * are taken now (from the pool, as a rule): out of descriptors, the
- * connection fails here, never a tunnel that was working. */
+ * connection fails here, never a tunnel that was working. A forwarded
+ * request without a body has sent all it sends upstream (its head goes
+ * from memory): its up direction needs no pipe. */
 void relay_start(struct conn *c)
 {
-	if (pipe_get(&c->up) < 0 || pipe_get(&c->down) < 0) {
+	if ((c->body != 0 && pipe_get(&c->up) < 0) || pipe_get(&c->down) < 0) {
 		refuse(c, 502, SOCKS_REP_FAIL, "out of file descriptors");
 		return;
 	}
