@@ -55,6 +55,7 @@ struct pump {
 	bool done;       /* all delivered */
 	bool shut;       /* shutdown(SHUT_WR) the destination when done */
 	bool blocked;    /* the destination would block */
+	bool used;       /* bytes went through the pipe */
 };
 
 enum cstate { C_HEAD, C_RESOLVE, C_CONNECT, C_RELAY };
@@ -86,6 +87,9 @@ struct conn {
 	char *upre; /* what goes upstream first once connected */
 	size_t upre_len, upre_sent;
 	long long body; /* body bytes still to come from the client; -1: a tunnel */
+	bool sniff;     /* a forwarded request's answer: its first bytes are read
+			 * (relay.c), and a response framed by Content-Length
+			 * ends when delivered, without waiting for the FIN */
 	struct pump up, down;
 	double deadline;
 	struct conn *prev, *nextc;

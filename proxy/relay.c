@@ -4,11 +4,13 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
 #include "err.h"
+#include "http.h"
 #include "loop.h"
 #include "socks.h"
 
@@ -39,6 +41,7 @@ static int pipe_get(struct pump *p)
 	}
 	p->cap = PIPE_CAP;
 	p->fills = 0;
+	p->used = false;
 	return 0;
 }
 
@@ -50,7 +53,7 @@ void pump_free(struct pump *p)
 	if (p->pipe[0] >= 0) {
 		int left = -1;
 		if (p->inpipe == 0 && p->cap == PIPE_CAP && npool_pipe < POOL_MAX &&
-		    ioctl(p->pipe[0], FIONREAD, &left) == 0 && left == 0) {
+		    (!p->used || (ioctl(p->pipe[0], FIONREAD, &left) == 0 && left == 0))) {
 			pool_pipe[npool_pipe][0] = p->pipe[0];
 			pool_pipe[npool_pipe][1] = p->pipe[1];
 			npool_pipe++;
@@ -114,6 +117,7 @@ static int pump_run(struct conn *c, struct pump *p, int from, int to, bool *rd, 
 				SPLICE_F_NONBLOCK | SPLICE_F_MOVE);
 			if (n > 0) {
 				p->inpipe += (size_t)n;
+				p->used = true;
 				if (p->limit >= 0 && (p->limit -= n) == 0)
 					p->eof = true;
 				progress = true;
@@ -164,10 +168,52 @@ static int pump_run(struct conn *c, struct pump *p, int from, int to, bool *rd, 
 	return more;
 }
 
+/* The first bytes of a forwarded request's answer, read instead of
+ * spliced: when their head frames the response (http_resp_length), the
+ * down pump takes exactly its length and the connection closes once that
+ * is delivered. The client's EOF then no longer waits for the origin's
+ * FIN, a wakeup later or more (a client that reads until EOF, and every
+ * client's next request, wait on it); bytes past the framed response,
+ * which no client should read, are not relayed. 0: read or nothing yet;
+ * -1: broken. */
+static int sniff(struct conn *c)
+{
+	char b[HTTP_HEAD_MAX];
+	ssize_t n;
+	do
+		n = recv(c->ufd, b, sizeof(b), MSG_DONTWAIT);
+	while (n < 0 && errno == EINTR);
+	if (n < 0 && errno == EAGAIN) {
+		c->urd = false;
+		return 0;
+	}
+	if (n < 0 && errno != ECONNRESET)
+		return -1;
+	c->sniff = false;
+	if (n <= 0) { /* an origin's reset ends its answer, as in pump_run */
+		c->down.eof = true;
+		return 0;
+	}
+	long long total = http_resp_length(b, (size_t)n);
+	if (total >= 0) {
+		if (total < n)
+			n = (ssize_t)total;
+		c->down.limit = total - n;
+	}
+	c->down.pre = xmalloc((size_t)n);
+	memcpy(c->down.pre, b, (size_t)n);
+	c->down.prelen = (size_t)n;
+	c->down.preoff = 0;
+	c->deadline = loop_now + loop_opts.idle_timeout;
+	return 0;
+}
+
 void relay(struct conn *c)
 {
 	int up = pump_run(c, &c->up, c->cfd, c->ufd, &c->crd, &c->uwr);
-	int down = up < 0 ? 0 : pump_run(c, &c->down, c->ufd, c->cfd, &c->urd, &c->cwr);
+	int down = up < 0 || !c->sniff || !c->urd ? 0 : sniff(c);
+	if (up >= 0 && down >= 0)
+		down = pump_run(c, &c->down, c->ufd, c->cfd, &c->urd, &c->cwr);
 	if (up < 0 || down < 0) {
 		conn_close(c);
 		return;
