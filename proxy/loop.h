@@ -90,6 +90,8 @@ struct conn {
 	bool sniff;     /* a forwarded request's answer: its first bytes are read
 			 * (relay.c), and a response framed by Content-Length
 			 * ends when delivered, without waiting for the FIN */
+	bool draining;  /* that answer delivered and the client closed: the
+			 * origin's FIN is awaited (relay.c) */
 	struct pump up, down;
 	double deadline;
 	struct conn *prev, *nextc;

@@ -22,6 +22,8 @@
  * 64 MiB), past which its new pipes get one page; the task's own builds
  * spend from the same budget when vx runs unprivileged. */
 #define BULK_MAX 16
+/* Seconds an origin gets to close after its framed answer was delivered. */
+#define DRAIN_S 1.0
 
 static struct conn *again_list; /* relays that stopped with work left */
 /* a connection costs no pipe2(2) once the proxy has warmed up */
@@ -208,8 +210,47 @@ static int sniff(struct conn *c)
 	return 0;
 }
 
+/* Read what the origin still sends after its framed answer, which goes
+ * nowhere. true: it closed (or broke): nothing is left to wait for. */
+static bool origin_drained(struct conn *c)
+{
+	char sink[4096];
+	for (int i = 0; i < 16; i++) {
+		ssize_t n = recv(c->ufd, sink, sizeof(sink), MSG_DONTWAIT);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0 && errno == EAGAIN)
+			return false;
+		if (n <= 0)
+			return true;
+	}
+	return false;
+}
+
+/* A framed answer delivered: the client gets its EOF now. The origin's
+ * socket stays open until the origin's FIN (DRAIN_S at most), so that the
+ * origin closes first and TIME_WAIT stays on its side, as it did when the
+ * answer ended with that FIN: a busy proxy's ports to one origin are not
+ * tied up. */
+static void finish_framed(struct conn *c)
+{
+	if (origin_drained(c)) {
+		conn_close(c);
+		return;
+	}
+	close(c->cfd); /* also leaves the epoll set */
+	c->cfd = -1;
+	c->draining = true;
+	c->deadline = loop_now + (loop_opts.idle_timeout < DRAIN_S ? loop_opts.idle_timeout : DRAIN_S);
+}
+
 void relay(struct conn *c)
 {
+	if (c->draining) {
+		if (origin_drained(c))
+			conn_close(c);
+		return;
+	}
 	int up = pump_run(c, &c->up, c->cfd, c->ufd, &c->crd, &c->uwr);
 	int down = up < 0 || !c->sniff || !c->urd ? 0 : sniff(c);
 	if (up >= 0 && down >= 0)
@@ -219,9 +260,12 @@ void relay(struct conn *c)
 		return;
 	}
 	/* a tunnel ends when both directions have; a forwarded request when
-	 * the origin's answer has been delivered */
+	 * the origin's answer has been delivered (to its frame's end: limit 0) */
 	if (c->down.done && (c->up.done || c->body >= 0)) {
-		conn_close(c);
+		if (c->body >= 0 && c->down.limit == 0)
+			finish_framed(c);
+		else
+			conn_close(c);
 		return;
 	}
 	/* a hung-up peer that can take nothing more: nothing left to do */
