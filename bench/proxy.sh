@@ -18,7 +18,9 @@
 # new connection per request); latency of 300 requests, a new connection
 # each (curl's time_total, pooled over the rounds for p50/p99); and each
 # proxy's CPU time (user+system from /proc, workers included) over the c=50
-# run, per request: on a shared machine the figure that load moves least.
+# run and over the c=1 run, per request: on a shared machine the figure
+# that load moves least; and each round's own vx-proxy/tinyproxy ratio of
+# request rates, whose median a burst of load in one round moves less.
 # Then each proxy's RSS after all that. Prints medians, the ratios the issue's
 # targets name, and the load average before and after.
 #
@@ -212,13 +214,23 @@ for r in $(seq "$ROUNDS"); do
 		if [ "${SP[$p]}" != - ]; then
 			note "$p.socks" "$(on "$p" "$(dl_cmd "${SP[$p]}")" | speed)"
 		fi
+		t0=$(ticks "${PID[$p]:-}")
 		note "$p.r1" "$(on "$p" "$(rate_cmd 1 "${AX[$p]}" "${AP[$p]}")")"
+		if [ -n "${PID[$p]:-}" ]; then
+			note "$p.cpu1" "$(( ($(ticks "${PID[$p]}") - t0) * 1000000 / HZ / 3000 ))"
+		fi
 		t0=$(ticks "${PID[$p]:-}")
 		note "$p.r50" "$(on "$p" "$(rate_cmd 50 "${AX[$p]}" "${AP[$p]}")")"
 		if [ -n "${PID[$p]:-}" ]; then
 			note "$p.cpu" "$(( ($(ticks "${PID[$p]}") - t0) * 1000000 / HZ / 3000 ))"
 		fi
 		on "$p" "$(lat_cmd 300 "${HP[$p]}")" >> "$D/res/$p.lat"
+	done
+	# this round's own ratios: a burst of load that hits one round hits
+	# both proxies of it alike
+	for m in r1 r50; do
+		a=$(tail -n 1 "$D/res/vx-proxy.$m") b=$(tail -n 1 "$D/res/tinyproxy.$m")
+		note "pair.$m" "$(awk -v a="$a" -v b="$b" 'BEGIN {if (a+0 > 0 && b+0 > 0) printf "%.3f", a/b; else print 0}')"
 	done
 done
 LOAD1=$(cut -d' ' -f1-3 /proc/loadavg)
@@ -229,21 +241,21 @@ ratio() { awk -v a="$1" -v b="$2" 'BEGIN {if (a+0 > 0 && b+0 > 0) printf "%.2fx"
 pctof() { awk -v a="$1" -v b="$2" 'BEGIN {if (a+0 > 0 && b+0 > 0) printf "%.0f%%", 100*a/b; else print "-"}'; }
 echo "bench/proxy.sh $ROUNDS: $START-$(date -u +%H:%M) UTC, load average $LOAD0 before, $LOAD1 after; medians of $ROUNDS rounds (latency: $((ROUNDS * 300)) requests pooled)"
 echo
-echo "| path | 100 MB absolute URI | 100 MB CONNECT | 100 MB SOCKS5 | req/s c=1 | req/s c=50 | proxy CPU per request, c=50 | latency p50 | latency p99 | RSS after |"
-echo "|---|---|---|---|---|---|---|---|---|---|"
+echo "| path | 100 MB absolute URI | 100 MB CONNECT | 100 MB SOCKS5 | req/s c=1 | req/s c=50 | proxy CPU per request, c=1 | proxy CPU per request, c=50 | latency p50 | latency p99 | RSS after |"
+echo "|---|---|---|---|---|---|---|---|---|---|---|"
 for p in "${PATHS[@]}"; do
 	m=""
 	[ -n "${PID[$p]:-}" ] && m="$(rss "${PID[$p]}") MB"
-	echo "| $p | $(unit "$(get "$p.abs")" MB/s) | $(unit "$(get "$p.con")" MB/s) | $(unit "$(get "$p.socks")" MB/s) | $(get "$p.r1") | $(get "$p.r50") | $(unit "$(get "$p.cpu")" us) | $(unit "$(pct "$p" 0.5)" us) | $(unit "$(pct "$p" 0.99)" us) | $m |"
+	echo "| $p | $(unit "$(get "$p.abs")" MB/s) | $(unit "$(get "$p.con")" MB/s) | $(unit "$(get "$p.socks")" MB/s) | $(get "$p.r1") | $(get "$p.r50") | $(unit "$(get "$p.cpu1")" us) | $(unit "$(get "$p.cpu")" us) | $(unit "$(pct "$p" 0.5)" us) | $(unit "$(pct "$p" 0.99)" us) | $m |"
 done
 dabs=$(get direct.abs)
 echo
 echo "Targets (issue 6):"
 echo "- tunnel throughput >= 70% of direct: vx-proxy absolute URI $(pctof "$(get vx-proxy.abs)" "$dabs"), CONNECT $(pctof "$(get vx-proxy.con)" "$dabs"), SOCKS5 $(pctof "$(get vx-proxy.socks)" "$dabs")"
-echo "- request rate >= 2x tinyproxy: c=1 $(ratio "$(get vx-proxy.r1)" "$(get tinyproxy.r1)"), c=50 $(ratio "$(get vx-proxy.r50)" "$(get tinyproxy.r50)"); CPU per request at c=50 (user+system, the load-proof figure): tinyproxy/vx-proxy $(ratio "$(get tinyproxy.cpu)" "$(get vx-proxy.cpu)")"
+echo "- request rate >= 2x tinyproxy: c=1 $(ratio "$(get vx-proxy.r1)" "$(get tinyproxy.r1)"), c=50 $(ratio "$(get vx-proxy.r50)" "$(get tinyproxy.r50)") (median of each round's own ratio: c=1 $(get pair.r1)x, c=50 $(get pair.r50)x); CPU per request (user+system, the load-proof figure), tinyproxy/vx-proxy: c=1 $(ratio "$(get tinyproxy.cpu1)" "$(get vx-proxy.cpu1)"), c=50 $(ratio "$(get tinyproxy.cpu)" "$(get vx-proxy.cpu)")"
 echo "- RSS < 5 MB: vx-proxy $(rss "$VX_PID") MB (tinyproxy $(rss "$TINY_PID") MB, srt $(rss "$SRT_PID") MB)"
 echo "- through the bridge >= 50% of direct: absolute URI $(pctof "$(get bridge.abs)" "$dabs"), CONNECT $(pctof "$(get bridge.con)" "$dabs"), SOCKS5 $(pctof "$(get bridge.socks)" "$dabs")"
 echo "- against srt: download $(ratio "$(get vx-proxy.abs)" "$(get srt.abs)") / $(ratio "$(get vx-proxy.con)" "$(get srt.con)") / $(ratio "$(get vx-proxy.socks)" "$(get srt.socks)") (absolute URI / CONNECT / SOCKS5), requests $(ratio "$(get vx-proxy.r1)" "$(get srt.r1)") at c=1 and $(ratio "$(get vx-proxy.r50)" "$(get srt.r50)") at c=50"
 if [ -n "$VXP0" ]; then
-	echo "- after / before: requests $(ratio "$(get vx-proxy.r1)" "$(get vx-proxy-before.r1)") at c=1, $(ratio "$(get vx-proxy.r50)" "$(get vx-proxy-before.r50)") at c=50; CPU per request at c=50 before/after $(ratio "$(get vx-proxy-before.cpu)" "$(get vx-proxy.cpu)"); CONNECT $(ratio "$(get vx-proxy.con)" "$(get vx-proxy-before.con)")${VXS0:+; bridge CONNECT $(ratio "$(get bridge.con)" "$(get bridge-before.con)")}"
+	echo "- after / before: requests $(ratio "$(get vx-proxy.r1)" "$(get vx-proxy-before.r1)") at c=1 (CPU per request before/after $(ratio "$(get vx-proxy-before.cpu1)" "$(get vx-proxy.cpu1)")), $(ratio "$(get vx-proxy.r50)" "$(get vx-proxy-before.r50)") at c=50; CPU per request at c=50 before/after $(ratio "$(get vx-proxy-before.cpu)" "$(get vx-proxy.cpu)"); CONNECT $(ratio "$(get vx-proxy.con)" "$(get vx-proxy-before.con)")${VXS0:+; bridge CONNECT $(ratio "$(get bridge.con)" "$(get bridge-before.con)")}"
 fi

@@ -32,21 +32,22 @@ static void connect_next(struct conn *c)
 			c->ufd = fd;
 			c->urd = c->uwr = c->uhup = false;
 			c->state = C_CONNECT;
-			ep_add(fd, &c->hu); /* the connect's end is an edge */
-			if (!c->upre_len)
-				return;
 			/* on loopback the handshake is over by now, as a rule: the
 			 * bytes owed upstream go at once, and their send tells
-			 * (EAGAIN: still connecting, wait for the edge) */
-			ssize_t n = send(fd, c->upre, c->upre_len, MSG_NOSIGNAL | MSG_DONTWAIT);
-			if (n > 0) {
-				c->upre_sent = (size_t)n;
-				c->uwr = true;
-				relay_start(c);
+			 * (EAGAIN: still connecting, wait for the edge). The
+			 * socket joins the epoll set after that send, off the
+			 * origin's path: an ADD reports what is already ready. */
+			ssize_t n = c->upre_len ?
+				send(fd, c->upre, c->upre_len, MSG_NOSIGNAL | MSG_DONTWAIT) : 0;
+			if (n > 0 || !c->upre_len || errno == EAGAIN) {
+				ep_add(fd, &c->hu); /* the connect's end is an edge */
+				if (n > 0) {
+					c->upre_sent = (size_t)n;
+					c->uwr = true;
+					relay_start(c);
+				}
 				return;
 			}
-			if (errno == EAGAIN)
-				return;
 			c->ufd = -1; /* refused at once: the next address */
 		}
 		close(fd);

@@ -63,6 +63,8 @@ void on_http_head(struct conn *c)
 		memcpy(c->upre + head_len, c->buf + r->head_len, take);
 		c->upre_len = head_len + take;
 		c->body = cl - (long long)take;
+		/* an answer to HEAD carries a Content-Length and no body */
+		c->sniff = !(r->method_len == 4 && memcmp(r->method, "HEAD", 4) == 0);
 		if (rest > take)
 			judge_pipelined(c, c->buf + r->head_len + take, rest - take);
 	}

@@ -329,6 +329,67 @@ char *http_forward_head(const struct http_req *r, size_t *len)
 	return out;
 }
 
+long long http_resp_length(const char *buf, size_t len)
+{
+	/* status line: HTTP/1.x SP 3DIGIT (SP reason) CRLF */
+	if (len < 14 || (memcmp(buf, "HTTP/1.1 ", 9) != 0 && memcmp(buf, "HTTP/1.0 ", 9) != 0))
+		return -1;
+	for (int i = 9; i < 12; i++)
+		if (buf[i] < '0' || buf[i] > '9')
+			return -1;
+	int status = (buf[9] - '0') * 100 + (buf[10] - '0') * 10 + (buf[11] - '0');
+	if (status < 200 || status > 599 || status == 204 || status == 304)
+		return -1;
+	if (buf[12] != ' ' && buf[12] != '\r')
+		return -1;
+	long long cl = -1;
+	const char *p = buf, *end = buf + len;
+	for (;;) {
+		const char *eol = memchr(p, '\n', (size_t)(end - p));
+		if (!eol)
+			return -1; /* the head goes on past what was read */
+		if (eol == p || eol[-1] != '\r' || memchr(p, '\0', (size_t)(eol - p)) ||
+		    memchr(p, '\r', (size_t)(eol - 1 - p)))
+			return -1; /* bare LF or CR, NUL */
+		p = eol + 1;
+		if (p + 2 <= end && p[0] == '\r' && p[1] == '\n')
+			break; /* the blank line */
+		if (p < end && (*p == ' ' || *p == '\t'))
+			return -1; /* obs-fold */
+		const char *colon = memchr(p, ':', (size_t)(end - p));
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		if (!nl)
+			return -1;
+		if (!colon || colon > nl || colon == p)
+			return -1;
+		struct http_hdr h = { .name = p, .name_len = (size_t)(colon - p) };
+		for (const char *c = p; c < colon; c++)
+			if (!is_tchar((unsigned char)*c))
+				return -1;
+		if (name_is(&h, "transfer-encoding") || name_is(&h, "transfer_encoding") ||
+		    name_is(&h, "content_length"))
+			return -1;
+		if (name_is(&h, "content-length")) {
+			const char *v = colon + 1, *ve = nl - 1;
+			while (v < ve && (*v == ' ' || *v == '\t'))
+				v++;
+			while (ve > v && (ve[-1] == ' ' || ve[-1] == '\t'))
+				ve--;
+			if (cl >= 0 || ve == v || ve - v > 15)
+				return -1;
+			cl = 0;
+			for (; v < ve; v++) {
+				if (*v < '0' || *v > '9')
+					return -1;
+				cl = cl * 10 + (*v - '0');
+			}
+		}
+	}
+	if (cl < 0)
+		return -1;
+	return (long long)(p + 2 - buf) + cl;
+}
+
 static const char *status_text(int status)
 {
 	switch (status) {

@@ -61,6 +61,14 @@ enum http_result http_parse(const char *buf, size_t len, struct http_req *r,
  * `Connection: close`. Malloc'd, *len its size. */
 char *http_forward_head(const struct http_req *r, size_t *len);
 
+/* The length, head included, of the response whose head starts buf[0..len),
+ * when that head frames it beyond doubt: a final status (200-599 but 204
+ * and 304), exactly one Content-Length of plain digits, no
+ * Transfer-Encoding (nor a spelling with '_'), clean CRLF lines. -1
+ * otherwise, or when the head is not all in buf: such a response ends when
+ * the origin closes. (An answer to HEAD has no body: never ask.) */
+long long http_resp_length(const char *buf, size_t len);
+
 /* A complete error answer, `HTTP/1.1 <status> ...` with `vx-proxy: <msg>` as
  * its body and Connection: close; malloc'd. */
 char *http_error(int status, const char *msg, size_t *len);

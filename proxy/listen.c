@@ -52,7 +52,7 @@ void listen_resume_due(void)
 		resume();
 }
 
-void on_accept(struct listener *l)
+void on_accept(struct listener *l, bool drain)
 {
 	while (!listen_starved) {
 		int fd = accept4(l->fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
@@ -66,11 +66,18 @@ void on_accept(struct listener *l)
 			return;
 		}
 		struct conn *c = conn_new(l, fd);
-		ep_add(fd, &c->hc); /* bytes already there are an edge */
 		/* a client writes its request as soon as it is connected: it is
-		 * often there already, which saves a trip through epoll_wait */
+		 * often there already, which saves a trip through epoll_wait;
+		 * the socket joins the epoll set after that, off the path to
+		 * the origin (an ADD reports what is ready already) */
 		c->crd = true;
 		on_head_readable(c);
+		if (!c->closed)
+			ep_add(fd, &c->hc);
+		/* the socket is level-triggered: one alone need not be drained,
+		 * a backlog left is the next epoll_wait's event */
+		if (!drain)
+			return;
 	}
 }
 

@@ -55,6 +55,7 @@ struct pump {
 	bool done;       /* all delivered */
 	bool shut;       /* shutdown(SHUT_WR) the destination when done */
 	bool blocked;    /* the destination would block */
+	bool used;       /* bytes went through the pipe */
 };
 
 enum cstate { C_HEAD, C_RESOLVE, C_CONNECT, C_RELAY };
@@ -86,6 +87,11 @@ struct conn {
 	char *upre; /* what goes upstream first once connected */
 	size_t upre_len, upre_sent;
 	long long body; /* body bytes still to come from the client; -1: a tunnel */
+	bool sniff;     /* a forwarded request's answer: its first bytes are read
+			 * (relay.c), and a response framed by Content-Length
+			 * ends when delivered, without waiting for the FIN */
+	bool draining;  /* that answer delivered and the client closed: the
+			 * origin's FIN is awaited (relay.c) */
 	struct pump up, down;
 	double deadline;
 	struct conn *prev, *nextc;
@@ -105,7 +111,8 @@ void ep_add(int fd, struct handle *h);
  * sockets are out of the epoll set until listen_resume_due() says. */
 extern struct listener *listen_list;
 extern bool listen_starved;
-void on_accept(struct listener *l);
+/* drain: accept until EAGAIN (a busy batch, or the task's end), else one. */
+void on_accept(struct listener *l, bool drain);
 /* Back into the epoll set once a connection has closed or a second passed. */
 void listen_resume_due(void);
 

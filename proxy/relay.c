@@ -4,11 +4,13 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
 #include "err.h"
+#include "http.h"
 #include "loop.h"
 #include "socks.h"
 
@@ -20,6 +22,8 @@
  * 64 MiB), past which its new pipes get one page; the task's own builds
  * spend from the same budget when vx runs unprivileged. */
 #define BULK_MAX 16
+/* Seconds an origin gets to close after its framed answer was delivered. */
+#define DRAIN_S 1.0
 
 static struct conn *again_list; /* relays that stopped with work left */
 /* a connection costs no pipe2(2) once the proxy has warmed up */
@@ -39,6 +43,7 @@ static int pipe_get(struct pump *p)
 	}
 	p->cap = PIPE_CAP;
 	p->fills = 0;
+	p->used = false;
 	return 0;
 }
 
@@ -50,7 +55,7 @@ void pump_free(struct pump *p)
 	if (p->pipe[0] >= 0) {
 		int left = -1;
 		if (p->inpipe == 0 && p->cap == PIPE_CAP && npool_pipe < POOL_MAX &&
-		    ioctl(p->pipe[0], FIONREAD, &left) == 0 && left == 0) {
+		    (!p->used || (ioctl(p->pipe[0], FIONREAD, &left) == 0 && left == 0))) {
 			pool_pipe[npool_pipe][0] = p->pipe[0];
 			pool_pipe[npool_pipe][1] = p->pipe[1];
 			npool_pipe++;
@@ -114,6 +119,7 @@ static int pump_run(struct conn *c, struct pump *p, int from, int to, bool *rd, 
 				SPLICE_F_NONBLOCK | SPLICE_F_MOVE);
 			if (n > 0) {
 				p->inpipe += (size_t)n;
+				p->used = true;
 				if (p->limit >= 0 && (p->limit -= n) == 0)
 					p->eof = true;
 				progress = true;
@@ -164,18 +170,102 @@ static int pump_run(struct conn *c, struct pump *p, int from, int to, bool *rd, 
 	return more;
 }
 
+/* The first bytes of a forwarded request's answer, read instead of
+ * spliced: when their head frames the response (http_resp_length), the
+ * down pump takes exactly its length and the connection closes once that
+ * is delivered. The client's EOF then no longer waits for the origin's
+ * FIN, a wakeup later or more (a client that reads until EOF, and every
+ * client's next request, wait on it); bytes past the framed response,
+ * which no client should read, are not relayed. 0: read or nothing yet;
+ * -1: broken. */
+static int sniff(struct conn *c)
+{
+	char b[HTTP_HEAD_MAX];
+	ssize_t n;
+	do
+		n = recv(c->ufd, b, sizeof(b), MSG_DONTWAIT);
+	while (n < 0 && errno == EINTR);
+	if (n < 0 && errno == EAGAIN) {
+		c->urd = false;
+		return 0;
+	}
+	if (n < 0 && errno != ECONNRESET)
+		return -1;
+	c->sniff = false;
+	if (n <= 0) { /* an origin's reset ends its answer, as in pump_run */
+		c->down.eof = true;
+		return 0;
+	}
+	long long total = http_resp_length(b, (size_t)n);
+	if (total >= 0) {
+		if (total < n)
+			n = (ssize_t)total;
+		c->down.limit = total - n;
+	}
+	c->down.pre = xmalloc((size_t)n);
+	memcpy(c->down.pre, b, (size_t)n);
+	c->down.prelen = (size_t)n;
+	c->down.preoff = 0;
+	c->deadline = loop_now + loop_opts.idle_timeout;
+	return 0;
+}
+
+/* Read what the origin still sends after its framed answer, which goes
+ * nowhere. true: it closed (or broke): nothing is left to wait for. */
+static bool origin_drained(struct conn *c)
+{
+	char sink[4096];
+	for (int i = 0; i < 16; i++) {
+		ssize_t n = recv(c->ufd, sink, sizeof(sink), MSG_DONTWAIT);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0 && errno == EAGAIN)
+			return false;
+		if (n <= 0)
+			return true;
+	}
+	return false;
+}
+
+/* A framed answer delivered: the client gets its EOF now. The origin's
+ * socket stays open until the origin's FIN (DRAIN_S at most), so that the
+ * origin closes first and TIME_WAIT stays on its side, as it did when the
+ * answer ended with that FIN: a busy proxy's ports to one origin are not
+ * tied up. */
+static void finish_framed(struct conn *c)
+{
+	if (origin_drained(c)) {
+		conn_close(c);
+		return;
+	}
+	close(c->cfd); /* also leaves the epoll set */
+	c->cfd = -1;
+	c->draining = true;
+	c->deadline = loop_now + (loop_opts.idle_timeout < DRAIN_S ? loop_opts.idle_timeout : DRAIN_S);
+}
+
 void relay(struct conn *c)
 {
+	if (c->draining) {
+		if (origin_drained(c))
+			conn_close(c);
+		return;
+	}
 	int up = pump_run(c, &c->up, c->cfd, c->ufd, &c->crd, &c->uwr);
-	int down = up < 0 ? 0 : pump_run(c, &c->down, c->ufd, c->cfd, &c->urd, &c->cwr);
+	int down = up < 0 || !c->sniff || !c->urd ? 0 : sniff(c);
+	if (up >= 0 && down >= 0)
+		down = pump_run(c, &c->down, c->ufd, c->cfd, &c->urd, &c->cwr);
 	if (up < 0 || down < 0) {
 		conn_close(c);
 		return;
 	}
 	/* a tunnel ends when both directions have; a forwarded request when
-	 * the origin's answer has been delivered */
+	 * the origin's answer has been delivered (to its frame's end: limit 0) */
 	if (c->down.done && (c->up.done || c->body >= 0)) {
-		conn_close(c);
+		if (c->body >= 0 && c->down.limit == 0)
+			finish_framed(c);
+		else
+			conn_close(c);
 		return;
 	}
 	/* a hung-up peer that can take nothing more: nothing left to do */
@@ -192,12 +282,14 @@ void relay(struct conn *c)
 	}
 }
 
-/* Connected: queue what each side is owed and start relaying. Both pipes
+/* Connected: queue what each side is owed and start relaying. The pipes
  * are taken now (from the pool, as a rule): out of descriptors, the
- * connection fails here, never a tunnel that was working. */
+ * connection fails here, never a tunnel that was working. A forwarded
+ * request without a body has sent all it sends upstream (its head goes
+ * from memory): its up direction needs no pipe. */
 void relay_start(struct conn *c)
 {
-	if (pipe_get(&c->up) < 0 || pipe_get(&c->down) < 0) {
+	if ((c->body != 0 && pipe_get(&c->up) < 0) || pipe_get(&c->down) < 0) {
 		refuse(c, 502, SOCKS_REP_FAIL, "out of file descriptors");
 		return;
 	}

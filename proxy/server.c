@@ -188,7 +188,7 @@ static void check_done(void)
 		/* its backlog is judged once descriptors are back */
 		if (listen_starved)
 			continue;
-		on_accept(l);
+		on_accept(l, true);
 		bool pending = false;
 		for (struct conn *c = conn_list; c && !pending; c = c->nextc)
 			pending = c->task == l->task && !c->closed &&
@@ -216,7 +216,9 @@ int server_run(void)
 			struct handle *h = evs[i].data.ptr;
 			switch (h->kind) {
 			case H_LISTEN:
-				on_accept((struct listener *)h);
+				/* alone in its batch (one client at a time), the
+				 * accept that would only say EAGAIN is skipped */
+				on_accept((struct listener *)h, n > 1);
 				break;
 			case H_CLIENT:
 				on_conn_event((struct conn *)((char *)h - offsetof(struct conn, hc)), false, evs[i].events);

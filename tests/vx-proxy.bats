@@ -266,6 +266,26 @@ GET() {
 	refute_output --partial '"deny"'
 }
 
+@test "vx-proxy: an answer framed by Content-Length ends once delivered, not when the origin closes; bytes past its frame are not relayed" {
+	hand origin.test
+	# the origin holds its connection 5 s after the answer: the client's
+	# EOF comes with the answer's last byte
+	run -0 c --timeout 3 "$(GET origin.test:8080 /linger)"
+	assert_output --partial $'\r\n\r\nframed\n'
+	assert_line '[closed]'
+	run -0 c "$(GET origin.test:8080 /extra)"
+	assert_output --partial $'\r\n\r\nframed\n'
+	assert_line '[closed]'
+	refute_output --partial EXTRA-BYTES
+	# positive control: an answer without Content-Length goes on until the
+	# origin closes, whatever the pause between its parts
+	run -0 c "$(GET origin.test:8080 /unframed)"
+	assert_output --partial $'\r\n\r\nunframed-after-a-pause\n'
+	assert_line '[closed]'
+	records
+	refute_output --partial '"deny"'
+}
+
 @test "vx-proxy: a denied host gets 403 and one deny record naming task, host, port, reason" {
 	hand origin.test
 	run -0 c "$(GET other.test:8080 /x-denied)"

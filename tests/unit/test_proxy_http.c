@@ -101,6 +101,29 @@ int main(void)
 	CHECK(bad("POST http://a.test/ HTTP/1.1\r\nContent-Length: -1\r\n\r\n") == 400);
 	CHECK(bad("POST http://a.test/ HTTP/1.1\r\nContent-Length\t: 3\r\n\r\n") == 400);
 
+	/* a response's length, when its head frames it beyond doubt */
+#define RL(s) http_resp_length(s, strlen(s))
+	CHECK(RL("HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\nhello") == 43);
+	CHECK(RL("HTTP/1.0 404 Not Found\r\nX: y\r\ncontent-length:\t12 \r\n\r\n") == 53 + 12);
+	CHECK(RL("HTTP/1.1 200\r\nContent-Length: 0\r\n\r\n") == 35);
+	CHECK(RL("HTTP/1.1 200 OK\r\nContent-Length: 5\r\n") == -1);      /* head not all here */
+	CHECK(RL("HTTP/1.1 200 OK\r\n\r\nhello") == -1);                  /* until close */
+	CHECK(RL("HTTP/1.1 200 OK\r\nContent-Length: 5\r\nContent-Length: 5\r\n\r\n") == -1);
+	CHECK(RL("HTTP/1.1 200 OK\r\nContent-Length: 5\r\nTransfer-Encoding: chunked\r\n\r\n") == -1);
+	CHECK(RL("HTTP/1.1 200 OK\r\nTransfer_Encoding: chunked\r\nContent-Length: 5\r\n\r\n") == -1);
+	CHECK(RL("HTTP/1.1 200 OK\r\nContent-Length: +5\r\n\r\n") == -1);
+	CHECK(RL("HTTP/1.1 200 OK\r\nContent-Length: 5, 5\r\n\r\n") == -1);
+	CHECK(RL("HTTP/1.1 200 OK\r\nContent-Length : 5\r\n\r\n") == -1);
+	CHECK(RL("HTTP/1.1 200 OK\r\nX: a\n\r\nContent-Length: 5\r\n\r\n") == -1); /* bare LF */
+	CHECK(RL("HTTP/1.1 200 OK\r\nX: a\r b\r\nContent-Length: 5\r\n\r\n") == -1); /* bare CR */
+	CHECK(RL("HTTP/1.1 200 OK\r\nX: a\r\n b\r\nContent-Length: 5\r\n\r\n") == -1); /* obs-fold */
+	CHECK(RL("HTTP/1.1 100 Continue\r\nContent-Length: 5\r\n\r\n") == -1);
+	CHECK(RL("HTTP/1.1 204 No Content\r\nContent-Length: 5\r\n\r\n") == -1);
+	CHECK(RL("HTTP/1.1 304 Not Modified\r\nContent-Length: 5\r\n\r\n") == -1);
+	CHECK(RL("HTTP/2 200 OK\r\nContent-Length: 5\r\n\r\n") == -1);
+	CHECK(RL("HTTP/1.1 2000 OK\r\nContent-Length: 5\r\n\r\n") == -1);
+	CHECK(http_resp_length("HTTP/1.1 200 OK\r\nContent-Length: 5\r\nX: \0\r\n\r\n", 46) == -1);
+
 	/* SOCKS5 */
 	size_t used = 0;
 	struct socks_req s;
