@@ -11,6 +11,8 @@
 # paired by round (target: within 1.3x wall).
 #   OLD=path/to/bin   adds the same two rows for that build of vx (before and
 #                     after in one run)
+#   NEW=path/to/bin   the build measured (default: this checkout's bin/; a
+#                     copy lets you rebuild while it runs)
 #   VX_PERTASK_N=N    the number of packages (default 200)
 #   VX_PERTASK_KEEP=1 leaves the trees in place (their directory is printed)
 # needs python3; no network, no root (run it as root too for the root rows).
@@ -38,7 +40,7 @@ sandboxed() { # TREE
 	grep -q '"sandbox"' "$1/packages/p0/vx.json" || { echo "bench/pertask.sh: unable to add the sandbox block" >&2; exit 1; }
 }
 
-bins=("new:$here/bin")
+bins=("new:$(cd "${NEW:-$here/bin}" && pwd)")
 [ -n "${OLD:-}" ] && bins+=("old:$(cd "$OLD" && pwd)")
 cmds=()
 for b in "${bins[@]}"; do
