@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "canonmemo.h"
 #include "err.h"
 #include "glob.h"
 #include "path.h"
@@ -15,7 +16,7 @@ enum { HOLDS_HOME = 0 }; /* names[0] when HOME is set: refused only at or above 
 
 static void add(struct homegrant *h, const char *dir, const char *name)
 {
-	char *lex = path_normalize(dir), *canon = path_canonical_would_be(lex);
+	char *lex = path_normalize(dir), *canon = canonmemo_get(&h->canon, lex);
 	h->dirs = xrealloc(h->dirs, (h->n + 1) * 2 * sizeof(char *));
 	h->names = xrealloc(h->names, (h->n + 1) * sizeof(char *));
 	h->dirs[2 * h->n] = lex;
@@ -26,7 +27,7 @@ static void add(struct homegrant *h, const char *dir, const char *name)
 void homegrant_init(struct homegrant *h, const char *home, const char *path, const char *root)
 {
 	memset(h, 0, sizeof(*h));
-	strmap_init(&h->canon);
+	canonmemo_init(&h->canon);
 	char *rootc = root ? path_canonical_would_be(root) : NULL;
 	if (!home || !*home) {
 		/* where path_expand_home takes "~" from then */
@@ -55,7 +56,7 @@ void homegrant_init(struct homegrant *h, const char *home, const char *path, con
 		/* "" and relative entries name the cwd of whoever runs: none is a
 		 * place the user's shell finds, nor are vx's own in the workspace */
 		if (dir[0] == '/') {
-			char *lex = path_normalize(dir), *canon = path_canonical_would_be(lex);
+			char *lex = path_normalize(dir), *canon = canonmemo_get(&h->canon, lex);
 			bool ours = rootc && (path_is_within(rootc, canon) ||
 						     (root && path_is_within(root, lex)));
 			if (!ours) {
@@ -69,31 +70,6 @@ void homegrant_init(struct homegrant *h, const char *home, const char *path, con
 		free(dir);
 	}
 	free(rootc);
-}
-
-/* path_canonical_would_be, memoised directory by directory: one lstat per
- * new component instead of a realpath (a readlink per component) per grant. */
-static char *canon_of(struct homegrant *h, const char *path)
-{
-	char *got = strmap_get(&h->canon, path), *r;
-	struct stat st;
-	if (got)
-		return xstrdup(got);
-	if (!strcmp(path, "/") || path[0] != '/') {
-		r = xstrdup(path);
-	} else {
-		char *parent = path_dirname(path), *cp = canon_of(h, parent);
-		r = path_join(cp, strrchr(path, '/') + 1);
-		if (lstat(r, &st) == 0 && S_ISLNK(st.st_mode)) {
-			char *t = path_canonical_would_be(r);
-			free(r);
-			r = t;
-		}
-		free(parent);
-		free(cp);
-	}
-	strmap_put(&h->canon, xstrdup(path), xstrdup(r));
-	return r;
 }
 
 /* Does grant a (a directory it binds whole) reach dir d: d is a, inside a,
@@ -113,7 +89,7 @@ char *homegrant_refusal(struct homegrant *h, const char *pat, bool file)
 		free(lex);
 		lex = d;
 	}
-	char *canon = canon_of(h, lex);
+	char *canon = canonmemo_get(&h->canon, lex);
 	const char *hit = NULL;
 	for (size_t i = 0; i < h->n && !hit; i++) {
 		bool home = h->home && i == HOLDS_HOME;
@@ -155,11 +131,6 @@ void homegrant_free(struct homegrant *h)
 	free(h->dirs);
 	free(h->names);
 	free(h->home);
-	for (size_t i = 0; i < h->canon.cap; i++)
-		if (h->canon.keys[i]) {
-			free((char *)h->canon.keys[i]);
-			free(h->canon.vals[i]);
-		}
-	strmap_free(&h->canon);
+	canonmemo_free(&h->canon);
 	memset(h, 0, sizeof(*h));
 }

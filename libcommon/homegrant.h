@@ -19,15 +19,14 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "strmap.h"
+#include "canonmemo.h"
 
 struct homegrant {
 	char **dirs;  /* the refused directories, each as spelled and canonical */
 	char **names; /* how each is named in a refusal ("~/.local", "PATH's '/usr/bin'") */
 	size_t n;
 	char *home; /* normalised; NULL when HOME is unset or not absolute */
-	struct strmap canon; /* path -> where it resolves, both owned: a
-			      * thousand projects' dist/ share their parents */
+	struct canonmemo canon; /* a thousand projects' dist/ share their parents */
 };
 
 /* home, path: $HOME and $PATH (home NULL or "": the password entry's, as

@@ -11,7 +11,9 @@
  * redirect; inside a sealed mask, which holds no symlink, by the path below
  * the mask's fd), checks each path shows the very mount bound there, mounts
  * a fresh /proc and a minimal /dev, and pivots into it, detaching the
- * host's tree. It then reads the kernel's account of every mount and fails
+ * host's tree (a thread of its own waits out the detach's RCU grace
+ * period; pid 1 goes on once the kernel no longer has the old root in the
+ * namespace). It then reads the kernel's account of every mount and fails
  * unless each is nosuid, and each writable one nodev (but the /dev nodes and
  * devpts). 0, or -1 after one line naming the step.
  */

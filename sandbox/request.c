@@ -9,6 +9,7 @@
 
 #include <cjson/cJSON.h>
 
+#include "canonmemo.h"
 #include "err.h"
 #include "path.h"
 #include "taskreq.h"
@@ -165,14 +166,17 @@ struct sb_request *request_read(const char *file)
 	}
 	if (read_sandbox(r, file, cJSON_GetObjectItemCaseSensitive(task, "sandbox")))
 		goto out;
-	/* a relative project dir resolves against the graph's own projects */
+	/* a relative project dir resolves against the graph's own projects;
+	 * memoised, the projects' shared parents are resolved once: realpath
+	 * per project was a readlink a component, every project, every task */
+	struct canonmemo cm;
+	canonmemo_init(&cm);
 	for (size_t i = 0; i < r->nprojects; i++) {
-		char *c = path_canonical(r->projects[i].dir);
-		if (c) {
-			free(r->projects[i].dir);
-			r->projects[i].dir = c;
-		}
+		char *c = canonmemo_get(&cm, r->projects[i].dir);
+		free(r->projects[i].dir);
+		r->projects[i].dir = c;
 	}
+	canonmemo_free(&cm);
 	/* the environment policy alone, in the task record's shape */
 	r->env = cJSON_CreateObject();
 	static const char *const envm[] = {"envMode", "passThroughEnv", "cache"};

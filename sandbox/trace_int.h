@@ -70,12 +70,14 @@ struct out {
 
 struct dlink {
 	char *name, *target; /* target NULL until first followed */
+	bool none;           /* a large directory's name found no link */
 };
 
 struct dent {
 	char *path;
 	unsigned gen;     /* valid while equal to the tracer's generation */
 	bool opaque;      /* unreadable: lstat each name */
+	bool large;       /* not listed: each name lstat'd once, the answer kept */
 	struct strmap links;
 };
 

@@ -25,7 +25,15 @@
  * when its stop is judged and again at its exit stop, so an entry listed
  * while the call was in flight goes too. A directory that cannot be listed
  * falls back to an lstat per component; one that does not exist is not
- * cached (the rest of the path is lexical, as the kernel would find it). */
+ * cached (the rest of the path is lexical, as the kernel would find it).
+ * A large directory (/usr/bin, /usr/lib/x86_64-linux-gnu: thousands of
+ * entries, of which a task's loader and exec stops ask about a few) is not
+ * listed either: each name is lstat'd when first asked about and the
+ * answer, link or not, kept under the same generation as a listing. */
+
+/* Past this size (st_size of the directory: ext4 blocks, tmpfs 20 bytes an
+ * entry) a listing costs more than the lstats a task's lookups make. */
+#define DCACHE_LIST_MAX 16384
 
 static void dent_clear(struct dent *d)
 {
@@ -81,6 +89,14 @@ static struct dent *dir_get(struct dcache *c, const char *dir)
 	dent_clear(d);
 	d->gen = c->gen;
 	d->opaque = true;
+	d->large = false;
+	struct stat dst;
+	if (fd >= 0 && !fstat(fd, &dst) && dst.st_size > DCACHE_LIST_MAX) {
+		d->opaque = false;
+		d->large = true;
+		close(fd);
+		return d;
+	}
 	if (fd < 0 || !(dh = fdopendir(fd))) {
 		if (fd >= 0)
 			close(fd);
@@ -147,7 +163,13 @@ static int is_link(struct dcache *c, const char *dir, const char *name, const ch
 		*target = l->target;
 		return 1;
 	}
-	if (!(l = strmap_get(&d->links, name))) {
+	if (d->large && !(l = strmap_get(&d->links, name))) {
+		/* first asked: a link is kept as a listing would have it */
+		link_add(d, name);
+		l = strmap_get(&d->links, name);
+		l->none = lstat(full, &st) || !S_ISLNK(st.st_mode);
+	}
+	if (!(l = strmap_get(&d->links, name)) || l->none) {
 		free(full);
 		return 0;
 	}

@@ -291,7 +291,9 @@ print(h.recv(100).split(b"\r\n")[0].decode())
 
 @test "the task sees its own pid namespace, no capabilities, no_new_privs" {
 	run -0 sb -- sh -c 'echo $$; grep -E "^(CapEff|CapPrm|CapBnd|CapAmb|NoNewPrivs)" /proc/self/status'
-	assert_line --index 0 '2'
+	# pid 1's own, then the task: pid 2, or 3 where pid 1's thread that
+	# waits out the old root's detach took 2 first (sandbox/mounts.c)
+	assert_line --index 0 --regexp '^[23]$'
 	assert_line --regexp '^CapEff:[[:space:]]+0000000000000000$'
 	assert_line --regexp '^CapBnd:[[:space:]]+0000000000000000$'
 	assert_line --regexp '^CapAmb:[[:space:]]+0000000000000000$'
@@ -1141,7 +1143,8 @@ s = socket.socket(socket.AF_UNIX); s.bind("\0" + sys.argv[1]); s.listen(8); time
 
 @test "R-33 weakerWhenNested lets the task sandbox" {
 	ASAN_OPTIONS=detect_leaks=0 run -0 sb --read "$VX_BIN_DIR" --weaker-when-nested -- vx-sandbox --root "$WS" -- sh -c 'echo nested $$'
-	assert_output 'nested 2'
+	# the nested task's own pid namespace: pid 2, or 3 after pid 1's detach thread
+	assert_output --regexp '^nested [23]$'
 }
 
 # --- closed later: nested as root, configs made by the task, submodule .git,

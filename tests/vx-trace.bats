@@ -175,6 +175,21 @@ openat read $WS/packages/secret/token.txt ENOENT
 openat read $WS/packages/secret/token.txt ENOENT "
 }
 
+@test "the same in a large directory, whose names the tracer looks up one by one instead of listing it" {
+	# 2,000 entries: past the size at which the tracer stops listing a
+	# directory (sandbox/trace_resolve.c); a name first found no link must
+	# not stay so once the task makes it one
+	run -1 sb --read . --write out/ -- sh -c '
+		mkdir out/big && (cd out/big && seq -f "entry-with-a-long-name-%g" 2000 | xargs touch)
+		cat out/big/f
+		ln -s ../../../secret/token.txt out/big/f; cat out/big/f
+		rm out/big/f; mkdir out/big/f; cat out/big/f/none
+		cat out/big/s/token.txt; ln -s ../../../secret out/big/s; cat out/big/s/token.txt'
+	run -0 records
+	assert_output "openat read $WS/packages/secret/token.txt ENOENT 
+openat read $WS/packages/secret/token.txt ENOENT "
+}
+
 @test "the tracer (the sandbox's pid 1) runs under a seccomp filter of its own" {
 	# what that filter refuses is tried in tests/unit/test_sandbox_filter.c
 	run -0 sb --read . -- sh -c 'grep "^Seccomp:" /proc/1/status'

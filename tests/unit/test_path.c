@@ -2,7 +2,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
+#include "canonmemo.h"
 #include "err.h"
 #include "path.h"
 #include "unit.h"
@@ -92,6 +94,45 @@ int main(void)
 		free(under);
 		free(file);
 		free(deep);
+	}
+
+	/* canonmemo: path_canonical_would_be's answers, memoised: a link in
+	 * the middle (absolute and relative targets), a missing leaf and a
+	 * missing middle, asked twice (the second from the memo) */
+	{
+		char tmpl[] = "/tmp/vx-unit-canon-XXXXXX", *top = mkdtemp(tmpl), *base;
+		CHECK(top != NULL);
+		base = path_canonical(top);
+		char *real = path_join(base, "real"), *sub = path_join(base, "real/sub");
+		char *abs = path_join(base, "abs"), *rel = path_join(base, "rel");
+		CHECK(mkdir(real, 0700) == 0 && mkdir(sub, 0700) == 0);
+		CHECK(symlink(real, abs) == 0 && symlink("real/sub", rel) == 0);
+		const char *asks[][2] = {{"abs/sub", "real/sub"}, {"rel", "real/sub"},
+			{"rel/x", "real/sub/x"}, {"abs/none/y", "real/none/y"},
+			{"real/sub", "real/sub"}, {"none", "none"}};
+		struct canonmemo m;
+		canonmemo_init(&m);
+		for (int round = 0; round < 2; round++)
+			for (size_t i = 0; i < sizeof(asks) / sizeof(*asks); i++) {
+				char *q = path_join(base, asks[i][0]), *w = path_join(base, asks[i][1]);
+				char *plain = path_canonical_would_be(q);
+				CHECK_STR(plain, w);
+				owned(canonmemo_get(&m, q), w, asks[i][0]);
+				free(plain);
+				free(q);
+				free(w);
+			}
+		canonmemo_free(&m);
+		unlink(abs);
+		unlink(rel);
+		rmdir(sub);
+		rmdir(real);
+		rmdir(base);
+		free(real);
+		free(sub);
+		free(abs);
+		free(rel);
+		free(base);
 	}
 	return UNIT_END("path");
 }
