@@ -97,7 +97,8 @@ static bool ask(const cJSON *q, struct strbuf *out, bool *judged, char **off)
 		const char *line = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(rec, "line"));
 		if (type && !strcmp(type, "verdict")) {
 			*judged = true;
-			fail = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(rec, "fail"));
+			/* the boundary's judgement: the exit status is vx's own */
+			fail = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(rec, "violated"));
 			const char *tr = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(rec, "trace"));
 			const char *why = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(rec, "reason"));
 			if (tr && !strcmp(tr, "off"))

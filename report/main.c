@@ -38,8 +38,8 @@ static const char usage[] =
 	"                  end of input: vx run keeps one vx-report for a run\n"
 	"  -h, --help      this text\n"
 	"\n"
-	"Exit status: 0 the verdict passes, 1 it fails the task (a violation, or a\n"
-	"trace that did not end), 2 usage or unreadable input. With --each: 0, or\n"
+	"Exit status: 0 the verdict passes, 1 it fails the task (a violation, a\n"
+	"trace that did not end, or the task's own non-zero exit), 2 usage or unreadable input. With --each: 0, or\n"
 	"2 for a malformed line on stdin (each task's verdict is in its record).\n";
 
 /* One task: read what is named (request NULL: the trace carries it; trace

@@ -192,15 +192,21 @@ int report_read_network(struct report *r, const char *file)
 }
 
 /* The verdict record, last of a task's: who is "id" (the task's) or
- * "request" (its request's path, when nothing could be read). */
-static void put_verdict(const char *who_key, const char *who, bool fail, size_t nviol,
-	size_t nhint, const char *trace, const char *reason, size_t events)
+ * "request" (its request's path, when nothing could be read). violated:
+ * the boundary's judgement (a violation, or a trace that did not end);
+ * fail: that or the task's own exit status (exit_code; -1 unknown), so a
+ * pipe that ends in vx-report fails with the task (issue 37). */
+static void put_verdict(const char *who_key, const char *who, bool violated, int exit_code,
+	size_t nviol, size_t nhint, const char *trace, const char *reason, size_t events)
 {
 	cJSON *verdict = cJSON_CreateObject();
 	cJSON_AddStringToObject(verdict, "type", "verdict");
 	cJSON_AddNumberToObject(verdict, "v", 1);
 	cJSON_AddStringToObject(verdict, who_key, who);
-	cJSON_AddBoolToObject(verdict, "fail", fail);
+	cJSON_AddBoolToObject(verdict, "fail", violated || exit_code != 0);
+	cJSON_AddBoolToObject(verdict, "violated", violated);
+	if (exit_code >= 0)
+		cJSON_AddNumberToObject(verdict, "exit", exit_code);
 	cJSON_AddNumberToObject(verdict, "violations", (double)nviol);
 	cJSON_AddNumberToObject(verdict, "hints", (double)nhint);
 	cJSON_AddStringToObject(verdict, "trace", trace);
@@ -213,7 +219,7 @@ static void put_verdict(const char *who_key, const char *who, bool fail, size_t 
 
 void report_unreadable(const char *request)
 {
-	put_verdict("request", request, true, 0, 0, "unreadable", NULL, 0);
+	put_verdict("request", request, true, -1, 0, 0, "unreadable", NULL, 0);
 }
 
 void report_free(struct report *r)
@@ -837,7 +843,7 @@ bool report_judge(struct report *r, int exit_code)
 	nhint += fixes_put_end(&fx, r->id, r->task, exit_code, exit_code != 0 || nviol > 0 ||
 		incomplete);
 	fixes_free(&fx);
-	put_verdict("id", r->id, nviol > 0 || incomplete, nviol, nhint,
+	put_verdict("id", r->id, nviol > 0 || incomplete, exit_code, nviol, nhint,
 		incomplete && strcmp(state, "none") ? "incomplete" : state,
 		!strcmp(state, "off") ? r->off_reason : NULL, naccess);
 	cJSON_Delete(hits);
@@ -846,5 +852,5 @@ bool report_judge(struct report *r, int exit_code)
 	cJSON_Delete(vset);
 	cJSON_Delete(walls);
 	cJSON_Delete(dirs);
-	return nviol > 0 || incomplete;
+	return nviol > 0 || incomplete || exit_code != 0;
 }

@@ -49,7 +49,8 @@ int report_read_trace(struct report *r, const char *file);
  * this task (r->id, so after the request) are kept, the others skipped. */
 int report_read_network(struct report *r, const char *file);
 /* Write the records; exit_code is the task's (0: it passed). Returns true
- * when the verdict fails the task. */
+ * when the verdict fails the task: a violation, a trace that did not end,
+ * or a non-zero exit_code (the verdict's "violated" is the first two). */
 bool report_judge(struct report *r, int exit_code);
 /* The verdict of a task whose inputs could not be read (named on stderr
  * already): failed, "trace":"unreadable", the request's path for its id. */

@@ -60,8 +60,11 @@ doc_cmd() {
 		vx-sandbox --request - --trace - > '$BATS_TEST_TMPDIR/stream'"
 	assert_equal "$status" 3
 	assert_equal "$(tail -n 1 "$BATS_TEST_TMPDIR/stream")" '{"trace":"exit","status":3}'
-	run vx-report < "$BATS_TEST_TMPDIR/stream"
+	# a task that exits 3 with no violation fails the pipe: the verdict
+	# carries its status (issue 37), apart from the boundary's judgement
+	run -1 vx-report < "$BATS_TEST_TMPDIR/stream"
 	assert_line --partial "fix: allow.read: ['../../tsconfig.base.json']"
+	assert_line --partial '"fail":true,"violated":false,"exit":3,"violations":0'
 	# --exit still overrides the record: a passing task gets no such hint
 	run -0 vx-report --exit 0 < "$BATS_TEST_TMPDIR/stream"
 	refute_line --partial "tsconfig.base.json']"

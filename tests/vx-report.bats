@@ -82,7 +82,7 @@ verdict {\"fail\": true, \"violations\": 2, \"hints\": 2, \"trace\": \"end\", \"
 
 @test "a failed task names past-wall writes with the directory to grant, hidden host reads from the project, and untouched placeholders" {
 	report_uncached wall.jsonl --exit 2
-	assert_equal "$status" 0
+	assert_equal "$status" 1
 	run -0 line_of
 	assert_output "vx: @x/app#test read '../../tsconfig.base.json', which the sandbox wall hides (openat: ENOENT); fix: allow.read: ['../../tsconfig.base.json']
 vx: @x/app#test wrote past the sandbox wall (mkdir $HOME/.cache/tool/x: EROFS); fix: allow.write: ['~/.cache/tool/']
@@ -90,7 +90,7 @@ vx: @x/app#test wrote past the sandbox wall (openat $WS/packages/other/gen.txt: 
 vx: @x/app#test: write grant 'out.txt' was made an empty file the task never wrote, now removed; fix: if it names a directory, spell it 'out.txt/'
 vx: @x/app#test: every grant above with the task's own, to merge into tasks.test of packages/app/vx.json (objects merge, lists replace): {\"exec\":{\"sandbox\":{\"allow\":{\"read\":[\"src/**\",\"../../tsconfig.base.json\"],\"write\":[\"out.txt\",\"~/.cache/tool/\",\"../other/\"]},\"ignore\":{\"read\":[\"probe-*.json\"],\"write\":[\"*.bun-build\"]}}}}
 vx: @x/app#test exited 2 after a denied write: a tool stops at its first, so another run would show only the next; fix: vx init --sandbox @x/app#test learns every access in one run
-verdict {\"fail\": false, \"violations\": 0, \"hints\": 6, \"trace\": \"end\", \"events\": 5}"
+verdict {\"fail\": true, \"violations\": 0, \"hints\": 6, \"trace\": \"end\", \"events\": 5}"
 }
 
 @test "issue 18: a cached task's hidden read of a workspace file that exists is a violation, with the grant and the key input; one that exists nowhere is not" {
@@ -142,7 +142,7 @@ verdict {\"fail\": true, \"violations\": 3, \"hints\": 4, \"trace\": \"end\", \"
 	run -0 line_of
 	assert_output 'verdict {"fail": false, "violations": 0, "hints": 0, "trace": "end", "events": 11}'
 	report falsepos.jsonl --exit 1
-	assert_equal "$status" 0
+	assert_equal "$status" 1
 	run -0 line_of
 	assert_output "vx: @x/app#test read '../../config', which the sandbox wall hides (statx: ENOENT); fix: allow.read: ['../../config']
 vx: @x/app#test wrote past the sandbox wall (mkdir $WS/shared: EROFS); fix: allow.write: ['../../shared/']
@@ -150,7 +150,7 @@ vx: @x/app#test wrote past the sandbox wall (openat $WS/x.txt: EROFS); no grant 
 vx: @x/app#test wrote past the sandbox wall (openat $WS/.git/hooks/x: EROFS); no grant can open it (it holds the project, or .git, or is the workspace root); fix: write inside the project's own grants
 vx: @x/app#test: every grant above with the task's own, to merge into tasks.test of packages/app/vx.json (objects merge, lists replace): {\"exec\":{\"sandbox\":{\"allow\":{\"read\":[\"src/**\",\"../../config\"],\"write\":[\"out.txt\",\"../../shared/\"]},\"ignore\":{\"read\":[\"probe-*.json\"],\"write\":[\"*.bun-build\"]}}}}
 vx: @x/app#test exited 1 after a denied write: a tool stops at its first, so another run would show only the next; fix: vx init --sandbox @x/app#test learns every access in one run
-verdict {\"fail\": false, \"violations\": 0, \"hints\": 6, \"trace\": \"end\", \"events\": 11}"
+verdict {\"fail\": true, \"violations\": 0, \"hints\": 6, \"trace\": \"end\", \"events\": 11}"
 	refute_output --partial "E6"
 	refute_output --partial "'/dev/'"
 	refute_output --partial "'../../'"
@@ -174,14 +174,14 @@ verdict {\"fail\": false, \"violations\": 0, \"hints\": 6, \"trace\": \"end\", \
 	run -0 line_of
 	assert_output 'verdict {"fail": false, "violations": 0, "hints": 0, "trace": "end", "events": 6}'
 	report unix.jsonl --exit 1
-	assert_equal "$status" 0
+	assert_equal "$status" 1
 	run -0 line_of
 	assert_output "vx: @x/app#test: the sandbox refused 2 datagram socket(AF_UNIX) calls (socket: EPERM), since such a socket can send to one the task did not make (a host socket such as /dev/log); stream sockets and socketpair need no grant (R-32); fix: if the task needs it, allow.unixSockets: true
 vx: @x/app#test: the sandbox refused a connection to the unix socket '/run/dbus/system_bus_socket' (connect: EPERM), one the task did not make (a host socket such as docker's or a D-Bus bus; glibc's user lookups try nscd this way and go on); a socket the task binds itself, and socketpair, need no grant (R-32); fix: if the task needs that socket, allow.unixSockets: true
 vx: @x/app#test: the task dialled 203.0.113.1:443 (tcp) directly (connect: ENETUNREACH), and the sandbox has no route out: a task reaches the network only through vx-proxy, by the proxy variables (HTTPS_PROXY, HTTP_PROXY) for the hosts allow.network names; fix: make the tool use the proxy variables
 vx: @x/app#test: the task dialled [2001:db8::1]:80 (tcp) directly (connect: ENETUNREACH), and the sandbox has no route out: a task reaches the network only through vx-proxy, by the proxy variables (HTTPS_PROXY, HTTP_PROXY) for the hosts allow.network names; fix: make the tool use the proxy variables
 vx: @x/app#test: write grant 'out.txt' was made an empty file the task never wrote, now removed; fix: if it names a directory, spell it 'out.txt/'
-verdict {\"fail\": false, \"violations\": 0, \"hints\": 5, \"trace\": \"end\", \"events\": 6}"
+verdict {\"fail\": true, \"violations\": 0, \"hints\": 5, \"trace\": \"end\", \"events\": 6}"
 }
 
 report_outputs() { # report_outputs TRACE [ARGS...]: for a task with outputs lib/** and *.tsbuildinfo
@@ -316,10 +316,10 @@ verdict {\"fail\": true, \"violations\": 3, \"hints\": 3, \"trace\": \"end\", \"
 	run -0 line_of
 	assert_output 'verdict {"fail": false, "violations": 0, "hints": 0, "trace": "end", "events": 0}'
 	report_uncached dns.jsonl --exit 1
-	assert_equal "$status" 0
+	assert_equal "$status" 1
 	run -0 line_of
 	assert_output "vx: @x/app#test looked up registry.npmjs.org, example.com, a.test, b.test and 1 more itself (DNS), which a sandboxed task cannot do (the sandbox answers every lookup REFUSED): the tool ignores HTTP_PROXY/HTTPS_PROXY, the only way out; Node's own fetch and http(s) follow them only with NODE_USE_ENV_PROXY=1 (which vx sets) from Node 22.21 and 24, so Node 20's fetch fails this way; fix: run it on Node >= 22.21, or give the tool its own proxy setting (\$HTTPS_PROXY); registry.npmjs.org, example.com, a.test and b.test are not in allow.network either: add ['registry.npmjs.org', 'example.com', 'a.test', 'b.test'] for the tool to pass through the proxy
-verdict {\"fail\": false, \"violations\": 0, \"hints\": 1, \"trace\": \"end\", \"events\": 0}"
+verdict {\"fail\": true, \"violations\": 0, \"hints\": 1, \"trace\": \"end\", \"events\": 0}"
 }
 
 @test "judges vx-proxy's denies of its task by itself: a violation each, ignore.network silences, another task's are not its own" {
@@ -359,7 +359,7 @@ verdict {"fail": true, "violations": 2, "hints": 0, "trace": "off", "events": 0}
 	local one_den="$output"
 	run -0 vx-report --request "$req" --trace "$off" --exit 0
 	local one_off="$output"
-	run -0 vx-report --request "$uncached" --no-trace --exit 3
+	run -1 vx-report --request "$uncached" --no-trace --exit 3
 	local one_none="$output"
 	{
 		printf '{"type":"judge","request":"%s","trace":"%s","network":null,"exit":0}\n' "$req" "$den"
@@ -371,7 +371,7 @@ verdict {"fail": true, "violations": 2, "hints": 0, "trace": "off", "events": 0}
 	local want
 	want="$one_den
 $one_off
-{\"type\":\"verdict\",\"v\":1,\"request\":\"$req\",\"fail\":true,\"violations\":0,\"hints\":0,\"trace\":\"unreadable\",\"events\":0}
+{\"type\":\"verdict\",\"v\":1,\"request\":\"$req\",\"fail\":true,\"violated\":true,\"violations\":0,\"hints\":0,\"trace\":\"unreadable\",\"events\":0}
 $one_none"
 	assert_equal "$(grep -v "unable to open" <<< "$output")" "$want"
 	assert_output --partial "unable to open '$BATS_TEST_TMPDIR/none.jsonl'"
