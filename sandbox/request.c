@@ -137,6 +137,16 @@ struct sb_request *request_read(const char *file)
 
 	if (taskreq_read_file(file, &graph, &task))
 		goto out;
+	/* vx-graph's stream for several tasks: the first would run and the
+	 * rest be dropped without a word (issue 37); said, and nothing runs */
+	const cJSON *ntasks = cJSON_GetObjectItemCaseSensitive(graph, "tasks");
+	if (cJSON_IsNumber(ntasks) && ntasks->valuedouble > 1) {
+		err_warn("%s: the request holds %.0f tasks (the graph record's \"tasks\") and "
+			"vx-sandbox runs one; fix: pick it, as in vx-graph | vx-key | vx-pick TASK | "
+			"vx-sandbox --request -, or run one vx-sandbox per task",
+			strcmp(file, "-") ? file : "<stdin>", ntasks->valuedouble);
+		goto out;
+	}
 	r->root = xstrdup(str_member(graph, "root"));
 	projs = cJSON_GetObjectItemCaseSensitive(graph, "projects");
 	r->projects = xcalloc((size_t)cJSON_GetArraySize(projs) + 1, sizeof(*r->projects));

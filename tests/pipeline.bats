@@ -98,3 +98,15 @@ doc_cmd() {
 @test "vx-pick: --help agrees with its manual page" {
 	assert_help_matches_man vx-pick
 }
+
+@test "vx-sandbox --request - given several tasks runs none and says so, not the first alone" {
+	cd "$WS"
+	rm -f packages/*/dist/version.txt
+	run --separate-stderr bash -o pipefail -c 'vx-graph | vx-key | vx-sandbox --request - --trace -'
+	assert_equal "$status" 125
+	[[ "$stderr" == *"<stdin>: the request holds "*" tasks"*"vx-pick TASK"* ]] || fail "no line naming the fix: $stderr"
+	assert_equal "$output" ""
+	# no task ran: none wrote its output
+	run ls packages/app/dist
+	refute_output --partial version
+}
