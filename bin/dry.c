@@ -16,26 +16,6 @@
 #include "watchq.h"
 #include "wsroot.h"
 
-void dry_line(const char *id, const char *status, const char *key, bool final, bool json)
-{
-	if (!json) {
-		printf("%-7s %-32s %-11s %s\n", status, key ? key : "-",
-			key ? (final ? "final" : "provisional") : "-", id);
-		return;
-	}
-	cJSON *r = cJSON_CreateObject();
-	cJSON_AddStringToObject(r, "type", "dry");
-	cJSON_AddStringToObject(r, "id", id);
-	cJSON_AddStringToObject(r, "status", status);
-	if (key)
-		cJSON_AddStringToObject(r, "key", key);
-	else
-		cJSON_AddNullToObject(r, "key");
-	cJSON_AddBoolToObject(r, "final", key && final);
-	jsonl_write(r);
-	cJSON_Delete(r);
-}
-
 /* The status of task record i, its dependencies' statuses already in
  * done (id -> status string). */
 static const char *status_of(const cJSON *rec, struct runcache *rc, bool lookup,
@@ -111,7 +91,7 @@ int dry_main(const struct dry_opts *o)
 			continue;
 		const char *st = status_of(rec, &cache, lookup, o, &done);
 		strmap_put(&done, id, (void *)st);
-		dry_line(id, st, graphin_str(rec, "key"),
+		ui_dry_line(id, st, graphin_str(rec, "key"),
 			cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(rec, "final")), o->json);
 	}
 	strmap_free(&done);

@@ -24,7 +24,5 @@ struct dry_opts {
 };
 
 int dry_main(const struct dry_opts *o);
-/* One task's line (or "dry" record with json); key NULL when none taken. */
-void dry_line(const char *id, const char *status, const char *key, bool final, bool json);
 
 #endif

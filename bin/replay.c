@@ -13,7 +13,6 @@
 #include <xxhash.h>
 
 #include "atomicw.h"
-#include "dry.h"
 #include "err.h"
 #include "fileio.h"
 #include "jsonl.h"
@@ -327,7 +326,7 @@ int replay_try(const char *root, char *const *args, int nargs, const char *tok,
 			goto out;
 	if (dry) {
 		for (size_t i = 0; i < n; i++)
-			dry_line(t[i].id, "hit", t[i].key, true, show->json);
+			ui_dry_line(t[i].id, "hit", t[i].key, true, show->json);
 		rc_out = jsonl_out_finish();
 		goto out;
 	}

@@ -359,3 +359,23 @@ void ui_interrupted(struct ui *u, int sig)
 	err_warn("interrupted by %s: every task stopped, nothing saved",
 		sig == 2 ? "SIGINT" : "SIGTERM");
 }
+
+void ui_dry_line(const char *id, const char *status, const char *key, bool final, bool json)
+{
+	if (!json) {
+		printf("%-7s %-32s %-11s %s\n", status, key ? key : "-",
+			key ? (final ? "final" : "provisional") : "-", id);
+		return;
+	}
+	cJSON *r = cJSON_CreateObject();
+	cJSON_AddStringToObject(r, "type", "dry");
+	cJSON_AddStringToObject(r, "id", id);
+	cJSON_AddStringToObject(r, "status", status);
+	if (key)
+		cJSON_AddStringToObject(r, "key", key);
+	else
+		cJSON_AddNullToObject(r, "key");
+	cJSON_AddBoolToObject(r, "final", key && final);
+	jsonl_write(r);
+	cJSON_Delete(r);
+}

@@ -107,5 +107,8 @@ void ui_json_lines(struct cJSON *j, const char *name, const char *s, size_t n);
 void ui_warn(struct ui *u, const char *msg);
 void ui_summary(struct ui *u, size_t tasks, double ms);
 void ui_interrupted(struct ui *u, int sig);
+/* vx run --dry's line for one task (a "dry" record with json); key NULL
+ * when none was taken; shared by the dry run and its replay. */
+void ui_dry_line(const char *id, const char *status, const char *key, bool final, bool json);
 
 #endif
