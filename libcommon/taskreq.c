@@ -101,7 +101,16 @@ char *taskreq_format(const cJSON *graph, const cJSON *task, const char *proxy_so
 		cJSON_AddStringToObject(t, "proxySocket", proxy_socket);
 		task = t;
 	}
+	/* a request is one task: its graph record counts one, as vx-pick's
+	 * does (vx-sandbox refuses a count over one); the caller's record is
+	 * put back as it was */
+	cJSON *count = cJSON_GetObjectItemCaseSensitive(graph, "tasks");
+	double was = cJSON_IsNumber(count) ? count->valuedouble : 1;
+	if (cJSON_IsNumber(count))
+		cJSON_SetNumberValue(count, 1);
 	char *g = cJSON_PrintUnformatted(graph), *k = cJSON_PrintUnformatted(task);
+	if (cJSON_IsNumber(count))
+		cJSON_SetNumberValue(count, was);
 	char *text = xasprintf("%s\n%s\n", g, k);
 	cJSON_free(g);
 	cJSON_free(k);

@@ -38,7 +38,10 @@ int taskreq_read(struct jsonl_reader *rd, cJSON **graph, cJSON **task);
 /* The same from FILE ("-" is stdin). */
 int taskreq_read_file(const char *file, cJSON **graph, cJSON **task);
 /* The two lines, each ending in '\n' (malloc'd); proxy_socket, when not
- * NULL, is set as the task record's "proxySocket". */
+ * NULL, is set as the task record's "proxySocket". The graph record's
+ * "tasks" is written as 1 (a request is one task; vx-sandbox refuses more):
+ * graph's own count is set for the print and put back, so two threads
+ * must not format from one graph record at once. */
 char *taskreq_format(const cJSON *graph, const cJSON *task, const char *proxy_socket);
 
 #endif
