@@ -1,7 +1,6 @@
 #include "graphview.h"
 
 #include <errno.h>
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,6 +10,7 @@
 #include "err.h"
 #include "graphin.h"
 #include "jsonl.h"
+#include "opt.h"
 #include "run.h"
 #include "runcache.h"
 #include "strmap.h"
@@ -513,13 +513,14 @@ bool graphview_wanted(int argc, char **argv)
 
 int graphview_main(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{"dot", no_argument, NULL, 'd'},
-		{"html", required_argument, NULL, 'H'},
-		{"root", required_argument, NULL, 'r'},
-		{"filter", required_argument, NULL, 'F'},
-		{"help", no_argument, NULL, 'h'},
-		{NULL, 0, NULL, 0},
+	enum { DOT = 1, HTML, ROOT, FILTER, HELP };
+	static const struct opt_spec specs[] = {
+		{"dot", 0, OPT_FLAG, DOT},
+		{"html", 0, OPT_VALUE, HTML},
+		{"root", 0, OPT_VALUE, ROOT},
+		{"filter", 0, OPT_VALUE, FILTER},
+		{"help", 'h', OPT_FLAG, HELP},
+		{NULL, 0, 0, 0},
 	};
 	const char *root = getenv("VX_ROOT"), *html = NULL;
 	/* vx-graph's arguments: each --filter SEL, then "--" and the TASKs */
@@ -528,17 +529,19 @@ int graphview_main(int argc, char **argv)
 	int nargs = 0;
 	bool dot = false;
 	int c;
-	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
-		if (c == 'd') {
+	static struct opt_iter opts;
+	opt_init(&opts, argc, argv, specs);
+	while ((c = opt_next(&opts)) != OPT_END) {
+		if (c == DOT) {
 			dot = true;
-		} else if (c == 'H') {
-			html = optarg;
-		} else if (c == 'r') {
-			root = optarg;
-		} else if (c == 'F') {
+		} else if (c == HTML) {
+			html = opts.value;
+		} else if (c == ROOT) {
+			root = opts.value;
+		} else if (c == FILTER) {
 			args[nargs++] = "--filter";
-			args[nargs++] = optarg;
-		} else if (c == 'h') {
+			args[nargs++] = (char *)opts.value;
+		} else if (c == HELP) {
 			fputs(graph_usage, stdout);
 			return jsonl_out_finish();
 		} else {
@@ -558,8 +561,8 @@ int graphview_main(int argc, char **argv)
 	struct graphin g;
 	if (nargs)
 		args[nargs++] = "--";
-	for (int i = optind; i < argc; i++)
-		args[nargs++] = argv[i];
+	for (int i = 0; i < opts.noperands; i++)
+		args[nargs++] = opts.operands[i];
 	int rc = graphin_load(&g, root && *root ? root : NULL, args, nargs, false, false);
 
 	if (rc)

@@ -4,7 +4,6 @@
 #include "ls.h"
 
 #include <fcntl.h>
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,6 +12,7 @@
 #include "err.h"
 #include "graphin.h"
 #include "jsonl.h"
+#include "opt.h"
 
 static const char ls_usage[] =
 	"usage: vx ls [PKG...] [--json] [--output json|pretty] [--filter SEL]... [--root DIR]\n"
@@ -152,13 +152,14 @@ static void show(const cJSON *rec, bool json, int width)
 
 int ls_main(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{"json", no_argument, NULL, 'J'},
-		{"output", required_argument, NULL, 'O'},
-		{"filter", required_argument, NULL, 'F'},
-		{"root", required_argument, NULL, 'r'},
-		{"help", no_argument, NULL, 'h'},
-		{NULL, 0, NULL, 0},
+	enum { JSON = 1, OUTPUT, FILTER, ROOT, HELP };
+	static const struct opt_spec specs[] = {
+		{"json", 0, OPT_FLAG, JSON},
+		{"output", 0, OPT_VALUE, OUTPUT},
+		{"filter", 0, OPT_VALUE, FILTER},
+		{"root", 0, OPT_VALUE, ROOT},
+		{"help", 'h', OPT_FLAG, HELP},
+		{NULL, 0, 0, 0},
 	};
 	const char *root = getenv("VX_ROOT");
 	bool json = false;
@@ -166,26 +167,28 @@ int ls_main(int argc, char **argv)
 	static char **sel;
 	sel = xcalloc((size_t)argc * 2 + 1, sizeof(*sel));
 	int nsel = 0, c;
-	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+	static struct opt_iter o;
+	opt_init(&o, argc, argv, specs);
+	while ((c = opt_next(&o)) != OPT_END) {
 		switch (c) {
-		case 'J':
+		case JSON:
 			json = true;
 			break;
-		case 'O': /* turbo's spelling */
-			if (strcmp(optarg, "json") != 0 && strcmp(optarg, "pretty") != 0) {
-				err_warn("ls --output=%s: expected json or pretty", optarg);
+		case OUTPUT: /* turbo's spelling */
+			if (strcmp(o.value, "json") != 0 && strcmp(o.value, "pretty") != 0) {
+				err_warn("ls --output=%s: expected json or pretty", o.value);
 				return VX_EXIT_USAGE;
 			}
-			json = strcmp(optarg, "json") == 0;
+			json = strcmp(o.value, "json") == 0;
 			break;
-		case 'F':
+		case FILTER:
 			sel[nsel++] = "--filter";
-			sel[nsel++] = optarg;
+			sel[nsel++] = (char *)o.value;
 			break;
-		case 'r':
-			root = optarg;
+		case ROOT:
+			root = o.value;
 			break;
-		case 'h':
+		case HELP:
 			fputs(ls_usage, stdout);
 			return jsonl_out_finish();
 		default:
@@ -204,13 +207,13 @@ int ls_main(int argc, char **argv)
 	cJSON *chosen = nfilters ? selected(graphin_str(g.graph, "root"), sel, nfilters) : NULL;
 	cJSON *recs = cJSON_CreateArray();
 	int width = 0;
-	if (optind < argc) {
-		for (int i = optind; i < argc; i++) {
-			p = find_project(projects, argv[i]);
+	if (o.noperands > 0) {
+		for (int i = 0; i < o.noperands; i++) {
+			p = find_project(projects, o.operands[i]);
 			const char *name = p ? graphin_str(p, "name") : NULL;
 			if (!p || (chosen && !cJSON_HasObjectItem(chosen, name))) {
 				err_warn("ls '%s': %s; fix: name one of the packages 'vx ls%s' lists, "
-					 "by name or directory", argv[i],
+					 "by name or directory", o.operands[i],
 					 p ? "not among the packages --filter selects" : "no such package",
 					 chosen ? " --filter ..." : "");
 				rc = VX_EXIT_USAGE;
@@ -238,14 +241,14 @@ int ls_main(int argc, char **argv)
 		cJSON_AddNumberToObject(head, "packages", cJSON_GetArraySize(recs));
 		jsonl_write(head);
 		cJSON_Delete(head);
-	} else if (optind >= argc) {
+	} else if (o.noperands == 0) {
 		printf("%d package%s\n", cJSON_GetArraySize(recs),
 			cJSON_GetArraySize(recs) == 1 ? "" : "s");
 	}
 	cJSON *rec;
 	int k = 0;
 	cJSON_ArrayForEach(rec, recs) {
-		if (!json && optind < argc && k++)
+		if (!json && o.noperands > 0 && k++)
 			putchar('\n');
 		show(rec, json, width);
 	}

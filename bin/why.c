@@ -1,5 +1,4 @@
 /* vx why and vx clean. */
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -7,6 +6,7 @@
 #include "err.h"
 #include "graphin.h"
 #include "jsonl.h"
+#include "opt.h"
 #include "run.h"
 #include "explain.h"
 #include "runcache.h"
@@ -29,27 +29,32 @@ static const char why_usage[] =
 	"  --root DIR        the workspace root (default: VX_ROOT, else found from cwd)\n";
 
 /* The options vx why and vx clean share: --root DIR and --help, and vx
- * why's --summary (summary NULL: refused). Returns -1 to go on, else the
- * exit code. */
-static int root_options(int argc, char **argv, const char *usage, const char **root, bool *summary)
+ * why's --summary (summary NULL: refused). Returns -1 to go on, with the
+ * operands in it, else the exit code. */
+static int root_options(struct opt_iter *it, int argc, char **argv, const char *usage,
+	const char **root, bool *summary)
 {
-	static const struct option opts[] = {
-		{"root", required_argument, NULL, 'r'},
-		{"summary", no_argument, NULL, 's'},
-		{"help", no_argument, NULL, 'h'},
-		{NULL, 0, NULL, 0},
+	enum { ROOT = 1, SUMMARY, HELP };
+	static const struct opt_spec specs[] = {
+		{"root", 0, OPT_VALUE, ROOT},
+		{"summary", 0, OPT_FLAG, SUMMARY},
+		{"help", 'h', OPT_FLAG, HELP},
+		{NULL, 0, 0, 0},
 	};
 	int c;
 	*root = getenv("VX_ROOT");
-	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
-		if (c == 'r') {
-			*root = optarg;
-		} else if (c == 's' && summary) {
+	opt_init(it, argc, argv, specs);
+	while ((c = opt_next(it)) != OPT_END) {
+		if (c == ROOT) {
+			*root = it->value;
+		} else if (c == SUMMARY && summary) {
 			*summary = true;
-		} else if (c == 'h') {
+		} else if (c == HELP) {
 			fputs(usage, stdout);
 			return jsonl_out_finish();
 		} else {
+			if (c == SUMMARY)
+				err_warn("unknown option '--summary'");
 			fputs(usage, stderr);
 			return VX_EXIT_USAGE;
 		}
@@ -70,18 +75,19 @@ int why_main(int argc, char **argv)
 {
 	const char *root;
 	bool summary = false;
-	int rc = root_options(argc, argv, why_usage, &root, &summary);
+	static struct opt_iter o; /* its operands live as long as the run */
+	int rc = root_options(&o, argc, argv, why_usage, &root, &summary);
 	if (rc >= 0)
 		return rc;
 	if (summary)
-		return summary_why(argv + optind, argc - optind, root);
-	if (optind >= argc) {
+		return summary_why(o.operands, o.noperands, root);
+	if (o.noperands == 0) {
 		fputs(why_usage, stderr);
 		return VX_EXIT_USAGE;
 	}
 	jsonl_out_init();
 	struct graphin g;
-	rc = graphin_load(&g, root && *root ? root : NULL, argv + optind, argc - optind, true, true);
+	rc = graphin_load(&g, root && *root ? root : NULL, o.operands, o.noperands, true, true);
 	if (rc)
 		return rc;
 	const char *wsroot = graphin_str(g.graph, "root");
@@ -89,8 +95,8 @@ int why_main(int argc, char **argv)
 		const cJSON *t = g.tasks[i];
 		const char *id = graphin_str(t, "id"), *name = graphin_str(t, "name");
 		bool asked = false;
-		for (int a = optind; a < argc; a++)
-			asked |= strcmp(argv[a], id) == 0 || strcmp(argv[a], name) == 0;
+		for (int a = 0; a < o.noperands; a++)
+			asked |= strcmp(o.operands[a], id) == 0 || strcmp(o.operands[a], name) == 0;
 		if (!asked)
 			continue;
 		const char *key = graphin_str(t, "key");
@@ -138,10 +144,11 @@ static const char clean_usage[] =
 int clean_main(int argc, char **argv)
 {
 	const char *root;
-	int rc = root_options(argc, argv, clean_usage, &root, NULL);
+	static struct opt_iter o;
+	int rc = root_options(&o, argc, argv, clean_usage, &root, NULL);
 	if (rc >= 0)
 		return rc;
-	if (optind < argc) {
+	if (o.noperands > 0) {
 		fputs(clean_usage, stderr);
 		return VX_EXIT_USAGE;
 	}

@@ -40,6 +40,7 @@ int opt_next(struct opt_iter *it)
 		char *a = it->argv[it->i++];
 		if (it->no_more || a[0] != '-' || a[1] == '\0') {
 			it->operands[it->noperands++] = a;
+			it->no_more |= it->stop_at_operand;
 			continue;
 		}
 		if (strcmp(a, "--") == 0) {
@@ -67,6 +68,8 @@ int opt_next(struct opt_iter *it)
 		}
 		if (eq) {
 			it->value = eq + 1;
+		} else if (s->kind == OPT_OPTIONAL) {
+			return s->id; /* bare: value NULL */
 		} else if (it->i < it->argc && s->kind == OPT_VALUE) {
 			it->value = it->argv[it->i++];
 		} else if (s->kind == OPT_VALUE) {

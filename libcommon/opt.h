@@ -8,7 +8,11 @@
  * "--" ends the options (what follows is operands); "-" alone is an operand
  * (stdin or stdout). An entry of kind OPT_LIST takes every following
  * argument up to the next one that starts with "--" (vx-cache's --outputs
- * GLOB...). Names match whole, never abbreviated.
+ * GLOB...); one of kind OPT_OPTIONAL takes a value only as --name=VALUE
+ * (turbo's --continue[=WHEN]), value NULL when bare. Names match whole,
+ * never abbreviated. With it.stop_at_operand set (after opt_init), the
+ * first operand ends the options: it and all after it are operands
+ * (vx-sandbox's COMMAND ARG..., whose own -x are the command's).
  *
  * A bad option (unknown, or its value missing) is OPT_BAD after a one-line
  * "prog: ..." on stderr (err.h); the caller prints its usage and exits 2.
@@ -20,7 +24,7 @@
 
 #include <stddef.h>
 
-enum opt_kind { OPT_FLAG, OPT_VALUE, OPT_LIST };
+enum opt_kind { OPT_FLAG, OPT_VALUE, OPT_LIST, OPT_OPTIONAL };
 
 struct opt_spec {
 	const char *name; /* without the leading "--" */
@@ -42,6 +46,7 @@ struct opt_iter {
 	char **operands;
 	int noperands;
 	int no_more; /* "--" seen: the rest are operands */
+	int stop_at_operand; /* the first operand ends the options */
 };
 
 void opt_init(struct opt_iter *it, int argc, char **argv, const struct opt_spec *specs);

@@ -2,7 +2,7 @@
 #include "opt.h"
 #include "unit.h"
 
-enum { ROOT = 1, HELP, LIVE, OUTPUTS, LOG };
+enum { ROOT = 1, HELP, LIVE, OUTPUTS, LOG, CONT };
 
 static const struct opt_spec specs[] = {
 	{"root", 0, OPT_VALUE, ROOT},
@@ -10,11 +10,14 @@ static const struct opt_spec specs[] = {
 	{"live", 0, OPT_FLAG, LIVE},
 	{"outputs", 0, OPT_LIST, OUTPUTS},
 	{"log", 0, OPT_VALUE, LOG},
+	{"continue", 0, OPT_OPTIONAL, CONT},
 	{NULL, 0, 0, 0},
 };
 
 /* Parse a NULL-terminated argv; the options' ids and values, then "|" and
  * the operands, all joined by spaces into out. */
+static int stop; /* parse with it.stop_at_operand */
+
 static const char *parse(char **argv)
 {
 	static char out[512];
@@ -23,6 +26,7 @@ static const char *parse(char **argv)
 		argc++;
 	struct opt_iter it;
 	opt_init(&it, argc, argv, specs);
+	it.stop_at_operand = stop;
 	int id;
 	out[0] = '\0';
 	size_t o = 0;
@@ -69,5 +73,16 @@ int main(void)
 	CHECK_STR(parse(ARGV("--root")), "BAD");
 	CHECK_STR(parse(ARGV("--live=1")), "BAD");
 	CHECK_STR(parse(ARGV("x", "--root")), "BAD");
+	/* an optional value only after '=': bare, the next argument stays an operand */
+	CHECK_STR(parse(ARGV("--continue", "build")), "6 |build");
+	CHECK_STR(parse(ARGV("--continue=always", "build")), "6=always |build");
+	CHECK_STR(parse(ARGV("--continue=", "x")), "6= |x");
+	/* stop_at_operand: the first operand ends the options, a command's own
+	 * flags stay its own */
+	stop = 1;
+	CHECK_STR(parse(ARGV("--root", "r", "sh", "-c", "--live", "x")), "1=r |sh|-c|--live|x");
+	CHECK_STR(parse(ARGV("--live", "--", "-h")), "3 |-h");
+	stop = 0;
+	CHECK_STR(parse(ARGV("a", "--live", "b")), "3 |a|b");
 	return UNIT_END("opt");
 }
