@@ -3,7 +3,6 @@
  * the packages' scripts (plan.h), never over a file that exists unless told
  * to; --dry prints the diff instead. */
 #include <fcntl.h>
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,6 +10,7 @@
 
 #include "err.h"
 #include "jsonl.h"
+#include "opt.h"
 #include "notes.h"
 #include "nx.h"
 #include "output.h"
@@ -56,16 +56,17 @@ static const char usage[] =
 
 int main(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{"root", required_argument, NULL, 'r'},
-		{"dry", no_argument, NULL, 'n'},
-		{"print", no_argument, NULL, 'n'},
-		{"force", no_argument, NULL, 'f'},
-		{"sandbox", no_argument, NULL, 's'},
-		{"filter", required_argument, NULL, 'F'},
-		{"only", no_argument, NULL, 'o'},
-		{"help", no_argument, NULL, 'h'},
-		{NULL, 0, NULL, 0},
+	enum { ROOT = 1, DRY, FORCE, SANDBOX, FILTER, ONLY, HELP };
+	static const struct opt_spec specs[] = {
+		{"root", 0, OPT_VALUE, ROOT},
+		{"dry", 0, OPT_FLAG, DRY},
+		{"print", 0, OPT_FLAG, DRY},
+		{"force", 0, OPT_FLAG, FORCE},
+		{"sandbox", 0, OPT_FLAG, SANDBOX},
+		{"filter", 0, OPT_VALUE, FILTER},
+		{"only", 0, OPT_FLAG, ONLY},
+		{"help", 'h', OPT_FLAG, HELP},
+		{NULL, 0, 0, 0},
 	};
 	const char *root = getenv("VX_ROOT");
 	bool dry = false, force = false, sandbox = false;
@@ -74,27 +75,29 @@ int main(int argc, char **argv)
 	int c;
 
 	err_init(argv[0]);
-	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+	static struct opt_iter o; /* the TASK operands live as long as the run */
+	opt_init(&o, argc, argv, specs);
+	while ((c = opt_next(&o)) != OPT_END) {
 		switch (c) {
-		case 'r':
-			root = optarg;
+		case ROOT:
+			root = o.value;
 			break;
-		case 'n':
+		case DRY:
 			dry = true;
 			break;
-		case 'f':
+		case FORCE:
 			force = true;
 			break;
-		case 's':
+		case SANDBOX:
 			sandbox = true;
 			break;
-		case 'F':
-			sel.filters[sel.nfilters++] = optarg;
+		case FILTER:
+			sel.filters[sel.nfilters++] = (char *)o.value;
 			break;
-		case 'o':
+		case ONLY:
 			sel.only = true;
 			break;
-		case 'h':
+		case HELP:
 			fputs(usage, stdout);
 			return jsonl_out_finish();
 		default:
@@ -102,13 +105,13 @@ int main(int argc, char **argv)
 			return VX_EXIT_USAGE;
 		}
 	}
-	if (!sandbox && (optind < argc || sel.nfilters || sel.only)) {
+	if (!sandbox && (o.noperands || sel.nfilters || sel.only)) {
 		err_warn("'%s' selects tasks for --sandbox only; see 'vx-init --help'",
-			optind < argc ? argv[optind] : sel.only ? "--only" : "--filter");
+			o.noperands ? o.operands[0] : sel.only ? "--only" : "--filter");
 		return VX_EXIT_USAGE;
 	}
-	sel.tasks = argv + optind;
-	sel.ntasks = (size_t)(argc - optind);
+	sel.tasks = o.operands;
+	sel.ntasks = (size_t)o.noperands;
 
 	static struct workspace ws;
 	if (wsroot_find(".", root && *root ? root : NULL, true, &ws.root) != 0)

@@ -1,10 +1,10 @@
 /* vx-pick: keep the graph record and the tasks asked for from a stream of
  * vx-graph / vx-key records. Options and wiring only; pick.h does it. */
-#include <getopt.h>
 #include <stdio.h>
 
 #include "err.h"
 #include "jsonl.h"
+#include "opt.h"
 #include "pick.h"
 
 static const char usage[] =
@@ -23,27 +23,30 @@ static const char usage[] =
 
 int main(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{"help", no_argument, NULL, 'h'},
-		{NULL, 0, NULL, 0},
+	enum { HELP = 1 };
+	static const struct opt_spec specs[] = {
+		{"help", 'h', OPT_FLAG, HELP},
+		{NULL, 0, 0, 0},
 	};
 	int c;
 
 	err_init(argv[0]);
-	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
-		if (c == 'h') {
+	static struct opt_iter o; /* the TASK operands live as long as the run */
+	opt_init(&o, argc, argv, specs);
+	while ((c = opt_next(&o)) != OPT_END) {
+		if (c == HELP) {
 			fputs(usage, stdout);
 			return fflush(stdout) || ferror(stdout) ? VX_EXIT_FAIL : VX_EXIT_OK;
 		}
 		fputs(usage, stderr);
 		return VX_EXIT_USAGE;
 	}
-	if (optind >= argc) {
+	if (o.noperands == 0) {
 		err_warn("no TASK; fix: vx-pick project#name < records");
 		return VX_EXIT_USAGE;
 	}
 	jsonl_out_init();
-	int rc = pick_stream(stdin, "<stdin>", argv + optind, (size_t)(argc - optind));
+	int rc = pick_stream(stdin, "<stdin>", o.operands, (size_t)o.noperands);
 	int out = jsonl_out_finish();
 	return out ? out : rc ? VX_EXIT_FAIL : VX_EXIT_OK;
 }

@@ -6,7 +6,6 @@
  * sources (tree.h). */
 #include <errno.h>
 #include <fcntl.h>
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,6 +14,7 @@
 #include "err.h"
 #include "fileio.h"
 #include "jsonl.h"
+#include "opt.h"
 #include "lockfile.h"
 #include "path.h"
 #include "subset.h"
@@ -276,30 +276,33 @@ static int write_all(const struct workspace *ws, const bool *keep, const struct 
 
 int main(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{"docker", no_argument, NULL, 'd'},
-		{"out-dir", required_argument, NULL, 'o'},
-		{"root", required_argument, NULL, 'r'},
-		{"help", no_argument, NULL, 'h'},
-		{NULL, 0, NULL, 0},
+	enum { DOCKER = 1, OUTDIR, ROOT, HELP };
+	static const struct opt_spec specs[] = {
+		{"docker", 0, OPT_FLAG, DOCKER},
+		{"out-dir", 0, OPT_VALUE, OUTDIR},
+		{"root", 0, OPT_VALUE, ROOT},
+		{"help", 'h', OPT_FLAG, HELP},
+		{NULL, 0, 0, 0},
 	};
 	const char *root = getenv("VX_ROOT");
 	struct out o = {.dir = "out"};
 	int c;
 
 	err_init(argv[0]);
-	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+	static struct opt_iter it; /* the PKG operands live as long as the run */
+	opt_init(&it, argc, argv, specs);
+	while ((c = opt_next(&it)) != OPT_END) {
 		switch (c) {
-		case 'd':
+		case DOCKER:
 			o.docker = true;
 			break;
-		case 'o':
-			o.dir = optarg;
+		case OUTDIR:
+			o.dir = it.value;
 			break;
-		case 'r':
-			root = optarg;
+		case ROOT:
+			root = it.value;
 			break;
-		case 'h':
+		case HELP:
 			fputs(usage, stdout);
 			return jsonl_out_finish();
 		default:
@@ -307,9 +310,9 @@ int main(int argc, char **argv)
 			return VX_EXIT_USAGE;
 		}
 	}
-	if (optind >= argc || !*o.dir) {
-		err_warn(optind >= argc ? "no package named; see 'vx-prune --help'"
-					: "--out-dir: empty; fix: name a directory");
+	if (it.noperands == 0 || !*o.dir) {
+		err_warn(it.noperands == 0 ? "no package named; see 'vx-prune --help'"
+					   : "--out-dir: empty; fix: name a directory");
 		return VX_EXIT_USAGE;
 	}
 	static struct workspace ws;
@@ -319,7 +322,7 @@ int main(int argc, char **argv)
 	if (ws.errors)
 		return VX_EXIT_USAGE;
 	bool *keep = xcalloc(ws.nprojects, sizeof(bool));
-	if (subset_select(&ws, argv + optind, (size_t)(argc - optind), keep) != 0) {
+	if (subset_select(&ws, it.operands, (size_t)it.noperands, keep) != 0) {
 		free(keep);
 		return VX_EXIT_USAGE;
 	}
