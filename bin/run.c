@@ -6,10 +6,10 @@
  * (R-43). */
 /* This file: the options and the wiring of one run; run_int.h says which
  * file holds the rest. */
+#include "opt.h"
 #include "run.h"
 #include "run_int.h"
 
-#include <getopt.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -261,30 +261,30 @@ static bool parse_cache(const char *spec, struct run *r, struct run_args *a)
  * (usage error, or --help done). */
 static int parse_args(int argc, char **argv, struct run *r, struct run_args *a)
 {
-	static const struct option opts[] = {
-		{"jobs", required_argument, NULL, 'j'},
-		{"force", no_argument, NULL, 'f'},
-		{"no-cache", no_argument, NULL, 'n'},
-		{"dry", optional_argument, NULL, 'd'},
-		{"dry-run", optional_argument, NULL, 'd'},
-		{"concurrency", required_argument, NULL, 'c'},
-		{"continue", optional_argument, NULL, 'C'},
-		{"cache-dir", required_argument, NULL, 'D'},
-		{"cache", required_argument, NULL, 'K'},
-		{"log-prefix", required_argument, NULL, 'P'},
-		{"affected", no_argument, NULL, 'A'},
-		{"json", no_argument, NULL, 'J'},
-		{"root", required_argument, NULL, 'r'},
-		{"remote-cache", required_argument, NULL, 'R'},
-		{"log-order", required_argument, NULL, 'O'},
-		{"output-logs", required_argument, NULL, 'L'},
-		{"filter", required_argument, NULL, 'F'},
-		{"only", no_argument, NULL, 'o'},
-		{"env-mode", required_argument, NULL, 'E'},
-		{"summarize", optional_argument, NULL, 'S'},
-		{"profile", required_argument, NULL, 'p'},
-		{"help", no_argument, NULL, 'h'},
-		{NULL, 0, NULL, 0},
+	static const struct opt_spec specs[] = {
+		{"jobs", 'j', OPT_VALUE, 'j'},
+		{"force", 0, OPT_FLAG, 'f'},
+		{"no-cache", 0, OPT_FLAG, 'n'},
+		{"dry", 0, OPT_OPTIONAL, 'd'},
+		{"dry-run", 0, OPT_OPTIONAL, 'd'},
+		{"concurrency", 0, OPT_VALUE, 'c'},
+		{"continue", 0, OPT_OPTIONAL, 'C'},
+		{"cache-dir", 0, OPT_VALUE, 'D'},
+		{"cache", 0, OPT_VALUE, 'K'},
+		{"log-prefix", 0, OPT_VALUE, 'P'},
+		{"affected", 0, OPT_FLAG, 'A'},
+		{"json", 0, OPT_FLAG, 'J'},
+		{"root", 0, OPT_VALUE, 'r'},
+		{"remote-cache", 0, OPT_VALUE, 'R'},
+		{"log-order", 0, OPT_VALUE, 'O'},
+		{"output-logs", 0, OPT_VALUE, 'L'},
+		{"filter", 0, OPT_VALUE, 'F'},
+		{"only", 0, OPT_FLAG, 'o'},
+		{"env-mode", 0, OPT_VALUE, 'E'},
+		{"summarize", 0, OPT_OPTIONAL, 'S'},
+		{"profile", 0, OPT_VALUE, 'p'},
+		{"help", 'h', OPT_FLAG, 'h'},
+		{NULL, 0, 0, 0},
 	};
 	const char *root_opt = getenv("VX_ROOT");
 	int c;
@@ -302,12 +302,14 @@ static int parse_args(int argc, char **argv, struct run *r, struct run_args *a)
 			argc = i;
 			break;
 		}
-	while ((c = getopt_long(argc, argv, "j:h", opts, NULL)) != -1) {
+	static struct opt_iter it; /* its operands live as long as the run */
+	opt_init(&it, argc, argv, specs);
+	while ((c = opt_next(&it)) != OPT_END) {
 		switch (c) {
 		case 'j':
-			r->jobs = (size_t)strtoul(optarg, &end, 10);
-			if (*end || !*optarg || r->jobs == 0) {
-				err_warn("-j '%s': expected a number of tasks, 1 or more", optarg);
+			r->jobs = (size_t)strtoul(it.value, &end, 10);
+			if (*end || !*it.value || r->jobs == 0) {
+				err_warn("-j '%s': expected a number of tasks, 1 or more", it.value);
 				return VX_EXIT_USAGE;
 			}
 			break;
@@ -319,39 +321,39 @@ static int parse_args(int argc, char **argv, struct run *r, struct run_args *a)
 			break;
 		case 'd':
 			a->dry = true;
-			if (optarg && strcmp(optarg, "json") == 0) {
+			if (it.value && strcmp(it.value, "json") == 0) {
 				r->json = true;
-			} else if (optarg && strcmp(optarg, "text") != 0) {
-				err_warn("--dry=%s: expected json or text", optarg);
+			} else if (it.value && strcmp(it.value, "text") != 0) {
+				err_warn("--dry=%s: expected json or text", it.value);
 				return VX_EXIT_USAGE;
 			}
 			break;
 		case 'c':
-			if (!parse_concurrency(optarg, &r->jobs))
+			if (!parse_concurrency(it.value, &r->jobs))
 				return VX_EXIT_USAGE;
 			break;
 		case 'C':
-			if (!parse_continue(optarg, &r->cont))
+			if (!parse_continue(it.value, &r->cont))
 				return VX_EXIT_USAGE;
 			break;
 		case 'D':
-			if (!*optarg) {
+			if (!*it.value) {
 				err_warn("--cache-dir wants a directory");
 				return VX_EXIT_USAGE;
 			}
-			setenv("VX_CACHE_DIR", optarg, 1);
+			setenv("VX_CACHE_DIR", it.value, 1);
 			break;
 		case 'K':
-			if (!parse_cache(optarg, r, a))
+			if (!parse_cache(it.value, r, a))
 				return VX_EXIT_USAGE;
 			break;
 		case 'P':
-			if (strcmp(optarg, "none") == 0) {
+			if (strcmp(it.value, "none") == 0) {
 				r->show.no_prefix = true;
-			} else if (strcmp(optarg, "task") == 0 || strcmp(optarg, "auto") == 0) {
+			} else if (strcmp(it.value, "task") == 0 || strcmp(it.value, "auto") == 0) {
 				r->show.no_prefix = false;
 			} else {
-				err_warn("--log-prefix %s: expected auto, none or task", optarg);
+				err_warn("--log-prefix %s: expected auto, none or task", it.value);
 				return VX_EXIT_USAGE;
 			}
 			break;
@@ -370,23 +372,23 @@ static int parse_args(int argc, char **argv, struct run *r, struct run_args *a)
 			r->json = true;
 			break;
 		case 'r':
-			root_opt = optarg;
+			root_opt = it.value;
 			break;
 		case 'R':
-			a->remote = optarg;
+			a->remote = it.value;
 			break;
 		case 'O':
-			if (!ui_parse_order(optarg, &r->show.order))
+			if (!ui_parse_order(it.value, &r->show.order))
 				return VX_EXIT_USAGE;
 			break;
 		case 'L':
-			if (!ui_parse_logs(optarg, &r->show.logs))
+			if (!ui_parse_logs(it.value, &r->show.logs))
 				return VX_EXIT_USAGE;
 			break;
 		case 'F':
 			a->sel[a->nsel++] = "--filter";
-			a->sel[a->nsel++] = optarg;
-			a->git_sel |= strchr(optarg, '[') != NULL;
+			a->sel[a->nsel++] = (char *)it.value;
+			a->git_sel |= strchr(it.value, '[') != NULL;
 			break;
 		case 'o':
 			a->sel[a->nsel++] = "--only";
@@ -394,19 +396,19 @@ static int parse_args(int argc, char **argv, struct run *r, struct run_args *a)
 		case 'E':
 			/* vx-graph checks the spelling and sets every task's envMode */
 			a->sel[a->nsel++] = "--env-mode";
-			a->sel[a->nsel++] = optarg;
+			a->sel[a->nsel++] = (char *)it.value;
 			break;
 		case 'S': /* turbo's --summarize[=true|false] */
-			r->summarize = !optarg || strcmp(optarg, "true") == 0;
-			if (optarg && !r->summarize && strcmp(optarg, "false") != 0) {
-				err_warn("--summarize=%s: expected true or false", optarg);
+			r->summarize = !it.value || strcmp(it.value, "true") == 0;
+			if (it.value && !r->summarize && strcmp(it.value, "false") != 0) {
+				err_warn("--summarize=%s: expected true or false", it.value);
 				return VX_EXIT_USAGE;
 			}
 			break;
 		case 'p':
-			if (!profile_check(optarg))
+			if (!profile_check(it.value))
 				return VX_EXIT_USAGE;
-			a->profile = optarg;
+			a->profile = it.value;
 			break;
 		case 'h':
 			fputs(run_usage, stdout);
@@ -416,7 +418,7 @@ static int parse_args(int argc, char **argv, struct run *r, struct run_args *a)
 			return VX_EXIT_USAGE;
 		}
 	}
-	if (optind >= argc) {
+	if (it.noperands == 0) {
 		err_warn("name a task to run: vx run TASK...");
 		fputs(run_usage, stderr);
 		return VX_EXIT_USAGE;
@@ -439,8 +441,8 @@ static int parse_args(int argc, char **argv, struct run *r, struct run_args *a)
 	if (a->cache_set && a->remote_ro)
 		setenv("VX_REMOTE_CACHE_READONLY", "1", 1);
 	a->sel[a->nsel++] = "--";
-	for (int i = optind; i < argc; i++)
-		a->sel[a->nsel++] = argv[i];
+	for (int i = 0; i < it.noperands; i++)
+		a->sel[a->nsel++] = it.operands[i];
 	return -1;
 }
 

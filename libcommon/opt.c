@@ -53,7 +53,14 @@ int opt_next(struct opt_iter *it)
 			eq = strchr(a + 2, '=');
 			s = find_long(it->specs, a + 2, eq ? (size_t)(eq - a - 2) : strlen(a + 2));
 		} else {
-			s = a[2] == '\0' ? find_letter(it->specs, a[1]) : NULL;
+			s = find_letter(it->specs, a[1]);
+			/* -j4: a letter's value may be attached */
+			if (s && a[2] != '\0') {
+				if (s->kind != OPT_VALUE)
+					s = NULL;
+				else
+					eq = a + 1; /* the value starts after it */
+			}
 		}
 		if (!s) {
 			err_warn("unknown option '%s'", a);

@@ -4,7 +4,8 @@
  * returns OPT_END; every argument that is not an option is kept, in order,
  * as an operand (it.operands, it.noperands), so `vx-graph build --root ex`
  * and `vx-graph --root ex build` mean the same. Accepted spellings: --name,
- * --name VALUE, --name=VALUE, and a one-letter -x for an entry that has one.
+ * --name VALUE, --name=VALUE, and a one-letter -x for an entry that has one
+ * (-x VALUE, or -xVALUE attached).
  * "--" ends the options (what follows is operands); "-" alone is an operand
  * (stdin or stdout). An entry of kind OPT_LIST takes every following
  * argument up to the next one that starts with "--" (vx-cache's --outputs

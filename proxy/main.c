@@ -3,7 +3,6 @@
 #include <errno.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,6 +11,7 @@
 #include "err.h"
 #include "jsonl.h"
 #include "netpat.h"
+#include "opt.h"
 #include "request.h"
 #include "server.h"
 
@@ -77,20 +77,20 @@ static void on_stdin_line(char *line, void *arg)
 
 int main(int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		{ "request", required_argument, NULL, 'r' },
-		{ "listen-unix", required_argument, NULL, 'l' },
-		{ "listen-tcp", required_argument, NULL, 'p' },
-		{ "task", required_argument, NULL, 't' },
-		{ "allow", required_argument, NULL, 'a' },
-		{ "deny", required_argument, NULL, 'd' },
-		{ "hosts", required_argument, NULL, 'H' },
-		{ "header-timeout", required_argument, NULL, 'T' },
-		{ "connect-timeout", required_argument, NULL, 'C' },
-		{ "idle-timeout", required_argument, NULL, 'I' },
-		{ "max-conns", required_argument, NULL, 'M' },
-		{ "help", no_argument, NULL, 'h' },
-		{ 0 },
+	static const struct opt_spec specs[] = {
+		{"request", 0, OPT_VALUE, 'r'},
+		{"listen-unix", 0, OPT_VALUE, 'l'},
+		{"listen-tcp", 0, OPT_VALUE, 'p'},
+		{"task", 0, OPT_VALUE, 't'},
+		{"allow", 0, OPT_VALUE, 'a'},
+		{"deny", 0, OPT_VALUE, 'd'},
+		{"hosts", 0, OPT_VALUE, 'H'},
+		{"header-timeout", 0, OPT_VALUE, 'T'},
+		{"connect-timeout", 0, OPT_VALUE, 'C'},
+		{"idle-timeout", 0, OPT_VALUE, 'I'},
+		{"max-conns", 0, OPT_VALUE, 'M'},
+		{"help", 'h', OPT_FLAG, 'h'},
+		{NULL, 0, 0, 0},
 	};
 	err_init(argv[0]);
 	struct server_opts o = { .header_timeout = 10, .connect_timeout = 10, .idle_timeout = 300,
@@ -100,33 +100,35 @@ int main(int argc, char **argv)
 	char **allow = NULL;
 	size_t nallow = 0;
 	int c;
-	while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+	static struct opt_iter it; /* its operands live as long as the run */
+	opt_init(&it, argc, argv, specs);
+	while ((c = opt_next(&it)) != OPT_END) {
 		switch (c) {
-		case 'r': request = optarg; break;
-		case 'l': listen_path = optarg; break;
-		case 'p': listen_port = optarg; break;
-		case 't': task = optarg; break;
+		case 'r': request = it.value; break;
+		case 'l': listen_path = it.value; break;
+		case 'p': listen_port = it.value; break;
+		case 't': task = it.value; break;
 		case 'a':
 		case 'd': {
-			const char *why = netpat_check(optarg, c == 'a' ? NETPAT_ALLOW : NETPAT_DENY);
+			const char *why = netpat_check(it.value, c == 'a' ? NETPAT_ALLOW : NETPAT_DENY);
 			if (why)
-				err_die(VX_EXIT_USAGE, "--%s '%s': %s", c == 'a' ? "allow" : "deny", optarg, why);
+				err_die(VX_EXIT_USAGE, "--%s '%s': %s", c == 'a' ? "allow" : "deny", it.value, why);
 			if (c == 'a')
-				policy_list_add(&allow, &nallow, optarg);
+				policy_list_add(&allow, &nallow, it.value);
 			else
-				policy_list_add(&pol.deny, &pol.ndeny, optarg);
+				policy_list_add(&pol.deny, &pol.ndeny, it.value);
 			break;
 		}
-		case 'H': o.hosts_file = optarg; break;
-		case 'T': o.header_timeout = seconds("--header-timeout", optarg); break;
-		case 'C': o.connect_timeout = seconds("--connect-timeout", optarg); break;
-		case 'I': o.idle_timeout = seconds("--idle-timeout", optarg); break;
+		case 'H': o.hosts_file = it.value; break;
+		case 'T': o.header_timeout = seconds("--header-timeout", it.value); break;
+		case 'C': o.connect_timeout = seconds("--connect-timeout", it.value); break;
+		case 'I': o.idle_timeout = seconds("--idle-timeout", it.value); break;
 		case 'M': {
 			char *end;
 			errno = 0;
-			long v = strtol(optarg, &end, 10);
-			if (errno || end == optarg || *end || v < 1 || v > 1000000)
-				err_die(VX_EXIT_USAGE, "--max-conns: '%s' is not a count (1-1000000)", optarg);
+			long v = strtol(it.value, &end, 10);
+			if (errno || end == it.value || *end || v < 1 || v > 1000000)
+				err_die(VX_EXIT_USAGE, "--max-conns: '%s' is not a count (1-1000000)", it.value);
 			o.max_conns = (unsigned)v;
 			break;
 		}
@@ -134,8 +136,8 @@ int main(int argc, char **argv)
 		default: fputs(usage, stderr); return VX_EXIT_USAGE;
 		}
 	}
-	if (optind < argc)
-		err_die(VX_EXIT_USAGE, "unexpected argument '%s'; see --help", argv[optind]);
+	if (it.noperands > 0)
+		err_die(VX_EXIT_USAGE, "unexpected argument '%s'; see --help", it.operands[0]);
 	if ((request != NULL) + (listen_path != NULL) + (listen_port != NULL) != 1)
 		err_die(VX_EXIT_USAGE, "give one of --request, --listen-unix and --listen-tcp; see --help");
 	if (request && (nallow || pol.ndeny))

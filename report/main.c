@@ -1,12 +1,12 @@
 /* vx-report: judge one sandboxed task's saved access records (issue 5).
  * Options and wiring only; the policy is report.h's. */
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "err.h"
 #include "jsonl.h"
+#include "opt.h"
 #include "report.h"
 
 static const char usage[] =
@@ -118,15 +118,15 @@ static int each(void)
 
 int main(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{"request", required_argument, NULL, 'R'},
-		{"trace", required_argument, NULL, 'T'},
-		{"exit", required_argument, NULL, 'x'},
-		{"no-trace", no_argument, NULL, 'N'},
-		{"network", required_argument, NULL, 'n'},
-		{"each", no_argument, NULL, 'E'},
-		{"help", no_argument, NULL, 'h'},
-		{NULL, 0, NULL, 0},
+	static const struct opt_spec specs[] = {
+		{"request", 0, OPT_VALUE, 'R'},
+		{"trace", 0, OPT_VALUE, 'T'},
+		{"exit", 0, OPT_VALUE, 'x'},
+		{"no-trace", 0, OPT_FLAG, 'N'},
+		{"network", 0, OPT_VALUE, 'n'},
+		{"each", 0, OPT_FLAG, 'E'},
+		{"help", 'h', OPT_FLAG, 'h'},
+		{NULL, 0, 0, 0},
 	};
 	const char *request = NULL, *trace = "-", *network = NULL;
 	int c, code = 0;
@@ -135,19 +135,21 @@ int main(int argc, char **argv)
 	char *end;
 
 	err_init(argv[0]);
-	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+	static struct opt_iter it; /* its operands live as long as the run */
+	opt_init(&it, argc, argv, specs);
+	while ((c = opt_next(&it)) != OPT_END) {
 		one |= c != 'E' && c != 'h';
 		switch (c) {
 		case 'E': per_record = true; break;
-		case 'R': request = optarg; break;
-		case 'T': trace = optarg; break;
+		case 'R': request = it.value; break;
+		case 'T': trace = it.value; break;
 		case 'N': traced = false; break;
-		case 'n': network = optarg; break;
+		case 'n': network = it.value; break;
 		case 'x':
 			exit_given = true;
-			code = (int)strtol(optarg, &end, 10);
-			if (*end || !*optarg) {
-				err_warn("--exit '%s': expected a number", optarg);
+			code = (int)strtol(it.value, &end, 10);
+			if (*end || !*it.value) {
+				err_warn("--exit '%s': expected a number", it.value);
 				return VX_EXIT_USAGE;
 			}
 			break;
@@ -160,7 +162,7 @@ int main(int argc, char **argv)
 		}
 	}
 	if (per_record) {
-		if (one || optind < argc) {
+		if (one || it.noperands > 0) {
 			err_warn("--each takes its tasks from stdin: no other option, no operand");
 			fputs(usage, stderr);
 			return VX_EXIT_USAGE;
@@ -172,10 +174,10 @@ int main(int argc, char **argv)
 	}
 	stdins = (request && !strcmp(request, "-")) + (traced && !strcmp(trace, "-")) +
 		 (network && !strcmp(network, "-"));
-	if (optind < argc || stdins > 1 || (!traced && !request)) {
-		if (optind < argc)
+	if (it.noperands > 0 || stdins > 1 || (!traced && !request)) {
+		if (it.noperands > 0)
 			err_warn("'%s': no operand is taken; fix: --request FILE --trace FILE",
-				argv[optind]);
+				it.operands[0]);
 		else if (stdins > 1)
 			err_warn("two of --request -, --trace - and --network - cannot both read stdin");
 		else

@@ -2,7 +2,6 @@
  * Options and wiring only: the request (request.h), the grants (plan.h), the
  * seccomp filter (filter.h), the namespaces and the task (run.h). */
 #include <fcntl.h>
-#include <getopt.h>
 #include <unistd.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,6 +10,7 @@
 #include "err.h"
 #include "filter.h"
 #include "learn.h"
+#include "opt.h"
 #include "plan.h"
 #include "request.h"
 #include "run.h"
@@ -67,23 +67,23 @@ static const char usage[] =
 
 int main(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{"request", required_argument, NULL, 'R'},
-		{"root", required_argument, NULL, 'r'},
-		{"project", required_argument, NULL, 'p'},
-		{"read", required_argument, NULL, 'i'},
-		{"write", required_argument, NULL, 'o'},
-		{"unix-sockets", no_argument, NULL, 'u'},
-		{"weaker-when-nested", no_argument, NULL, 'n'},
-		{"git-config", no_argument, NULL, 'g'},
-		{"cached", no_argument, NULL, 'c'},
-		{"keyed", required_argument, NULL, 'k'},
-		{"proxy-socket", required_argument, NULL, 'P'},
-		{"local-binding", required_argument, NULL, 'L'},
-		{"trace", required_argument, NULL, 'T'},
-		{"learn", required_argument, NULL, 'l'},
-		{"help", no_argument, NULL, 'h'},
-		{NULL, 0, NULL, 0},
+	static const struct opt_spec specs[] = {
+		{"request", 0, OPT_VALUE, 'R'},
+		{"root", 0, OPT_VALUE, 'r'},
+		{"project", 0, OPT_VALUE, 'p'},
+		{"read", 0, OPT_VALUE, 'i'},
+		{"write", 0, OPT_VALUE, 'o'},
+		{"unix-sockets", 0, OPT_FLAG, 'u'},
+		{"weaker-when-nested", 0, OPT_FLAG, 'n'},
+		{"git-config", 0, OPT_FLAG, 'g'},
+		{"cached", 0, OPT_FLAG, 'c'},
+		{"keyed", 0, OPT_VALUE, 'k'},
+		{"proxy-socket", 0, OPT_VALUE, 'P'},
+		{"local-binding", 0, OPT_VALUE, 'L'},
+		{"trace", 0, OPT_VALUE, 'T'},
+		{"learn", 0, OPT_VALUE, 'l'},
+		{"help", 'h', OPT_FLAG, 'h'},
+		{NULL, 0, 0, 0},
 	};
 	struct sb_request flags = {0}, *r;
 	const char *request = NULL, *root = NULL, *project = NULL, *proxy = NULL, *trace = NULL;
@@ -94,24 +94,27 @@ int main(int argc, char **argv)
 	bool hand = false;
 
 	err_init(argv[0]);
-	while ((c = getopt_long(argc, argv, "+h", opts, NULL)) != -1) {
+	static struct opt_iter it; /* its operands live as long as the run */
+	opt_init(&it, argc, argv, specs);
+	it.stop_at_operand = 1; /* COMMAND's own flags are its own */
+	while ((c = opt_next(&it)) != OPT_END) {
 		hand |= c != 'R' && c != 'h' && c != 'T' && c != 'l';
 		switch (c) {
-		case 'R': request = optarg; break;
-		case 'T': trace = optarg; break;
-		case 'l': learn = optarg; break;
-		case 'r': root = optarg; break;
-		case 'p': project = optarg; break;
-		case 'i': strlist_push(&flags.read, optarg); break;
-		case 'o': strlist_push(&flags.write, optarg); break;
+		case 'R': request = it.value; break;
+		case 'T': trace = it.value; break;
+		case 'l': learn = it.value; break;
+		case 'r': root = it.value; break;
+		case 'p': project = it.value; break;
+		case 'i': strlist_push(&flags.read, it.value); break;
+		case 'o': strlist_push(&flags.write, it.value); break;
 		case 'u': flags.unix_sockets = true; break;
 		case 'n': flags.weaker_nested = true; break;
 		case 'g': flags.git_config = true; break;
 		case 'c': flags.cached = true; break;
-		case 'k': strlist_push(&flags.keyed, optarg); break;
-		case 'P': proxy = optarg; break;
+		case 'k': strlist_push(&flags.keyed, it.value); break;
+		case 'P': proxy = it.value; break;
 		case 'L':
-			if (request_add_port(&flags, strtod(optarg, &end), "--local-binding") || *end) {
+			if (request_add_port(&flags, strtod(it.value, &end), "--local-binding") || *end) {
 				free(flags.local_ports);
 				return RUN_EXIT_SETUP;
 			}
@@ -124,7 +127,7 @@ int main(int argc, char **argv)
 			return RUN_EXIT_SETUP;
 		}
 	}
-	if (request ? (hand || optind < argc) : optind >= argc) {
+	if (request ? (hand || it.noperands > 0) : it.noperands == 0) {
 		err_warn(request ? "--request takes no command and no grant flags"
 				 : "no command; fix: vx-sandbox --request FILE, or ... -- COMMAND");
 		fputs(usage, stderr);
@@ -151,7 +154,7 @@ int main(int argc, char **argv)
 		r->proxy_socket = proxy ? strdup(proxy) : NULL;
 		r->local_ports = flags.local_ports;
 		r->nlocal_ports = flags.nlocal_ports;
-		r->argv = argv + optind;
+		r->argv = it.operands;
 	}
 	if (r)
 		r->trace_fd = -1;

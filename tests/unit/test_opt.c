@@ -9,7 +9,7 @@ static const struct opt_spec specs[] = {
 	{"help", 'h', OPT_FLAG, HELP},
 	{"live", 0, OPT_FLAG, LIVE},
 	{"outputs", 0, OPT_LIST, OUTPUTS},
-	{"log", 0, OPT_VALUE, LOG},
+	{"log", 'l', OPT_VALUE, LOG},
 	{"continue", 0, OPT_OPTIONAL, CONT},
 	{NULL, 0, 0, 0},
 };
@@ -70,6 +70,9 @@ int main(void)
 	CHECK_STR(parse(ARGV("--ro", "x")), "BAD");
 	CHECK_STR(parse(ARGV("-x")), "BAD");
 	CHECK_STR(parse(ARGV("-hh")), "BAD");
+	/* a letter's value attached or apart */
+	CHECK_STR(parse(ARGV("-lf", "x")), "5=f |x");
+	CHECK_STR(parse(ARGV("-l", "f")), "5=f ");
 	CHECK_STR(parse(ARGV("--root")), "BAD");
 	CHECK_STR(parse(ARGV("--live=1")), "BAD");
 	CHECK_STR(parse(ARGV("x", "--root")), "BAD");
