@@ -12,7 +12,8 @@
  * (VX_TRACE_ROOT), which the tracer never reports, or inside a directory a
  * read grant binds whole (VX_TRACE_SEEN), which it finds granted; either
  * only when the path walks with no symlink (one through a symlink may
- * reach the workspace, R-34: made again, the tracer judges where).
+ * reach the workspace, R-34: made again, the tracer judges where); nor is
+ * a failed read this process already made again alike (memo, at call()).
  *
  * libc's own opens (setlocale's, fopen's, opendir's) come here too: their
  * entry points in libc.so.6 jump to the wrappers (divert_libc, at the end).
