@@ -570,7 +570,7 @@ mixed='cat banner.txt; cat src/check.txt; cat "$PWD/banner.txt" ../secret/token.
 	echo x > out/ok; mkdir out/d; echo y > refused.txt; mkdir nope; echo z > out.txt
 	sh -c "cat ../ui/README.md; cat /usr/include/no-such.h"; exit 0'
 
-@test "the fast path loses nothing: a mixed task's records and output equal those of every call stopping" {
+@test "the fast path loses nothing: a mixed task's records (one of each repeat) and output equal those of every call stopping" {
 	# realpath(3) too: the shim walks it itself (cc1 calls it for every
 	# header); and syscall(3), as libuv makes its statx
 	cat > "$BATS_TEST_TMPDIR/rp.c" <<'C'
@@ -611,7 +611,12 @@ C
 	assert_line --index 4 "/usr/lib 0"
 	assert_line --index 5 "- -1"
 	run -0 records
-	assert_equal "$(sort <<< "$fast")" "$(sort <<< "$output")"
+	# the same records; only the repeats one process makes of a failed read
+	# (realpath's readlink of packages/ui for each of three paths) are sent
+	# up once by the shim's memo (issue 38), vx-report naming a path once
+	assert_equal "$(sort -u <<< "$fast")" "$(sort -u <<< "$output")"
+	assert_equal "$(grep -c "^readlink read $WS/packages/ui ENOENT $" <<< "$output")" 3
+	assert_equal "$(grep -c "^readlink read $WS/packages/ui ENOENT $" <<< "$fast")" 1
 	assert_line "readlink read $WS/packages/secret ENOENT "
 	assert_line "readlink read $WS/packages/ui ENOENT "
 	assert_line "statx read $WS/packages/secret/token.txt ENOENT "
