@@ -11,7 +11,9 @@
  * filter lets through untraced, and make it again from libc's own code (so
  * traced, judged and recorded as before) only when it failed with an errno
  * a refusal of the sandbox can give (libcommon/sberrno.h: vx-report drops
- * any other, such as realpath's EINVAL from readlink of a directory). The kernel
+ * any other, such as realpath's EINVAL from readlink of a directory), and
+ * not again for a read the same process already sent up alike (the shim's
+ * memo: same call, errno and plain path walking with no symlink). The kernel
  * still enforces every mount; the page only decides which calls pid 1 sees.
  * A task that calls from that page on purpose (or rewrites the shim's
  * memory) hides its own failed calls from the report and gains no access:

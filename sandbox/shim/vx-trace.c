@@ -12,7 +12,8 @@
  * (VX_TRACE_ROOT), which the tracer never reports, or inside a directory a
  * read grant binds whole (VX_TRACE_SEEN), which it finds granted; either
  * only when the path walks with no symlink (one through a symlink may
- * reach the workspace, R-34: made again, the tracer judges where).
+ * reach the workspace, R-34: made again, the tracer judges where); nor is
+ * a failed read this process already made again alike (memo, at call()).
  *
  * libc's own opens (setlocale's, fopen's, opendir's) come here too: their
  * entry points in libc.so.6 jump to the wrappers (divert_libc, at the end).
@@ -290,15 +291,64 @@ static long slow(long nr, long a, long b, long c, long d, long e)
 	return r;
 }
 
+/* Issue 38: the failed reads this process already made again, traced.
+ * A module resolver probes the same absent path hundreds of times (rolldown
+ * stats <pkg>/node_modules once per import), and each probe cost a stop
+ * whose record repeats the first one's: same call, path, errno. A key is a
+ * hash of the call's number, its errno and its path, plain and absolute,
+ * kept only when the path walks with no symlink (walks_plain), so that it
+ * resolves to itself and the tracer's verdict depends on the path alone
+ * (the plan does not change while the task runs); a repeat is returned at
+ * once only when it failed with that errno and still walks with no
+ * symlink. vx-report names a path once ("the first call names it"), so the
+ * report is the same. Lock-free (threads: a compare-and-swap per slot);
+ * full, it keeps nothing more; a forked child inherits it (its parent's
+ * record stands, vx-report does not tell pids apart); an exec empties it. */
+#define MEMO_SLOTS 8192
+#define MEMO_PROBES 16
+static uint64_t memo[MEMO_SLOTS];
+
+static uint64_t memo_key(long nr, long err, const char *path)
+{
+	uint64_t h = 0xcbf29ce484222325ULL ^ ((uint64_t)nr << 16) ^ (uint64_t)err;
+	for (const unsigned char *p = (const unsigned char *)path; *p; p++)
+		h = (h ^ *p) * 0x100000001b3ULL;
+	return h ? h : 1; /* 0 marks a free slot */
+}
+
+static bool memo_has(uint64_t k)
+{
+	for (size_t i = 0; i < MEMO_PROBES; i++) {
+		uint64_t v = __atomic_load_n(&memo[(k + i) % MEMO_SLOTS], __ATOMIC_RELAXED);
+		if (v == k)
+			return true;
+		if (!v)
+			return false;
+	}
+	return false;
+}
+
+static void memo_put(uint64_t k)
+{
+	for (size_t i = 0; i < MEMO_PROBES; i++) {
+		uint64_t *slot = &memo[(k + i) % MEMO_SLOTS], v = 0;
+		if (__atomic_compare_exchange_n(slot, &v, k, false, __ATOMIC_RELAXED,
+				__ATOMIC_RELAXED) || v == k)
+			return;
+	}
+}
+
 /* The call through the page; when it failed, again from slow() (traced).
  * Not made again: a failure no refusal of the sandbox gives (sberrno.h:
- * its record would be dropped), and a read (rd) the tracer never reports
- * (unreported_miss). */
+ * its record would be dropped), a read (rd) the tracer never reports
+ * (unreported_miss), and a read this process already sent up (memo). */
 static long call(bool rd, const char *path, long nr, long a, long b, long c, long d, long e)
 {
 	tramp_fn t = tramp();
+	uint64_t k = 0;
+	long r;
 	if (t) {
-		long r = t(nr, a, b, c, d, e);
+		r = t(nr, a, b, c, d, e);
 		if (r >= 0 || r < -4095)
 			return r;
 		if (r == -EINTR || r == -EAGAIN || !sb_errno_possible((int)-r) ||
@@ -306,8 +356,22 @@ static long call(bool rd, const char *path, long nr, long a, long b, long c, lon
 			errno = (int)-r;
 			return -1;
 		}
+		if (rd && plain(path)) {
+			k = memo_key(nr, -r, path);
+			if (memo_has(k) && walks_plain(t, path)) {
+				errno = (int)-r;
+				return -1;
+			}
+		}
 	}
-	return slow(nr, a, b, c, d, e);
+	r = slow(nr, a, b, c, d, e);
+	/* kept when the traced call failed alike (its record is the one) */
+	if (k && r < 0 && k == memo_key(nr, errno, path) && walks_plain(t, path)) {
+		int keep = errno;
+		memo_put(k);
+		errno = keep;
+	}
+	return r;
 }
 
 static bool is_write(int flags)
