@@ -10,8 +10,8 @@
  * A line that does not parse (a write cut short, a second header made by
  * two first appenders at once) is skipped. When the file has doubled since
  * it was compacted (and passed HITS_COMPACT_MIN), the appender rewrites it
- * under an exclusive flock: the latest time of each key whose manifest is
- * still there, renamed over the old file; an appender that opened the old
+ * under an exclusive flock: the latest time of each key (a prune that
+ * evicted also drops the keys whose manifest went), renamed over the old file; an appender that opened the old
  * one sees it unlinked (st_nlink 0) once it has its lock, and opens again.
  * No symlink is followed.
  */
@@ -39,13 +39,18 @@
 #define HEADER_FMT "vx-hits 1 %012llu\n"
 #define HEADER_LEN 23
 #define LINE_LEN 53 /* 32 hex, a space, 19 digits, a newline */
-#define HITS_COMPACT_MIN (1u << 20)
+#define HITS_COMPACT_MIN (4u << 20) /* ~80 runs of 1,000 hits between two */
 
-static void line(struct strbuf *b, const char *key, int64_t ns)
+/* when: " <19 digits>\n", the time part of a line */
+static void line(struct strbuf *b, const char *key, const char when[LINE_LEN - 32])
 {
-	char l[LINE_LEN + 8];
-	int n = snprintf(l, sizeof(l), "%.32s %019lld\n", key, (long long)ns);
-	strbuf_add(b, l, (size_t)n);
+	strbuf_add(b, key, 32);
+	strbuf_add(b, when, LINE_LEN - 32);
+}
+
+static void when_of(char when[LINE_LEN - 32 + 1], int64_t ns)
+{
+	snprintf(when, LINE_LEN - 32 + 1, " %019lld\n", (long long)ns);
 }
 
 static void put_latest(struct strmap *into, const char *key, int64_t ns)
@@ -117,9 +122,10 @@ void cache_hits_free(struct strmap *m)
 }
 
 /* Under the exclusive flock of fd (the file named hits): rewrite it with
- * the latest time of each key of the file and of extra (may be NULL)
- * whose manifest is there. Failing, the file stays as it was. */
-static void compact_locked(int top, int fd, const struct strmap *extra)
+ * the latest time of each key of the file and of extra (may be NULL), of
+ * keys whose manifest is there when live (a prune's: it evicted some).
+ * Failing, the file stays as it was. */
+static void compact_locked(int top, int fd, const struct strmap *extra, bool live)
 {
 	struct strmap m;
 	strmap_init(&m);
@@ -137,17 +143,19 @@ static void compact_locked(int top, int fd, const struct strmap *extra)
 		for (size_t i = 0; i < extra->cap; i++)
 			if (extra->keys[i])
 				put_latest(&m, extra->keys[i], *(int64_t *)extra->vals[i]);
-	int ac = openat(top, "ac", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	int ac = live ? openat(top, "ac", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC) : -1;
 	struct strbuf b = STRBUF_INIT;
 	strbuf_addf(&b, HEADER_FMT, 0ULL);
-	for (size_t i = 0; ac >= 0 && i < m.cap; i++) {
-		char name[40];
+	for (size_t i = 0; (ac >= 0 || !live) && i < m.cap; i++) {
+		char name[40], when[LINE_LEN - 32 + 1];
 		struct stat ms;
 		if (!m.keys[i])
 			continue;
 		snprintf(name, sizeof(name), "%s.json", m.keys[i]);
-		if (fstatat(ac, name, &ms, AT_SYMLINK_NOFOLLOW) == 0)
-			line(&b, m.keys[i], *(int64_t *)m.vals[i]);
+		if (live && fstatat(ac, name, &ms, AT_SYMLINK_NOFOLLOW) != 0)
+			continue;
+		when_of(when, *(int64_t *)m.vals[i]);
+		line(&b, m.keys[i], when);
 	}
 	if (ac >= 0)
 		close(ac);
@@ -188,7 +196,7 @@ void cache_hits_compact(int top, const struct strmap *extra)
 	int fd = open_locked(top, true, &st);
 	if (fd < 0)
 		return;
-	compact_locked(top, fd, extra);
+	compact_locked(top, fd, extra, true);
 	close(fd);
 }
 
@@ -220,16 +228,19 @@ void cache_hits_flush(struct cache *c)
 				compacted = 0;
 		}
 	}
+	char when[LINE_LEN - 32 + 1];
+	when_of(when, ns);
+	strbuf_grow(&b, c->touched.len * LINE_LEN);
 	for (size_t i = 0; i < c->touched.cap; i++)
 		if (c->touched.keys[i])
-			line(&b, c->touched.keys[i], ns);
+			line(&b, c->touched.keys[i], when);
 	/* one write: appenders under the shared lock do not interleave lines */
 	bool ok = write(fd, b.buf, b.len) == (ssize_t)b.len;
 	unsigned long long size = (unsigned long long)st.st_size + b.len;
 	strbuf_release(&b);
 	if (ok && size > HITS_COMPACT_MIN && size > 2 * compacted &&
 		flock(fd, LOCK_EX | LOCK_NB) == 0 && fstat(fd, &st) == 0 && st.st_nlink > 0)
-		compact_locked(top, fd, NULL);
+		compact_locked(top, fd, NULL, false);
 	close(fd);
 	close(top);
 }
