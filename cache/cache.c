@@ -63,7 +63,7 @@ struct cache *cache_open(const char *dir, const char *statedir)
 	c->umask = umask(0);
 	umask(c->umask);
 	c->euid = geteuid();
-	c->acfd = c->casfd = c->shadowfd = c->usedfd = -1;
+	c->acfd = c->casfd = c->shadowfd = -1;
 	c->max_output = size_limit("VX_CACHE_MAX_OUTPUT_SIZE", CACHE_MAX_OUTPUT_DEFAULT);
 	c->max_entry = size_limit("VX_CACHE_MAX_ENTRY_SIZE", CACHE_MAX_ENTRY_DEFAULT);
 	c->max_size = size_limit("VX_CACHE_MAX_SIZE", CACHE_MAX_SIZE_DEFAULT);
@@ -76,6 +76,7 @@ void cache_close(struct cache *c)
 {
 	if (!c)
 		return;
+	cache_hits_flush(c);
 	cache_stamp_close(c);
 	cache_inplace_close(c);
 	cache_forget_dirs(c);
@@ -190,9 +191,7 @@ void cache_forget_dirs(struct cache *c)
 		close(c->acfd);
 	if (c->casfd >= 0)
 		close(c->casfd);
-	if (c->usedfd >= 0)
-		close(c->usedfd);
-	c->acfd = c->casfd = c->usedfd = -1;
+	c->acfd = c->casfd = -1;
 }
 
 /* The fd of a subdirectory, opened on first use; while the cache does not

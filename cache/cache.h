@@ -140,12 +140,12 @@ unsigned long long cache_max_size(const struct cache *c);
  * overrides: the driver's, once the graph is read. */
 void cache_config_max_size(struct cache *c, unsigned long long cap);
 
-/* Note that key's entry was hit now: used/<key>'s mtime (made when
- * missing), dated unless it was within the hour: a stat on most hits. An
- * entry's last use is the later of that and its manifest's mtime (its
- * save). The handle also keeps the key, and its own cache_prune never
- * evicts it. Failures are quiet (an older last use only makes the entry
- * go sooner). Any thread. */
+/* Note that key's entry was hit: the handle keeps the key (no system
+ * call), its own cache_prune never evicts it, and cache_close appends the
+ * keys, dated then, to <dir>/hits in one write. An entry's last use is the
+ * later of its last line there and its manifest's mtime (its save).
+ * Failures are quiet (an older last use only makes the entry go sooner).
+ * Any thread. */
 void cache_touch(struct cache *c, const char *key);
 
 struct cache_pruned {

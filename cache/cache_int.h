@@ -6,7 +6,7 @@
  *   cas/<hh>/<hash>   blobs, named by the XXH3-128 of their bytes
  *   tmp/              every temporary file, renamed out of it when whole;
  *                     names there never match a lookup
- *   used/<key>        empty; its mtime is the entry's last hit (prune.c)
+ *   hits              the entries' last hits, appended once a run (hits.c)
  *   prune.lock        flock'ed by a prune, so that two never run at once
  *   size              the ledger: the bytes the last walk counted, plus
  *                     what saves added since (prune.c)
@@ -29,9 +29,6 @@
  * (a live writer keeps touching its own) */
 #define CACHE_STALE_SECONDS 3600
 
-/* a hit does not date used/<key> again when it was dated this recently */
-#define CACHE_TOUCH_SECONDS 3600
-
 /* a restore's temporary names beside their targets; save never collects them */
 #define CACHE_RESTORE_TMP ".vx-tmp."
 
@@ -46,7 +43,6 @@ struct cache {
 	bool swept;       /* stale temporaries removed once per process */
 	bool openat2_off; /* the kernel (or a seccomp filter) refused openat2 */
 	int acfd, casfd;  /* ac/ and cas/ for lookups, -1 until needed */
-	int usedfd;       /* used/ (prune.c), the same way */
 	int shadowfd;     /* <statedir>/shadow (shadow.h), -1 until needed */
 	struct cache_stamp *stamp; /* stamp.c's, loaded on first use */
 	struct cache_inplace *inplace; /* inplace.c's, the same way */
@@ -69,6 +65,19 @@ struct cache_file {
 	mode_t mode; /* rwx bits only: never setuid, setgid or sticky */
 	bool privileged; /* the record asked for those (a regular file) */
 };
+
+/* hits.c: the record of hits (prune.c reads it). Append the keys of
+ * cache_touch, dated now, in one write; compact the file when it doubled. */
+void cache_hits_flush(struct cache *c);
+/* Merge the hits file's lines from offset from into into (malloc'd key ->
+ * malloc'd int64_t ns, the latest kept); the offset after its last whole
+ * line. top: the cache directory. */
+off_t cache_hits_read(int top, off_t from, struct strmap *into);
+/* Rewrite the file, under its exclusive flock, with each key's latest time
+ * (its own and extra's, which may be NULL) whose manifest is there. */
+void cache_hits_compact(int top, const struct strmap *extra);
+/* Free a map that cache_hits_read filled. */
+void cache_hits_free(struct strmap *m);
 
 /* cache.c */
 bool cache_path_ok(const char *rel);

@@ -1,11 +1,11 @@
 /* prune.c: the cache's size cap (cache.h's cache_touch and cache_prune).
  *
- * Last use: an entry's manifest mtime is its save; used/<key>, an empty
- * file, is dated by a hit unless it was dated within CACHE_TOUCH_SECONDS
- * (a stat is cheaper than dating an inode), so the keys this handle hit
- * are also kept in memory for its own prune; the manifest itself is never
- * touched (the in-place memo trusts its stat). A prune is a mark and sweep: every blob
- * of cas/ is stat'ed, every manifest read for the blobs it names (blobs
+ * Last use: an entry's manifest mtime is its save; its hits are the lines
+ * of <dir>/hits (hits.c: a run appends its hit keys once, at its end), and
+ * the keys this handle hit are also kept in memory for its own prune; the
+ * manifest itself is never touched (the in-place memo trusts its stat).
+ * A prune is a mark and sweep: every blob of cas/ is stat'ed, every
+ * manifest read for the blobs it names (blobs
  * are shared between entries by their content), entries are evicted least
  * recently used first (the manifest unlinked first: a reader sees a miss),
  * and a blob goes only when no manifest left names it and no save touched
@@ -40,26 +40,6 @@
 
 #define DIR_FLAGS (O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
 
-static int used_dir(struct cache *c)
-{
-	int have = __atomic_load_n(&c->usedfd, __ATOMIC_ACQUIRE);
-	if (have >= 0)
-		return have;
-	int top = open(c->dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (top < 0)
-		return -1;
-	int mine = openat(top, "used", DIR_FLAGS);
-	if (mine < 0 && errno == ENOENT && mkdirat(top, "used", 0777) == 0)
-		mine = openat(top, "used", DIR_FLAGS);
-	close(top);
-	if (mine >= 0 && !__atomic_compare_exchange_n(&c->usedfd, &have, mine, false,
-				 __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
-		close(mine);
-		return have;
-	}
-	return mine;
-}
-
 void cache_touch(struct cache *c, const char *key)
 {
 	if (!hash_is_hex(key))
@@ -70,24 +50,6 @@ void cache_touch(struct cache *c, const char *key)
 		strmap_put(&c->touched, k, k);
 	}
 	pthread_mutex_unlock(&c->stamp_mu);
-	int dfd = used_dir(c);
-	struct stat st;
-	if (dfd < 0)
-		return;
-	if (fstatat(dfd, key, &st, AT_SYMLINK_NOFOLLOW) == 0) {
-		/* a stat is cheaper than dating an inode (a journal write) */
-		struct timespec now;
-		clock_gettime(CLOCK_REALTIME_COARSE, &now);
-		if (st.st_mtim.tv_sec <= now.tv_sec && now.tv_sec - st.st_mtim.tv_sec < CACHE_TOUCH_SECONDS)
-			return;
-		utimensat(dfd, key, NULL, AT_SYMLINK_NOFOLLOW);
-		return;
-	}
-	if (errno != ENOENT)
-		return;
-	int fd = openat(dfd, key, O_WRONLY | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0666);
-	if (fd >= 0)
-		close(fd);
 }
 
 struct blob {
@@ -107,10 +69,12 @@ struct entry {
 
 struct pruner {
 	struct cache *c;
-	int top, acfd, casfd, usedfd;
+	int top, acfd, casfd;
 	int64_t start;   /* CLOCK_REALTIME_COARSE, as file times are taken */
 	struct strmap blobs; /* hash -> struct blob */
-	struct strmap used;  /* key -> int64_t mtime */
+	struct strmap used;  /* key -> int64_t last hit, ns (hits.c) */
+	off_t hits_end;      /* what of the hits file was read */
+	bool legacy;         /* a used/ directory was read */
 	struct entry *es;
 	size_t n, cap;
 	unsigned long long total;
@@ -165,22 +129,49 @@ static void walk_cas(struct pruner *p)
 		closedir(d);
 }
 
-static void walk_used(struct pruner *p)
+/* used/<key>, an empty file dated by a hit: the record of vx before the
+ * hits file. Its dates are merged into the hits file, then it goes. */
+static void merge_legacy_used(struct pruner *p)
 {
-	DIR *d = p->usedfd >= 0 ? fdopendir(dup(p->usedfd)) : NULL;
+	int fd = openat(p->top, "used", DIR_FLAGS);
+	DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
+	if (!d) {
+		if (fd >= 0)
+			close(fd);
+		return;
+	}
 	struct dirent *de;
-	while (d && (de = readdir(d))) {
+	while ((de = readdir(d))) {
 		struct stat st;
 		if (!is_key(de->d_name, strlen(de->d_name)) ||
-			fstatat(p->usedfd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0)
+			fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0)
 			continue;
-		char *k = xstrdup(de->d_name);
-		int64_t *at = xmalloc(sizeof(*at));
-		*at = ns_of(st.st_mtim);
-		strmap_put(&p->used, k, at);
+		int64_t *at = strmap_get(&p->used, de->d_name);
+		if (!at) {
+			at = xmalloc(sizeof(*at));
+			*at = 0;
+			strmap_put(&p->used, xstrdup(de->d_name), at);
+		}
+		if (ns_of(st.st_mtim) > *at)
+			*at = ns_of(st.st_mtim);
 	}
+	closedir(d);
+	p->legacy = true;
+}
+
+static void drop_legacy_used(struct pruner *p)
+{
+	int fd = openat(p->top, "used", DIR_FLAGS);
+	DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
+	struct dirent *de;
+	while (d && (de = readdir(d)))
+		if (is_key(de->d_name, strlen(de->d_name)))
+			unlinkat(dirfd(d), de->d_name, 0);
 	if (d)
 		closedir(d);
+	else if (fd >= 0)
+		close(fd);
+	unlinkat(p->top, "used", AT_REMOVEDIR);
 }
 
 static void name_blob(struct pruner *p, struct entry *e, const char *hash)
@@ -253,7 +244,8 @@ static int by_last(const void *a, const void *b)
 	return x->last < y->last ? -1 : x->last > y->last ? 1 : strcmp(x->key, y->key);
 }
 
-/* Used again since the walk (a hit, a save of the same key): kept. */
+/* Saved again since the walk (a save of the same key): kept. Hits since
+ * the walk were read before the evictions began (prune_hits_since). */
 static bool used_since(struct pruner *p, const struct entry *e)
 {
 	char name[40];
@@ -263,8 +255,8 @@ static bool used_since(struct pruner *p, const struct entry *e)
 		return true; /* gone already: nothing to do */
 	if (ns_of(st.st_mtim) > e->last)
 		return true;
-	return p->usedfd >= 0 && fstatat(p->usedfd, e->key, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
-	       ns_of(st.st_mtim) > e->last;
+	const int64_t *u = strmap_get(&p->used, e->key);
+	return u && *u > e->last;
 }
 
 static bool evict(struct pruner *p, struct entry *e)
@@ -273,8 +265,6 @@ static bool evict(struct pruner *p, struct entry *e)
 	snprintf(name, sizeof(name), "%s.json", e->key);
 	if (used_since(p, e) || unlinkat(p->acfd, name, 0) != 0)
 		return false;
-	if (p->usedfd >= 0)
-		unlinkat(p->usedfd, e->key, 0);
 	p->total -= e->size;
 	for (size_t i = 0; i < e->nblobs; i++)
 		if (--e->blobs[i]->refs == 0)
@@ -336,22 +326,6 @@ static size_t sweep(struct pruner *p)
 	return removed;
 }
 
-/* used/ files of no manifest (evicted by another prune, or a hit that raced
- * one), older than the prune. */
-static void sweep_used(struct pruner *p)
-{
-	struct strmap have;
-	strmap_init(&have);
-	for (size_t i = 0; i < p->n; i++)
-		strmap_put(&have, p->es[i].key, &p->es[i]);
-	for (size_t i = 0; i < p->used.cap; i++) {
-		const char *k = p->used.keys[i];
-		if (k && !strmap_get(&have, k) && *(int64_t *)p->used.vals[i] < p->start)
-			unlinkat(p->usedfd, k, 0);
-	}
-	strmap_free(&have);
-}
-
 #define LEDGER_DAYS 1
 
 /* The ledger: 0 with its bytes and walk time, or -1 (missing, malformed). */
@@ -388,17 +362,12 @@ static void pruner_free(struct pruner *p)
 		if (p->blobs.keys[i])
 			free(p->blobs.vals[i]);
 	strmap_free(&p->blobs);
-	for (size_t i = 0; i < p->used.cap; i++)
-		if (p->used.keys[i]) {
-			free((char *)p->used.keys[i]);
-			free(p->used.vals[i]);
-		}
-	strmap_free(&p->used);
+	cache_hits_free(&p->used);
 	for (size_t i = 0; i < p->n; i++)
 		free(p->es[i].blobs);
 	free(p->es);
-	int fds[] = {p->acfd, p->casfd, p->usedfd, p->top};
-	for (size_t i = 0; i < 4; i++)
+	int fds[] = {p->acfd, p->casfd, p->top};
+	for (size_t i = 0; i < 3; i++)
 		if (fds[i] >= 0)
 			close(fds[i]);
 }
@@ -409,7 +378,7 @@ int cache_prune(struct cache *c, unsigned long long cap, const struct timespec *
 	struct cache_pruned res = {0};
 	if (out)
 		*out = res;
-	struct pruner p = {.c = c, .acfd = -1, .casfd = -1, .usedfd = -1};
+	struct pruner p = {.c = c, .acfd = -1, .casfd = -1};
 	p.top = open(c->dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (p.top < 0) {
 		if (errno == ENOENT)
@@ -447,11 +416,11 @@ int cache_prune(struct cache *c, unsigned long long cap, const struct timespec *
 	}
 	p.acfd = openat(p.top, "ac", DIR_FLAGS);
 	p.casfd = openat(p.top, "cas", DIR_FLAGS);
-	p.usedfd = openat(p.top, "used", DIR_FLAGS);
 	strmap_init(&p.blobs);
 	strmap_init(&p.used);
 	walk_cas(&p);
-	walk_used(&p);
+	p.hits_end = cache_hits_read(p.top, 0, &p.used);
+	merge_legacy_used(&p);
 	walk_ac(&p);
 	res.before = res.after = p.total;
 	res.entries = p.n;
@@ -472,6 +441,8 @@ int cache_prune(struct cache *c, unsigned long long cap, const struct timespec *
 		qsort(p.es, p.n, sizeof(*p.es), by_last);
 	int64_t kept = keep ? ns_of(*keep) : INT64_MAX;
 	unsigned long long target = cap - cap / 10;
+	/* hits other runs recorded since the walk: theirs is a recent use */
+	p.hits_end = cache_hits_read(p.top, p.hits_end, &p.used);
 	for (size_t i = 0; over && p.total > target && i < p.n; i++) {
 		if (p.es[i].last >= kept)
 			break; /* and every later one: used by this run */
@@ -482,8 +453,12 @@ int cache_prune(struct cache *c, unsigned long long cap, const struct timespec *
 	}
 	if (p.casfd >= 0)
 		res.blobs = sweep(&p);
-	if (p.usedfd >= 0)
-		sweep_used(&p);
+	/* the evicted keys' lines go, and the used/ of an older vx once merged */
+	if (res.evicted || p.legacy) {
+		cache_hits_compact(p.top, p.legacy ? &p.used : NULL);
+		if (p.legacy)
+			drop_legacy_used(&p);
+	}
 	res.after = p.total;
 	ledger_write(p.top, p.total, now.tv_sec);
 	c->added = 0;

@@ -396,8 +396,8 @@ int cache_manifest_write(struct cache *c, const char *key, const cJSON *m, bool 
 
 int cache_dirs_make(struct cache *c)
 {
-	const char *sub[] = {"ac", "cas", "tmp", "used"};
-	for (size_t i = 0; i < 4; i++) {
+	const char *sub[] = {"ac", "cas", "tmp"};
+	for (size_t i = 0; i < sizeof(sub) / sizeof(*sub); i++) {
 		char *d = xasprintf("%s/%s", c->dir, sub[i]);
 		int r = cache_mkdirs(d);
 		if (r != 0)

@@ -16,10 +16,14 @@ setup() {
 }
 
 # backdate KEY AGE: date KEY's last use AGE ago (its manifest and its
-# used/ file), as if it was last saved or hit then.
+# lines in the hits file), as if it was last saved or hit then.
 backdate() {
 	touch -h -d "$2 ago" "$C/ac/$1.json"
-	if [ -e "$C/used/$1" ]; then touch -h -d "$2 ago" "$C/used/$1"; fi
+	if [ -f "$C/hits" ]; then
+		local ns
+		ns=$(date -d "$2 ago" +%s%N)
+		sed -i "s/^$1 [0-9]*\$/$1 $ns/" "$C/hits"
+	fi
 }
 
 # blobs_of KEY: the cache files of KEY's blobs, one a line.
@@ -102,23 +106,86 @@ key_of() { rec_of "$1" key; }
 	assert_equal "$(ls "$C/ac")" "$(key_of @x/d#build).json"
 }
 
-@test "an entry the run hit survives though its last use, within the hour, was not dated again" {
+@test "an entry the run hit survives its own prune though its last use is older" {
 	ws5
 	run -0 vx run --json @x/a#build @x/b#build
 	local a b
 	a=$(key_of @x/a#build) b=$(key_of @x/b#build)
 	run -0 vx run --json @x/a#build
-	assert_exist "$C/used/$a"
-	touch -d '30 minutes ago' "$C/used/$a"
+	backdate "$a" '30 minutes'
 	backdate "$b" '10 minutes'
 	touch -d '4 hours ago' "$C/ac/$a.json"
-	# a (30 minutes) is older than b (10): a hit now, it is not dated again
+	# a (30 minutes) is older than b (10): hit by the run that prunes, it stays
 	VX_CACHE_MAX_SIZE=150K run -0 vx run --json @x/a#build @x/c#build
 	assert_equal "$(rec_of @x/a#build status)" hit
-	[ "$(stat -c %Y "$C/used/$a")" -lt "$(date -d '20 minutes ago' +%s)" ]
 	assert_exist "$C/ac/$a.json"
 	assert_not_exist "$C/ac/$b.json"
 	assert_exist "$C/ac/$(key_of @x/c#build).json"
+	# and its hit is in the record, dated at the run's end
+	[ "$(grep -c "^$a " "$C/hits")" -ge 1 ]
+	[ "$(grep "^$a " "$C/hits" | tail -n 1 | cut -d' ' -f2 | cut -c1-10)" -ge "$(date -d '1 minute ago' +%s)" ]
+}
+
+@test "a run's hits are one record at its end: a line per key in the hits file, no file per entry" {
+	ws5
+	run -0 vx run --json @x/a#build @x/b#build @x/c#build
+	[ ! -e "$C/hits" ] || [ "$(grep -c '^[0-9a-f]\{32\} ' "$C/hits")" -eq 0 ]
+	local before
+	before=$(date +%s)
+	run -0 vx run --json @x/a#build @x/b#build @x/c#build
+	assert_equal "$(rec_of @x/a#build status)" hit
+	assert_not_exist "$C/used"
+	# one header, then the three keys hit, all dated alike (one write)
+	assert_equal "$(head -c 10 "$C/hits")" "vx-hits 1 "
+	local k
+	for k in a b c; do
+		[ "$(grep -c "^$(key_of "@x/$k#build") " "$C/hits")" -eq 1 ]
+	done
+	assert_equal "$(tail -n +2 "$C/hits" | cut -d' ' -f2 | sort -u | wc -l)" 1
+	[ "$(tail -n 1 "$C/hits" | cut -d' ' -f2 | cut -c1-10)" -ge "$before" ]
+	# a second run appends its own three lines
+	run -0 vx run --json @x/a#build @x/b#build @x/c#build
+	assert_equal "$(grep -c '^[0-9a-f]\{32\} ' "$C/hits")" 6
+}
+
+@test "the hits file is compacted once it doubled past 4 MiB: a line per key, the latest" {
+	ws5
+	run -0 vx run --json @x/a#build @x/b#build
+	local a b
+	a=$(key_of @x/a#build) b=$(key_of @x/b#build)
+	# a record grown by 80,000 old hits of a and of a key of no entry
+	/usr/bin/python3 -c '
+import sys
+with open(sys.argv[1], "w") as f:
+    f.write("vx-hits 1 000000000000\n")
+    for i in range(40000):
+        f.write("%s %019d\n" % ("f" * 32, 1000000000000000000 + i))
+        f.write("%s %019d\n" % (sys.argv[2], 1000000000000000000 + i))
+' "$C/hits" "$a"
+	run -0 vx run --json @x/a#build @x/b#build
+	[ "$(stat -c %s "$C/hits")" -lt 1000 ]
+	assert_equal "$(grep -c "^$a " "$C/hits")" 1
+	assert_equal "$(grep -c "^$b " "$C/hits")" 1
+	assert_equal "$(grep "^ffffffff" "$C/hits")" "$(printf '%s 1000000000000039999' ffffffffffffffffffffffffffffffff)"
+	[ "$(grep "^$a " "$C/hits" | cut -d' ' -f2 | cut -c1-10)" -ge "$(date -d '1 minute ago' +%s)" ]
+}
+
+@test "the used/ files of an older vx still date hits for prune, then go" {
+	ws5
+	run -0 vx run --json @x/a#build @x/b#build @x/c#build
+	local a b c
+	a=$(key_of @x/a#build) b=$(key_of @x/b#build) c=$(key_of @x/c#build)
+	backdate "$a" '3 hours'
+	backdate "$b" '2 hours'
+	backdate "$c" '1 hour'
+	mkdir -p "$C/used"
+	touch -d '5 minutes ago' "$C/used/$a"
+	run -0 vx cache prune --max-size 250KB
+	assert_output --partial '"evicted":1'
+	assert_exist "$C/ac/$a.json"
+	assert_not_exist "$C/ac/$b.json"
+	assert_not_exist "$C/used"
+	assert_equal "$(grep -c "^$a " "$C/hits")" 1
 }
 
 @test "vx cache prune --max-size by hand: oldest first, down to 90% of the cap, one JSON line" {
@@ -185,22 +252,25 @@ key_of() { rec_of "$1" key; }
 	mkdir -p "$C/cas/fe"
 	ln -s "$O/$blob" "$C/cas/fe/fe${blob#ff}"   # a blob
 	ln -s "$O/ac/$k2.json" "$C/ac/$k2.json"     # a manifest
-	rm -rf "$C/used"
-	ln -s "$O/used" "$C/used"                   # used/
+	rm -rf "$C/used" "$C/hits"
+	ln -s "$O/used" "$C/used"                   # used/ (an older vx's record)
+	echo keep > "$O/hits"
+	ln -s "$O/hits" "$C/hits"                   # the hits record
 	backdate $k1 '2 hours'
 	run -0 vx-cache prune --max-size 1
 	assert_output --partial '"evicted":1'
 	assert_not_exist "$C/ac/$k1.json"
-	for f in "$blob" "hh/$blob" "ac/$k2.json" "used/$k3"; do
+	for f in "$blob" "hh/$blob" "ac/$k2.json" "used/$k3" hits; do
 		assert_equal "$(cat "$O/$f")" "$(if [ "$f" = "ac/$k2.json" ]; then cat "$O/ac/$k2.json"; else echo keep; fi)"
 		assert_exist "$O/$f"
 	done
-	# a hit does not write through the used/ symlink either
+	# a hit does not write through the hits symlink either
 	run -0 vx-cache save $k1 "$P" --outputs 'dist/**'
 	ws5
 	run -0 vx run --json @x/a#build
 	run -0 vx run --json @x/a#build
 	assert_equal "$(find "$O/used" -type f | wc -l)" 1
+	assert_equal "$(cat "$O/hits")" keep
 }
 
 @test "a bad size is one line and exit 2 (prune); a bad VX_CACHE_MAX_SIZE one warning" {
