@@ -323,27 +323,6 @@ void cache_hex128(XXH128_hash_t h, char out[33])
 	out[32] = '\0';
 }
 
-int cache_mkdirs(const char *dir)
-{
-	if (mkdir(dir, 0777) == 0 || errno == EEXIST)
-		return 0;
-	if (errno != ENOENT)
-		return -1;
-	char *p = xstrdup(dir);
-	for (char *s = p + 1; *s; s++) {
-		if (*s != '/')
-			continue;
-		*s = '\0';
-		if (mkdir(p, 0777) != 0 && errno != EEXIST) {
-			free(p);
-			return -1;
-		}
-		*s = '/';
-	}
-	free(p);
-	return mkdir(dir, 0777) == 0 || errno == EEXIST ? 0 : -1;
-}
-
 int cache_tmp_open(struct cache *c, char **path)
 {
 	for (int tries = 0; tries < 100; tries++) {

@@ -126,7 +126,6 @@ void cache_hex128(XXH128_hash_t h, char out[33]);
 const char *cache_entry_check(struct cache *c, const char *key, const cJSON *m, bool blobs);
 /* A temporary file in <dir>/tmp, open for writing; *path gets its name. */
 int cache_tmp_open(struct cache *c, char **path);
-int cache_mkdirs(const char *dir);
 
 /* save.c: make ac/, cas/ and tmp/. 0, or -1 after a message. */
 int cache_dirs_make(struct cache *c);

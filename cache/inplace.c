@@ -35,6 +35,7 @@
 #include "atomicw.h"
 #include "strbuf.h"
 #include "cache_int.h"
+#include "path.h"
 #include "err.h"
 #include "hash.h"
 #include "shadow.h"
@@ -455,7 +456,7 @@ static void save(struct cache *c, struct cache_inplace *ip)
 	memcpy(b.buf + MAGIC_LEN, &blen, 8);
 	memcpy(b.buf + MAGIC_LEN + 8, &bhash, 8);
 	struct atomicw w;
-	if (cache_mkdirs(c->statedir) == 0 && atomicw_open(&w, ip->file, 0666) == 0) {
+	if (path_mkdirs(c->statedir) == 0 && atomicw_open(&w, ip->file, 0666) == 0) {
 		if (atomicw_write(&w, b.buf, b.len) == 0)
 			atomicw_commit(&w); /* failing, only speed is lost */
 		else

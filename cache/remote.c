@@ -16,6 +16,7 @@
 
 #include "cache.h"
 #include "cache_int.h"
+#include "path.h"
 #include "err.h"
 #include "fileio.h"
 #include "hash.h"
@@ -573,7 +574,7 @@ static int blob_place(struct cache *c, struct xfer *x)
 	int r = rename(x->tmp, path);
 	if (r != 0 && errno == ENOENT) {
 		char *dir = xstrndup(path, (size_t)(strrchr(path, '/') - path));
-		r = cache_mkdirs(dir) == 0 ? rename(x->tmp, path) : -1;
+		r = path_mkdirs(dir) == 0 ? rename(x->tmp, path) : -1;
 		free(dir);
 	}
 	if (r != 0)

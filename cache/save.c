@@ -29,6 +29,7 @@
 #include <unistd.h>
 
 #include "cache_int.h"
+#include "path.h"
 #include "err.h"
 #include "fileio.h"
 #include "hash.h"
@@ -124,7 +125,7 @@ static int blob_commit(struct saver *sv, int tmpfd, char *tmp, const char *hash,
 			r = -1;
 		if (r == 0 && rename(tmp, path) != 0) {
 			char *dir = xstrndup(path, (size_t)(strrchr(path, '/') - path));
-			r = errno == ENOENT && cache_mkdirs(dir) == 0 ? rename(tmp, path) : -1;
+			r = errno == ENOENT && path_mkdirs(dir) == 0 ? rename(tmp, path) : -1;
 			free(dir);
 		}
 		if (r != 0) {
@@ -399,7 +400,7 @@ int cache_dirs_make(struct cache *c)
 	const char *sub[] = {"ac", "cas", "tmp"};
 	for (size_t i = 0; i < sizeof(sub) / sizeof(*sub); i++) {
 		char *d = xasprintf("%s/%s", c->dir, sub[i]);
-		int r = cache_mkdirs(d);
+		int r = path_mkdirs(d);
 		if (r != 0)
 			err_warn_errno("unable to create '%s'", d);
 		free(d);

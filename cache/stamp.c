@@ -25,6 +25,7 @@
 
 #include "atomicw.h"
 #include "cache_int.h"
+#include "path.h"
 #include "err.h"
 #include "statsnap.h"
 #include "strmap.h"
@@ -180,7 +181,7 @@ void cache_stamp_close(struct cache *c)
 	c->stamp = NULL;
 	struct atomicw w;
 	FILE *f;
-	if (sp->dirty && cache_mkdirs(c->statedir) == 0 && atomicw_open(&w, sp->file, 0666) == 0) {
+	if (sp->dirty && path_mkdirs(c->statedir) == 0 && atomicw_open(&w, sp->file, 0666) == 0) {
 		if (!(f = atomicw_stdio(&w))) {
 			atomicw_abort(&w);
 			goto done;
