@@ -27,13 +27,6 @@ int trace_seize(pid_t task)
 	return ptrace(PTRACE_SEIZE, task, 0, (void *)opts) ? -1 : 0;
 }
 
-void trace_ev_clear(struct ev *e)
-{
-	free(e->path);
-	free(e->resolved);
-	memset(e, 0, sizeof(*e));
-}
-
 static struct proc *proc_get(struct tracer *t, pid_t pid, bool make)
 {
 	for (size_t i = 0; i < t->nprocs; i++)

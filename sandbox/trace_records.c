@@ -171,6 +171,13 @@ static const char *errno_name(int e)
 	return e ? strerrorname_np(e) : NULL;
 }
 
+void trace_ev_clear(struct ev *e)
+{
+	free(e->path);
+	free(e->resolved);
+	memset(e, 0, sizeof(*e));
+}
+
 void trace_emit(struct tracer *t, pid_t pid, const struct ev *e, int err, bool unfinished)
 {
 	struct jsonw *w = &t->o->w;
