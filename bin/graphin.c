@@ -41,7 +41,7 @@ int graphin_load_then(struct graphin *g, const char *root, char **names, int nna
 	int a = 0;
 	char *graph_prog = proc_stage_path("vx-graph");
 	argv[a++] = graph_prog;
-	if (root) {
+	if (root && *root) { /* an empty VX_ROOT or --root is none */
 		argv[a++] = "--root";
 		argv[a++] = (char *)root;
 	}

@@ -563,7 +563,7 @@ int graphview_main(int argc, char **argv)
 		args[nargs++] = "--";
 	for (int i = 0; i < opts.noperands; i++)
 		args[nargs++] = opts.operands[i];
-	int rc = graphin_load(&g, root && *root ? root : NULL, args, nargs, false, false);
+	int rc = graphin_load(&g, root, args, nargs, false, false);
 
 	if (rc)
 		return rc;

@@ -200,7 +200,7 @@ int ls_main(int argc, char **argv)
 	int nfilters = nsel;
 	sel[nsel++] = "--";
 	struct graphin g = {0};
-	int rc = graphin_load(&g, root && *root ? root : NULL, sel, nsel, false, false);
+	int rc = graphin_load(&g, root, sel, nsel, false, false);
 	if (rc)
 		return rc;
 	const cJSON *projects = cJSON_GetObjectItemCaseSensitive(g.graph, "projects"), *p;

@@ -85,7 +85,7 @@ static bool pick(char **files, int nfiles, const char *root, char **a, char **b)
 		const char *slash = strrchr(files[0], '/');
 		dir = slash ? xstrndup(files[0], (size_t)(slash - files[0])) : xstrdup(".");
 	} else {
-		if (wsroot_find(".", root && *root ? root : NULL, true, &ws) != 0)
+		if (wsroot_find(".", root, true, &ws) != 0)
 			return false;
 		dir = xasprintf("%s/.vx/runs", ws);
 	}

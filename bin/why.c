@@ -87,7 +87,7 @@ int why_main(int argc, char **argv)
 	}
 	jsonl_out_init();
 	struct graphin g;
-	rc = graphin_load(&g, root && *root ? root : NULL, o.operands, o.noperands, true, true);
+	rc = graphin_load(&g, root, o.operands, o.noperands, true, true);
 	if (rc)
 		return rc;
 	const char *wsroot = graphin_str(g.graph, "root");
@@ -153,7 +153,7 @@ int clean_main(int argc, char **argv)
 		return VX_EXIT_USAGE;
 	}
 	struct graphin g;
-	rc = graphin_load(&g, root && *root ? root : NULL, NULL, 0, false, false);
+	rc = graphin_load(&g, root, NULL, 0, false, false);
 	if (rc)
 		return rc;
 	struct runcache cache;

@@ -102,7 +102,7 @@ int main(int argc, char **argv)
 	 * reachable and LeakSanitizer reports only what was really lost */
 	static struct workspace ws;
 	ws.env_mode = env_mode;
-	if (wsroot_find(".", root && *root ? root : NULL, true, &ws.root) != 0)
+	if (wsroot_find(".", root, true, &ws.root) != 0)
 		return VX_EXIT_USAGE;
 	/* the saved output is keyed by every argument, filters included; not
 	 * used when git answers part of it (a commit moves no config file) or

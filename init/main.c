@@ -114,7 +114,7 @@ int main(int argc, char **argv)
 	sel.ntasks = (size_t)o.noperands;
 
 	static struct workspace ws;
-	if (wsroot_find(".", root && *root ? root : NULL, true, &ws.root) != 0)
+	if (wsroot_find(".", root, true, &ws.root) != 0)
 		return VX_EXIT_USAGE;
 	workspace_load(&ws);
 	if (ws.errors)

@@ -20,7 +20,7 @@ const char *const wsroot_fingerprint[WSROOT_NFINGERPRINT] = {
 
 int wsroot_find(const char *start, const char *override, bool loud, char **root)
 {
-	if (override) {
+	if (override && *override) {
 		char *r = path_canonical(override);
 		struct stat st;
 		if (!r || stat(r, &st) != 0 || !S_ISDIR(st.st_mode)) {

@@ -1,9 +1,9 @@
 /* wsroot.h: finding the workspace root (R-1), shared by vx-graph and the
  * driver (which looks for a run's replay before vx-graph starts).
  *
- * wsroot_find picks the root: override if given (canonicalised, must be a
- * directory), else the nearest ancestor of start with a package.json
- * "workspaces", a pnpm-workspace.yaml, or a vx.json "projects". 0 and
+ * wsroot_find picks the root: override if given and not empty (an empty
+ * VX_ROOT is none; canonicalised, must be a directory), else the nearest
+ * ancestor of start with a package.json "workspaces", a pnpm-workspace.yaml, or a vx.json "projects". 0 and
  * *root set (malloc'd, canonical); -1 after printing why when loud, else
  * silently.
  */

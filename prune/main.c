@@ -316,7 +316,7 @@ int main(int argc, char **argv)
 		return VX_EXIT_USAGE;
 	}
 	static struct workspace ws;
-	if (wsroot_find(".", root && *root ? root : NULL, true, &ws.root) != 0)
+	if (wsroot_find(".", root, true, &ws.root) != 0)
 		return VX_EXIT_USAGE;
 	workspace_load(&ws);
 	if (ws.errors)

@@ -87,14 +87,12 @@ int tree_write(const char *path, const char *data, size_t n, mode_t mode)
 	if (mkparent(path) != 0)
 		return -1;
 	int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode & 07777);
-	if (fd < 0 || fileio_write_all(fd, data, n) != 0 || fchmod(fd, mode & 07777) != 0 ||
-		close(fd) != 0) {
+	bool ok = fd >= 0 && fileio_write_all(fd, data, n) == 0 && fchmod(fd, mode & 07777) == 0;
+	/* closed once, whatever failed */
+	ok = (fd < 0 || close(fd) == 0) && ok;
+	if (!ok)
 		err_warn_errno("unable to write '%s'", path);
-		if (fd >= 0)
-			close(fd);
-		return -1;
-	}
-	return 0;
+	return ok ? 0 : -1;
 }
 
 /* abs (a file or symlink) copied to dst */
