@@ -33,25 +33,10 @@ log() { printf 'dry.sh: %s\n' "$*" >&2; }
 command -v hyperfine >/dev/null 2>&1 || { log "needs hyperfine (apt-get install hyperfine)"; exit 1; }
 [ -x "$VX" ] || { log "build vx first: make"; exit 1; }
 
-mkdir -p "$BENCH_DIR"
-if [ ! -d "$WS/.git" ]; then
-	rm -rf "$WS.tmp"
-	log "generating $N packages in $WS"
-	"$HERE/gen-workspace.sh" "$N" "$WS.tmp" >&2
-	mv "$WS.tmp" "$WS"
-fi
-find_turbo() {
-	find "$WS/node_modules" -path '*/@turbo/*/bin/turbo' -type f -perm -u+x 2>/dev/null | head -n 1 || true
-}
-TURBO=$(find_turbo)
-if [ -z "$TURBO" ]; then
-	log "installing turbo with npm in $WS"
-	(cd "$WS" && npm i -D turbo --no-audit --no-fund >&2)
-	git -C "$WS" add -A
-	git -C "$WS" -c user.name=bench -c user.email=bench@example.invalid commit -q -m "npm i -D turbo"
-	TURBO=$(find_turbo)
-	[ -n "$TURBO" ] || { log "no turbo binary under $WS/node_modules/@turbo"; exit 1; }
-fi
+# shellcheck source=bench/lib.sh
+. "$HERE/lib.sh"
+bench_workspace "$WS" "$N"
+TURBO=$(bench_turbo "$WS")
 
 JSON=$(mktemp --suffix=.json)
 trap 'rm -f "$JSON"' EXIT

@@ -47,29 +47,10 @@ command -v hyperfine >/dev/null 2>&1 || apt_install hyperfine
 command -v python3 >/dev/null 2>&1 || apt_install python3
 
 # --- workspace: generate once per N (into a temp name, so a failed run is not reused)
-mkdir -p "$BENCH_DIR"
-if [ ! -d "$WS/.git" ]; then
-	rm -rf "$WS.tmp"
-	log "generating $N packages in $WS"
-	"$HERE/gen-workspace.sh" "$N" "$WS.tmp" >&2
-	mv "$WS.tmp" "$WS"
-fi
-
-# --- turbo: npm install once, then use the native binary directly (no node shim)
-find_turbo() {
-	find "$WS/node_modules" -path '*/@turbo/*/bin/turbo' -type f -perm -u+x 2>/dev/null | head -n 1 || true
-}
-TURBO=$(find_turbo)
-if [ -z "$TURBO" ]; then
-	log "installing turbo with npm in $WS"
-	(cd "$WS" && npm i -D turbo --no-audit --no-fund >&2)
-	# keep the tree clean, so neither tool pays for dirty-file hashing
-	git -C "$WS" add -A
-	git -C "$WS" -c user.name=bench -c user.email=bench@example.invalid \
-		commit -q -m "npm i -D turbo"
-	TURBO=$(find_turbo)
-	[ -n "$TURBO" ] || { log "no turbo binary under $WS/node_modules/@turbo"; exit 1; }
-fi
+# shellcheck source=bench/lib.sh
+. "$HERE/lib.sh"
+bench_workspace "$WS" "$N"
+TURBO=$(bench_turbo "$WS")
 TURBO_VERSION=$("$TURBO" --version 2>/dev/null | tail -n 1)
 
 # median (ms) of command number $2 in hyperfine's JSON export $1
