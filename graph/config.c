@@ -185,52 +185,6 @@ static const cJSON *member(const cJSON *obj, const char *name)
 	return cJSON_GetObjectItemCaseSensitive(obj, name);
 }
 
-/* Refuse the members of a sandbox section (section "": the block itself,
- * whose allow, deny and ignore are the sections) that are no row of
- * grantkind.h, naming the row meant when one is near; and repeats. */
-static void check_grant_keys(struct ctx *c, const cJSON *obj, const char *key,
-	const char *section)
-{
-	const cJSON *e, *f;
-	cJSON_ArrayForEach(e, obj) {
-		char *k = key_join(key, e->string);
-		bool sect = !*section && (!strcmp(e->string, "allow") || !strcmp(e->string, "deny") ||
-			!strcmp(e->string, "ignore"));
-		if (!sect && !grantkind_find(section, e->string)) {
-			const struct grantkind *g = grantkind_guess(section, e->string);
-			char list[512], *fix;
-			grantkind_names(section, list, sizeof(list));
-			if (g && strcmp(g->section, section)) {
-				/* every section that has it: deny.read means allow.read or ignore.read */
-				char where[64] = "";
-				for (size_t i = 0; i < ngrantkinds; i++)
-					if (!strcmp(grantkinds[i].name, e->string) &&
-						strlen(where) + strlen(grantkinds[i].section) + 5 < sizeof(where))
-						snprintf(where + strlen(where), sizeof(where) - strlen(where),
-							"%s%s", *where ? " or " : "",
-							*grantkinds[i].section ? grantkinds[i].section : "the block");
-				fix = xasprintf("%s is no member of %s: write it under %s (%s: %s); %s "
-					"takes: %s%s", e->string, *section ? section : "the sandbox block",
-					where, g->path, g->example, *section ? section : "the block",
-					*section ? "" : "allow, deny, ignore, ", list);
-			}
-			else if (g)
-				fix = xasprintf("did you mean %s? (%s: %s)", g->path, g->path, g->example);
-			else
-				fix = xasprintf("remove it or use one of: %s%s",
-					*section ? "" : "allow, deny, ignore, ", list);
-			diag_config(c->ws, c->file, k, fix, "unknown key");
-			free(fix);
-		}
-		for (f = e->next; f; f = f->next)
-			if (strcmp(f->string, e->string) == 0) {
-				diag_config(c->ws, c->file, k, "keep one of them", "key appears twice");
-				break;
-			}
-		free(k);
-	}
-}
-
 static void check_ports(struct ctx *c, const cJSON *v, const char *k)
 {
 	int i = 0;
@@ -282,16 +236,55 @@ static void check_grant(struct ctx *c, const struct grantkind *g, const cJSON *v
 	}
 }
 
-/* The members of obj (section's) that are rows, each by its shape. */
+/* The fix for name, no member of section: the section that has it, else a
+ * near spelling, else the members there are. */
+static char *unknown_grant_fix(const char *section, const char *name)
+{
+	const struct grantkind *g = grantkind_guess(section, name);
+	const char *here = *section ? section : "the block";
+	const char *blocks = *section ? "" : "allow, deny, ignore, ";
+	char list[512], where[64] = "";
+	grantkind_names(section, list, sizeof(list));
+	if (g && !strcmp(g->section, section))
+		return xasprintf("did you mean %s? (%s: %s)", g->path, g->path, g->example);
+	if (!g)
+		return xasprintf("remove it or use one of: %s%s", blocks, list);
+	/* every section that has it: deny.read means allow.read or ignore.read */
+	for (size_t i = 0; i < ngrantkinds; i++)
+		if (!strcmp(grantkinds[i].name, name) &&
+			strlen(where) + strlen(grantkinds[i].section) + 5 < sizeof(where))
+			snprintf(where + strlen(where), sizeof(where) - strlen(where), "%s%s",
+				*where ? " or " : "", *grantkinds[i].section ? grantkinds[i].section :
+				"the block");
+	return xasprintf("%s is no member of %s: write it under %s (%s: %s); %s takes: %s%s",
+		name, *section ? section : "the sandbox block", where, g->path, g->example, here,
+		blocks, list);
+}
+
+/* The members of a sandbox section (section "": the block itself, whose
+ * allow, deny and ignore are the sections), in one pass: a row of
+ * grantkind.h checked by its shape, anything else refused naming the row
+ * meant when one is near; and repeats. */
 static void check_grants(struct ctx *c, const cJSON *obj, const char *key, const char *section)
 {
-	check_grant_keys(c, obj, key, section);
-	for (size_t i = 0; i < ngrantkinds; i++) {
-		const cJSON *v = member(obj, grantkinds[i].name);
-		if (!v || strcmp(grantkinds[i].section, section))
-			continue;
-		char *k = key_join(key, grantkinds[i].name);
-		check_grant(c, &grantkinds[i], v, k);
+	const cJSON *e, *f;
+	cJSON_ArrayForEach(e, obj) {
+		char *k = key_join(key, e->string);
+		bool sect = !*section && (!strcmp(e->string, "allow") || !strcmp(e->string, "deny") ||
+			!strcmp(e->string, "ignore"));
+		const struct grantkind *row = sect ? NULL : grantkind_find(section, e->string);
+		if (row && member(obj, e->string) == e)
+			check_grant(c, row, e, k);
+		else if (!sect && !row) {
+			char *fix = unknown_grant_fix(section, e->string);
+			diag_config(c->ws, c->file, k, fix, "unknown key");
+			free(fix);
+		}
+		for (f = e->next; f; f = f->next)
+			if (strcmp(f->string, e->string) == 0) {
+				diag_config(c->ws, c->file, k, "keep one of them", "key appears twice");
+				break;
+			}
 		free(k);
 	}
 }
