@@ -19,6 +19,7 @@
 #include "err.h"
 #include "facts.h"
 #include "fixes.h"
+#include "grantkind.h"
 #include "jsonl.h"
 #include "lookup.h"
 #include "path.h"
@@ -63,6 +64,12 @@ static bool seen_before(cJSON *set, const char *s)
 			return true;
 	cJSON_AddItemToArray(set, cJSON_CreateString(s));
 	return false;
+}
+
+/* The grant a refused unix socket's fix names, spelled as its row. */
+static const struct grantkind *unix_grant(void)
+{
+	return grantkind_find("allow", "unixSockets");
 }
 
 static void put(const char *type, const cJSON *from, const char *line)
@@ -147,8 +154,8 @@ static char *socket_hint(const struct report *r, const cJSON *a, cJSON *said)
 				"'%s' (connect: %s), one the task did not make (a host socket such as "
 				"docker's or a D-Bus bus; glibc's user lookups try nscd this way and go "
 				"on); a socket the task binds itself, and socketpair, need no grant "
-				"(R-32); fix: if the task needs that socket, allow.unixSockets: true",
-				r->id, shown, en);
+				"(R-32); fix: if the task needs that socket, %s: %s",
+				r->id, shown, en, unix_grant()->path, unix_grant()->example);
 		free(res);
 		free(shown);
 		free(key);
@@ -412,8 +419,8 @@ static void r_unix(struct judge *j)
 	hint(j, NULL, xasprintf("vx: %s: the sandbox refused %zu datagram socket(AF_UNIX) "
 		"call%s (socket: EPERM), since such a socket can send to one the task did not "
 		"make (a host socket such as /dev/log); stream sockets and socketpair need no "
-		"grant (R-32); fix: if the task needs it, allow.unixSockets: true", j->r->id,
-		j->nunix, j->nunix == 1 ? "" : "s"));
+		"grant (R-32); fix: if the task needs it, %s: %s", j->r->id,
+		j->nunix, j->nunix == 1 ? "" : "s", unix_grant()->path, unix_grant()->example));
 }
 
 static void r_sockets(struct judge *j)
