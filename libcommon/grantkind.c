@@ -7,7 +7,7 @@
 
 const struct grantkind grantkinds[] = {
 	{"allow", "read", "allow.read", GRANT_PATHS, GRANT_EMPTY_DEFAULT, GRANT_MERGE_NEST,
-		"[\"../shared/\"]"},
+		"[\".\"]"},
 	{"allow", "write", "allow.write", GRANT_PATHS, GRANT_EMPTY_DEFAULT, GRANT_MERGE_NEST,
 		"[\"dist/\"]"},
 	{"allow", "network", "allow.network", GRANT_HOSTS_OR_TRUE, 0, GRANT_MERGE_NONE,
