@@ -7,6 +7,7 @@
 
 #include "err.h"
 #include "fileio.h"
+#include "grantkind.h"
 #include "jsonc.h"
 #include "jsonl.h"
 #include "netpat.h"
@@ -179,134 +180,138 @@ static bool want_bool(struct ctx *c, const cJSON *v, const char *key)
 	return false;
 }
 
-/* Call fn(child, key) for each member of obj named in keys, after refusing
- * unknown members. */
 static const cJSON *member(const cJSON *obj, const char *name)
 {
 	return cJSON_GetObjectItemCaseSensitive(obj, name);
 }
 
+static void check_ports(struct ctx *c, const cJSON *v, const char *k)
+{
+	int i = 0;
+	const cJSON *e;
+	cJSON_ArrayForEach(e, v) {
+		double d = cJSON_IsNumber(e) ? e->valuedouble : 0;
+		if (d < 1 || d > 65535 || d != (double)(int)d) {
+			char *ek = xasprintf("%s[%d]", k, i);
+			diag_config(c->ws, c->file, ek, "use a port number from 1 to 65535", "not a port");
+			free(ek);
+		}
+		i++;
+	}
+}
+
+/* One member's value, by its row's shape: the one place a shape is checked. */
+static void check_grant(struct ctx *c, const struct grantkind *g, const cJSON *v, const char *k)
+{
+	enum netpat_kind kind = !strcmp(g->section, "deny") ? NETPAT_DENY :
+		!strcmp(g->section, "ignore") ? NETPAT_IGNORE : NETPAT_ALLOW;
+	switch (g->shape) {
+	case GRANT_PATHS:
+	case GRANT_STRINGS:
+		string_array(c, v, k, NULL, NULL);
+		break;
+	case GRANT_HOSTS:
+		string_array(c, v, k, check_net, &kind);
+		break;
+	case GRANT_HOSTS_OR_TRUE:
+		if (cJSON_IsArray(v))
+			string_array(c, v, k, check_net, &kind);
+		else if (!cJSON_IsTrue(v))
+			bad_type(c, v, k, "true or an array of host patterns",
+				"write [\"example.com\"] or true");
+		break;
+	case GRANT_BOOL:
+		want_bool(c, v, k);
+		break;
+	case GRANT_BOOL_OR_STRINGS:
+		if (!cJSON_IsBool(v))
+			string_array(c, v, k, NULL, NULL);
+		break;
+	case GRANT_BOOL_OR_PORTS:
+		if (cJSON_IsArray(v))
+			check_ports(c, v, k);
+		else if (!cJSON_IsBool(v))
+			bad_type(c, v, k, "a boolean or an array of ports", "write true or [3000]");
+		break;
+	}
+}
+
+/* The fix for name, no member of section: the section that has it, else a
+ * near spelling, else the members there are. */
+static char *unknown_grant_fix(const char *section, const char *name)
+{
+	const struct grantkind *g = grantkind_guess(section, name);
+	const char *here = *section ? section : "the block";
+	const char *blocks = *section ? "" : "allow, deny, ignore, ";
+	char list[512], where[64] = "";
+	grantkind_names(section, list, sizeof(list));
+	if (g && !strcmp(g->section, section))
+		return xasprintf("did you mean %s? (%s: %s)", g->path, g->path, g->example);
+	if (!g)
+		return xasprintf("remove it or use one of: %s%s", blocks, list);
+	/* every section that has it: deny.read means allow.read or ignore.read */
+	for (size_t i = 0; i < ngrantkinds; i++)
+		if (!strcmp(grantkinds[i].name, name) &&
+			strlen(where) + strlen(grantkinds[i].section) + 5 < sizeof(where))
+			snprintf(where + strlen(where), sizeof(where) - strlen(where), "%s%s",
+				*where ? " or " : "", *grantkinds[i].section ? grantkinds[i].section :
+				"the block");
+	return xasprintf("%s is no member of %s: write it under %s (%s: %s); %s takes: %s%s",
+		name, *section ? section : "the sandbox block", where, g->path, g->example, here,
+		blocks, list);
+}
+
+/* The members of a sandbox section (section "": the block itself, whose
+ * allow, deny and ignore are the sections), in one pass: a row of
+ * grantkind.h checked by its shape, anything else refused naming the row
+ * meant when one is near; and repeats. */
+static void check_grants(struct ctx *c, const cJSON *obj, const char *key, const char *section)
+{
+	const cJSON *e, *f;
+	cJSON_ArrayForEach(e, obj) {
+		char *k = key_join(key, e->string);
+		bool sect = !*section && (!strcmp(e->string, "allow") || !strcmp(e->string, "deny") ||
+			!strcmp(e->string, "ignore"));
+		const struct grantkind *row = sect ? NULL : grantkind_find(section, e->string);
+		if (row && member(obj, e->string) == e)
+			check_grant(c, row, e, k);
+		else if (!sect && !row) {
+			char *fix = unknown_grant_fix(section, e->string);
+			diag_config(c->ws, c->file, k, fix, "unknown key");
+			free(fix);
+		}
+		for (f = e->next; f; f = f->next)
+			if (strcmp(f->string, e->string) == 0) {
+				diag_config(c->ws, c->file, k, "keep one of them", "key appears twice");
+				break;
+			}
+		free(k);
+	}
+}
+
 static void check_sandbox(struct ctx *c, const cJSON *sb, const char *key)
 {
-	static const char *const top[] = {"allow", "deny", "ignore", "weakerWhenNested",
-		"weakerNetworkIsolation"};
-	static const char *const allow[] = {"read", "write", "network", "systemInfo",
-		"unixSockets", "localBinding", "machLookup", "pty", "gitConfig"};
-	static const char *const deny[] = {"network"};
-	static const char *const ignore[] = {"read", "write", "systemInfo", "network"};
-	enum netpat_kind k_allow = NETPAT_ALLOW, k_deny = NETPAT_DENY, k_ign = NETPAT_IGNORE;
-
+	static const struct {
+		const char *name, *fix;
+	} sections[] = {
+		{"allow", "write allow: { read: [...], write: [...] }"},
+		{"deny", "write deny: { network: [...] }"},
+		{"ignore", "write ignore: { read: [...] }"},
+	};
 	if (!cJSON_IsObject(sb)) {
 		bad_type(c, sb, key, "an object", "write {} for the baseline sandbox");
 		return;
 	}
-	check_keys(c, sb, key, top, NKEYS(top));
-	const cJSON *v;
-	char *k;
-	if ((v = member(sb, "weakerWhenNested"))) {
-		k = key_join(key, "weakerWhenNested");
-		want_bool(c, v, k);
+	check_grants(c, sb, key, "");
+	for (size_t i = 0; i < NKEYS(sections); i++) {
+		const cJSON *s = member(sb, sections[i].name);
+		char *k = key_join(key, sections[i].name);
+		if (s && !cJSON_IsObject(s))
+			bad_type(c, s, k, "an object", sections[i].fix);
+		else if (s)
+			check_grants(c, s, k, sections[i].name);
 		free(k);
 	}
-	if ((v = member(sb, "weakerNetworkIsolation"))) {
-		k = key_join(key, "weakerNetworkIsolation");
-		want_bool(c, v, k);
-		free(k);
-	}
-
-	const cJSON *a = member(sb, "allow");
-	char *ak = key_join(key, "allow");
-	if (a && !cJSON_IsObject(a)) {
-		bad_type(c, a, ak, "an object", "write allow: { read: [...], write: [...] }");
-	} else if (a) {
-		check_keys(c, a, ak, allow, NKEYS(allow));
-		static const char *const lists[] = {"read", "write", "systemInfo", "machLookup"};
-		for (size_t i = 0; i < NKEYS(lists); i++)
-			if ((v = member(a, lists[i]))) {
-				k = key_join(ak, lists[i]);
-				string_array(c, v, k, NULL, NULL);
-				free(k);
-			}
-		if ((v = member(a, "network"))) {
-			k = key_join(ak, "network");
-			if (cJSON_IsTrue(v))
-				;
-			else if (cJSON_IsArray(v))
-				string_array(c, v, k, check_net, &k_allow);
-			else
-				bad_type(c, v, k, "true or an array of host patterns",
-					"write [\"example.com\"] or true");
-			free(k);
-		}
-		if ((v = member(a, "unixSockets"))) {
-			k = key_join(ak, "unixSockets");
-			if (!cJSON_IsBool(v))
-				string_array(c, v, k, NULL, NULL);
-			free(k);
-		}
-		if ((v = member(a, "localBinding"))) {
-			k = key_join(ak, "localBinding");
-			if (cJSON_IsArray(v)) {
-				int i = 0;
-				const cJSON *e;
-				cJSON_ArrayForEach(e, v) {
-					double d = cJSON_IsNumber(e) ? e->valuedouble : 0;
-					if (d < 1 || d > 65535 || d != (double)(int)d) {
-						char *ek = xasprintf("%s[%d]", k, i);
-						diag_config(c->ws, c->file, ek, "use a port number from 1 to 65535",
-							"not a port");
-						free(ek);
-					}
-					i++;
-				}
-			} else if (!cJSON_IsBool(v)) {
-				bad_type(c, v, k, "a boolean or an array of ports", "write true or [3000]");
-			}
-			free(k);
-		}
-		static const char *const bools[] = {"pty", "gitConfig"};
-		for (size_t i = 0; i < NKEYS(bools); i++)
-			if ((v = member(a, bools[i]))) {
-				k = key_join(ak, bools[i]);
-				want_bool(c, v, k);
-				free(k);
-			}
-	}
-	free(ak);
-
-	const cJSON *d = member(sb, "deny");
-	char *dk = key_join(key, "deny");
-	if (d && !cJSON_IsObject(d)) {
-		bad_type(c, d, dk, "an object", "write deny: { network: [...] }");
-	} else if (d) {
-		check_keys(c, d, dk, deny, NKEYS(deny));
-		if ((v = member(d, "network"))) {
-			k = key_join(dk, "network");
-			string_array(c, v, k, check_net, &k_deny);
-			free(k);
-		}
-	}
-	free(dk);
-
-	const cJSON *ig = member(sb, "ignore");
-	char *ik = key_join(key, "ignore");
-	if (ig && !cJSON_IsObject(ig)) {
-		bad_type(c, ig, ik, "an object", "write ignore: { read: [...] }");
-	} else if (ig) {
-		check_keys(c, ig, ik, ignore, NKEYS(ignore));
-		for (size_t i = 0; i < 3; i++)
-			if ((v = member(ig, ignore[i]))) {
-				k = key_join(ik, ignore[i]);
-				string_array(c, v, k, NULL, NULL);
-				free(k);
-			}
-		if ((v = member(ig, "network"))) {
-			k = key_join(ik, "network");
-			string_array(c, v, k, check_net, &k_ign);
-			free(k);
-		}
-	}
-	free(ik);
 }
 
 static void check_cache(struct ctx *c, const cJSON *cache, const char *key, struct task *t)

@@ -6,24 +6,21 @@
 #include <string.h>
 
 #include "err.h"
+#include "grantkind.h"
 
-/* Members with no effect on Linux (contract §4). */
-static const char *const macos_only[] = {"allow.systemInfo", "allow.machLookup", "allow.pty",
-	"weakerNetworkIsolation", "ignore.systemInfo"};
-/* Lists whose empty spelling is the default. */
-static const char *const empty_is_default[] = {"allow.read", "allow.write", "ignore.read",
-	"ignore.write", "ignore.network", "deny.network"};
-static const char *const network_lists[] = {"allow.network", "deny.network", "ignore.network"};
-
-static bool in(const char *path, const char *const *set, size_t n)
+/* The sandbox member at path, by its row of grantkind.h (contract §4:
+ * the macOS-only members; the lists whose empty spelling is the default). */
+static bool has_flag(const char *path, unsigned flag)
 {
-	for (size_t i = 0; i < n; i++)
-		if (strcmp(set[i], path) == 0)
-			return true;
-	return false;
+	const struct grantkind *g = grantkind_at(path);
+	return g && (g->flags & flag);
 }
 
-#define IN(path, set) in(path, set, sizeof(set) / sizeof(*(set)))
+static bool is_hosts(const char *path)
+{
+	const struct grantkind *g = grantkind_at(path);
+	return g && (g->shape == GRANT_HOSTS || g->shape == GRANT_HOSTS_OR_TRUE);
+}
 
 /* A network entry as it is matched: lowercase, no trailing dot. */
 static char *host_canon(const char *s)
@@ -63,7 +60,7 @@ static cJSON *canon_list(const cJSON *v, const char *path)
 	size_t n = (size_t)cJSON_GetArraySize(v), k = 0;
 	cJSON **items = xcalloc(n + 1, sizeof(*items));
 	const cJSON *e;
-	bool net = IN(path, network_lists);
+	bool net = is_hosts(path);
 	cJSON_ArrayForEach(e, v) {
 		if (net && cJSON_IsString(e)) {
 			char *h = host_canon(e->valuestring);
@@ -103,8 +100,9 @@ static cJSON *canon_object(const cJSON *v, const char *path)
 	cJSON *out = cJSON_CreateObject();
 	for (size_t i = 0; i < k; i++) {
 		char *sub = *path ? xasprintf("%s.%s", path, m[i]->string) : xstrdup(m[i]->string);
-		bool drop = IN(sub, macos_only) || cJSON_IsFalse(m[i]) ||
-			    (cJSON_IsArray(m[i]) && !cJSON_GetArraySize(m[i]) && IN(sub, empty_is_default));
+		bool drop = has_flag(sub, GRANT_MACOS_ONLY) || cJSON_IsFalse(m[i]) ||
+			    (cJSON_IsArray(m[i]) && !cJSON_GetArraySize(m[i]) &&
+			     has_flag(sub, GRANT_EMPTY_DEFAULT));
 		cJSON *c = drop ? NULL : canon_value(m[i], sub);
 		free(sub);
 		if (c && cJSON_IsObject(c) && !c->child) {

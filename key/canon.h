@@ -9,7 +9,8 @@
  * (R-30); members that say the default dropped (false, an empty read, write
  * or ignore list, an object left empty); the macOS-only members dropped
  * (allow.systemInfo, allow.machLookup, allow.pty, weakerNetworkIsolation,
- * ignore.systemInfo: no effect on Linux). Paths are kept as written: two
+ * ignore.systemInfo: no effect on Linux): both by the flags of their rows
+ * in grantkind.h, the one table of members. Paths are kept as written: two
  * spellings of one grant are two keys, a miss, never a stale hit.
  * A block vx-graph did not validate still canonicalises (unknown members
  * sorted and kept). */

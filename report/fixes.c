@@ -7,6 +7,7 @@
 
 #include "err.h"
 #include "glob.h"
+#include "grantkind.h"
 #include "jsonl.h"
 #include "path.h"
 
@@ -72,9 +73,20 @@ static void add_once(cJSON **set, const char *s)
 	cJSON_AddItemToArray(*set, cJSON_CreateString(s));
 }
 
+void fixes_grant(struct fixes *f, const char *kind, const char *grant)
+{
+	cJSON *set;
+	if (!f->grants)
+		f->grants = cJSON_CreateObject();
+	set = cJSON_GetObjectItemCaseSensitive(f->grants, kind);
+	if (!set)
+		set = cJSON_AddArrayToObject(f->grants, kind);
+	add_once(&set, grant);
+}
+
 void fixes_read(struct fixes *f, const char *grant)
 {
-	add_once(&f->read, grant);
+	fixes_grant(f, "read", grant);
 }
 
 void fixes_key(struct fixes *f, const char *entry)
@@ -84,7 +96,7 @@ void fixes_key(struct fixes *f, const char *entry)
 
 void fixes_write(struct fixes *f, const char *grant)
 {
-	add_once(&f->write, grant);
+	fixes_grant(f, "write", grant);
 	f->wrote = true;
 }
 
@@ -367,7 +379,7 @@ size_t fixes_put_end(struct fixes *f, const char *id, const cJSON *task, int exi
 	bool failed)
 {
 	size_t nhint = 0;
-	if (failed && (f->read || f->write || f->keys)) {
+	if (failed && (f->grants || f->keys)) {
 		const cJSON *sb = cJSON_GetObjectItemCaseSensitive(task, "sandbox");
 		cJSON *patch = cJSON_CreateObject();
 		cJSON *mine = cJSON_IsObject(sb) ? cJSON_Duplicate(sb, 1) : cJSON_CreateObject();
@@ -376,8 +388,11 @@ size_t fixes_put_end(struct fixes *f, const char *id, const cJSON *task, int exi
 			cJSON_DeleteItemFromObjectCaseSensitive(mine, "allow");
 			allow = cJSON_AddObjectToObject(mine, "allow");
 		}
-		merge(allow, "read", f->read, true);
-		merge(allow, "write", f->write, true);
+		/* each allow grant named, merged as its row of grantkind.h says */
+		for (size_t i = 0; i < ngrantkinds; i++)
+			if (!strcmp(grantkinds[i].section, "allow") && grantkinds[i].merge != GRANT_MERGE_NONE)
+				merge(allow, grantkinds[i].name, cJSON_GetObjectItemCaseSensitive(f->grants,
+					grantkinds[i].name), grantkinds[i].merge == GRANT_MERGE_NEST);
 		cJSON_AddItemToObject(cJSON_AddObjectToObject(patch, "exec"), "sandbox", mine);
 		if (f->keys) {
 			const cJSON *had = cJSON_GetObjectItemCaseSensitive(
@@ -411,8 +426,7 @@ size_t fixes_put_end(struct fixes *f, const char *id, const cJSON *task, int exi
 
 void fixes_free(struct fixes *f)
 {
-	cJSON_Delete(f->read);
-	cJSON_Delete(f->write);
+	cJSON_Delete(f->grants);
 	cJSON_Delete(f->keys);
 	cJSON_Delete(f->inside);
 	memset(f, 0, sizeof(*f));

@@ -1,9 +1,9 @@
 /* fixes.h: the grants a task's report names, and what its report ends with
  * (issue 35 item 3: every report line can be finished from).
  *
- * report.c hands over each grant its hint lines name as it prints them
- * (fixes_read, fixes_key, fixes_write: spelled as in the line, from the
- * project), each write the sandbox denied inside the project
+ * rules.c hands over each grant its hint lines name as it prints them
+ * (fixes_grant by its grantkind.h row, fixes_read, fixes_write, fixes_key:
+ * spelled as in the line, from the project), each write the sandbox denied inside the project
  * (fixes_inside), and that a write past the wall was named
  * (fixes_wrote). fixes_put_inside() writes the hints for the writes inside
  * the project: one per grant, the directory a write landed in (a mkdir's
@@ -26,11 +26,15 @@
 #include <cjson/cJSON.h>
 
 struct fixes {
-	cJSON *read, *write, *keys; /* the grants and key entries named, each once */
+	cJSON *grants; /* {"read":[..],"write":[..]}: each allow grant named, once */
+	cJSON *keys;   /* the cache.inputs.workspaceFiles entries named, each once */
 	cJSON *inside;              /* [{"rel":..,"shown":..,"bin":..,"rec":{..}}] */
 	bool wrote;                 /* a denied write was named */
 };
 
+/* kind: an allow row of grantkind.h ("read"); the block merges each kind
+ * by its row's merge column */
+void fixes_grant(struct fixes *f, const char *kind, const char *grant);
 void fixes_read(struct fixes *f, const char *grant);
 void fixes_key(struct fixes *f, const char *entry);
 void fixes_write(struct fixes *f, const char *grant);

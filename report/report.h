@@ -7,7 +7,8 @@
  * read (vx-sandbox --request - --trace - writes it so), and the task's exit
  * status when vx-sandbox's exit record ends it; report_read_network() the
  * proxy's deny records, each not silenced by ignore.network a violation
- * `deny network-outbound <host>:<port> (<reason>)`; report_judge() writes, through jsonl.h, one "violation" record per
+ * `deny network-outbound <host>:<port> (<reason>)`; report_judge() (rules.c: a table of
+ * rules, one small function a report line) writes, through jsonl.h, one "violation" record per
  * denial inside the project or under a withheld linked package that no
  * ignore glob silences, the hint records (on a failed task: past-wall writes
  * with the directory to grant, hidden reads of host paths with the grant

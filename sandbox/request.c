@@ -11,6 +11,7 @@
 
 #include "canonmemo.h"
 #include "err.h"
+#include "grantkind.h"
 #include "path.h"
 #include "taskreq.h"
 
@@ -81,12 +82,41 @@ static int bad(const char *file, const char *what)
 	return -1;
 }
 
+/* A member of the block (section "") or of one of its sections that no row
+ * of grantkind.h names is refused, not skipped: a hand-written request's
+ * misspelt grant (allow.wirte) would run the task without it, weaker than
+ * vx run, whose vx-graph refuses it (issue 37). */
+static int unknown_grant(const char *file, const cJSON *obj, const char *section)
+{
+	const cJSON *e;
+	cJSON_ArrayForEach(e, obj) {
+		bool sect = !*section && (!strcmp(e->string, "allow") || !strcmp(e->string, "deny") ||
+			!strcmp(e->string, "ignore"));
+		if (sect || grantkind_find(section, e->string))
+			continue;
+		const struct grantkind *g = grantkind_guess(section, e->string);
+		err_warn("%s: sandbox.%s%s%s is no grant of exec.sandbox (docs/grants.md); fix: %s%s",
+			file, section, *section ? "." : "", e->string, g ? "write " : "remove it",
+			g ? g->path : "");
+		return -1;
+	}
+	return 0;
+}
+
 static int read_sandbox(struct sb_request *r, const char *file, const cJSON *sb)
 {
 	const cJSON *allow, *v;
 	if (!cJSON_IsObject(sb))
 		return bad(file, "the task record's 'sandbox' is not an object "
 			"(a task without exec.sandbox is not run by vx-sandbox)");
+	if (unknown_grant(file, sb, ""))
+		return -1;
+	static const char *const sections[] = {"allow", "deny", "ignore"};
+	for (size_t i = 0; i < sizeof(sections) / sizeof(*sections); i++) {
+		v = cJSON_GetObjectItemCaseSensitive(sb, sections[i]);
+		if (cJSON_IsObject(v) && unknown_grant(file, v, sections[i]))
+			return -1;
+	}
 	allow = cJSON_GetObjectItemCaseSensitive(sb, "allow");
 	if (allow && !cJSON_IsObject(allow))
 		return bad(file, "sandbox.allow is not an object");

@@ -294,6 +294,59 @@ refuse() { # refuse VXJSON EXPECTED-SUBSTRING...
 		"tasks.b.cache.inputs.file: unknown key"
 }
 
+@test "issue 37: an unknown sandbox member names the grant meant, by the one grant table" {
+	refuse '{ "tasks": { "b": { "exec": { "command": "x", "sandbox": { "deny": { "read": ["."] } } } } } }' \
+		"tasks.b.exec.sandbox.deny.read: unknown key; fix: read is no member of deny: write it under allow or ignore (allow.read: " \
+		"deny takes: network"
+	refuse '{ "tasks": { "b": { "exec": { "command": "x", "sandbox": { "write": ["dist/"] } } } } }' \
+		"tasks.b.exec.sandbox.write: unknown key; fix: write is no member of the sandbox block: write it under allow or ignore (allow.write: "
+	refuse '{ "tasks": { "b": { "exec": { "command": "x", "sandbox": { "allow": { "unixsockets": true } } } } } }' \
+		"tasks.b.exec.sandbox.allow.unixsockets: unknown key; fix: did you mean allow.unixSockets? (allow.unixSockets: true)"
+	refuse '{ "tasks": { "b": { "exec": { "command": "x", "sandbox": { "allow": { "filesystem": true } } } } } }' \
+		"fix: remove it or use one of: read, write, network, systemInfo, unixSockets, localBinding, machLookup, pty, gitConfig"
+}
+
+@test "issue 37: every grant kind of docs/grants.md is accepted at its example, and named where it belongs from another section" {
+	local doc=$BATS_TEST_DIRNAME/../docs/grants.md block rows path
+	# the table's rows: member and example, as the page spells them
+	# shellcheck disable=SC2016 # the backquotes are the page's, for python
+	rows=$(/usr/bin/python3 -c '
+import re, sys
+for line in open(sys.argv[1]):
+    m = re.match(r"\| `([A-Za-z.]+)` \|.*\| `(.+)` \|$", line.strip())
+    if m:
+        print(m.group(1) + "\t" + m.group(2))
+' "$doc")
+	[ "$(printf '%s\n' "$rows" | wc -l)" -ge 16 ]
+	block=$(/usr/bin/python3 -c '
+import json, sys
+sb = {}
+for row in sys.argv[1].splitlines():
+    path, example = row.split("\t")
+    *sect, name = path.split(".")
+    (sb.setdefault(sect[0], {}) if sect else sb)[name] = json.loads(example)
+print(json.dumps(sb))
+' "$rows")
+	pkg packages/a @x/a '' "{ \"tasks\": { \"x\": { \"exec\": { \"command\": \"true\", \"sandbox\": $block } } } }"
+	run -0 vx-graph
+	assert_equal "$(field "$output" @x/a#x sandbox)" "$(/usr/bin/python3 -c 'import json, sys; print(json.dumps(json.loads(sys.argv[1]), separators=(",", ":")))' "$block")"
+	# each section's member under a section that lacks it points back at it
+	while IFS=$'\t' read -r path example; do
+		case $path in allow.*|deny.*|ignore.*) ;; *) continue ;; esac
+		local name=${path#*.} other=deny
+		[ "$name" = network ] && other=
+		if [ -n "$other" ]; then
+			refuse "{ \"tasks\": { \"b\": { \"exec\": { \"command\": \"x\", \"sandbox\": { \"$other\": { \"$name\": $example } } } } } }" \
+				"tasks.b.exec.sandbox.$other.$name: unknown key; fix: $name is no member of deny: write it under " \
+				"; deny takes: network"
+			[[ $output =~ "write it under "[a-z\ ]*"${path%%.*}" ]]
+		else
+			refuse "{ \"tasks\": { \"b\": { \"exec\": { \"command\": \"x\", \"sandbox\": { \"$name\": $example } } } } }" \
+				"tasks.b.exec.sandbox.$name: unknown key; fix: $name is no member of the sandbox block: write it under allow or deny or ignore (allow.network: "
+		fi
+	done <<< "$rows"
+}
+
 @test "refuse: wrong types" {
 	refuse '{ "tasks": { "b": { "exec": { "command": "x" }, "dependsOn": "build" } } }' \
 		"tasks.b.dependsOn: expected an array of strings, got a string"

@@ -159,6 +159,22 @@ linked() {
 	assert_output --partial "'sandbox' is not an object"
 }
 
+@test "issue 37: a hand-written request's grant that is no row of the grant table is refused (125), naming the one meant, nothing run" {
+	pkg packages/app @x/app '' '{ "tasks": { "t": { "exec": { "command": "touch ran", "sandbox": { "allow": { "write": ["."] } } } } } }'
+	req @x/app#t "$BATS_TEST_TMPDIR/r"
+	sed 's/"write":/"wirte":/' "$BATS_TEST_TMPDIR/r" > "$BATS_TEST_TMPDIR/typo"
+	run -125 vx-sandbox --request "$BATS_TEST_TMPDIR/typo"
+	assert_output "vx-sandbox: $BATS_TEST_TMPDIR/typo: sandbox.allow.wirte is no grant of exec.sandbox (docs/grants.md); fix: write allow.write"
+	[ ! -e "$WS/packages/app/ran" ]
+	sed 's/"allow":/"deny":/' "$BATS_TEST_TMPDIR/r" > "$BATS_TEST_TMPDIR/moved"
+	run -125 vx-sandbox --request "$BATS_TEST_TMPDIR/moved"
+	assert_output --partial "sandbox.deny.write is no grant of exec.sandbox (docs/grants.md); fix: write allow.write"
+	[ ! -e "$WS/packages/app/ran" ]
+	# the request as vx-graph wrote it runs
+	run -0 vx-sandbox --request "$BATS_TEST_TMPDIR/r"
+	[ -e "$WS/packages/app/ran" ]
+}
+
 @test "--proxy-socket: a path that is no socket fails before the task runs (125); with one, a DNS lookup is refused at once and traced, and resolv.conf is the sandbox's" {
 	run -125 sb --proxy-socket "$BATS_TEST_TMPDIR/none.sock" -- sh -c 'echo TASK RAN'
 	assert_line --partial "vx-sandbox: unable to reach vx-proxy's socket '$BATS_TEST_TMPDIR/none.sock' (No such file or directory), so the task is not run"
