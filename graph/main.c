@@ -19,7 +19,7 @@
 #include "workspace.h"
 #include "wsroot.h"
 
-static const char usage[] =
+static const char head[] =
 	"usage: vx-graph [--root DIR] [--filter SEL]... [--only] [--env-mode MODE] [TASK...]\n"
 	"\n"
 	"Fold the workspace's vx.json files into the task graph and print it as\n"
@@ -27,34 +27,30 @@ static const char usage[] =
 	"record per task asked for and everything it depends on, dependencies first.\n"
 	"TASK is a task name (every project that has it) or a task id (project#name);\n"
 	"none means every task.\n"
-	"\n"
-	"  --root DIR      the workspace root (default: VX_ROOT, else found from the\n"
-	"                  current directory)\n"
-	"  --filter SEL    only the tasks of the projects SEL selects (turbo's\n"
-	"                  grammar): web, @acme/*, ./apps/web, {./apps/*}, web... (and\n"
-	"                  what it depends on), ...web (and what depends on it),\n"
-	"                  ...^web / web^... (without web), [main] (changed since the\n"
-	"                  ref), web...[main] (web, when it or a dependency changed),\n"
-	"                  !SEL (leave out); several union, then exclusions subtract\n"
-	"  --only          the selected tasks without their dependencies\n"
-	"  --env-mode MODE strict or loose: every task's envMode, whatever the\n"
-	"                  vx.json files say (R-8a)\n"
-	"  -h, --help      this text\n"
-	"\n"
-	"Exit status: 0 success, 1 failure (a write), 2 usage or config error.\n";
+	"\n";
+static const char tail[] = "\nExit status: 0 success, 1 failure (a write), 2 usage or config error.\n";
+
+enum { ROOT = 1, FILTER, ONLY, ENVMODE, HELP };
+static const struct opt_spec specs[] = {
+	{"root", 0, OPT_VALUE, ROOT, "DIR",
+		"the workspace root (default: VX_ROOT, else found from the\ncurrent directory)"},
+	{"filter", 0, OPT_VALUE, FILTER, "SEL",
+		"only the tasks of the projects SEL selects (turbo's\n"
+		"grammar): web, @acme/*, ./apps/web, {./apps/*}, web... (and\n"
+		"what it depends on), ...web (and what depends on it),\n"
+		"...^web / web^... (without web), [main] (changed since the\n"
+		"ref), web...[main] (web, when it or a dependency changed),\n"
+		"!SEL (leave out); several union, then exclusions subtract"},
+	{"only", 0, OPT_FLAG, ONLY, NULL, "the selected tasks without their dependencies"},
+	{"env-mode", 0, OPT_VALUE, ENVMODE, "MODE",
+		"strict or loose: every task's envMode, whatever the\nvx.json files say (R-8a)"},
+	{"help", 'h', OPT_FLAG, HELP, NULL, "this text"},
+	{NULL, 0, 0, 0, NULL, NULL},
+};
 
 int main(int argc, char **argv)
 {
 	heap_reserve(16);
-	enum { ROOT = 1, FILTER, ONLY, ENVMODE, HELP };
-	static const struct opt_spec specs[] = {
-		{"root", 0, OPT_VALUE, ROOT},
-		{"filter", 0, OPT_VALUE, FILTER},
-		{"only", 0, OPT_FLAG, ONLY},
-		{"env-mode", 0, OPT_VALUE, ENVMODE},
-		{"help", 'h', OPT_FLAG, HELP},
-		{NULL, 0, 0, 0},
-	};
 	const char *root = getenv("VX_ROOT");
 	static char **filters;
 	size_t nfilters = 0;
@@ -86,10 +82,9 @@ int main(int argc, char **argv)
 			}
 			break;
 		case HELP:
-			fputs(usage, stdout);
-			return jsonl_out_finish();
+			return opt_help(head, specs, tail);
 		default:
-			fputs(usage, stderr);
+			opt_usage(stderr, head, specs, tail);
 			return VX_EXIT_USAGE;
 		}
 	}

@@ -20,7 +20,7 @@
 #include "workspace.h"
 #include "wsroot.h"
 
-static const char usage[] =
+static const char head[] =
 	"usage: vx-init [--root DIR] [--dry] [--force]\n"
 	"       vx-init --sandbox [TASK...] [--filter SEL]... [--only] [--root DIR]\n"
 	"\n"
@@ -30,21 +30,8 @@ static const char usage[] =
 	"outputs, env, persistent and cache, with the same meaning. What it\n"
 	"could not carry over is one line each on stderr, naming the file and the\n"
 	"key; a task carried over approximately has a // comment above it.\n"
-	"\n"
-	"  --root DIR     the workspace root (default: VX_ROOT, else found from the\n"
-	"                 current directory)\n"
-	"  --dry, --print print the unified diff of what it would write; write nothing\n"
-	"  --force        replace vx.json files that exist\n"
-	"  --sandbox      learn each task's sandbox block in one run (the workspace\n"
-	"                 readable, every write kept in a scratch layer, the real\n"
-	"                 tree untouched), verify it in a second run sandboxed with\n"
-	"                 it, and print the blocks as a diff of each vx.json; TASK,\n"
-	"                 --filter and --only select as in vx run (default: every\n"
-	"                 cached task without a block; an uncached one only by\n"
-	"                 name, a persistent one never)\n"
-	"  --filter SEL   with --sandbox: only the tasks of the projects SEL selects\n"
-	"  --only         with --sandbox: the tasks named, not their dependencies\n"
-	"  -h, --help     this text\n"
+	"\n";
+static const char tail[] =
 	"\n"
 	"An existing vx.json is refused, and then nothing is written. Each file is\n"
 	"written whole or not at all (a temporary file renamed over it).\n"
@@ -54,20 +41,29 @@ static const char usage[] =
 	"error (no turbo.json nor nx.json, or one that is wrong; a selection vx-graph\n"
 	"refuses).\n";
 
+enum { ROOT = 1, DRY, FORCE, SANDBOX, FILTER, ONLY, HELP };
+static const struct opt_spec specs[] = {
+	{"root", 0, OPT_VALUE, ROOT, "DIR",
+		"the workspace root (default: VX_ROOT, else found from the\ncurrent directory)"},
+	{"dry", 0, OPT_FLAG, DRY, NULL, "print the unified diff of what it would write; write nothing"},
+	{"print", 0, OPT_FLAG, DRY, NULL, NULL},
+	{"force", 0, OPT_FLAG, FORCE, NULL, "replace vx.json files that exist"},
+	{"sandbox", 0, OPT_FLAG, SANDBOX, NULL,
+		"learn each task's sandbox block in one run (the workspace\n"
+		"readable, every write kept in a scratch layer, the real\n"
+		"tree untouched), verify it in a second run sandboxed with\n"
+		"it, and print the blocks as a diff of each vx.json; TASK,\n"
+		"--filter and --only select as in vx run (default: every\n"
+		"cached task without a block; an uncached one only by\n"
+		"name, a persistent one never)"},
+	{"filter", 0, OPT_VALUE, FILTER, "SEL", "with --sandbox: only the tasks of the projects SEL selects"},
+	{"only", 0, OPT_FLAG, ONLY, NULL, "with --sandbox: the tasks named, not their dependencies"},
+	{"help", 'h', OPT_FLAG, HELP, NULL, "this text"},
+	{NULL, 0, 0, 0, NULL, NULL},
+};
+
 int main(int argc, char **argv)
 {
-	enum { ROOT = 1, DRY, FORCE, SANDBOX, FILTER, ONLY, HELP };
-	static const struct opt_spec specs[] = {
-		{"root", 0, OPT_VALUE, ROOT},
-		{"dry", 0, OPT_FLAG, DRY},
-		{"print", 0, OPT_FLAG, DRY},
-		{"force", 0, OPT_FLAG, FORCE},
-		{"sandbox", 0, OPT_FLAG, SANDBOX},
-		{"filter", 0, OPT_VALUE, FILTER},
-		{"only", 0, OPT_FLAG, ONLY},
-		{"help", 'h', OPT_FLAG, HELP},
-		{NULL, 0, 0, 0},
-	};
 	const char *root = getenv("VX_ROOT");
 	bool dry = false, force = false, sandbox = false;
 	char *filters[argc > 0 ? argc : 1]; /* --filter values: fewer than argc */
@@ -98,10 +94,9 @@ int main(int argc, char **argv)
 			sel.only = true;
 			break;
 		case HELP:
-			fputs(usage, stdout);
-			return jsonl_out_finish();
+			return opt_help(head, specs, tail);
 		default:
-			fputs(usage, stderr);
+			opt_usage(stderr, head, specs, tail);
 			return VX_EXIT_USAGE;
 		}
 	}

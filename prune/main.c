@@ -22,7 +22,7 @@
 #include "workspace.h"
 #include "wsroot.h"
 
-static const char usage[] =
+static const char head[] =
 	"usage: vx-prune PKG... [--docker] [--out-dir DIR] [--root DIR]\n"
 	"\n"
 	"Write into DIR the part of the workspace the packages PKG... need: them and\n"
@@ -32,22 +32,30 @@ static const char usage[] =
 	"those .npmrc, .yarnrc.yml, .pnpmfile.cjs, .nvmrc, .node-version, .gitignore)\n"
 	"and the lockfile pruned to what they reach (package-lock.json,\n"
 	"pnpm-lock.yaml, yarn 1's yarn.lock; bun.lock is copied whole, with a warning).\n"
-	"\n"
-	"  --docker        DIR/json: the package.json files, the workspace files and\n"
-	"                  the lockfile (what an install needs, for a Docker layer);\n"
-	"                  DIR/full: the root files and every kept package's sources;\n"
-	"                  the lockfile at DIR too\n"
-	"  --out-dir DIR   where to write (default: out, from the current directory);\n"
-	"                  refused when it exists and is not empty\n"
-	"  --root DIR      the workspace root (default: VX_ROOT, else found from the\n"
-	"                  current directory)\n"
-	"  -h, --help      this text\n"
+	"\n";
+static const char tail[] =
 	"\n"
 	"PKG is a package.json name or a package's directory. Each package's files are\n"
 	"copied but node_modules, .git and .vx.\n"
 	"\n"
 	"Exit status: 0 success, 1 failure (DIR not empty, a lockfile it cannot prune,\n"
 	"a write), 2 usage or config error (an unknown PKG).\n";
+
+enum { DOCKER = 1, OUTDIR, ROOT, HELP };
+static const struct opt_spec specs[] = {
+	{"docker", 0, OPT_FLAG, DOCKER, NULL,
+		"DIR/json: the package.json files, the workspace files and\n"
+		"the lockfile (what an install needs, for a Docker layer);\n"
+		"DIR/full: the root files and every kept package's sources;\n"
+		"the lockfile at DIR too"},
+	{"out-dir", 0, OPT_VALUE, OUTDIR, "DIR",
+		"where to write (default: out, from the current directory);\n"
+		"refused when it exists and is not empty"},
+	{"root", 0, OPT_VALUE, ROOT, "DIR",
+		"the workspace root (default: VX_ROOT, else found from the\ncurrent directory)"},
+	{"help", 'h', OPT_FLAG, HELP, NULL, "this text"},
+	{NULL, 0, 0, 0, NULL, NULL},
+};
 
 /* The root's dotfiles copied (the others are not: .env and the like may
  * hold secrets a Docker context must not get); json: into json/ too, as
@@ -276,14 +284,6 @@ static int write_all(const struct workspace *ws, const bool *keep, const struct 
 
 int main(int argc, char **argv)
 {
-	enum { DOCKER = 1, OUTDIR, ROOT, HELP };
-	static const struct opt_spec specs[] = {
-		{"docker", 0, OPT_FLAG, DOCKER},
-		{"out-dir", 0, OPT_VALUE, OUTDIR},
-		{"root", 0, OPT_VALUE, ROOT},
-		{"help", 'h', OPT_FLAG, HELP},
-		{NULL, 0, 0, 0},
-	};
 	const char *root = getenv("VX_ROOT");
 	struct out o = {.dir = "out"};
 	int c;
@@ -303,10 +303,9 @@ int main(int argc, char **argv)
 			root = it.value;
 			break;
 		case HELP:
-			fputs(usage, stdout);
-			return jsonl_out_finish();
+			return opt_help(head, specs, tail);
 		default:
-			fputs(usage, stderr);
+			opt_usage(stderr, head, specs, tail);
 			return VX_EXIT_USAGE;
 		}
 	}

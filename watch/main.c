@@ -29,7 +29,7 @@
 
 #define MAXCLIENTS 64
 
-static const char usage[] =
+static const char head[] =
 	"usage: vx-watch ROOT\n"
 	"\n"
 	"Watch the workspace at ROOT and answer vx run's queries on\n"
@@ -37,10 +37,14 @@ static const char usage[] =
 	"a token that moves with every change under ROOT (but node_modules, .git\n"
 	"and .vx), and the tree it is of; \"quit\" stops it. Started by vx run;\n"
 	"VX_WATCH=0 keeps vx run from using it.\n"
-	"\n"
-	"  -h, --help   this text\n"
-	"\n"
-	"Exit status: 0 stopped (or ROOT is watched already), 1 unable to watch, 2 usage.\n";
+	"\n";
+static const char tail[] =
+	"\nExit status: 0 stopped (or ROOT is watched already), 1 unable to watch, 2 usage.\n";
+
+static const struct opt_spec specs[] = {
+	{"help", 'h', OPT_FLAG, 1, NULL, "this text"},
+	{NULL, 0, 0, 0, NULL, NULL},
+};
 
 struct client {
 	int fd;
@@ -180,24 +184,19 @@ static double now_s(void)
 int main(int argc, char **argv)
 {
 	err_init(argv[0]);
-	static const struct opt_spec specs[] = {
-		{"help", 'h', OPT_FLAG, 1},
-		{NULL, 0, 0, 0},
-	};
 	struct opt_iter o;
 	int c;
 	opt_init(&o, argc, argv, specs);
 	while ((c = opt_next(&o)) > 0) {
 		/* the one option is --help */
 		opt_free(&o);
-		fputs(usage, stdout);
-		return 0;
+		return opt_help(head, specs, tail);
 	}
 	if (c == OPT_BAD || o.noperands != 1) {
 		opt_free(&o);
 		if (c != OPT_BAD)
 			err_warn("give one ROOT");
-		fputs(usage, stderr);
+		opt_usage(stderr, head, specs, tail);
 		return VX_EXIT_USAGE;
 	}
 	const char *arg = o.operands[0];
