@@ -1,22 +1,16 @@
-/* vx-init: write vx.json files for a Turborepo workspace from its turbo.json
- * files (turbo.h), or an Nx one from nx.json and its projects (nx.h), and
- * the packages' scripts (plan.h), never over a file that exists unless told
- * to; --dry prints the diff instead. */
+/* vx-init: write vx.json files for a Turborepo or Nx workspace (convert.h),
+ * or learn its tasks' sandbox blocks (propose.h). Options and wiring only. */
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "convert.h"
 #include "err.h"
 #include "jsonl.h"
 #include "opt.h"
-#include "notes.h"
-#include "nx.h"
-#include "output.h"
-#include "plan.h"
 #include "propose.h"
-#include "turbo.h"
 #include "workspace.h"
 #include "wsroot.h"
 
@@ -122,60 +116,7 @@ int main(int argc, char **argv)
 		return prc ? prc : jsonl_out_finish();
 	}
 
-	static struct turbo t;
-	if (!turbo_load(&t, &ws, rootfd))
-		return VX_EXIT_USAGE;
-	if (t.root && faccessat(rootfd, "nx.json", F_OK, 0) == 0)
-		note("nx.json", "(file)", "read only where there is no turbo.json");
-	if (!t.root && !nx_load(&t, &ws, rootfd))
-		return VX_EXIT_USAGE;
-	if (!t.root)
-		err_die(VX_EXIT_USAGE, "turbo.json: (file): not found at the workspace root '%s', nor "
-				       "nx.json; fix: run vx init in a Turborepo or Nx workspace, or "
-				       "write vx.json by hand",
-			ws.root);
-	static struct plan pl;
-	if (!plan_build(&pl, &ws, &t, rootfd))
-		return VX_EXIT_USAGE;
-
-	char **text = xcalloc(pl.n + 1, sizeof(char *));
-	int refused = 0;
-	for (size_t i = 0; i < pl.n; i++) {
-		if (!pl.projs[i].ntasks && !pl.projs[i].env_mode && !pl.projs[i].pass)
-			continue;
-		text[i] = output_render(&pl.projs[i]);
-		if (!dry && !force && output_exists(rootfd, pl.projs[i].file)) {
-			err_warn("%s: exists, nothing written; fix: --force to replace it, or --dry "
-				 "to see the diff",
-				pl.projs[i].file);
-			refused++;
-		}
-	}
-	if (refused) {
-		for (size_t i = 0; i < pl.n; i++)
-			free(text[i]);
-		free(text);
-		return VX_EXIT_FAIL;
-	}
-	notes_print();
-	int rc = VX_EXIT_OK;
-	size_t files = 0, tasks = 0;
-	for (size_t i = 0; i < pl.n; i++) {
-		if (!text[i])
-			continue;
-		if ((dry ? output_diff : output_write)(rootfd, pl.projs[i].file, text[i]) != 0) {
-			rc = VX_EXIT_FAIL;
-			continue;
-		}
-		files++;
-		tasks += pl.projs[i].ntasks;
-	}
-	if (!dry)
-		printf("vx init: wrote %zu vx.json files, %zu tasks; %u things not carried over%s\n",
-			files, tasks, notes_count(), notes_count() ? " (above)" : "");
-	for (size_t i = 0; i < pl.n; i++)
-		free(text[i]);
-	free(text);
+	int rc = convert_run(&ws, rootfd, dry, force);
 	int out = jsonl_out_finish();
 	return rc ? rc : out;
 }
