@@ -1,19 +1,16 @@
-/* vx-graph: fold the workspace's vx.json files into the task graph.
- * Prints one "graph" record, then one "task" record per task asked for and
- * everything it depends on, in dependency order (docs/protocol.md). */
+/* vx-graph: fold the workspace's vx.json files into the task graph
+ * (fold.h), or replay the same arguments' saved output (gcache.h). Options
+ * and wiring only. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "arena.h"
-#include "config.h"
-#include "emit.h"
-#include "heap.h"
 #include "err.h"
 #include "filter.h"
+#include "fold.h"
 #include "gcache.h"
-#include "grants.h"
-#include "graph.h"
+#include "heap.h"
 #include "jsonl.h"
 #include "opt.h"
 #include "workspace.h"
@@ -88,8 +85,6 @@ int main(int argc, char **argv)
 			return VX_EXIT_USAGE;
 		}
 	}
-	char **tasks = o.operands;
-	int ntasks = o.noperands;
 	jsonl_out_init();
 	arena_use_for_cjson();
 
@@ -106,33 +101,11 @@ int main(int argc, char **argv)
 	if (cacheable && gcache_replay(ws.root, argv + 1, argc - 1))
 		return jsonl_out_finish();
 	gcache_begin();
-	workspace_load(&ws);
-	for (size_t i = 0; i < ws.nprojects; i++)
-		config_load(&ws, ws.projects[i]);
-	grants_check_home(&ws);
-	if (ws.errors)
-		return VX_EXIT_USAGE;
-	graph_resolve(&ws);
-	if (ws.errors)
-		return VX_EXIT_USAGE;
-
-	static bool *picked;
-	if (nfilters) {
-		picked = xcalloc(ws.nprojects + 1, sizeof(bool));
-		if (filter_select(&ws, filters, nfilters, picked) != 0)
-			return VX_EXIT_USAGE;
-	}
-	static struct task **order;
-	size_t n;
-	if (graph_select(&ws, tasks, ntasks, picked, only, &order, &n) != 0)
-		return VX_EXIT_USAGE;
-	if (n == 0 && nfilters)
-		err_warn("nothing to run: the projects --filter selects have none of the tasks asked for");
-	graph_keyed(order, n);
-	grants_check_keyed(&ws, order, n);
-	if (ws.errors)
-		return VX_EXIT_USAGE;
-	emit_graph(&ws, order, n);
+	struct fold_sel sel = {.filters = filters, .nfilters = nfilters, .tasks = o.operands,
+		.ntasks = o.noperands, .only = only};
+	int rc = fold_emit(&ws, &sel);
+	if (rc)
+		return rc;
 	if (cacheable)
 		gcache_save(ws.root, argv + 1, argc - 1);
 	return jsonl_out_finish();
