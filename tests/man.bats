@@ -62,7 +62,7 @@ sources() {
 }
 
 @test "man: every option a program's table accepts is in its --help and on its page" {
-	local p bad= n=0
+	local p bad='' n=0
 	for p in $(programs); do
 		local files
 		files=$(sources "$p") || continue
