@@ -40,7 +40,7 @@ static void check(const char *dir, const char *file, const char *data, size_t n,
 		abort();
 	struct statcache *sc = statcache_load(dir);
 	for (int i = 0; i < N; i++) {
-		char path[8];
+		char path[16];
 		snprintf(path, sizeof(path), "f%d", i);
 		struct stat st = fake(t, i);
 		const uint8_t *h = statcache_lookup(sc, path, &st);
@@ -64,7 +64,7 @@ int main(void)
 	const int64_t t = 1700000000 * SEC;
 	struct statcache *sc = statcache_load(dir);
 	for (int i = 0; i < N; i++) {
-		char path[8];
+		char path[16];
 		snprintf(path, sizeof(path), "f%d", i);
 		struct stat st = fake(t, i);
 		uint8_t h[16] = {(uint8_t)(0xa0 + i), 1, 2, 3};
