@@ -49,7 +49,6 @@ struct opt_spec {
  * must compile. Remove once every table carries its help. */
 #pragma GCC diagnostic ignored "-Wmissing-field-initializers"
 
-
 enum { OPT_END = 0, OPT_BAD = -1 };
 
 struct opt_iter {
