@@ -15,7 +15,7 @@
 #include "runcache.h"
 #include "strmap.h"
 
-static const char graph_usage[] =
+static const char graph_head[] =
 	"usage: vx graph --dot [TASK...] [--filter SEL]... [--root DIR]\n"
 	"       vx graph --html FILE [TASK...] [--filter SEL]... [--root DIR]\n"
 	"\n"
@@ -23,13 +23,21 @@ static const char graph_usage[] =
 	"task styled by how its last run ended: hit, ran, failed, violation,\n"
 	"skipped, or never run. Without --dot or --html, vx graph prints\n"
 	"vx-graph's records (vx-graph --help).\n"
-	"\n"
-	"  --dot          Graphviz dot on stdout (vx graph --dot | dot -Tsvg)\n"
-	"  --html FILE    one self-contained page, no network: click a task for its\n"
-	"                 command, inputs, outputs, sandbox and state\n"
-	"  --filter SEL   only the tasks of the projects SEL selects, as vx run\n"
-	"                 --filter (vx-graph --help); several union\n"
-	"  --root DIR     the workspace root (default: VX_ROOT, else found from cwd)\n";
+	"\n";
+
+enum { DOT = 1, HTML, ROOT, FILTER, HELP };
+static const struct opt_spec graph_specs[] = {
+	{"dot", 0, OPT_FLAG, DOT, NULL, "Graphviz dot on stdout (vx graph --dot | dot -Tsvg)"},
+	{"html", 0, OPT_VALUE, HTML, "FILE",
+		"one self-contained page, no network: click a task for its\n"
+		"command, inputs, outputs, sandbox and state"},
+	{"filter", 0, OPT_VALUE, FILTER, "SEL",
+		"only the tasks of the projects SEL selects, as vx run\n"
+		"--filter (vx-graph --help); several union"},
+	{"root", 0, OPT_VALUE, ROOT, "DIR", "the workspace root (default: VX_ROOT, else found from cwd)"},
+	{"help", 'h', OPT_FLAG, HELP, NULL, "this text"},
+	{NULL, 0, 0, 0, NULL, NULL},
+};
 
 /* One task as drawn: every string valid UTF-8 (clean()). */
 struct vtask {
@@ -513,15 +521,6 @@ bool graphview_wanted(int argc, char **argv)
 
 int graphview_main(int argc, char **argv)
 {
-	enum { DOT = 1, HTML, ROOT, FILTER, HELP };
-	static const struct opt_spec specs[] = {
-		{"dot", 0, OPT_FLAG, DOT},
-		{"html", 0, OPT_VALUE, HTML},
-		{"root", 0, OPT_VALUE, ROOT},
-		{"filter", 0, OPT_VALUE, FILTER},
-		{"help", 'h', OPT_FLAG, HELP},
-		{NULL, 0, 0, 0},
-	};
 	const char *root = getenv("VX_ROOT"), *html = NULL;
 	/* vx-graph's arguments: each --filter SEL, then "--" and the TASKs */
 	static char **args; /* lives as long as the process, as vx run's */
@@ -530,7 +529,7 @@ int graphview_main(int argc, char **argv)
 	bool dot = false;
 	int c;
 	static struct opt_iter opts;
-	opt_init(&opts, argc, argv, specs);
+	opt_init(&opts, argc, argv, graph_specs);
 	while ((c = opt_next(&opts)) != OPT_END) {
 		if (c == DOT) {
 			dot = true;
@@ -542,10 +541,9 @@ int graphview_main(int argc, char **argv)
 			args[nargs++] = "--filter";
 			args[nargs++] = (char *)opts.value;
 		} else if (c == HELP) {
-			fputs(graph_usage, stdout);
-			return jsonl_out_finish();
+			return opt_help(graph_head, graph_specs, NULL);
 		} else {
-			fputs(graph_usage, stderr);
+			opt_usage(stderr, graph_head, graph_specs, NULL);
 			return VX_EXIT_USAGE;
 		}
 	}

@@ -14,20 +14,28 @@
 #include "jsonl.h"
 #include "opt.h"
 
-static const char ls_usage[] =
+static const char ls_head[] =
 	"usage: vx ls [PKG...] [--json] [--output json|pretty] [--filter SEL]... [--root DIR]\n"
 	"\n"
 	"List the workspace's packages (name and directory); with PKG (a name or a\n"
 	"directory), each one's tasks: command, dependsOn, cached, sandboxed.\n"
-	"\n"
-	"  --json         JSON lines: an ls record, then a package record each\n"
-	"  --output FMT   turbo's spelling: json is --json, pretty (default) the text\n"
-	"  --filter SEL   only the packages SEL selects that have a task (vx run's\n"
-	"                 --filter; vx-graph(1), SELECTION); several union\n"
-	"  --root DIR     the workspace root (default: VX_ROOT, else found from cwd)\n"
+	"\n";
+static const char ls_tail[] =
 	"\n"
 	"Exit status: 0 listed, 1 failure, 2 usage or config error (a PKG that is\n"
 	"no package).\n";
+
+enum { JSON = 1, OUTPUT, FILTER, ROOT, HELP };
+static const struct opt_spec ls_specs[] = {
+	{"json", 0, OPT_FLAG, JSON, NULL, "JSON lines: an ls record, then a package record each"},
+	{"output", 0, OPT_VALUE, OUTPUT, "FMT", "turbo's spelling: json is --json, pretty (default) the text"},
+	{"filter", 0, OPT_VALUE, FILTER, "SEL",
+		"only the packages SEL selects that have a task (vx run's\n"
+		"--filter; vx-graph(1), SELECTION); several union"},
+	{"root", 0, OPT_VALUE, ROOT, "DIR", "the workspace root (default: VX_ROOT, else found from cwd)"},
+	{"help", 'h', OPT_FLAG, HELP, NULL, "this text"},
+	{NULL, 0, 0, 0, NULL, NULL},
+};
 
 /* The names of the projects whose tasks the filters select, as
  * "--filter ... --only" keeps them (no task of another project comes
@@ -152,15 +160,6 @@ static void show(const cJSON *rec, bool json, int width)
 
 int ls_main(int argc, char **argv)
 {
-	enum { JSON = 1, OUTPUT, FILTER, ROOT, HELP };
-	static const struct opt_spec specs[] = {
-		{"json", 0, OPT_FLAG, JSON},
-		{"output", 0, OPT_VALUE, OUTPUT},
-		{"filter", 0, OPT_VALUE, FILTER},
-		{"root", 0, OPT_VALUE, ROOT},
-		{"help", 'h', OPT_FLAG, HELP},
-		{NULL, 0, 0, 0},
-	};
 	const char *root = getenv("VX_ROOT");
 	bool json = false;
 	/* the stages' arguments live as long as the process (and stay reachable) */
@@ -168,7 +167,7 @@ int ls_main(int argc, char **argv)
 	sel = xcalloc((size_t)argc * 2 + 1, sizeof(*sel));
 	int nsel = 0, c;
 	static struct opt_iter o;
-	opt_init(&o, argc, argv, specs);
+	opt_init(&o, argc, argv, ls_specs);
 	while ((c = opt_next(&o)) != OPT_END) {
 		switch (c) {
 		case JSON:
@@ -189,10 +188,9 @@ int ls_main(int argc, char **argv)
 			root = o.value;
 			break;
 		case HELP:
-			fputs(ls_usage, stdout);
-			return jsonl_out_finish();
+			return opt_help(ls_head, ls_specs, ls_tail);
 		default:
-			fputs(ls_usage, stderr);
+			opt_usage(stderr, ls_head, ls_specs, ls_tail);
 			return VX_EXIT_USAGE;
 		}
 	}

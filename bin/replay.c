@@ -12,10 +12,9 @@
 
 #include <xxhash.h>
 
-#include "atomicw.h"
 #include "err.h"
-#include "fileio.h"
 #include "jsonl.h"
+#include "memo.h"
 #include "proc.h"
 #include "taskenv.h"
 #include "runcache.h"
@@ -26,7 +25,9 @@
 #include "ui.h"
 #include "wsroot.h"
 
-#define HEADER "vx-run 1\n"
+/* the file: a memo (memo.h), its body the lines replay.h lists */
+#define MEMO_KIND "run"
+#define MEMO_VERSION 2
 #define SLOTS 8
 
 extern char **environ;
@@ -198,7 +199,6 @@ void replay_save(const char *root, char *const *args, int nargs, const char *tok
 		ok = replayable(rootfd, recs[i], &names, &nn);
 	close(rootfd);
 	char *file = memo_path(root, args, nargs);
-	struct atomicw w;
 	char *text = NULL;
 	size_t len = 0;
 	if (!ok)
@@ -207,7 +207,7 @@ void replay_save(const char *root, char *const *args, int nargs, const char *tok
 	char env[17];
 	digest(names, nn, env);
 	FILE *m = open_memstream(&text, &len);
-	fprintf(m, HEADER "token\t%s\nenv\t%s", tok, env);
+	fprintf(m, "token\t%s\nenv\t%s", tok, env);
 	for (size_t i = 0; i < nn; i++)
 		fprintf(m, "\t%s", names[i]);
 	fputc('\n', m);
@@ -221,15 +221,8 @@ void replay_save(const char *root, char *const *args, int nargs, const char *tok
 			cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(recs[i], "id")));
 	}
 	fclose(m);
-	char end[32];
-	int nend = snprintf(end, sizeof(end), "end\t%016llx\n",
-		(unsigned long long)XXH3_64bits(text, len));
-	/* a fresh temporary, never a planted one followed (atomicw.h) */
-	if (atomicw_open(&w, file, 0644) != 0)
-		goto out;
-	if (atomicw_write(&w, text, len) != 0 || atomicw_write(&w, end, (size_t)nend) != 0) {
-		atomicw_abort(&w);
-	} else if (atomicw_commit(&w) == 0) {
+	/* a fresh temporary, never a planted one followed (memo.h, atomicw.h) */
+	if (memo_save(file, MEMO_KIND, MEMO_VERSION, text, len, 0644) == 0) {
 		char *dir = xasprintf("%s/.vx", root);
 		slots_prune(dir, "run-", SLOTS);
 		free(dir);
@@ -264,30 +257,23 @@ int replay_try(const char *root, char *const *args, int nargs, const char *tok,
 {
 	double t0 = ui_now_ms();
 	char *file = memo_path(root, args, nargs);
-	size_t len;
-	char *text = fileio_read_at(AT_FDCWD, file, &len);
+	struct memo memo;
+	enum memo_status ms = memo_load(&memo, file, MEMO_KIND, MEMO_VERSION);
 	free(file);
+	char *text = memo.body;
 	struct remembered *t = NULL;
 	char **f = NULL;
 	size_t n = 0;
 	int rc_out = -1;
 	struct runcache rc = {0};
-	/* the last line, "end\t<16 hex>\n", sums every byte before it */
-	if (!text || len < sizeof(HEADER) + 21 || memcmp(text, HEADER, sizeof(HEADER) - 1) != 0 ||
-		text[len - 1] != '\n')
+	if (ms != MEMO_OK)
 		goto out;
-	char *end = text + len - 21;
-	char sum[17];
-	snprintf(sum, sizeof(sum), "%016llx", (unsigned long long)XXH3_64bits(text, (size_t)(end - text)));
-	if (memcmp(end, "end\t", 4) != 0 || memcmp(end + 4, sum, 16) != 0)
-		goto out;
-	*end = '\0';
 	/* the token first: a run after a change stops here, having stat'ed nothing */
 	size_t max = 1; /* no line has more fields than the file has tabs, plus one */
 	for (const char *p = text; (p = strchr(p, '\t')); p++)
 		max++;
 	f = xcalloc(max, sizeof(*f));
-	char *line = text + sizeof(HEADER) - 1, *nl;
+	char *line = text, *nl;
 	bool env_ok = false;
 	if (strncmp(line, "token\t", 6) != 0 || !(nl = strchr(line, '\n')))
 		goto out;
@@ -360,6 +346,6 @@ out:
 		strbuf_release(&t[i].log);
 	free(t);
 	free(f);
-	free(text);
+	memo_free(&memo);
 	return rc_out;
 }

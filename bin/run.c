@@ -95,7 +95,7 @@ static void save_replay(struct run *r, char *const *names, int nnames, const cha
 	free(recs);
 }
 
-static const char run_usage[] =
+static const char run_head[] =
 	"usage: vx run TASK... [-j N] [--force] [--no-cache] [--dry[=json]] [--json] [--root DIR]\n"
 	"                     [--remote-cache URL] [--log-order ORDER] [--output-logs WHAT]\n"
 	"                     [--filter SEL]... [--affected] [--only] [--env-mode MODE]\n"
@@ -105,45 +105,11 @@ static const char run_usage[] =
 	"\n"
 	"Run the tasks (a name: every project that has it; or an id, project#name)\n"
 	"and everything they depend on, dependencies first, restoring cache hits.\n"
+	"\n";
+static const char run_tail[] =
 	"\n"
-	"  -j, --jobs N      tasks at once (default: the number of cores)\n"
-	"  --concurrency N|N%  the same as -j, or that share of the cores (at least 1)\n"
-	"  --continue[=WHEN] after a failure: dependencies-successful (default) runs on\n"
-	"                    all but the failed task's dependents; never starts nothing\n"
-	"                    more; always (bare --continue) runs dependents too, unsaved\n"
-	"  --force           run every task, ignoring hits (results are still saved)\n"
-	"  --no-cache        neither restore nor save\n"
-	"  --cache SPEC      turbo's local:rw,remote:r: r restores, w saves, a source\n"
-	"                    left out or empty is off (local: and no remote = --no-cache)\n"
-	"  --cache-dir DIR   the local cache (the same as VX_CACHE_DIR=DIR)\n"
-	"  --dry[=json|text] say hit or miss for each task, with its key; run nothing\n"
-	"  --json            machine-readable result records instead of the report\n"
-	"  --log-order ORDER stream: each line of output as it comes; grouped: a task's\n"
-	"                    whole output as it ends; auto (default): stream on a terminal\n"
-	"  --log-prefix PREFIX  task (or auto, the default): each output line begins\n"
-	"                    '<id>: '; none: the line as the task wrote it\n"
-	"  --output-logs WHAT  whose output: full (default; hits replay theirs), new-only\n"
-	"                    (misses), errors-only (failed tasks), hash-only (each key), none\n"
-	"  --root DIR        the workspace root (default: VX_ROOT, else found from cwd)\n"
-	"  --remote-cache URL  also a remote HTTP cache (VX_REMOTE_CACHE, else TURBO_API): local\n"
-	"                    first, then remote; successes uploaded (not with\n"
-	"                    VX_REMOTE_CACHE_READONLY=1); turbo+http(s)://... speaks Turborepo's API\n"
-	"  --filter SEL      only in the projects SEL selects (turbo's grammar: web, @acme/*,\n"
-	"                    ./apps/web, web..., ...web, ...^web, web^..., [main], !web;\n"
-	"                    see vx-graph --help); several union, then exclusions subtract\n"
-	"  --affected        --filter '...[BASE]': what changed since TURBO_SCM_BASE (default\n"
-	"                    main), committed or not, and its dependents\n"
-	"  --only            the tasks asked for without their dependencies\n"
-	"  --summarize       write a run summary, .vx/runs/<id>.json (vx why --summary\n"
-	"                    compares two); --summarize=false: none\n"
-	"  --profile FILE    write a Chrome trace of the run to FILE (Perfetto and\n"
-	"                    chrome://tracing open it): a lane per -j slot, a span per task\n"
-	"  --env-mode MODE   strict (default): a task gets only PATH, HOME, USER, LOGNAME,\n"
-	"                    SHELL, TMPDIR and the variables its cache.inputs.env and\n"
-	"                    passThroughEnv name; loose: the whole environment (R-8a)\n"
-	"\n"
-	"  -- ARG...         handed to the command of each task asked for by name, each\n"
-	"                    quoted for /bin/sh; they are part of its key\n"
+	"  -- ARG...           handed to the command of each task asked for by name, each\n"
+	"                      quoted for /bin/sh; they are part of its key\n"
 	"\n"
 	"A run of the same tasks in an unchanged workspace is replayed from the last\n"
 	"one (vx-watch, started by the first run, says whether anything changed);\n"
@@ -154,6 +120,58 @@ static const char run_usage[] =
 	"\n"
 	"Exit status: 0 every task passed or hit, 1 a task failed, 2 refused before\n"
 	"running (usage, config), 130/143 interrupted.\n";
+
+static const struct opt_spec run_specs[] = {
+	{"jobs", 'j', OPT_VALUE, 'j', "N", "tasks at once (default: the number of cores)"},
+	{"concurrency", 0, OPT_VALUE, 'c', "N|N%", "the same as -j, or that share of the cores (at least 1)"},
+	{"continue", 0, OPT_OPTIONAL, 'C', "WHEN",
+		"after a failure: dependencies-successful (default) runs on\n"
+		"all but the failed task's dependents; never starts nothing\n"
+		"more; always (bare --continue) runs dependents too, unsaved"},
+	{"force", 0, OPT_FLAG, 'f', NULL, "run every task, ignoring hits (results are still saved)"},
+	{"no-cache", 0, OPT_FLAG, 'n', NULL, "neither restore nor save"},
+	{"cache", 0, OPT_VALUE, 'K', "SPEC",
+		"turbo's local:rw,remote:r: r restores, w saves, a source\n"
+		"left out or empty is off (local: and no remote = --no-cache)"},
+	{"cache-dir", 0, OPT_VALUE, 'D', "DIR", "the local cache (the same as VX_CACHE_DIR=DIR)"},
+	{"dry", 0, OPT_OPTIONAL, 'd', "json|text", "say hit or miss for each task, with its key; run nothing"},
+	{"dry-run", 0, OPT_OPTIONAL, 'd', NULL, NULL},
+	{"json", 0, OPT_FLAG, 'J', NULL, "machine-readable result records instead of the report"},
+	{"log-order", 0, OPT_VALUE, 'O', "ORDER",
+		"stream: each line of output as it comes; grouped: a task's\n"
+		"whole output as it ends; auto (default): stream on a terminal"},
+	{"log-prefix", 0, OPT_VALUE, 'P', "PREFIX",
+		"task (or auto, the default): each output line begins\n"
+		"'<id>: '; none: the line as the task wrote it"},
+	{"output-logs", 0, OPT_VALUE, 'L', "WHAT",
+		"whose output: full (default; hits replay theirs), new-only\n"
+		"(misses), errors-only (failed tasks), hash-only (each key), none"},
+	{"root", 0, OPT_VALUE, 'r', "DIR", "the workspace root (default: VX_ROOT, else found from cwd)"},
+	{"remote-cache", 0, OPT_VALUE, 'R', "URL",
+		"also a remote HTTP cache (VX_REMOTE_CACHE, else TURBO_API): local\n"
+		"first, then remote; successes uploaded (not with\n"
+		"VX_REMOTE_CACHE_READONLY=1); turbo+http(s)://... speaks Turborepo's API"},
+	{"filter", 0, OPT_VALUE, 'F', "SEL",
+		"only in the projects SEL selects (turbo's grammar: web, @acme/*,\n"
+		"./apps/web, web..., ...web, ...^web, web^..., [main], !web;\n"
+		"see vx-graph --help); several union, then exclusions subtract"},
+	{"affected", 0, OPT_FLAG, 'A', NULL,
+		"--filter '...[BASE]': what changed since TURBO_SCM_BASE (default\n"
+		"main), committed or not, and its dependents"},
+	{"only", 0, OPT_FLAG, 'o', NULL, "the tasks asked for without their dependencies"},
+	{"summarize", 0, OPT_OPTIONAL, 'S', NULL,
+		"write a run summary, .vx/runs/<id>.json (vx why --summary\n"
+		"compares two); --summarize=false: none"},
+	{"profile", 0, OPT_VALUE, 'p', "FILE",
+		"write a Chrome trace of the run to FILE (Perfetto and\n"
+		"chrome://tracing open it): a lane per -j slot, a span per task"},
+	{"env-mode", 0, OPT_VALUE, 'E', "MODE",
+		"strict (default): a task gets only PATH, HOME, USER, LOGNAME,\n"
+		"SHELL, TMPDIR and the variables its cache.inputs.env and\n"
+		"passThroughEnv name; loose: the whole environment (R-8a)"},
+	{"help", 'h', OPT_FLAG, 'h', NULL, "this text"},
+	{NULL, 0, 0, 0, NULL, NULL},
+};
 
 /* what the command line asks beyond struct run's own fields */
 struct run_args {
@@ -255,31 +273,6 @@ static bool parse_cache(const char *spec, struct run *r, struct run_args *a)
  * (usage error, or --help done). */
 static int parse_args(int argc, char **argv, struct run *r, struct run_args *a)
 {
-	static const struct opt_spec specs[] = {
-		{"jobs", 'j', OPT_VALUE, 'j'},
-		{"force", 0, OPT_FLAG, 'f'},
-		{"no-cache", 0, OPT_FLAG, 'n'},
-		{"dry", 0, OPT_OPTIONAL, 'd'},
-		{"dry-run", 0, OPT_OPTIONAL, 'd'},
-		{"concurrency", 0, OPT_VALUE, 'c'},
-		{"continue", 0, OPT_OPTIONAL, 'C'},
-		{"cache-dir", 0, OPT_VALUE, 'D'},
-		{"cache", 0, OPT_VALUE, 'K'},
-		{"log-prefix", 0, OPT_VALUE, 'P'},
-		{"affected", 0, OPT_FLAG, 'A'},
-		{"json", 0, OPT_FLAG, 'J'},
-		{"root", 0, OPT_VALUE, 'r'},
-		{"remote-cache", 0, OPT_VALUE, 'R'},
-		{"log-order", 0, OPT_VALUE, 'O'},
-		{"output-logs", 0, OPT_VALUE, 'L'},
-		{"filter", 0, OPT_VALUE, 'F'},
-		{"only", 0, OPT_FLAG, 'o'},
-		{"env-mode", 0, OPT_VALUE, 'E'},
-		{"summarize", 0, OPT_OPTIONAL, 'S'},
-		{"profile", 0, OPT_VALUE, 'p'},
-		{"help", 'h', OPT_FLAG, 'h'},
-		{NULL, 0, 0, 0},
-	};
 	const char *root_opt = getenv("VX_ROOT");
 	int c;
 	char *end;
@@ -297,7 +290,7 @@ static int parse_args(int argc, char **argv, struct run *r, struct run_args *a)
 			break;
 		}
 	static struct opt_iter it; /* its operands live as long as the run */
-	opt_init(&it, argc, argv, specs);
+	opt_init(&it, argc, argv, run_specs);
 	while ((c = opt_next(&it)) != OPT_END) {
 		switch (c) {
 		case 'j':
@@ -405,16 +398,15 @@ static int parse_args(int argc, char **argv, struct run *r, struct run_args *a)
 			a->profile = it.value;
 			break;
 		case 'h':
-			fputs(run_usage, stdout);
-			return jsonl_out_finish();
+			return opt_help(run_head, run_specs, run_tail);
 		default:
-			fputs(run_usage, stderr);
+			opt_usage(stderr, run_head, run_specs, run_tail);
 			return VX_EXIT_USAGE;
 		}
 	}
 	if (it.noperands == 0) {
 		err_warn("name a task to run: vx run TASK...");
-		fputs(run_usage, stderr);
+		opt_usage(stderr, run_head, run_specs, run_tail);
 		return VX_EXIT_USAGE;
 	}
 	long long log_max = tasklog_max();

@@ -2,7 +2,6 @@
  * this one (git's fallback to git-foo), so every stage stays a program of
  * its own that can also run alone. */
 #include <errno.h>
-#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,11 +12,12 @@
 #include "graphview.h"
 #include "jsonl.h"
 #include "ls.h"
+#include "opt.h"
 #include "proc.h"
 #include "run.h"
 #include "watchrun.h"
 
-static const char usage[] =
+static const char head[] =
 	"usage: vx <command> [ARGS...]\n"
 	"\n"
 	"  vx run TASK... [-j N] [--force] [--no-cache] [--dry] [--json]\n"
@@ -41,29 +41,16 @@ static const char usage[] =
 	"                       the packages, those they depend on and the pruned\n"
 	"                       lockfile, for a Docker build (turbo prune)\n"
 	"  vx <name> ARGS...    runs the program vx-<name> beside vx\n"
-	"  vx --help            this text\n"
+	"\n";
+static const char tail[] =
 	"\n"
 	"Every stage runs alone too: vx-graph --help.\n"
 	"Exit status: 0 success, 1 failure, 2 usage or config error.\n";
-
-/* The directory holding this executable. */
-static char *self_dir(const char *argv0)
-{
-	char buf[PATH_MAX];
-	ssize_t n = readlink("/proc/self/exe", buf, sizeof(buf) - 1);
-	if (n > 0) {
-		buf[n] = '\0';
-	} else if (strchr(argv0, '/')) {
-		snprintf(buf, sizeof(buf), "%s", argv0);
-	} else {
-		return NULL;
-	}
-	char *slash = strrchr(buf, '/');
-	if (!slash)
-		return NULL;
-	*slash = '\0';
-	return xstrdup(buf);
-}
+/* vx's own option, in the command's place: --help ("vx help" too) */
+static const struct opt_spec specs[] = {
+	{"help", 'h', OPT_FLAG, 1, NULL, "this text"},
+	{NULL, 0, 0, 0, NULL, NULL},
+};
 
 int main(int argc, char **argv)
 {
@@ -71,14 +58,12 @@ int main(int argc, char **argv)
 	heap_reserve(16);
 	proc_env_resolve();
 	if (argc < 2) {
-		fputs(usage, stderr);
+		opt_usage(stderr, head, specs, tail);
 		return VX_EXIT_USAGE;
 	}
 	const char *sub = argv[1];
-	if (strcmp(sub, "--help") == 0 || strcmp(sub, "-h") == 0 || strcmp(sub, "help") == 0) {
-		fputs(usage, stdout);
-		return jsonl_out_finish();
-	}
+	if (strcmp(sub, "--help") == 0 || strcmp(sub, "-h") == 0 || strcmp(sub, "help") == 0)
+		return opt_help(head, specs, tail);
 	static const struct {
 		const char *name;
 		int (*fn)(int, char **);
@@ -94,14 +79,11 @@ int main(int argc, char **argv)
 		err_warn("unknown option '%s'; see 'vx --help'", sub);
 		return VX_EXIT_USAGE;
 	}
-	char *dir = self_dir(argv[0]);
-	if (!dir)
-		err_die(VX_EXIT_FAIL, "unable to find the directory of the vx program");
-	char *prog = xasprintf("%s/vx-%s", dir, sub);
+	char *name = xasprintf("vx-%s", sub), *prog = proc_stage_path(name);
+	free(name);
 	argv[1] = prog;
 	execv(prog, argv + 1);
 	int e = errno;
-	free(dir);
 	if (e == ENOENT) {
 		free(prog);
 		err_die(VX_EXIT_USAGE, "'%s' is not a vx command; see 'vx --help'", sub);

@@ -12,7 +12,7 @@
 #include "runcache.h"
 #include "summary.h"
 
-static const char why_usage[] =
+static const char why_head[] =
 	"usage: vx why TASK... [--root DIR]\n"
 	"       vx why --summary [[A.json] B.json] [--root DIR]\n"
 	"\n"
@@ -22,40 +22,46 @@ static const char why_usage[] =
 	"Input files changed, added or removed, env values, runtime outputs,\n"
 	"package.json, the root lockfiles, the command, exec.sandbox, dependency\n"
 	"keys.\n"
-	"\n"
-	"  --summary         compare two run summaries (vx run --summarize) task by\n"
-	"                    task instead: B with A, B with the one before it, or\n"
-	"                    the last two under <root>/.vx/runs\n"
-	"  --root DIR        the workspace root (default: VX_ROOT, else found from cwd)\n";
+	"\n";
 
-/* The options vx why and vx clean share: --root DIR and --help, and vx
- * why's --summary (summary NULL: refused). Returns -1 to go on, with the
- * operands in it, else the exit code. */
-static int root_options(struct opt_iter *it, int argc, char **argv, const char *usage,
-	const char **root, bool *summary)
+enum { ROOT = 1, SUMMARY, HELP };
+#define ROOT_SPEC {"root", 0, OPT_VALUE, ROOT, "DIR", "the workspace root (default: VX_ROOT, else found from cwd)"}
+#define HELP_SPEC {"help", 'h', OPT_FLAG, HELP, NULL, "this text"}
+static const struct opt_spec why_specs[] = {
+	{"summary", 0, OPT_FLAG, SUMMARY, NULL,
+		"compare two run summaries (vx run --summarize) task by\n"
+		"task instead: B with A, B with the one before it, or\n"
+		"the last two under <root>/.vx/runs"},
+	ROOT_SPEC,
+	HELP_SPEC,
+	{NULL, 0, 0, 0, NULL, NULL},
+};
+
+static const char clean_head[] =
+	"usage: vx clean [--root DIR]\n"
+	"\n"
+	"Empty the local cache (VX_CACHE_DIR, else <root>/.vx/cache).\n"
+	"\n";
+static const struct opt_spec clean_specs[] = {ROOT_SPEC, HELP_SPEC, {NULL, 0, 0, 0, NULL, NULL}};
+
+/* The options of vx why (specs why_specs) and vx clean (clean_specs):
+ * --root DIR, --help, and vx why's --summary. Returns -1 to go on, with
+ * the operands in it, else the exit code. */
+static int root_options(struct opt_iter *it, int argc, char **argv, const char *head,
+	const struct opt_spec *specs, const char **root, bool *summary)
 {
-	enum { ROOT = 1, SUMMARY, HELP };
-	static const struct opt_spec specs[] = {
-		{"root", 0, OPT_VALUE, ROOT},
-		{"summary", 0, OPT_FLAG, SUMMARY},
-		{"help", 'h', OPT_FLAG, HELP},
-		{NULL, 0, 0, 0},
-	};
 	int c;
 	*root = getenv("VX_ROOT");
 	opt_init(it, argc, argv, specs);
 	while ((c = opt_next(it)) != OPT_END) {
 		if (c == ROOT) {
 			*root = it->value;
-		} else if (c == SUMMARY && summary) {
+		} else if (c == SUMMARY) {
 			*summary = true;
 		} else if (c == HELP) {
-			fputs(usage, stdout);
-			return jsonl_out_finish();
+			return opt_help(head, specs, NULL);
 		} else {
-			if (c == SUMMARY)
-				err_warn("unknown option '--summary'");
-			fputs(usage, stderr);
+			opt_usage(stderr, head, specs, NULL);
 			return VX_EXIT_USAGE;
 		}
 	}
@@ -76,13 +82,13 @@ int why_main(int argc, char **argv)
 	const char *root;
 	bool summary = false;
 	static struct opt_iter o; /* its operands live as long as the run */
-	int rc = root_options(&o, argc, argv, why_usage, &root, &summary);
+	int rc = root_options(&o, argc, argv, why_head, why_specs, &root, &summary);
 	if (rc >= 0)
 		return rc;
 	if (summary)
 		return summary_why(o.operands, o.noperands, root);
 	if (o.noperands == 0) {
-		fputs(why_usage, stderr);
+		opt_usage(stderr, why_head, why_specs, NULL);
 		return VX_EXIT_USAGE;
 	}
 	jsonl_out_init();
@@ -136,20 +142,15 @@ int why_main(int argc, char **argv)
 	return jsonl_out_finish();
 }
 
-static const char clean_usage[] =
-	"usage: vx clean [--root DIR]\n"
-	"\n"
-	"Empty the local cache (VX_CACHE_DIR, else <root>/.vx/cache).\n";
-
 int clean_main(int argc, char **argv)
 {
 	const char *root;
 	static struct opt_iter o;
-	int rc = root_options(&o, argc, argv, clean_usage, &root, NULL);
+	int rc = root_options(&o, argc, argv, clean_head, clean_specs, &root, NULL);
 	if (rc >= 0)
 		return rc;
 	if (o.noperands > 0) {
-		fputs(clean_usage, stderr);
+		opt_usage(stderr, clean_head, clean_specs, NULL);
 		return VX_EXIT_USAGE;
 	}
 	struct graphin g;

@@ -208,19 +208,6 @@ const char *cache_join(char **buf, size_t *cap, const char *dir, const char *rel
 	return *buf;
 }
 
-char *cache_state_read(const char *path, size_t *len, int64_t *at)
-{
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	struct stat st;
-	char *text = NULL;
-	if (fd >= 0 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode) &&
-		(text = fileio_read_fd(fd, len)))
-		*at = statsnap_ns(st.st_mtim);
-	if (fd >= 0)
-		close(fd);
-	return text;
-}
-
 bool cache_in_checkout(const struct cache *c, const char *path)
 {
 	const char *slash = c->statedir ? strrchr(c->statedir, '/') : NULL;

@@ -96,10 +96,6 @@ int cache_blob_open(struct cache *c, const char *hash);
 char *cache_blob_read(struct cache *c, const char *hash, size_t size, const char **why);
 /* dir/rel in *buf, grown as needed (*buf may start NULL, *cap 0). */
 const char *cache_join(char **buf, size_t *cap, const char *dir, const char *rel);
-/* A file of the state directory (the stamp, the memo), whole: malloc'd
- * and NUL-ended, its size in *len (may be NULL) and its mtime in *at (ns:
- * the racy rule's line); NULL when it is missing or not a regular file. */
-char *cache_state_read(const char *path, size_t *len, int64_t *at);
 /* Is path (absolute) the directory that holds the state directory, or
  * under it? The stamp's and the memo's lines of any other path are from
  * before the checkout moved (their absolute paths are all that differ):

@@ -16,8 +16,8 @@
  * the full check. A record outside the directory that holds the state
  * directory (a checkout moved elsewhere) is not written back.
  *
- * Format, native byte order: the 16 bytes MAGIC, the body's length and its
- * XXH3-64 (u64 each), then per record: u32 output count, u32 length of the
+ * Format: a memo (memo.h: kind "inplace", version 3) whose body is, in
+ * native byte order, per record: u32 output count, u32 length of the
  * project's path, the key (32 hex), the log's hash (32 hex), u64 log size,
  * the manifest's stat, the project's absolute path and a NUL; then per
  * output its stat, u32 length, its project-relative path and a NUL. A stat
@@ -32,19 +32,18 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "atomicw.h"
 #include "strbuf.h"
 #include "cache_int.h"
 #include "path.h"
 #include "err.h"
 #include "hash.h"
+#include "memo.h"
 #include "shadow.h"
 #include "statsnap.h"
 #include "strmap.h"
 
-#define MAGIC "vx-inplace 2\n\0\0"
-#define MAGIC_LEN 16
-#define HEAD_LEN (MAGIC_LEN + 16)
+#define MEMO_KIND "inplace"
+#define MEMO_VERSION 3
 
 struct ifile {
 	struct statsnap st;
@@ -211,16 +210,8 @@ static void rec_free(struct irec *r)
 	free(r);
 }
 
-static void parse(struct cache_inplace *ip, size_t len)
+static void parse(struct cache_inplace *ip, const char *body, size_t blen)
 {
-	uint64_t blen, bhash;
-	if (len < HEAD_LEN || memcmp(ip->text, MAGIC, MAGIC_LEN) != 0)
-		return;
-	memcpy(&blen, ip->text + MAGIC_LEN, 8);
-	memcpy(&bhash, ip->text + MAGIC_LEN + 8, 8);
-	const char *body = ip->text + HEAD_LEN;
-	if (blen != len - HEAD_LEN || XXH3_64bits(body, blen) != bhash)
-		return; /* torn or tampered: an empty memo */
 	struct reader rd = {body, body + blen, false};
 	while (rd.p < rd.end && !rd.bad) {
 		struct irec *r = read_rec(&rd);
@@ -247,9 +238,12 @@ static struct cache_inplace *inplace(struct cache *c)
 	struct cache_inplace *ip = c->inplace = xcalloc(1, sizeof(*ip));
 	strmap_init(&ip->map);
 	ip->file = xasprintf("%s/inplace", c->statedir);
-	size_t len;
-	if ((ip->text = cache_state_read(ip->file, &len, &ip->at)))
-		parse(ip, len);
+	struct memo m;
+	if (memo_load(&m, ip->file, MEMO_KIND, MEMO_VERSION) == MEMO_OK) {
+		ip->text = m.data;
+		ip->at = m.mtime;
+		parse(ip, m.body, m.len);
+	}
 	return ip;
 }
 
@@ -443,8 +437,6 @@ static void save(struct cache *c, struct cache_inplace *ip)
 		}
 	}
 	struct strbuf b = STRBUF_INIT;
-	put(&b, MAGIC, MAGIC_LEN);
-	put(&b, "\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0", 16); /* length and hash, below */
 	for (size_t i = 0; i < ip->n; i++) {
 		const struct irec *r = ip->recs[i];
 		if (r->dropped || (r->loaded && (!trusted(ip, r) || !cache_in_checkout(c, r->projdir) ||
@@ -452,16 +444,8 @@ static void save(struct cache *c, struct cache_inplace *ip)
 			continue;
 		put_rec(&b, r);
 	}
-	uint64_t blen = b.len - HEAD_LEN, bhash = XXH3_64bits(b.buf + HEAD_LEN, blen);
-	memcpy(b.buf + MAGIC_LEN, &blen, 8);
-	memcpy(b.buf + MAGIC_LEN + 8, &bhash, 8);
-	struct atomicw w;
-	if (path_mkdirs(c->statedir) == 0 && atomicw_open(&w, ip->file, 0666) == 0) {
-		if (atomicw_write(&w, b.buf, b.len) == 0)
-			atomicw_commit(&w); /* failing, only speed is lost */
-		else
-			atomicw_abort(&w);
-	}
+	if (path_mkdirs(c->statedir) == 0) /* failing, only speed is lost */
+		memo_save(ip->file, MEMO_KIND, MEMO_VERSION, b.buf, b.len, 0666);
 	strbuf_release(&b);
 	for (size_t k = 0; k < nkeys; k++)
 		free(keys[k]);

@@ -1,7 +1,7 @@
 /* stamp.c: the checkout's stamp, <statedir>/stamp, one file for every
- * project (never in the shared cache). Its lines:
+ * project (never in the shared cache). A memo (memo.h: kind "stamp",
+ * version 5) whose body's lines are:
  *
- *   vx-stamp 4
  *   <hash> <size> <mtime s> <mtime ns> <ctime s> <ctime ns> <inode> <device> <mode, octal> <path>
  *
  * with the output's absolute path. A line says: when the output had this
@@ -23,14 +23,15 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "atomicw.h"
 #include "cache_int.h"
+#include "memo.h"
 #include "path.h"
 #include "err.h"
 #include "statsnap.h"
 #include "strmap.h"
 
-#define STAMP_HEADER "vx-stamp 4\n"
+#define MEMO_KIND "stamp"
+#define MEMO_VERSION 5
 
 struct rec {
 	char hash[33];
@@ -82,11 +83,9 @@ static char *parse_line(char *line, struct rec *t)
 	return *s == '/' ? s : NULL;
 }
 
-static void parse(struct cache_stamp *sp)
+static void parse(struct cache_stamp *sp, char *body)
 {
-	if (strncmp(sp->text, STAMP_HEADER, strlen(STAMP_HEADER)) != 0)
-		return;
-	for (char *line = sp->text + strlen(STAMP_HEADER); *line;) {
+	for (char *line = body; *line;) {
 		char *nl = strchr(line, '\n');
 		if (!nl)
 			return;
@@ -114,8 +113,12 @@ static struct cache_stamp *stamp(struct cache *c)
 	struct cache_stamp *sp = c->stamp = xcalloc(1, sizeof(*sp));
 	strmap_init(&sp->map);
 	sp->file = xasprintf("%s/stamp", c->statedir);
-	if ((sp->text = cache_state_read(sp->file, NULL, &sp->at)))
-		parse(sp);
+	struct memo m;
+	if (memo_load(&m, sp->file, MEMO_KIND, MEMO_VERSION) == MEMO_OK) {
+		sp->text = m.data; /* the records' paths point into it */
+		sp->at = m.mtime;
+		parse(sp, m.body);
+	}
 	return sp;
 }
 
@@ -179,14 +182,10 @@ void cache_stamp_close(struct cache *c)
 	if (!sp)
 		return;
 	c->stamp = NULL;
-	struct atomicw w;
+	char *body = NULL;
+	size_t blen = 0;
 	FILE *f;
-	if (sp->dirty && path_mkdirs(c->statedir) == 0 && atomicw_open(&w, sp->file, 0666) == 0) {
-		if (!(f = atomicw_stdio(&w))) {
-			atomicw_abort(&w);
-			goto done;
-		}
-		fputs(STAMP_HEADER, f);
+	if (sp->dirty && path_mkdirs(c->statedir) == 0 && (f = open_memstream(&body, &blen))) {
 		for (size_t i = 0; i < sp->n; i++) {
 			const struct rec *r = &sp->recs[i];
 			if (r->loaded && !statsnap_trusted(&r->st, sp->at))
@@ -197,9 +196,10 @@ void cache_stamp_close(struct cache *c)
 			statsnap_print(f, &r->st);
 			fprintf(f, " %s\n", r->path);
 		}
-		atomicw_commit(&w); /* failing, only speed is lost */
+		if (fclose(f) == 0) /* failing, only speed is lost */
+			memo_save(sp->file, MEMO_KIND, MEMO_VERSION, body, blen, 0666);
+		free(body);
 	}
-done:
 	for (size_t i = 0; i < sp->n; i++)
 		if (sp->recs[i].owned)
 			free(sp->recs[i].path);

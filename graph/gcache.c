@@ -1,9 +1,9 @@
 /* gcache.c: see gcache.h. One file per key, <root>/.vx/graph-<the key's
  * first 16 hex>, so that runs with other arguments (vx run build, then vx
  * run test) each keep theirs; a save leaves at most SLOTS of them, the
- * latest saved. A file:
+ * latest saved. A file is a memo (memo.h: kind "graph", version 3) whose body is:
  *
- *   vx-graph-cache 2 <key: xxh3-128 of the binary's stat, root, arguments>
+ *   <key: xxh3-128 of the binary's stat, root, arguments>
  *   <count of notes> <bytes of output>
  *   F <size> <mtime s> <ns> <ctime s> <ns> <inode> <device> <mode octal> <path>   (a file)
  *   D ...same fields...                                                            (a directory)
@@ -29,12 +29,14 @@
 #include "err.h"
 #include "fileio.h"
 #include "jsonl.h"
+#include "memo.h"
 #include "par.h"
 #include "path.h"
 #include "slots.h"
 #include "statsnap.h"
 
-#define GCACHE_HEADER "vx-graph-cache 2 "
+#define MEMO_KIND "graph"
+#define MEMO_VERSION 3
 #define SLOTS 8
 
 struct note {
@@ -225,18 +227,18 @@ bool gcache_replay(const char *root, char *const *args, int nargs)
 	char key[33];
 	cache_key(root, args, nargs, key);
 	char *file = cache_path(root, key);
-	size_t len;
-	char *text = fileio_read_at(AT_FDCWD, file, &len);
+	struct memo m;
+	enum memo_status st = memo_load(&m, file, MEMO_KIND, MEMO_VERSION);
 	free(file);
-	if (!text)
+	if (st != MEMO_OK)
 		return false;
+	char *text = m.body;
+	size_t len = m.len;
 	bool ok = false;
 	int rootfd = -1;
 	struct note *notes = NULL;
 	char *p = text, *nl = strchr(p, '\n');
-	size_t hl = strlen(GCACHE_HEADER);
-	if (!nl || strncmp(p, GCACHE_HEADER, hl) != 0 || (size_t)(nl - p) != hl + 32 ||
-		memcmp(p + hl, key, 32) != 0)
+	if (!nl || nl - p != 32 || memcmp(p, key, 32) != 0)
 		goto out;
 	p = nl + 1;
 	unsigned long long count, outlen;
@@ -272,7 +274,7 @@ out:
 	if (rootfd >= 0)
 		close(rootfd);
 	free(notes);
-	free(text);
+	memo_free(&m);
 	return ok;
 }
 
@@ -284,19 +286,16 @@ void gcache_save(const char *root, char *const *args, int nargs)
 	cache_key(root, args, nargs, key);
 	char *dir = xasprintf("%s/.vx", root), *file = cache_path(root, key);
 	char *old_single = xasprintf("%s/graph", dir);
-	struct atomicw w;
+	char *body = NULL;
+	size_t blen = 0;
 	FILE *f;
 	if (g.unsafe || !out)
 		goto out;
 	if (mkdir(dir, 0777) != 0 && errno != EEXIST)
 		goto out;
-	if (atomicw_open(&w, file, 0666) != 0)
+	if (!(f = open_memstream(&body, &blen)))
 		goto out;
-	if (!(f = atomicw_stdio(&w))) {
-		atomicw_abort(&w);
-		goto out;
-	}
-	fprintf(f, "%s%s\n%zu %zu\n", GCACHE_HEADER, key, g.n, outlen);
+	fprintf(f, "%s\n%zu %zu\n", key, g.n, outlen);
 	for (size_t i = 0; i < g.n; i++) {
 		const struct note *n = &g.v[i];
 		fprintf(f, "%c ", n->kind);
@@ -304,7 +303,7 @@ void gcache_save(const char *root, char *const *args, int nargs)
 		fprintf(f, " %s\n", n->path);
 	}
 	fwrite(out, 1, outlen, f);
-	if (atomicw_commit(&w) == 0) {
+	if (fclose(f) == 0 && memo_save(file, MEMO_KIND, MEMO_VERSION, body, blen, 0666) == 0) {
 		unlink(old_single); /* the single-slot name of earlier versions */
 		slots_prune(dir, "graph-", SLOTS);
 	}
@@ -314,6 +313,7 @@ out:
 	free(g.v);
 	g.v = NULL;
 	g.n = g.cap = 0;
+	free(body);
 	free(out);
 	free(dir);
 	free(old_single);

@@ -10,7 +10,8 @@
  * for a file last changed more than a second before the run began, so a
  * write within the file system's timestamp granularity cannot hide behind an
  * unchanged stat (git's "racy" case); otherwise nothing is saved. Any doubt,
- * error or unreadable cache is a normal fold. Notes are thread-safe.
+ * error or unreadable cache is a normal fold; the file is a memo (memo.h), so
+ * a damaged one is also a line on stderr. Notes are thread-safe.
  */
 #ifndef VX_GRAPH_GCACHE_H
 #define VX_GRAPH_GCACHE_H

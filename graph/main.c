@@ -1,25 +1,22 @@
-/* vx-graph: fold the workspace's vx.json files into the task graph.
- * Prints one "graph" record, then one "task" record per task asked for and
- * everything it depends on, in dependency order (docs/protocol.md). */
+/* vx-graph: fold the workspace's vx.json files into the task graph
+ * (fold.h), or replay the same arguments' saved output (gcache.h). Options
+ * and wiring only. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "arena.h"
-#include "config.h"
-#include "emit.h"
-#include "heap.h"
 #include "err.h"
 #include "filter.h"
+#include "fold.h"
 #include "gcache.h"
-#include "grants.h"
-#include "graph.h"
+#include "heap.h"
 #include "jsonl.h"
 #include "opt.h"
 #include "workspace.h"
 #include "wsroot.h"
 
-static const char usage[] =
+static const char head[] =
 	"usage: vx-graph [--root DIR] [--filter SEL]... [--only] [--env-mode MODE] [TASK...]\n"
 	"\n"
 	"Fold the workspace's vx.json files into the task graph and print it as\n"
@@ -27,34 +24,30 @@ static const char usage[] =
 	"record per task asked for and everything it depends on, dependencies first.\n"
 	"TASK is a task name (every project that has it) or a task id (project#name);\n"
 	"none means every task.\n"
-	"\n"
-	"  --root DIR      the workspace root (default: VX_ROOT, else found from the\n"
-	"                  current directory)\n"
-	"  --filter SEL    only the tasks of the projects SEL selects (turbo's\n"
-	"                  grammar): web, @acme/*, ./apps/web, {./apps/*}, web... (and\n"
-	"                  what it depends on), ...web (and what depends on it),\n"
-	"                  ...^web / web^... (without web), [main] (changed since the\n"
-	"                  ref), web...[main] (web, when it or a dependency changed),\n"
-	"                  !SEL (leave out); several union, then exclusions subtract\n"
-	"  --only          the selected tasks without their dependencies\n"
-	"  --env-mode MODE strict or loose: every task's envMode, whatever the\n"
-	"                  vx.json files say (R-8a)\n"
-	"  -h, --help      this text\n"
-	"\n"
-	"Exit status: 0 success, 1 failure (a write), 2 usage or config error.\n";
+	"\n";
+static const char tail[] = "\nExit status: 0 success, 1 failure (a write), 2 usage or config error.\n";
+
+enum { ROOT = 1, FILTER, ONLY, ENVMODE, HELP };
+static const struct opt_spec specs[] = {
+	{"root", 0, OPT_VALUE, ROOT, "DIR",
+		"the workspace root (default: VX_ROOT, else found from the\ncurrent directory)"},
+	{"filter", 0, OPT_VALUE, FILTER, "SEL",
+		"only the tasks of the projects SEL selects (turbo's\n"
+		"grammar): web, @acme/*, ./apps/web, {./apps/*}, web... (and\n"
+		"what it depends on), ...web (and what depends on it),\n"
+		"...^web / web^... (without web), [main] (changed since the\n"
+		"ref), web...[main] (web, when it or a dependency changed),\n"
+		"!SEL (leave out); several union, then exclusions subtract"},
+	{"only", 0, OPT_FLAG, ONLY, NULL, "the selected tasks without their dependencies"},
+	{"env-mode", 0, OPT_VALUE, ENVMODE, "MODE",
+		"strict or loose: every task's envMode, whatever the\nvx.json files say (R-8a)"},
+	{"help", 'h', OPT_FLAG, HELP, NULL, "this text"},
+	{NULL, 0, 0, 0, NULL, NULL},
+};
 
 int main(int argc, char **argv)
 {
 	heap_reserve(16);
-	enum { ROOT = 1, FILTER, ONLY, ENVMODE, HELP };
-	static const struct opt_spec specs[] = {
-		{"root", 0, OPT_VALUE, ROOT},
-		{"filter", 0, OPT_VALUE, FILTER},
-		{"only", 0, OPT_FLAG, ONLY},
-		{"env-mode", 0, OPT_VALUE, ENVMODE},
-		{"help", 'h', OPT_FLAG, HELP},
-		{NULL, 0, 0, 0},
-	};
 	const char *root = getenv("VX_ROOT");
 	static char **filters;
 	size_t nfilters = 0;
@@ -86,15 +79,12 @@ int main(int argc, char **argv)
 			}
 			break;
 		case HELP:
-			fputs(usage, stdout);
-			return jsonl_out_finish();
+			return opt_help(head, specs, tail);
 		default:
-			fputs(usage, stderr);
+			opt_usage(stderr, head, specs, tail);
 			return VX_EXIT_USAGE;
 		}
 	}
-	char **tasks = o.operands;
-	int ntasks = o.noperands;
 	jsonl_out_init();
 	arena_use_for_cjson();
 
@@ -111,33 +101,11 @@ int main(int argc, char **argv)
 	if (cacheable && gcache_replay(ws.root, argv + 1, argc - 1))
 		return jsonl_out_finish();
 	gcache_begin();
-	workspace_load(&ws);
-	for (size_t i = 0; i < ws.nprojects; i++)
-		config_load(&ws, ws.projects[i]);
-	grants_check_home(&ws);
-	if (ws.errors)
-		return VX_EXIT_USAGE;
-	graph_resolve(&ws);
-	if (ws.errors)
-		return VX_EXIT_USAGE;
-
-	static bool *picked;
-	if (nfilters) {
-		picked = xcalloc(ws.nprojects + 1, sizeof(bool));
-		if (filter_select(&ws, filters, nfilters, picked) != 0)
-			return VX_EXIT_USAGE;
-	}
-	static struct task **order;
-	size_t n;
-	if (graph_select(&ws, tasks, ntasks, picked, only, &order, &n) != 0)
-		return VX_EXIT_USAGE;
-	if (n == 0 && nfilters)
-		err_warn("nothing to run: the projects --filter selects have none of the tasks asked for");
-	graph_keyed(order, n);
-	grants_check_keyed(&ws, order, n);
-	if (ws.errors)
-		return VX_EXIT_USAGE;
-	emit_graph(&ws, order, n);
+	struct fold_sel sel = {.filters = filters, .nfilters = nfilters, .tasks = o.operands,
+		.ntasks = o.noperands, .only = only};
+	int rc = fold_emit(&ws, &sel);
+	if (rc)
+		return rc;
 	if (cacheable)
 		gcache_save(ws.root, argv + 1, argc - 1);
 	return jsonl_out_finish();

@@ -1,26 +1,20 @@
-/* vx-init: write vx.json files for a Turborepo workspace from its turbo.json
- * files (turbo.h), or an Nx one from nx.json and its projects (nx.h), and
- * the packages' scripts (plan.h), never over a file that exists unless told
- * to; --dry prints the diff instead. */
+/* vx-init: write vx.json files for a Turborepo or Nx workspace (convert.h),
+ * or learn its tasks' sandbox blocks (propose.h). Options and wiring only. */
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "convert.h"
 #include "err.h"
 #include "jsonl.h"
 #include "opt.h"
-#include "notes.h"
-#include "nx.h"
-#include "output.h"
-#include "plan.h"
 #include "propose.h"
-#include "turbo.h"
 #include "workspace.h"
 #include "wsroot.h"
 
-static const char usage[] =
+static const char head[] =
 	"usage: vx-init [--root DIR] [--dry] [--force]\n"
 	"       vx-init --sandbox [TASK...] [--filter SEL]... [--only] [--root DIR]\n"
 	"\n"
@@ -30,21 +24,8 @@ static const char usage[] =
 	"outputs, env, persistent and cache, with the same meaning. What it\n"
 	"could not carry over is one line each on stderr, naming the file and the\n"
 	"key; a task carried over approximately has a // comment above it.\n"
-	"\n"
-	"  --root DIR     the workspace root (default: VX_ROOT, else found from the\n"
-	"                 current directory)\n"
-	"  --dry, --print print the unified diff of what it would write; write nothing\n"
-	"  --force        replace vx.json files that exist\n"
-	"  --sandbox      learn each task's sandbox block in one run (the workspace\n"
-	"                 readable, every write kept in a scratch layer, the real\n"
-	"                 tree untouched), verify it in a second run sandboxed with\n"
-	"                 it, and print the blocks as a diff of each vx.json; TASK,\n"
-	"                 --filter and --only select as in vx run (default: every\n"
-	"                 cached task without a block; an uncached one only by\n"
-	"                 name, a persistent one never)\n"
-	"  --filter SEL   with --sandbox: only the tasks of the projects SEL selects\n"
-	"  --only         with --sandbox: the tasks named, not their dependencies\n"
-	"  -h, --help     this text\n"
+	"\n";
+static const char tail[] =
 	"\n"
 	"An existing vx.json is refused, and then nothing is written. Each file is\n"
 	"written whole or not at all (a temporary file renamed over it).\n"
@@ -54,20 +35,29 @@ static const char usage[] =
 	"error (no turbo.json nor nx.json, or one that is wrong; a selection vx-graph\n"
 	"refuses).\n";
 
+enum { ROOT = 1, DRY, FORCE, SANDBOX, FILTER, ONLY, HELP };
+static const struct opt_spec specs[] = {
+	{"root", 0, OPT_VALUE, ROOT, "DIR",
+		"the workspace root (default: VX_ROOT, else found from the\ncurrent directory)"},
+	{"dry", 0, OPT_FLAG, DRY, NULL, "print the unified diff of what it would write; write nothing"},
+	{"print", 0, OPT_FLAG, DRY, NULL, NULL},
+	{"force", 0, OPT_FLAG, FORCE, NULL, "replace vx.json files that exist"},
+	{"sandbox", 0, OPT_FLAG, SANDBOX, NULL,
+		"learn each task's sandbox block in one run (the workspace\n"
+		"readable, every write kept in a scratch layer, the real\n"
+		"tree untouched), verify it in a second run sandboxed with\n"
+		"it, and print the blocks as a diff of each vx.json; TASK,\n"
+		"--filter and --only select as in vx run (default: every\n"
+		"cached task without a block; an uncached one only by\n"
+		"name, a persistent one never)"},
+	{"filter", 0, OPT_VALUE, FILTER, "SEL", "with --sandbox: only the tasks of the projects SEL selects"},
+	{"only", 0, OPT_FLAG, ONLY, NULL, "with --sandbox: the tasks named, not their dependencies"},
+	{"help", 'h', OPT_FLAG, HELP, NULL, "this text"},
+	{NULL, 0, 0, 0, NULL, NULL},
+};
+
 int main(int argc, char **argv)
 {
-	enum { ROOT = 1, DRY, FORCE, SANDBOX, FILTER, ONLY, HELP };
-	static const struct opt_spec specs[] = {
-		{"root", 0, OPT_VALUE, ROOT},
-		{"dry", 0, OPT_FLAG, DRY},
-		{"print", 0, OPT_FLAG, DRY},
-		{"force", 0, OPT_FLAG, FORCE},
-		{"sandbox", 0, OPT_FLAG, SANDBOX},
-		{"filter", 0, OPT_VALUE, FILTER},
-		{"only", 0, OPT_FLAG, ONLY},
-		{"help", 'h', OPT_FLAG, HELP},
-		{NULL, 0, 0, 0},
-	};
 	const char *root = getenv("VX_ROOT");
 	bool dry = false, force = false, sandbox = false;
 	char *filters[argc > 0 ? argc : 1]; /* --filter values: fewer than argc */
@@ -98,10 +88,9 @@ int main(int argc, char **argv)
 			sel.only = true;
 			break;
 		case HELP:
-			fputs(usage, stdout);
-			return jsonl_out_finish();
+			return opt_help(head, specs, tail);
 		default:
-			fputs(usage, stderr);
+			opt_usage(stderr, head, specs, tail);
 			return VX_EXIT_USAGE;
 		}
 	}
@@ -127,60 +116,7 @@ int main(int argc, char **argv)
 		return prc ? prc : jsonl_out_finish();
 	}
 
-	static struct turbo t;
-	if (!turbo_load(&t, &ws, rootfd))
-		return VX_EXIT_USAGE;
-	if (t.root && faccessat(rootfd, "nx.json", F_OK, 0) == 0)
-		note("nx.json", "(file)", "read only where there is no turbo.json");
-	if (!t.root && !nx_load(&t, &ws, rootfd))
-		return VX_EXIT_USAGE;
-	if (!t.root)
-		err_die(VX_EXIT_USAGE, "turbo.json: (file): not found at the workspace root '%s', nor "
-				       "nx.json; fix: run vx init in a Turborepo or Nx workspace, or "
-				       "write vx.json by hand",
-			ws.root);
-	static struct plan pl;
-	if (!plan_build(&pl, &ws, &t, rootfd))
-		return VX_EXIT_USAGE;
-
-	char **text = xcalloc(pl.n + 1, sizeof(char *));
-	int refused = 0;
-	for (size_t i = 0; i < pl.n; i++) {
-		if (!pl.projs[i].ntasks && !pl.projs[i].env_mode && !pl.projs[i].pass)
-			continue;
-		text[i] = output_render(&pl.projs[i]);
-		if (!dry && !force && output_exists(rootfd, pl.projs[i].file)) {
-			err_warn("%s: exists, nothing written; fix: --force to replace it, or --dry "
-				 "to see the diff",
-				pl.projs[i].file);
-			refused++;
-		}
-	}
-	if (refused) {
-		for (size_t i = 0; i < pl.n; i++)
-			free(text[i]);
-		free(text);
-		return VX_EXIT_FAIL;
-	}
-	notes_print();
-	int rc = VX_EXIT_OK;
-	size_t files = 0, tasks = 0;
-	for (size_t i = 0; i < pl.n; i++) {
-		if (!text[i])
-			continue;
-		if ((dry ? output_diff : output_write)(rootfd, pl.projs[i].file, text[i]) != 0) {
-			rc = VX_EXIT_FAIL;
-			continue;
-		}
-		files++;
-		tasks += pl.projs[i].ntasks;
-	}
-	if (!dry)
-		printf("vx init: wrote %zu vx.json files, %zu tasks; %u things not carried over%s\n",
-			files, tasks, notes_count(), notes_count() ? " (above)" : "");
-	for (size_t i = 0; i < pl.n; i++)
-		free(text[i]);
-	free(text);
+	int rc = convert_run(&ws, rootfd, dry, force);
 	int out = jsonl_out_finish();
 	return rc ? rc : out;
 }

@@ -8,18 +8,19 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "atomicw.h"
-#include "fileio.h"
 #include "err.h"
+#include "memo.h"
 #include "prestat.h"
 #include "strbuf.h"
 #include "strmap.h"
 
-/* The file: MAGIC, then per entry a u16 path length (with its NUL), the
- * path and its NUL, then struct disk as is (native byte order: the file is
- * per checkout, never shared); a directory's entry (its path ends in '/')
- * then has a u32 length and its listing. */
-#define MAGIC "vx-key-stat 4\n"
+/* The file: a memo (memo.h: kind "key-stat", version 5) whose body is, per
+ * entry, a u16 path length (with its NUL), the path and its NUL, then
+ * struct disk as is (native byte order: the file is per checkout, never
+ * shared); a directory's entry (its path ends in '/') then has a u32
+ * length and its listing. */
+#define MEMO_KIND "key-stat"
+#define MEMO_VERSION 5
 
 struct disk {
 	struct statsnap st;
@@ -54,23 +55,16 @@ struct statcache *statcache_load(const char *root)
 	struct statcache *sc = xcalloc(1, sizeof(*sc));
 	sc->path = xasprintf("%s/.vx/key-stat", root);
 	strmap_init(&sc->map);
-	int fd = open(sc->path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
+	struct memo m;
+	if (memo_load(&m, sc->path, MEMO_KIND, MEMO_VERSION) != MEMO_OK)
 		return sc;
-	struct stat st;
-	size_t len = 0;
-	char *data = fstat(fd, &st) == 0 && S_ISREG(st.st_mode) ? fileio_read_fd(fd, &len) : NULL;
-	close(fd);
-	size_t off = strlen(MAGIC);
-	if (!data || len < off || memcmp(data, MAGIC, off) != 0) {
-		free(data);
-		return sc;
-	}
+	const char *data = m.body;
+	size_t len = m.len, off = 0;
 	/* git's rule: an entry is racy unless its file was last written
 	 * before the stat cache itself was */
-	int64_t limit = statsnap_ns(st.st_mtim);
-	sc->buf = data;
-	sc->buflen = len;
+	int64_t limit = m.mtime;
+	sc->buf = m.data;
+	sc->buflen = (size_t)(m.body - m.data) + m.len;
 	size_t cap = len / (sizeof(struct disk) + 3) + 1;
 	sc->loaded = xcalloc(cap, sizeof(*sc->loaded));
 	sc->keys = xcalloc(cap, sizeof(*sc->keys));
@@ -200,7 +194,6 @@ int statcache_save(struct statcache *sc)
 		return 0;
 	struct strbuf buf = STRBUF_INIT;
 	strbuf_grow(&buf, 1 << 16);
-	strbuf_addstr(&buf, MAGIC);
 	for (size_t i = 0; i < sc->map.cap; i++) {
 		const char *k = sc->map.keys[i];
 		const struct sc_entry *e = k ? sc->map.vals[i] : NULL;
@@ -233,16 +226,7 @@ int statcache_save(struct statcache *sc)
 		return -1;
 	}
 	free(dir);
-	struct atomicw w;
-	int r = atomicw_open(&w, sc->path, 0666);
-	if (r == 0) {
-		if (atomicw_write(&w, buf.buf, buf.len) == 0)
-			r = atomicw_commit(&w);
-		else {
-			atomicw_abort(&w);
-			r = -1;
-		}
-	}
+	int r = memo_save(sc->path, MEMO_KIND, MEMO_VERSION, buf.buf, buf.len, 0666);
 	strbuf_release(&buf);
 	if (r == 0)
 		sc->dirty = false;

@@ -12,8 +12,8 @@
  * entries loaded from disk the stat cache file's own mtime (the same
  * filesystem clock and granularity as the tree, as git uses the index's).
  * Saving drops entries that are still racy (ce_smudge_racily_clean_entry),
- * so a newer file mtime never whitewashes them. The file is written whole to
- * a temporary name and renamed; a missing or malformed one is an empty cache.
+ * so a newer file mtime never whitewashes them. The file is a memo (memo.h):
+ * written whole, and a missing, foreign or damaged one is an empty cache.
  *
  * Lookups and stores are not thread-safe: call them from one thread. */
 #ifndef VX_KEY_STATCACHE_H

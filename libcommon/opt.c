@@ -1,9 +1,11 @@
 #include "opt.h"
 
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "err.h"
+#include "jsonl.h"
 
 void opt_init(struct opt_iter *it, int argc, char **argv, const struct opt_spec *specs)
 {
@@ -104,4 +106,68 @@ void opt_free(struct opt_iter *it)
 {
 	free(it->operands);
 	it->operands = NULL;
+}
+
+/* One row's left column: every spelling of id, the first entry's arg */
+static size_t usage_left(const struct opt_spec *s, char *buf, size_t cap)
+{
+	size_t n = 0;
+	if (s->letter)
+		n += (size_t)snprintf(buf + n, cap - n, "-%c, ", s->letter);
+	n += (size_t)snprintf(buf + n, cap - n, "--%s", s->name);
+	if (n < cap && s->arg)
+		n += (size_t)snprintf(buf + n, cap - n,
+			s->kind == OPT_OPTIONAL ? "[=%s]" : s->kind == OPT_LIST ? " %s..." : " %s",
+			s->arg);
+	for (const struct opt_spec *o = s + 1; o->name && n < cap; o++)
+		if (o->id == s->id)
+			n += (size_t)snprintf(buf + n, cap - n, ", --%s", o->name);
+	return n < cap ? n : cap - 1;
+}
+
+/* the first entry of its id: the one whose row it is */
+static bool row_head(const struct opt_spec *specs, const struct opt_spec *s)
+{
+	for (const struct opt_spec *o = specs; o != s; o++)
+		if (o->id == s->id)
+			return false;
+	return true;
+}
+
+enum { USAGE_WIDE = 18 }; /* a left column wider than this runs into its help */
+
+void opt_usage(FILE *f, const char *head, const struct opt_spec *specs, const char *tail)
+{
+	char left[160];
+	size_t col = 0;
+	for (const struct opt_spec *s = specs; s->name; s++) {
+		size_t n = row_head(specs, s) ? usage_left(s, left, sizeof(left)) : 0;
+		if (n <= USAGE_WIDE && n > col)
+			col = n;
+	}
+	fputs(head ? head : "", f);
+	for (const struct opt_spec *s = specs; s->name; s++) {
+		if (!row_head(specs, s))
+			continue;
+		size_t n = usage_left(s, left, sizeof(left));
+		const char *h = s->help ? s->help : "";
+		fprintf(f, "  %s", left);
+		/* the first line of help beside it, the others under that */
+		for (bool first = true; first || *h; first = false) {
+			const char *nl = strchr(h, '\n');
+			size_t len = nl ? (size_t)(nl - h) : strlen(h);
+			size_t pad = first ? (n < col ? col - n : 0) + 2 : col + 4;
+			if (len)
+				fprintf(f, "%*s%.*s", (int)pad, "", (int)len, h);
+			fputc('\n', f);
+			h += len + (nl ? 1 : 0);
+		}
+	}
+	fputs(tail ? tail : "", f);
+}
+
+int opt_help(const char *head, const struct opt_spec *specs, const char *tail)
+{
+	opt_usage(stdout, head, specs, tail);
+	return jsonl_out_finish(); /* a write error said, and exit 1 */
 }

@@ -10,8 +10,32 @@
 # "usage: PROGRAM CMD" adds its options (vx run, vx why, vx clean); one that
 # hands over to another program (vx graph: vx-graph's help) does not.
 # From a page: the indented (code) lines of SYNOPSIS, OPTIONS and COMMANDS
-# (and their ### subsections), read the same way.
+# (and their ### subsections), read the same way. An option line's words are
+# all its spellings: "-j, --jobs N", "--dry, --print", "--dry[=WHEN], --dry-run".
+#
+# table FILE...: the options the opt_spec tables in those C files accept
+# (rows '{"name", 'x', OPT_...'), what --help and the page must both list.
 set -eu
+
+# lead: an option line's spellings, each with its arg, up to its description
+# (awk, for the two readers below)
+# shellcheck disable=SC2016  # awk's $0, not the shell's
+lead='
+function lead(s, out) {
+	out = ""
+	while (match(s, /^(-[a-zA-Z]|--[a-zA-Z][a-zA-Z0-9-]*)/)) {
+		out = out (out == "" ? "" : ", ") substr(s, 1, RLENGTH)
+		s = substr(s, RLENGTH + 1)
+		if (match(s, /^(\[=[^ ]*\]|=[^ ,]*)/))
+			s = substr(s, RLENGTH + 1)
+		if (match(s, /^ [A-Z][A-Za-z0-9|%_]*(\.\.\.)?/))
+			s = substr(s, RLENGTH + 1)
+		if (substr(s, 1, 2) != ", ")
+			break
+		s = substr(s, 3)
+	}
+	return out
+}'
 
 words() { # every option word of stdin
 	grep -oE -- '(^|[][ ,|(=])--?[a-zA-Z][a-zA-Z0-9-]*' | sed -E 's/^[][ ,|(=]//' || true
@@ -19,7 +43,7 @@ words() { # every option word of stdin
 
 # lines NAME: stdin's synopsis lines whole, and its option lines' leading words
 lines() {
-	awk -v name="$1" '
+	awk -v name="$1" "$lead"'
 		/^usage:/ { u = 1 }
 		/^[ \t]*$/ { u = 0 }
 		u { print; next }
@@ -27,9 +51,7 @@ lines() {
 		/^[ \t]+-/ {
 			s = $0
 			sub(/^[ \t]+/, "", s)
-			# "-h, --help", "-j, --jobs N", "--root DIR": up to the description
-			if (match(s, /^(-[a-zA-Z], )?--?[a-zA-Z][a-zA-Z0-9-]*/))
-				print substr(s, 1, RLENGTH)
+			print lead(s)
 		}'
 }
 
@@ -51,14 +73,19 @@ page)
 	awk '/^## /{ on = ($0 ~ /^## (SYNOPSIS|OPTIONS|COMMANDS)$/) } on && /^    / { print substr($0, 5) }' "$2" |
 		awk -v name="$name" '
 			$1 == name || $1 ~ /^\[?-/ { print }' |
-		awk -v name="$name" '
+		awk -v name="$name" "$lead"'
 			# a synopsis line whole; an option line up to its description
 			$1 == name || $1 ~ /^\[/ { print; next }
-			{ if (match($0, /^(-[a-zA-Z], )?--?[a-zA-Z][a-zA-Z0-9-]*/)) print substr($0, 1, RLENGTH) }' |
+			{ print lead($0) }' |
 		words | sort -u
 	;;
+table)
+	shift
+	sed -nE "s/^[[:space:]]*\{\"([a-z][a-z0-9-]*)\", *(0|'(.)'), *OPT_.*/--\1 -\3/p" "$@" |
+		tr ' ' '\n' | grep -v '^-$' | sort -u
+	;;
 *)
-	echo "usage: man-options.sh help PROGRAM | page FILE" >&2
+	echo "usage: man-options.sh help PROGRAM | page FILE | table FILE..." >&2
 	exit 2
 	;;
 esac

@@ -51,6 +51,40 @@ $p: --help lists [$(echo "$help" | tr '\n' ' ')], its page [$(echo "$output" | t
 	assert_equal "disagree:$bad" "disagree:"
 }
 
+# sources PROGRAM: the C files whose opt_spec tables are that program's
+# options (vx: the driver's commands in bin/; vx-NAME: NAME/main.c)
+sources() {
+	local src=$BATS_TEST_DIRNAME/..
+	case $1 in
+	vx) printf '%s\n' "$src"/bin/*.c ;;
+	*) [ -f "$src/${1#vx-}/main.c" ] && printf '%s\n' "$src/${1#vx-}/main.c" ;;
+	esac
+}
+
+@test "man: every option a program's table accepts is in its --help and on its page" {
+	local p bad='' n=0
+	for p in $(programs); do
+		local files
+		files=$(sources "$p") || continue
+		# shellcheck disable=SC2086  # one file a word
+		run -0 bash "$OPTS" table $files
+		local table=$output
+		[ -n "$table" ] || continue
+		n=$((n + 1))
+		run -0 bash "$OPTS" help "$VX_BIN_DIR/$p"
+		local help=$output
+		run -0 bash "$OPTS" page "$MAN/$p.md"
+		local page=$output
+		local nohelp nopage
+		nohelp=$(comm -23 <(echo "$table") <(echo "$help") | tr '\n' ' ')
+		nopage=$(comm -23 <(echo "$table") <(echo "$page") | tr '\n' ' ')
+		[ -z "$nohelp$nopage" ] || bad="$bad
+$p accepts, but its --help lacks [$nohelp], its page [$nopage]"
+	done
+	[ "$n" -ge 8 ]
+	assert_equal "unlisted:$bad" "unlisted:"
+}
+
 @test "man: the checker finds an option a page lacks, and one a --help lacks" {
 	mkdir -p "$BATS_TEST_TMPDIR/man"
 	# a page without --max-conns, as vx-proxy's would be if it were forgotten

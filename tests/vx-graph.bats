@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# shellcheck disable=SC2154  # bats sets $stderr
 # vx-graph: discovery (R-1, R-2), the schema and its refusals (R-7, R-27,
 # R-30), dependency order, folds, K(T) and the run-wide sandbox facts.
 
@@ -680,7 +681,8 @@ print(json.dumps(sb))
 
 # The cache keeps only notes of files last changed over a second before the
 # run: the fixtures must age first. A replay is told apart from a fold by
-# planting a marker in the saved output (same length): only a replay prints it.
+# planting a marker in the saved output (sealed with the checksum it then
+# needs, vx-test-memoseal): only a replay prints it.
 # .vx is made first: creating it changes the root directory, which is noted.
 saved_then_marked() {
 	mkdir -p .vx
@@ -691,6 +693,7 @@ saved_then_marked() {
 	saved=$(saved)
 	[ -f "$saved" ] || fail "no graph was saved"
 	sed -i 's/echo app/echo APP/' "$saved"
+	vx-test-memoseal "$saved"
 	run -0 vx-graph "$@"
 	assert_output --partial '"echo APP"'
 }
@@ -775,7 +778,7 @@ saved() { # the one saved graph
 	[ ! -e .vx/graph ]
 }
 
-@test "a corrupt or truncated saved graph is a fold, and a replay's failed write still exits 1" {
+@test "a corrupt, truncated or foreign saved graph is a fold, and a replay's failed write still exits 1" {
 	two_pkgs
 	mkdir .vx
 	sleep 2
@@ -783,12 +786,25 @@ saved() { # the one saved graph
 	expected=$output
 	local f
 	f=$(saved)
-	head -c 200 "$f" > g && mv g "$f"
-	run -0 vx-graph build
+	# cut short: refused, and said once (the path as vx-graph names it)
+	truncate -s 200 "$f"
+	run -0 --separate-stderr vx-graph build
 	assert_equal "$output" "$expected"
+	assert_equal "$stderr" "vx-graph: $PWD/$f: a damaged memo (shorter than its header says), ignored: the work it saved is redone and the file rewritten"
+	# not a memo at all (an older vx's file): refused quietly
 	printf 'garbage\n' > "$f"
-	run -0 vx-graph build
+	run -0 --separate-stderr vx-graph build
 	assert_equal "$output" "$expected"
+	assert_equal "$stderr" ""
+	# a byte of the saved output changed, its length kept: the checksum
+	# refuses it, and says so once; the fold saves it afresh
+	sed -i 's/echo app/echo APP/' "$f"
+	run -0 --separate-stderr vx-graph build
+	assert_equal "$output" "$expected"
+	assert_equal "$stderr" "vx-graph: $PWD/$f: a damaged memo (its checksum does not match), ignored: the work it saved is redone and the file rewritten"
+	run -0 --separate-stderr vx-graph build
+	assert_equal "$output" "$expected"
+	assert_equal "$stderr" ""
 	run -0 vx-graph build
 	run -1 bash -c 'vx-graph build > /dev/full'
 	assert_output "vx-graph: write error: No space left on device"

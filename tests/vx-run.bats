@@ -335,12 +335,14 @@ many_built() {
 	run -0 vx clean
 	run -0 vx run build
 	assert_equal "$(ran)" "app other ui"
-	# a torn memo is only slower
+	# a torn memo is only slower, and said once (memo.h)
 	run -0 vx run build
 	truncate -s 100 .vx/inplace
 	run -0 vx run build
 	assert_equal "$(ran)" ""
 	assert_line --regexp '^vx: 3 tasks: 3 hit, 0 miss'
+	assert_line --regexp '^vx: .*/\.vx/inplace: a damaged memo \((shorter|longer) than its header says\), ignored'
+	run -0 vx run build
 	refute_output --partial inplace
 }
 

@@ -1,3 +1,5 @@
+#include <stdlib.h>
+
 #include "err.h"
 #include "opt.h"
 #include "unit.h"
@@ -49,6 +51,51 @@ static const char *parse(char **argv)
 
 #define ARGV(...) ((char *[]){"prog", __VA_ARGS__, NULL})
 
+/* opt_usage's text for a table, head "H\n" and tail "T\n" around it */
+static const char *usage_of(const struct opt_spec *t)
+{
+	static char *text;
+	size_t len;
+	free(text);
+	FILE *f = open_memstream(&text, &len);
+	opt_usage(f, "H\n", t, "T\n");
+	fclose(f);
+	return text;
+}
+
+/* --help from the table: every entry has its row, a help-less one too;
+ * entries sharing an id are one row; the arg's spelling follows the kind;
+ * a help's later lines go under its first; a wide left column runs in */
+static void test_usage(void)
+{
+	static const struct opt_spec t[] = {
+		{"root", 'r', OPT_VALUE, 1, "DIR", "the root\nof it"},
+		{"dry", 0, OPT_OPTIONAL, 2, "WHEN", "say"},
+		{"dry-run", 0, OPT_OPTIONAL, 2, NULL, NULL},
+		{"outputs", 0, OPT_LIST, 3, "GLOB", "kept"},
+		{"quiet", 0, OPT_FLAG, 4, NULL, NULL},
+		{"a-very-long-option", 0, OPT_VALUE, 5, "VALUE", "long"},
+		{NULL, 0, 0, 0, NULL, NULL},
+	};
+	CHECK_STR(usage_of(t), "H\n"
+			       "  -r, --root DIR     the root\n"
+			       "                     of it\n"
+			       "  --dry[=WHEN], --dry-run  say\n"
+			       "  --outputs GLOB...  kept\n"
+			       "  --quiet\n"
+			       "  --a-very-long-option VALUE  long\n"
+			       "T\n");
+	/* the old four-field rows: every option still listed */
+	CHECK_STR(usage_of(specs), "H\n"
+				   "  --root\n"
+				   "  -h, --help\n"
+				   "  --live\n"
+				   "  --outputs\n"
+				   "  -l, --log\n"
+				   "  --continue\n"
+				   "T\n");
+}
+
 int main(void)
 {
 	err_init("test_opt");
@@ -87,5 +134,6 @@ int main(void)
 	CHECK_STR(parse(ARGV("--live", "--", "-h")), "3 |-h");
 	stop = 0;
 	CHECK_STR(parse(ARGV("a", "--live", "b")), "3 |a|b");
+	test_usage();
 	return UNIT_END("opt");
 }
