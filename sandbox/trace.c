@@ -188,7 +188,8 @@ static void stats_say(const struct tracer *t)
 {
 	if (!t->stats)
 		return;
-	fprintf(stderr, "%s: trace stats: %lu exit stops; entry stops:", err_prog(), t->exits);
+	fprintf(stderr, "%s: trace stats: %lu exit stops; %lu signal stops; %lu event stops; entry stops:",
+		err_prog(), t->exits, t->sigs, t->others);
 	for (int nr = 0; nr < 1024; nr++)
 		if (t->stops[nr])
 			fprintf(stderr, " %s %lu", t->bynr[nr] ? t->bynr[nr]->name
@@ -227,6 +228,12 @@ int trace_loop(const struct sb_request *r, const struct plan *p, pid_t task)
 		pr = proc_get(&t, pid, true);
 		sig = WSTOPSIG(st);
 		event = st >> 16;
+		if (sig != (SIGTRAP | 0x80) && event != PTRACE_EVENT_SECCOMP) {
+			if (event == 0)
+				t.sigs++;
+			else
+				t.others++;
+		}
 		if (sig == (SIGTRAP | 0x80)) {
 			on_exit_stop(&t, pr);
 		} else if (event == PTRACE_EVENT_SECCOMP) {

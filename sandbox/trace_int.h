@@ -128,9 +128,11 @@ struct tracer {
 	/* FAST_ENV_SEEN and FAST_ENV_FDIRS as trace_arm_prepare set them for
 	 * the task (NULL: unset) */
 	char *seen, *fdirs;
-	/* VX_TRACE_STATS: stops by call (entry) and exit stops, said at the end */
+	/* VX_TRACE_STATS: stops by call (entry), exit stops, signal-delivery
+	 * stops and the rest (fork, clone, exec events, a new process's or
+	 * thread's first stop, group stops), said at the end */
 	bool stats;
-	unsigned long stops[1024], exits;
+	unsigned long stops[1024], exits, sigs, others;
 };
 
 /* trace.c */

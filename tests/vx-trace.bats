@@ -891,6 +891,19 @@ C
 	assert_line "newfstatat read $WS/packages/secret/token.txt ENOENT "
 }
 
+@test "VX_TRACE_STATS counts every stop: signal deliveries and the events of a fork, beside the calls (issue 38)" {
+	# a Go tool's preemption signals and its threads' first stops are
+	# stops too (docs/benchmarks.md session 23): three signals the shell
+	# takes, three subshells forked (each a fork event and a first stop)
+	local task='trap : USR1; for i in 1 2 3; do kill -USR1 $$; (exit 0); done'
+	run -0 env VX_TRACE_STATS=1 vx-sandbox --root "$WS" --project "$WS/packages/app" --read . --trace "$TR" -- bash -c "$task"
+	local sigs events
+	sigs=$(sed -n 's/.*; \([0-9]*\) signal stops;.*/\1/p' <<< "$output")
+	events=$(sed -n 's/.*; \([0-9]*\) event stops;.*/\1/p' <<< "$output")
+	[ "${sigs:-0}" -ge 3 ] || fail "signal stops: '${sigs}' in: $output"
+	[ "${events:-0}" -ge 6 ] || fail "event stops: '${events}' in: $output"
+}
+
 @test "hostile: a repeated failed read whose path a symlink now sends elsewhere is recorded where it lands" {
 	probe_prog
 	# packages/app is bound writable for the file grant (R-26), so the task
