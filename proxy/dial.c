@@ -40,7 +40,7 @@ static void connect_next(struct conn *c)
 			ssize_t n = c->upre_len ?
 				send(fd, c->upre, c->upre_len, MSG_NOSIGNAL | MSG_DONTWAIT) : 0;
 			if (n > 0 || !c->upre_len || errno == EAGAIN) {
-				ep_add(fd, &c->hu); /* the connect's end is an edge */
+				ep_add(c->L, fd, &c->hu); /* the connect's end is an edge */
 				if (n > 0) {
 					c->upre_sent = (size_t)n;
 					c->uwr = true;
@@ -89,7 +89,7 @@ void on_addresses(struct conn *c, const struct resolve_answer *a)
 			(const void *)&((const struct sockaddr_in6 *)sa)->sin6_addr;
 		inet_ntop(sa->sa_family, raw, text, sizeof(text));
 		const char *cls = policy_addr_class(sa), *d;
-		if (!cls && hostaddr_is_own(sa, loop_now))
+		if (!cls && hostaddr_is_own(sa, c->L->now))
 			cls = "this host's";
 		if (cls && !c->literal) {
 			char *why = xasprintf("resolves to %s address %s", cls, text);
@@ -97,7 +97,7 @@ void on_addresses(struct conn *c, const struct resolve_answer *a)
 			free(why);
 			return;
 		}
-		if ((d = policy_addr_denied(loop_pol, sa, c->port))) {
+		if ((d = policy_addr_denied(c->L->pol, sa, c->port))) {
 			char *why = xasprintf("resolves to %s, deny.network '%s'", text, d);
 			deny(c, c->host, c->port, why);
 			free(why);
@@ -110,10 +110,10 @@ void on_addresses(struct conn *c, const struct resolve_answer *a)
 	connect_next(c);
 }
 
-void on_resolved(void)
+void on_resolved(struct loop *L)
 {
 	uint64_t v;
-	(void)!read(loop_rfd, &v, sizeof(v));
+	(void)!read(L->rfd, &v, sizeof(v));
 	struct resolve_answer a;
 	while (resolve_take(&a)) {
 		struct conn *c = (struct conn *)(uintptr_t)a.token;

@@ -20,7 +20,7 @@ static void judge_pipelined(struct conn *c, const char *b, size_t n)
 	bool literal;
 	char reason[NETPAT_HOST_MAX + 64];
 	if (res != HTTP_MORE && r->host_kind != NETPAT_HOST_BAD && r->port &&
-	    !policy_judge(loop_pol, c->task, r->host, r->port, &literal, reason, sizeof(reason)))
+	    !policy_judge(c->L->pol, c->task, r->host, r->port, &literal, reason, sizeof(reason)))
 		record_deny(c, r->host, r->port, reason);
 	free(r);
 }
