@@ -79,6 +79,10 @@ void conn_close(struct conn *c)
 	if (c->ufd >= 0)
 		close(c->ufd);
 	c->cfd = c->ufd = -1;
+	/* the task reached this origin: its next request finds a connection
+	 * made (after this one's bytes, off their path) */
+	if (c->state == C_RELAY)
+		spare_make(c);
 	conn_unlink(c);
 	pump_free(c->L, &c->up);
 	pump_free(c->L, &c->down);

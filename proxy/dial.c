@@ -21,16 +21,21 @@ static void connect_next(struct conn *c)
 	while (c->next < c->naddr) {
 		struct sockaddr_storage *a = &c->addr[c->next++];
 		socklen_t alen = a->ss_family == AF_INET ? sizeof(struct sockaddr_in) : sizeof(struct sockaddr_in6);
-		int one = 1, fd = socket(a->ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+		/* a spare made after the task's last request here is
+		 * connected already (spare.c) */
+		int one = 1, fd = spare_take(c->L, c->task, a);
+		bool spare = fd >= 0;
+		if (!spare)
+			fd = socket(a->ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
 		if (fd < 0)
 			continue;
 		/* a forwarded head without a body goes in one send; what is
 		 * relayed piecemeal (a tunnel, a body) should not wait for ACKs */
 		if (c->body != 0)
 			setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
-		if (connect(fd, (struct sockaddr *)a, alen) == 0 || errno == EINPROGRESS) {
+		if (spare || connect(fd, (struct sockaddr *)a, alen) == 0 || errno == EINPROGRESS) {
 			c->ufd = fd;
-			c->urd = c->uwr = c->uhup = false;
+			c->urd = c->uwr = c->uhup = c->ufin = false;
 			c->state = C_CONNECT;
 			/* on loopback the handshake is over by now, as a rule: the
 			 * bytes owed upstream go at once, and their send tells
@@ -49,6 +54,8 @@ static void connect_next(struct conn *c)
 				return;
 			}
 			c->ufd = -1; /* refused at once: the next address */
+			if (spare)
+				c->next--; /* a spare the origin closed: this one again, dialled */
 		}
 		close(fd);
 	}

@@ -15,6 +15,7 @@
  *   dial.c     judges the addresses a name led to and connects
  *   relay.c    moves the bytes
  *   conn.c     a connection's struct, closing it, refusing it
+ *   spare.c    connections made ahead to an origin just used
  *   pipe.c     the pipes of the relay; record.c the records; loop.c epoll
  *
  * Every struct conn is owned by conn.c's lists: live on L->conns, then,
@@ -83,6 +84,7 @@ struct conn {
 	int cfd, ufd;
 	bool crd, cwr, urd, uwr; /* readable/writable as far as we know */
 	bool chup, uhup;
+	bool ufin;  /* the origin's FIN has come (EPOLLRDHUP) */
 	bool again; /* on the list of relays to run again (ran out of rounds) */
 	struct ptask *task;
 	struct listener *lis; /* whose socket accepted it */
@@ -114,6 +116,15 @@ struct conn {
 };
 
 #define POOL_MAX 64 /* connections, head buffers and pipes kept for reuse */
+#define SPARE_MAX 16 /* spare connections open at once (spare.c) */
+
+/* A connection made ahead to an origin a request of the task just reached. */
+struct spare {
+	struct ptask *task;
+	struct sockaddr_storage addr;
+	int fd;
+	double born;
+};
 
 /* The whole state of the loop. */
 struct loop {
@@ -151,6 +162,9 @@ struct loop {
 	int pool_pipe[POOL_MAX][2];
 	int npool_pipe;
 	int nbulk;
+	/* spare.c */
+	struct spare spares[SPARE_MAX];
+	int nspares;
 };
 
 /* loop.c: the clock, and the epoll set a socket joins once, for both
@@ -199,6 +213,20 @@ void refuse_http(struct conn *c, int status, const char *msg);
 void refuse_socks(struct conn *c, int rep);
 void refuse(struct conn *c, int status, int rep, const char *msg);
 void deny(struct conn *c, const char *host, unsigned port, const char *reason);
+
+/* spare.c: after a relayed request, one connection to the same origin is
+ * made ahead for the task's next request (the TCP handshake and the
+ * origin's accept, off that request's path). A spare serves only its own
+ * task and the exact address it was made to; unused, it is closed after
+ * SPARE_S seconds. */
+#define SPARE_S 1.0
+/* After c, relayed, closes: a spare to its origin unless one is open. */
+void spare_make(struct conn *c);
+/* A spare of task t to exactly addr, connected or connecting, or -1. */
+int spare_take(struct loop *L, const struct ptask *t, const struct sockaddr_storage *addr);
+/* Close the spares past their time (all: true, every one of task t, or of
+ * every task when t is NULL). */
+void spare_expire(struct loop *L, const struct ptask *t, bool all);
 
 /* pipe.c: the pipes of a relay, pooled */
 int pipe_get(struct loop *L, struct pump *p);

@@ -179,19 +179,21 @@ static bool origin_drained(struct conn *c)
 	return false;
 }
 
-/* A framed answer delivered: the client gets its EOF now. The origin's
+/* A framed answer delivered: the client gets its EOF at once. The origin's
  * socket stays open until the origin's FIN (DRAIN_S at most), so that the
  * origin closes first and TIME_WAIT stays on its side, as it did when the
  * answer ended with that FIN: a busy proxy's ports to one origin are not
  * tied up. */
 static void finish_framed(struct conn *c)
 {
-	if (origin_drained(c)) {
+	close(c->cfd); /* the client's EOF first; also leaves the epoll set */
+	c->cfd = -1;
+	/* the edge that brought the answer also said the origin's FIN had
+	 * come, as a rule: nothing to read for it */
+	if (c->ufin || origin_drained(c)) {
 		conn_close(c);
 		return;
 	}
-	close(c->cfd); /* also leaves the epoll set */
-	c->cfd = -1;
 	c->draining = true;
 	c->deadline = c->L->now + (c->L->opts.idle_timeout < DRAIN_S ? c->L->opts.idle_timeout : DRAIN_S);
 }

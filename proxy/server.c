@@ -56,6 +56,8 @@ static void on_conn_event(struct conn *c, bool upstream, uint32_t ev)
 		*rd = true;
 	if (ev & (EPOLLOUT | EPOLLHUP | EPOLLERR))
 		*wr = true;
+	if (upstream && (ev & EPOLLRDHUP))
+		c->ufin = true;
 	if (ev & (EPOLLHUP | EPOLLERR)) {
 		if (upstream)
 			c->uhup = true;
@@ -178,6 +180,7 @@ static void check_done(struct loop *L)
 		l->fd = -1;
 		if (l->path)
 			unlink(l->path);
+		spare_expire(L, l->task, true);
 		record_done(l->task);
 	}
 }
@@ -188,7 +191,7 @@ int server_run(struct loop *L)
 	double next_sweep = 0;
 	while (L->exit_code < 0) {
 		int n = epoll_wait(L->ep, evs, 128, relay_waiting(L) ? 0 :
-			L->conns || L->starved ? SWEEP_MS : -1);
+			L->conns || L->starved || L->nspares ? SWEEP_MS : -1);
 		if (n < 0 && errno != EINTR)
 			err_die_errno(1, "epoll_wait");
 		L->now = loop_clock();
@@ -223,6 +226,7 @@ int server_run(struct loop *L)
 		check_done(L);
 		if (L->now >= next_sweep) {
 			sweep(L);
+			spare_expire(L, NULL, false);
 			next_sweep = L->now + SWEEP_MS / 1000.0;
 		}
 	}
