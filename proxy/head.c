@@ -9,7 +9,8 @@
 #include "loop.h"
 
 /* The protocol of a connection from its first bytes (n >= 1): 0x05 (and
- * 0x04, refused there) SOCKS, else HTTP. */
+ * 0x04, refused there) SOCKS, else HTTP. VIA_NONE would mean "not enough
+ * bytes to tell yet" (a kind named by a longer prefix). */
 static enum via classify(const char *b, size_t n)
 {
 	(void)n;
@@ -46,6 +47,8 @@ void on_head_readable(struct conn *c)
 		/* a SOCKS head is a few hundred bytes at most; HTTP's bound is
 		 * the parser's (431) */
 		switch (c->via) {
+		case VIA_NONE:
+			break; /* read on */
 		case VIA_SOCKS5:
 		case VIA_SOCKS4:
 			on_socks(c);
