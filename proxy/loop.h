@@ -109,6 +109,9 @@ struct conn {
 			 * ends when delivered, without waiting for the FIN */
 	bool draining;  /* that answer delivered and the client closed: the
 			 * origin's FIN is awaited (relay.c) */
+	bool keep;      /* the origin was asked to keep the connection
+			 * (HTTP/1.0 keep-alive: its answer is never chunked) */
+	bool reuse;     /* and its answer's head says it will: framed, keep-alive */
 	struct pump up, down;
 	double deadline;
 	struct conn *prev, *nextc;
@@ -218,10 +221,15 @@ void deny(struct conn *c, const char *host, unsigned port, const char *reason);
  * made ahead for the task's next request (the TCP handshake and the
  * origin's accept, off that request's path). A spare serves only its own
  * task and the exact address it was made to; unused, it is closed after
- * SPARE_S seconds. */
+ * SPARE_S seconds. A connection an origin kept alive after a framed
+ * answer becomes a spare the same way. */
 #define SPARE_S 1.0
 /* After c, relayed, closes: a spare to its origin unless one is open. */
 void spare_make(struct conn *c);
+/* c's answer delivered, its origin connection kept alive and clean: it
+ * becomes the spare for c's task and address (c->ufd is -1 after). false:
+ * there is one already, or no room; the caller closes it. */
+bool spare_keep(struct conn *c);
 /* A spare of task t to exactly addr, connected or connecting, or -1. */
 int spare_take(struct loop *L, const struct ptask *t, const struct sockaddr_storage *addr);
 /* Close the spares past their time (all: true, every one of task t, or of

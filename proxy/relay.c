@@ -128,35 +128,51 @@ static int pump_run(struct conn *c, struct pump *p, int from, int to, bool *rd, 
  * is delivered. The client's EOF then no longer waits for the origin's
  * FIN, a wakeup later or more (a client that reads until EOF, and every
  * client's next request, wait on it); bytes past the framed response,
- * which no client should read, are not relayed. 0: read or nothing yet;
- * -1: broken. */
+ * which no client should read, are not relayed. An origin asked to keep
+ * the connection (c->keep) never closes it, so its head is read whole
+ * (into c->buf, up to HTTP_HEAD_MAX) before anything is relayed: an answer
+ * it frames is then known to end. 0: read or nothing yet; -1: broken. */
 static int sniff(struct conn *c)
 {
-	char b[HTTP_HEAD_MAX];
+	char stack[HTTP_HEAD_MAX], *b = c->keep ? c->buf : stack;
+	size_t have = c->keep ? c->len : 0;
 	ssize_t n;
-	do
-		n = recv(c->ufd, b, sizeof(b), MSG_DONTWAIT);
-	while (n < 0 && errno == EINTR);
-	if (n < 0 && errno == EAGAIN) {
-		c->urd = false;
-		return 0;
+	long long total = -1;
+	bool keep = false;
+	for (;;) {
+		do
+			n = recv(c->ufd, b + have, HTTP_HEAD_MAX - have, MSG_DONTWAIT);
+		while (n < 0 && errno == EINTR);
+		if (n < 0 && errno == EAGAIN) {
+			c->urd = false;
+			if (c->keep)
+				c->len = have;
+			return 0;
+		}
+		if (n < 0 && errno != ECONNRESET)
+			return -1;
+		if (n <= 0) /* an origin's reset ends its answer, as in pump_run */
+			break;
+		have += (size_t)n;
+		total = http_resp_length(b, have, &keep);
+		/* all of the head, or all there is room for, or not asked */
+		if (total != -2 || have == HTTP_HEAD_MAX || !c->keep)
+			break;
 	}
-	if (n < 0 && errno != ECONNRESET)
-		return -1;
 	c->sniff = false;
-	if (n <= 0) { /* an origin's reset ends its answer, as in pump_run */
+	if (n <= 0)
 		c->down.eof = true;
+	if (have == 0)
 		return 0;
-	}
-	long long total = http_resp_length(b, (size_t)n);
 	if (total >= 0) {
-		if (total < n)
-			n = (ssize_t)total;
-		c->down.limit = total - n;
+		if ((size_t)total < have)
+			have = (size_t)total;
+		c->down.limit = total - (long long)have;
+		c->reuse = c->keep && keep;
 	}
-	c->down.pre = xmalloc((size_t)n);
-	memcpy(c->down.pre, b, (size_t)n);
-	c->down.prelen = (size_t)n;
+	c->down.pre = xmalloc(have);
+	memcpy(c->down.pre, b, have);
+	c->down.prelen = have;
 	c->down.preoff = 0;
 	c->deadline = c->L->now + c->L->opts.idle_timeout;
 	return 0;
@@ -179,7 +195,8 @@ static bool origin_drained(struct conn *c)
 	return false;
 }
 
-/* A framed answer delivered: the client gets its EOF at once. The origin's
+/* A framed answer delivered: the client gets its EOF at once. An origin
+ * that keeps the connection keeps it for the next request; else its
  * socket stays open until the origin's FIN (DRAIN_S at most), so that the
  * origin closes first and TIME_WAIT stays on its side, as it did when the
  * answer ended with that FIN: a busy proxy's ports to one origin are not
@@ -188,6 +205,12 @@ static void finish_framed(struct conn *c)
 {
 	close(c->cfd); /* the client's EOF first; also leaves the epoll set */
 	c->cfd = -1;
+	/* an origin that keeps its connection, all of the request sent and
+	 * nothing more from it: the task's next request here takes it */
+	if (c->reuse && c->up.done && !c->ufin && spare_keep(c)) {
+		conn_close(c);
+		return;
+	}
 	/* the edge that brought the answer also said the origin's FIN had
 	 * come, as a rule: nothing to read for it */
 	if (c->ufin || origin_drained(c)) {
@@ -269,8 +292,12 @@ void relay_start(struct conn *c)
 		socks_reply((unsigned char *)c->down.pre, SOCKS_REP_OK);
 		c->down.prelen = 10;
 	}
-	buf_put(c->L, c->buf);
-	c->buf = NULL;
+	if (c->keep) {
+		c->len = 0; /* the head buffer holds the answer's head (sniff) */
+	} else {
+		buf_put(c->L, c->buf);
+		c->buf = NULL;
+	}
 	c->cwr = true; /* nothing written to the client yet */
 	relay(c);
 }

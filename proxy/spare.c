@@ -2,14 +2,20 @@
  * is likely to reach it again: once a relayed connection closes, one more
  * is opened to the same address, so that the next request's socket(2),
  * TCP handshake and the origin's accept(2) are done while the proxy would
- * wait for that request. A spare carries one request like any upstream
- * connection (Connection: close); it is only made early. It serves its own
+ * wait for that request. Such a spare is only made early: it carries a
+ * request like any upstream connection. It serves its own
  * task and the exact address (port included) a judged request was dialled
  * at, so it reaches nothing a fresh dial would not; unused, it is closed
- * after SPARE_S seconds, or when its task ends. */
+ * after SPARE_S seconds, or when its task ends.
+ *
+ * A request without a body asks the origin to keep its connection
+ * (HTTP/1.0 keep-alive, head_http.c); when the answer's head agrees and
+ * frames it (relay.c), the connection is kept here after the answer, in
+ * place of a new one, for the task's next request to the same address. */
 #include <errno.h>
 #include <netinet/in.h>
 #include <string.h>
+#include <sys/epoll.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -56,6 +62,27 @@ void spare_make(struct conn *c)
 	s->addr = *a;
 	s->fd = fd;
 	s->born = L->now;
+}
+
+bool spare_keep(struct conn *c)
+{
+	struct loop *L = c->L;
+	if (c->next < 1 || L->nspares == SPARE_MAX)
+		return false;
+	const struct sockaddr_storage *a = &c->addr[c->next - 1];
+	for (int i = 0; i < L->nspares; i++)
+		if (L->spares[i].task == c->task && same_addr(&L->spares[i].addr, a))
+			return false;
+	/* out of the epoll set until taken: its handle was the connection's */
+	if (epoll_ctl(L->ep, EPOLL_CTL_DEL, c->ufd, NULL) < 0)
+		return false;
+	struct spare *s = &L->spares[L->nspares++];
+	s->task = c->task;
+	s->addr = *a;
+	s->fd = c->ufd;
+	s->born = L->now;
+	c->ufd = -1;
+	return true;
 }
 
 int spare_take(struct loop *L, const struct ptask *t, const struct sockaddr_storage *addr)

@@ -313,7 +313,8 @@ spare_port() {
 	assert_output ''
 	proxy_stop
 
-	# one the origin closed while it waited is not used: a fresh dial is
+	# one the origin closed while it waited (made ahead or kept alive) is
+	# not used: a fresh dial is
 	local port
 	/usr/bin/python3 -c '
 import socket, sys, threading
@@ -324,8 +325,8 @@ print(s.getsockname()[1], flush=True)
 def serve(c):
     c.settimeout(0.1)  # an idle connection is closed at once
     try:
-        if c.recv(65536):
-            c.sendall(b"HTTP/1.1 200 OK\r\nContent-Length: 3\r\nConnection: close\r\n\r\nok\n")
+        while c.recv(65536):  # kept alive: the next request, if quick
+            c.sendall(b"HTTP/1.1 200 OK\r\nContent-Length: 3\r\nConnection: keep-alive\r\n\r\nok\n")
     except OSError:
         pass
     c.close()
@@ -342,6 +343,30 @@ while True:
 	run -0 c "$(GET "127.0.0.1:$port" /)"
 	assert_output --partial $'\r\n\r\nok\n'
 	kill "$opid"
+}
+
+@test "vx-proxy: a request without a body asks the origin to keep its connection, and the task's next request rides it" {
+	hand origin.test
+	run -0 c "$(GET origin.test:8080 /keep)"
+	assert_output --partial 'peer '
+	local first=${output##*peer }
+	first=${first%%$'\n'*}
+	assert_line '[closed]'
+	# HTTP/1.0 keep-alive: an answer that can never be chunked
+	run -0 grep -c $'GET /keep HTTP/1.0\r$' "$LOG"
+	run -0 grep -c $'^Connection: keep-alive\r$' "$LOG"
+	run -0 c "$(GET origin.test:8080 /keep)"
+	assert_output --partial "peer $first"
+	assert_line '[closed]'
+	# a body, or HEAD, goes on HTTP/1.1 with Connection: close
+	run -0 c 'POST http://origin.test:8080/kpost HTTP/1.1\r\nContent-Length: 2\r\n\r\nhi'
+	assert_output --partial 'origin 8080 POST /kpost host=origin.test:8080 body=2'
+	run -0 grep -c $'POST /kpost HTTP/1.1\r$' "$LOG"
+	run -0 c 'HEAD http://origin.test:8080/khead HTTP/1.1\r\n\r\n'
+	run -0 grep -c $'HEAD /khead HTTP/1.1\r$' "$LOG"
+	# an answer that says close is not kept
+	run -0 c "$(GET origin.test:8080 /peer)"
+	refute_output --partial "peer $first"
 }
 
 @test "hostile: a connection made ahead for one task never carries another task's request" {

@@ -26,7 +26,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			abort();
 		if (r->kind == HTTP_ABSOLUTE) {
 			size_t len = 0;
-			free(http_forward_head(r, &len));
+			free(http_forward_head(r, false, &len));
+			free(http_forward_head(r, true, &len));
 		}
 	} else if (res == HTTP_BAD) {
 		size_t len = 0;
