@@ -119,7 +119,7 @@ struct conn {
 };
 
 #define POOL_MAX 64 /* connections, head buffers and pipes kept for reuse */
-#define SPARE_MAX 16 /* spare connections open at once (spare.c) */
+#define SPARE_MAX 64 /* spare connections open at once (spare.c) */
 
 /* A connection made ahead to an origin a request of the task just reached. */
 struct spare {
@@ -224,11 +224,12 @@ void deny(struct conn *c, const char *host, unsigned port, const char *reason);
  * SPARE_S seconds. A connection an origin kept alive after a framed
  * answer becomes a spare the same way. */
 #define SPARE_S 1.0
-/* After c, relayed, closes: a spare to its origin unless one is open. */
+/* After c, relayed, closes: a spare made to its origin unless the task
+ * has one there. */
 void spare_make(struct conn *c);
 /* c's answer delivered, its origin connection kept alive and clean: it
- * becomes the spare for c's task and address (c->ufd is -1 after). false:
- * there is one already, or no room; the caller closes it. */
+ * becomes a spare of c's task and address, beside any others (c->ufd is -1
+ * after). false: no room; the caller closes it. */
 bool spare_keep(struct conn *c);
 /* A spare of task t to exactly addr, connected or connecting, or -1. */
 int spare_take(struct loop *L, const struct ptask *t, const struct sockaddr_storage *addr);

@@ -211,6 +211,11 @@ static void finish_framed(struct conn *c)
 		conn_close(c);
 		return;
 	}
+	/* one that would keep it, not kept, sends no FIN to wait for */
+	if (c->reuse) {
+		conn_close(c);
+		return;
+	}
 	/* the edge that brought the answer also said the origin's FIN had
 	 * come, as a rule: nothing to read for it */
 	if (c->ufin || origin_drained(c)) {

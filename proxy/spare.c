@@ -70,9 +70,6 @@ bool spare_keep(struct conn *c)
 	if (c->next < 1 || L->nspares == SPARE_MAX)
 		return false;
 	const struct sockaddr_storage *a = &c->addr[c->next - 1];
-	for (int i = 0; i < L->nspares; i++)
-		if (L->spares[i].task == c->task && same_addr(&L->spares[i].addr, a))
-			return false;
 	/* out of the epoll set until taken: its handle was the connection's */
 	if (epoll_ctl(L->ep, EPOLL_CTL_DEL, c->ufd, NULL) < 0)
 		return false;
