@@ -152,7 +152,8 @@ int main(int argc, char **argv)
 		o.hosts_file = getenv("VX_PROXY_HOSTS");
 
 	jsonl_out_init();
-	struct loop *L = server_new(&o, &pol);
+	static struct loop *L; /* static: reachable until exit, for LeakSanitizer */
+	L = server_new(&o, &pol);
 	static struct stdin_request in; /* read while the loop runs */
 	if (!request) {
 		struct ptask *t = policy_task_new(task);
