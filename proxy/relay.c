@@ -165,10 +165,12 @@ static int sniff(struct conn *c)
 	if (have == 0)
 		return 0;
 	if (total >= 0) {
+		/* an origin that sent past its frame is not trusted with
+		 * another request */
+		c->reuse = c->keep && keep && (size_t)total >= have;
 		if ((size_t)total < have)
 			have = (size_t)total;
 		c->down.limit = total - (long long)have;
-		c->reuse = c->keep && keep;
 	}
 	c->down.pre = xmalloc(have);
 	memcpy(c->down.pre, b, have);
