@@ -367,6 +367,14 @@ while True:
 	# an answer that says close is not kept
 	run -0 c "$(GET origin.test:8080 /peer)"
 	refute_output --partial "peer $first"
+	# nor one with bytes past its frame (which the client never sees)
+	run -0 c "$(GET origin.test:8080 /keepx)"
+	refute_output --partial EXTRA
+	first=${output##*peer }
+	first=${first%%$'\n'*}
+	run -0 c "$(GET origin.test:8080 /keep)"
+	assert_output --partial 'peer '
+	refute_output --partial "peer $first"
 }
 
 @test "hostile: a connection made ahead for one task never carries another task's request" {
