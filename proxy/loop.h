@@ -15,7 +15,7 @@
  *   dial.c     judges the addresses a name led to and connects
  *   relay.c    moves the bytes
  *   conn.c     a connection's struct, closing it, refusing it
- *   spare.c    connections made ahead to an origin just used
+ *   spare.c    origin connections kept alive or made ahead for a task
  *   pipe.c     the pipes of the relay; record.c the records; loop.c epoll
  *
  * Every struct conn is owned by conn.c's lists: live on L->conns, then,
