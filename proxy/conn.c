@@ -11,26 +11,18 @@
 #include "loop.h"
 #include "socks.h"
 
-#define POOL_MAX 64 /* connections and head buffers kept */
-
-struct conn *conn_list;
-unsigned long conn_closes;
-static struct conn *dead; /* closed in this batch of events, freed after it */
-static struct conn *pool_conn;
-static int npool_conn;
-static char *pool_buf[POOL_MAX];
-static int npool_buf;
-
 struct conn *conn_new(struct listener *l, int fd)
 {
-	struct conn *c = pool_conn;
+	struct loop *L = l->L;
+	struct conn *c = L->pool_conn;
 	if (c) {
-		pool_conn = c->nextc;
-		npool_conn--;
+		L->pool_conn = c->nextc;
+		L->npool_conn--;
 		memset(c, 0, sizeof(*c));
 	} else {
 		c = xcalloc(1, sizeof(*c));
 	}
+	c->L = L;
 	c->hc.kind = H_CLIENT;
 	c->hu.kind = H_UPSTREAM;
 	c->cfd = fd;
@@ -38,24 +30,24 @@ struct conn *conn_new(struct listener *l, int fd)
 	c->up.pipe[0] = c->down.pipe[0] = -1;
 	c->task = l->task;
 	c->lis = l;
-	c->over = ++l->nconn > loop_opts.max_conns;
-	c->deadline = loop_now + loop_opts.header_timeout;
-	c->nextc = conn_list;
-	if (conn_list)
-		conn_list->prev = c;
-	conn_list = c;
+	c->over = ++l->nconn > L->opts.max_conns;
+	c->deadline = L->now + L->opts.header_timeout;
+	c->nextc = L->conns;
+	if (L->conns)
+		L->conns->prev = c;
+	L->conns = c;
 	return c;
 }
 
-char *buf_get(void)
+char *buf_get(struct loop *L)
 {
-	return npool_buf ? pool_buf[--npool_buf] : xmalloc(HTTP_HEAD_MAX);
+	return L->npool_buf ? L->pool_buf[--L->npool_buf] : xmalloc(HTTP_HEAD_MAX);
 }
 
-void buf_put(char *b)
+void buf_put(struct loop *L, char *b)
 {
-	if (b && npool_buf < POOL_MAX)
-		pool_buf[npool_buf++] = b;
+	if (b && L->npool_buf < POOL_MAX)
+		L->pool_buf[L->npool_buf++] = b;
 	else
 		free(b);
 }
@@ -65,7 +57,7 @@ static void conn_unlink(struct conn *c)
 	if (c->prev)
 		c->prev->nextc = c->nextc;
 	else
-		conn_list = c->nextc;
+		c->L->conns = c->nextc;
 	if (c->nextc)
 		c->nextc->prev = c->prev;
 	c->prev = c->nextc = NULL;
@@ -79,7 +71,7 @@ void conn_close(struct conn *c)
 	if (c->closed)
 		return;
 	c->closed = true;
-	conn_closes++;
+	c->L->closes++;
 	if (c->lis)
 		c->lis->nconn--;
 	if (c->cfd >= 0)
@@ -87,10 +79,14 @@ void conn_close(struct conn *c)
 	if (c->ufd >= 0)
 		close(c->ufd);
 	c->cfd = c->ufd = -1;
+	/* the task reached this origin: its next request finds a connection
+	 * made (after this one's bytes, off their path) */
+	if (c->state == C_RELAY)
+		spare_make(c);
 	conn_unlink(c);
-	pump_free(&c->up);
-	pump_free(&c->down);
-	buf_put(c->buf);
+	pump_free(c->L, &c->up);
+	pump_free(c->L, &c->down);
+	buf_put(c->L, c->buf);
 	free(c->upre);
 	c->buf = c->upre = NULL;
 	c->up.pre = c->down.pre = NULL;
@@ -104,19 +100,19 @@ void conn_close(struct conn *c)
 
 void conn_release(struct conn *c)
 {
-	c->nextc = dead;
-	dead = c;
+	c->nextc = c->L->dead;
+	c->L->dead = c;
 }
 
-void conn_reap(void)
+void conn_reap(struct loop *L)
 {
-	while (dead) {
-		struct conn *c = dead;
-		dead = c->nextc;
-		if (npool_conn < POOL_MAX) {
-			c->nextc = pool_conn;
-			pool_conn = c;
-			npool_conn++;
+	while (L->dead) {
+		struct conn *c = L->dead;
+		L->dead = c->nextc;
+		if (L->npool_conn < POOL_MAX) {
+			c->nextc = L->pool_conn;
+			L->pool_conn = c;
+			L->npool_conn++;
 		} else {
 			free(c);
 		}

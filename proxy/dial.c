@@ -21,16 +21,21 @@ static void connect_next(struct conn *c)
 	while (c->next < c->naddr) {
 		struct sockaddr_storage *a = &c->addr[c->next++];
 		socklen_t alen = a->ss_family == AF_INET ? sizeof(struct sockaddr_in) : sizeof(struct sockaddr_in6);
-		int one = 1, fd = socket(a->ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+		/* a spare made after the task's last request here is
+		 * connected already (spare.c) */
+		int one = 1, fd = spare_take(c->L, c->task, a);
+		bool spare = fd >= 0;
+		if (!spare)
+			fd = socket(a->ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
 		if (fd < 0)
 			continue;
 		/* a forwarded head without a body goes in one send; what is
 		 * relayed piecemeal (a tunnel, a body) should not wait for ACKs */
 		if (c->body != 0)
 			setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
-		if (connect(fd, (struct sockaddr *)a, alen) == 0 || errno == EINPROGRESS) {
+		if (spare || connect(fd, (struct sockaddr *)a, alen) == 0 || errno == EINPROGRESS) {
 			c->ufd = fd;
-			c->urd = c->uwr = c->uhup = false;
+			c->urd = c->uwr = c->uhup = c->ufin = false;
 			c->state = C_CONNECT;
 			/* on loopback the handshake is over by now, as a rule: the
 			 * bytes owed upstream go at once, and their send tells
@@ -40,7 +45,7 @@ static void connect_next(struct conn *c)
 			ssize_t n = c->upre_len ?
 				send(fd, c->upre, c->upre_len, MSG_NOSIGNAL | MSG_DONTWAIT) : 0;
 			if (n > 0 || !c->upre_len || errno == EAGAIN) {
-				ep_add(fd, &c->hu); /* the connect's end is an edge */
+				ep_add(c->L, fd, &c->hu); /* the connect's end is an edge */
 				if (n > 0) {
 					c->upre_sent = (size_t)n;
 					c->uwr = true;
@@ -49,6 +54,8 @@ static void connect_next(struct conn *c)
 				return;
 			}
 			c->ufd = -1; /* refused at once: the next address */
+			if (spare)
+				c->next--; /* a spare the origin closed: this one again, dialled */
 		}
 		close(fd);
 	}
@@ -89,7 +96,7 @@ void on_addresses(struct conn *c, const struct resolve_answer *a)
 			(const void *)&((const struct sockaddr_in6 *)sa)->sin6_addr;
 		inet_ntop(sa->sa_family, raw, text, sizeof(text));
 		const char *cls = policy_addr_class(sa), *d;
-		if (!cls && hostaddr_is_own(sa, loop_now))
+		if (!cls && hostaddr_is_own(sa, c->L->now))
 			cls = "this host's";
 		if (cls && !c->literal) {
 			char *why = xasprintf("resolves to %s address %s", cls, text);
@@ -97,7 +104,7 @@ void on_addresses(struct conn *c, const struct resolve_answer *a)
 			free(why);
 			return;
 		}
-		if ((d = policy_addr_denied(loop_pol, sa, c->port))) {
+		if ((d = policy_addr_denied(c->L->pol, sa, c->port))) {
 			char *why = xasprintf("resolves to %s, deny.network '%s'", text, d);
 			deny(c, c->host, c->port, why);
 			free(why);
@@ -110,10 +117,10 @@ void on_addresses(struct conn *c, const struct resolve_answer *a)
 	connect_next(c);
 }
 
-void on_resolved(void)
+void on_resolved(struct loop *L)
 {
 	uint64_t v;
-	(void)!read(loop_rfd, &v, sizeof(v));
+	(void)!read(L->rfd, &v, sizeof(v));
 	struct resolve_answer a;
 	while (resolve_take(&a)) {
 		struct conn *c = (struct conn *)(uintptr_t)a.token;

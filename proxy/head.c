@@ -1,20 +1,28 @@
-/* head.c: a connection's first bytes read, its protocol picked by the
- * first of them, and what its request names judged (loop.h). */
-#include <arpa/inet.h>
+/* head.c: a connection's first bytes read, and the protocol they speak
+ * picked by classify(), the one dispatch point for a new kind of client
+ * exchange: a new kind is one value of enum via, one test here and one
+ * handler called below (loop.h). */
 #include <errno.h>
-#include <stdio.h>
-#include <string.h>
 #include <sys/socket.h>
 
 #include "http.h"
 #include "loop.h"
+
+/* The protocol of a connection from its first bytes (n >= 1): 0x05 (and
+ * 0x04, refused there) SOCKS, else HTTP. VIA_NONE would mean "not enough
+ * bytes to tell yet" (a kind named by a longer prefix). */
+static enum via classify(const char *b, size_t n)
+{
+	(void)n;
+	return b[0] == 5 || b[0] == 4 ? VIA_SOCKS5 : VIA_HTTP;
+}
 
 /* Read the head until it is complete (the state moves on), refused, or
  * the socket has nothing more (edge-triggered: read until then). */
 void on_head_readable(struct conn *c)
 {
 	if (!c->buf)
-		c->buf = buf_get();
+		c->buf = buf_get(c->L);
 	while (!c->closed && c->state == C_HEAD && c->crd) {
 		size_t want = HTTP_HEAD_MAX - c->len;
 		ssize_t n = recv(c->cfd, c->buf + c->len, want, 0);
@@ -35,51 +43,19 @@ void on_head_readable(struct conn *c)
 			c->crd = false; /* a short read took all there was */
 		c->len += (size_t)n;
 		if (c->via == VIA_NONE)
-			c->via = (c->buf[0] == 5 || c->buf[0] == 4) ? VIA_SOCKS5 : VIA_HTTP;
+			c->via = classify(c->buf, c->len);
 		/* a SOCKS head is a few hundred bytes at most; HTTP's bound is
 		 * the parser's (431) */
-		if (c->via == VIA_SOCKS5)
+		switch (c->via) {
+		case VIA_NONE:
+			break; /* read on */
+		case VIA_SOCKS5:
+		case VIA_SOCKS4:
 			on_socks(c);
-		else
+			break;
+		default:
 			on_http_head(c);
+			break;
+		}
 	}
-}
-
-void judge(struct conn *c, const char *host, enum netpat_host kind, unsigned port)
-{
-	char why[NETPAT_HOST_MAX + 64];
-	snprintf(c->host, sizeof(c->host), "%s", host);
-	c->port = port;
-	if (!policy_judge(loop_pol, c->task, host, port, &c->literal, why, sizeof(why))) {
-		deny(c, host, port, why);
-		return;
-	}
-	if (c->over) {
-		snprintf(why, sizeof(why), "more than %u connections of the task open at once",
-			loop_opts.max_conns);
-		deny(c, host, port, why);
-		return;
-	}
-	c->deadline = loop_now + loop_opts.connect_timeout;
-	if (kind == NETPAT_HOST_NAME) {
-		/* only now, allowed, is the name looked up */
-		c->state = C_RESOLVE;
-		resolve_submit((uintptr_t)c, host, port);
-		return;
-	}
-	struct resolve_answer a;
-	memset(&a, 0, sizeof(a));
-	a.naddr = 1;
-	if (kind == NETPAT_HOST_IPV4) {
-		struct sockaddr_in *s = (struct sockaddr_in *)&a.addr[0];
-		s->sin_family = AF_INET;
-		s->sin_port = htons((uint16_t)port);
-		inet_pton(AF_INET, host, &s->sin_addr);
-	} else {
-		struct sockaddr_in6 *s = (struct sockaddr_in6 *)&a.addr[0];
-		s->sin6_family = AF_INET6;
-		s->sin6_port = htons((uint16_t)port);
-		inet_pton(AF_INET6, host, &s->sin6_addr);
-	}
-	on_addresses(c, &a);
 }

@@ -20,7 +20,7 @@ static void judge_pipelined(struct conn *c, const char *b, size_t n)
 	bool literal;
 	char reason[NETPAT_HOST_MAX + 64];
 	if (res != HTTP_MORE && r->host_kind != NETPAT_HOST_BAD && r->port &&
-	    !policy_judge(loop_pol, c->task, r->host, r->port, &literal, reason, sizeof(reason)))
+	    !policy_judge(c->L->pol, c->task, r->host, r->port, &literal, reason, sizeof(reason)))
 		record_deny(c, r->host, r->port, reason);
 	free(r);
 }
@@ -56,15 +56,18 @@ void on_http_head(struct conn *c)
 		c->body = -1;
 	} else {
 		size_t head_len;
-		char *head = http_forward_head(r, &head_len);
 		long long cl = r->content_length > 0 ? r->content_length : 0;
+		/* an answer to HEAD carries a Content-Length and no body */
+		c->sniff = !(r->method_len == 4 && memcmp(r->method, "HEAD", 4) == 0);
+		/* a request without a body asks the origin to keep the
+		 * connection for the task's next request (relay.c, spare.c) */
+		c->keep = c->sniff && cl == 0;
+		char *head = http_forward_head(r, c->keep, &head_len);
 		size_t take = (long long)rest < cl ? rest : (size_t)cl;
 		c->upre = xrealloc(head, head_len + take + 1);
 		memcpy(c->upre + head_len, c->buf + r->head_len, take);
 		c->upre_len = head_len + take;
 		c->body = cl - (long long)take;
-		/* an answer to HEAD carries a Content-Length and no body */
-		c->sniff = !(r->method_len == 4 && memcmp(r->method, "HEAD", 4) == 0);
 		if (rest > take)
 			judge_pipelined(c, c->buf + r->head_len + take, rest - take);
 	}

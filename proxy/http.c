@@ -295,9 +295,9 @@ static bool hop_by_hop(const struct http_req *r, const struct http_hdr *h)
 	return false;
 }
 
-char *http_forward_head(const struct http_req *r, size_t *len)
+char *http_forward_head(const struct http_req *r, bool keep, size_t *len)
 {
-	size_t cap = r->head_len + 2 * HTTP_MAX_HEADERS + NETPAT_HOST_MAX + 64;
+	size_t cap = r->head_len + 2 * HTTP_MAX_HEADERS + NETPAT_HOST_MAX + 96;
 	char *out = xmalloc(cap), *o = out;
 	memcpy(o, r->method, r->method_len);
 	o += r->method_len;
@@ -307,7 +307,7 @@ char *http_forward_head(const struct http_req *r, size_t *len)
 	memcpy(o, r->path, r->path_len);
 	o += r->path_len;
 	bool v6 = r->host_kind == NETPAT_HOST_IPV6;
-	o += sprintf(o, " HTTP/1.1\r\nHost: %s%s%s", v6 ? "[" : "", r->host, v6 ? "]" : "");
+	o += sprintf(o, " HTTP/1.%c\r\nHost: %s%s%s", keep ? '0' : '1', v6 ? "[" : "", r->host, v6 ? "]" : "");
 	if (r->port != 80)
 		o += sprintf(o, ":%u", r->port);
 	o += sprintf(o, "\r\n");
@@ -324,30 +324,52 @@ char *http_forward_head(const struct http_req *r, size_t *len)
 		*o++ = '\r';
 		*o++ = '\n';
 	}
-	o += sprintf(o, "Connection: close\r\n\r\n");
+	o += sprintf(o, "Connection: %s\r\n\r\n", keep ? "keep-alive" : "close");
 	*len = (size_t)(o - out);
 	return out;
 }
 
-long long http_resp_length(const char *buf, size_t len)
+/* Does a Connection header value list token tok (case-blind)? */
+static bool conn_lists(const char *v, const char *e, const char *tok)
 {
+	size_t n = strlen(tok);
+	while (v < e) {
+		while (v < e && (*v == ',' || *v == ' ' || *v == '\t'))
+			v++;
+		const char *s = v;
+		while (v < e && *v != ',' && *v != ' ' && *v != '\t')
+			v++;
+		if ((size_t)(v - s) == n && strncasecmp(s, tok, n) == 0)
+			return true;
+	}
+	return false;
+}
+
+long long http_resp_length(const char *buf, size_t len, bool *keep)
+{
+	*keep = false;
 	/* status line: HTTP/1.x SP 3DIGIT (SP reason) CRLF */
-	if (len < 14 || (memcmp(buf, "HTTP/1.1 ", 9) != 0 && memcmp(buf, "HTTP/1.0 ", 9) != 0))
+	if (len < 14)
+		return memchr(buf, '\n', len) ? -1 : -2;
+	if (memcmp(buf, "HTTP/1.1 ", 9) != 0 && memcmp(buf, "HTTP/1.0 ", 9) != 0)
 		return -1;
 	for (int i = 9; i < 12; i++)
 		if (buf[i] < '0' || buf[i] > '9')
 			return -1;
 	int status = (buf[9] - '0') * 100 + (buf[10] - '0') * 10 + (buf[11] - '0');
-	if (status < 200 || status > 599 || status == 204 || status == 304)
+	if (status < 200 || status > 599)
 		return -1;
 	if (buf[12] != ' ' && buf[12] != '\r')
 		return -1;
+	/* no body whatever the head says (RFC 9112 6.3) */
+	bool bodyless = status == 204 || status == 304;
 	long long cl = -1;
+	bool ka = false, cls = false;
 	const char *p = buf, *end = buf + len;
 	for (;;) {
 		const char *eol = memchr(p, '\n', (size_t)(end - p));
 		if (!eol)
-			return -1; /* the head goes on past what was read */
+			return -2; /* the head goes on past what was read */
 		if (eol == p || eol[-1] != '\r' || memchr(p, '\0', (size_t)(eol - p)) ||
 		    memchr(p, '\r', (size_t)(eol - 1 - p)))
 			return -1; /* bare LF or CR, NUL */
@@ -359,7 +381,7 @@ long long http_resp_length(const char *buf, size_t len)
 		const char *colon = memchr(p, ':', (size_t)(end - p));
 		const char *nl = memchr(p, '\n', (size_t)(end - p));
 		if (!nl)
-			return -1;
+			return -2;
 		if (!colon || colon > nl || colon == p)
 			return -1;
 		struct http_hdr h = { .name = p, .name_len = (size_t)(colon - p) };
@@ -369,12 +391,15 @@ long long http_resp_length(const char *buf, size_t len)
 		if (name_is(&h, "transfer-encoding") || name_is(&h, "transfer_encoding") ||
 		    name_is(&h, "content_length"))
 			return -1;
-		if (name_is(&h, "content-length")) {
-			const char *v = colon + 1, *ve = nl - 1;
-			while (v < ve && (*v == ' ' || *v == '\t'))
-				v++;
-			while (ve > v && (ve[-1] == ' ' || ve[-1] == '\t'))
-				ve--;
+		const char *v = colon + 1, *ve = nl - 1;
+		while (v < ve && (*v == ' ' || *v == '\t'))
+			v++;
+		while (ve > v && (ve[-1] == ' ' || ve[-1] == '\t'))
+			ve--;
+		if (name_is(&h, "connection")) {
+			ka |= conn_lists(v, ve, "keep-alive");
+			cls |= conn_lists(v, ve, "close");
+		} else if (name_is(&h, "content-length")) {
 			if (cl >= 0 || ve == v || ve - v > 15)
 				return -1;
 			cl = 0;
@@ -385,8 +410,11 @@ long long http_resp_length(const char *buf, size_t len)
 			}
 		}
 	}
+	if (bodyless)
+		cl = 0;
 	if (cl < 0)
 		return -1;
+	*keep = ka && !cls;
 	return (long long)(p + 2 - buf) + cl;
 }
 

@@ -58,16 +58,20 @@ enum http_result http_parse(const char *buf, size_t len, struct http_req *r,
  * request line, the canonical Host, the client's end-to-end headers (no
  * Connection, Proxy-*, Keep-Alive, TE, Upgrade, or headers Connection
  * names, except Content-Length: framing is never dropped), then
- * `Connection: close`. Malloc'd, *len its size. */
-char *http_forward_head(const struct http_req *r, size_t *len);
+ * `Connection: close` on HTTP/1.1, or, keep, `Connection: keep-alive` on
+ * HTTP/1.0: an answer to HTTP/1.0 is never chunked (RFC 9112 7.1), so it
+ * is framed by Content-Length or ends when the origin closes, which
+ * http_resp_length tells apart. Malloc'd, *len its size. */
+char *http_forward_head(const struct http_req *r, bool keep, size_t *len);
 
 /* The length, head included, of the response whose head starts buf[0..len),
- * when that head frames it beyond doubt: a final status (200-599 but 204
- * and 304), exactly one Content-Length of plain digits, no
- * Transfer-Encoding (nor a spelling with '_'), clean CRLF lines. -1
- * otherwise, or when the head is not all in buf: such a response ends when
- * the origin closes. (An answer to HEAD has no body: never ask.) */
-long long http_resp_length(const char *buf, size_t len);
+ * when that head frames it beyond doubt: a final status (200-599), exactly
+ * one Content-Length of plain digits (none for 204 and 304, which have no
+ * body), no Transfer-Encoding (nor a spelling with '_'), clean CRLF lines;
+ * *keep then says whether a Connection header lists keep-alive and none
+ * close. -1 otherwise: such a response ends when the origin closes; -2 when
+ * the head is not all in buf. (An answer to HEAD has no body: never ask.) */
+long long http_resp_length(const char *buf, size_t len, bool *keep);
 
 /* A complete error answer, `HTTP/1.1 <status> ...` with `vx-proxy: <msg>` as
  * its body and Connection: close; malloc'd. */

@@ -12,55 +12,50 @@
 #include "err.h"
 #include "loop.h"
 
-struct listener *listen_list;
-bool listen_starved;
-static bool starved_said;
-static unsigned long starved_closes;
-static double starved_at;
 
 /* Out of descriptors: a listening socket stays readable, so polling it
  * would spin. Stop polling every task socket until resume(). */
-static void starve(void)
+static void starve(struct loop *L)
 {
-	if (!starved_said) {
+	if (!L->starved_said) {
 		err_warn_errno("out of file descriptors; new connections wait until one "
 			"closes (said once per run)");
-		starved_said = true;
+		L->starved_said = true;
 	}
-	listen_starved = true;
-	starved_closes = conn_closes;
-	starved_at = loop_now;
-	for (struct listener *l = listen_list; l; l = l->next)
+	L->starved = true;
+	L->starved_closes = L->closes;
+	L->starved_at = L->now;
+	for (struct listener *l = L->listeners; l; l = l->next)
 		if (l->fd >= 0)
-			epoll_ctl(loop_ep, EPOLL_CTL_DEL, l->fd, NULL);
+			epoll_ctl(L->ep, EPOLL_CTL_DEL, l->fd, NULL);
 }
 
-static void resume(void)
+static void resume(struct loop *L)
 {
-	listen_starved = false;
-	for (struct listener *l = listen_list; l; l = l->next) {
+	L->starved = false;
+	for (struct listener *l = L->listeners; l; l = l->next) {
 		/* level-triggered: a waiting backlog is an event at once */
 		struct epoll_event ev = { .events = EPOLLIN, .data.ptr = &l->h };
-		if (l->fd >= 0 && epoll_ctl(loop_ep, EPOLL_CTL_ADD, l->fd, &ev) < 0)
+		if (l->fd >= 0 && epoll_ctl(L->ep, EPOLL_CTL_ADD, l->fd, &ev) < 0)
 			err_die_errno(1, "epoll_ctl");
 	}
 }
 
-void listen_resume_due(void)
+void listen_resume_due(struct loop *L)
 {
-	if (listen_starved && (conn_closes != starved_closes || loop_now - starved_at >= 1))
-		resume();
+	if (L->starved && (L->closes != L->starved_closes || L->now - L->starved_at >= 1))
+		resume(L);
 }
 
 void on_accept(struct listener *l, bool drain)
 {
-	while (!listen_starved) {
+	while (!l->L->starved) {
 		int fd = accept4(l->fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
 		if (fd < 0) {
 			if (errno == EINTR || errno == ECONNABORTED)
 				continue;
 			if (errno == EMFILE || errno == ENFILE || errno == ENOBUFS || errno == ENOMEM)
-				starve();
+				starve(l->L);
 			else if (errno != EAGAIN)
 				err_warn_errno("accept on the socket of %s", l->task->id);
 			return;
@@ -73,7 +68,7 @@ void on_accept(struct listener *l, bool drain)
 		c->crd = true;
 		on_head_readable(c);
 		if (!c->closed)
-			ep_add(fd, &c->hc);
+			ep_add(l->L, fd, &c->hc);
 		/* the socket is level-triggered: one alone need not be drained,
 		 * a backlog left is the next epoll_wait's event */
 		if (!drain)
@@ -81,7 +76,7 @@ void on_accept(struct listener *l, bool drain)
 	}
 }
 
-int server_add_task(struct ptask *t, const char *path, int fd)
+int server_add_task(struct loop *L, struct ptask *t, const char *path, int fd)
 {
 	if (path) {
 		struct sockaddr_un sa = { .sun_family = AF_UNIX };
@@ -114,22 +109,23 @@ int server_add_task(struct ptask *t, const char *path, int fd)
 	}
 	struct listener *l = xcalloc(1, sizeof(*l));
 	l->h.kind = H_LISTEN;
+	l->L = L;
 	l->fd = fd;
 	l->task = t;
 	l->path = path ? xstrdup(path) : NULL;
-	l->next = listen_list;
-	listen_list = l;
+	l->next = L->listeners;
+	L->listeners = l;
 	struct epoll_event ev = { .events = EPOLLIN, .data.ptr = &l->h };
-	if (epoll_ctl(loop_ep, EPOLL_CTL_ADD, fd, &ev) < 0)
+	if (epoll_ctl(L->ep, EPOLL_CTL_ADD, fd, &ev) < 0)
 		err_die_errno(1, "epoll_ctl");
 
 	record_listening(t, path, fd);
 	return 0;
 }
 
-int server_task_done(const char *id)
+int server_task_done(struct loop *L, const char *id)
 {
-	for (struct listener *l = listen_list; l; l = l->next)
+	for (struct listener *l = L->listeners; l; l = l->next)
 		if (!l->done && l->fd >= 0 && strcmp(l->task->id, id) == 0) {
 			l->done = true;
 			return 0;

@@ -1,14 +1,24 @@
 /* loop.h: the inside of vx-proxy's event loop (server.h is its outside),
- * shared by the files that make it up. One thread runs all of it, so the
- * state below is plain globals and nothing locks.
+ * shared by the files that make it up. One thread runs all of it; its
+ * state is one struct loop, which every connection and task socket points
+ * at (c->L, l->L): no file keeps loop state in globals.
  *
- * A connection's life, file by file: listen.c accepts it (conn.c gives
- * it its struct), head.c reads its first bytes and hands the head to
- * head_http.c or head_socks.c, which parse it; head.c judges what it asks
- * for; dial.c judges the addresses a name led to and connects; relay.c
- * moves the bytes; conn.c closes it or refuses it, record.c writes the
- * records; server.c waits for events and sends each where it belongs.
- * Every struct conn is owned by conn.c's lists: live on `conn_list`, then,
+ * The files call each other in one direction only (scripts/linkcycles.py
+ * checks it); each calls only the ones below it:
+ *
+ *   server.c   waits for events, sends each where it belongs, times out
+ *   listen.c   the task sockets: bound or inherited, accepted from
+ *   head.c     a connection's first bytes read and classified (the one
+ *              place a new kind of client exchange hooks in), handed to
+ *   head_http.c, head_socks.c   which parse the request, then
+ *   judge.c    judges what it names and starts the lookup or the dial
+ *   dial.c     judges the addresses a name led to and connects
+ *   relay.c    moves the bytes
+ *   conn.c     a connection's struct, closing it, refusing it
+ *   spare.c    origin connections kept alive or made ahead for a task
+ *   pipe.c     the pipes of the relay; record.c the records; loop.c epoll
+ *
+ * Every struct conn is owned by conn.c's lists: live on L->conns, then,
  * once closed, freed or pooled after the batch of events that closed it.
  */
 #ifndef VX_PROXY_LOOP_H
@@ -26,6 +36,8 @@
 
 enum hkind { H_LISTEN, H_CLIENT, H_UPSTREAM, H_RESOLVER, H_SIGNAL, H_LINES };
 
+struct loop;
+
 /* What an epoll event's data points at: the kind says which struct. */
 struct handle {
 	enum hkind kind;
@@ -33,6 +45,7 @@ struct handle {
 
 struct listener {
 	struct handle h;
+	struct loop *L;
 	int fd;
 	struct ptask *task;
 	char *path; /* bound here (removed at exit), or NULL for an inherited fd */
@@ -40,6 +53,8 @@ struct listener {
 	unsigned nconn; /* its connections now open */
 	struct listener *next;
 };
+
+#define PIPE_CAP 65536 /* a pipe's default size: the first bytes */
 
 /* One direction of a relay: `pre` (bytes the proxy itself owes the reader:
  * a reply, a rewritten head) first, then bytes spliced from one socket to
@@ -65,9 +80,11 @@ enum via { VIA_NONE, VIA_HTTP, VIA_CONNECT, VIA_SOCKS5, VIA_SOCKS4 };
  * what an edge said is kept here until a call returns EAGAIN. */
 struct conn {
 	struct handle hc, hu;
+	struct loop *L;
 	int cfd, ufd;
 	bool crd, cwr, urd, uwr; /* readable/writable as far as we know */
 	bool chup, uhup;
+	bool ufin;  /* the origin's FIN has come (EPOLLRDHUP) */
 	bool again; /* on the list of relays to run again (ran out of rounds) */
 	struct ptask *task;
 	struct listener *lis; /* whose socket accepted it */
@@ -92,71 +109,142 @@ struct conn {
 			 * ends when delivered, without waiting for the FIN */
 	bool draining;  /* that answer delivered and the client closed: the
 			 * origin's FIN is awaited (relay.c) */
+	bool keep;      /* the origin was asked to keep the connection
+			 * (HTTP/1.0 keep-alive: its answer is never chunked) */
+	bool reuse;     /* and its answer's head says it will: framed, keep-alive */
 	struct pump up, down;
 	double deadline;
 	struct conn *prev, *nextc;
 	struct conn *next_again;
 };
 
-/* server.c: the loop's state and its clock */
-extern struct server_opts loop_opts;
-extern struct policy *loop_pol;
-extern int loop_ep;     /* the epoll set */
-extern int loop_rfd;    /* the resolver's eventfd: answers are waiting */
-extern double loop_now; /* CLOCK_MONOTONIC seconds, read once per batch of events */
-/* A socket joins the set once, for both directions, edge-triggered. */
-void ep_add(int fd, struct handle *h);
+#define POOL_MAX 64 /* connections, head buffers and pipes kept for reuse */
+#define SPARE_MAX 64 /* spare connections open at once (spare.c) */
 
-/* listen.c: the task sockets. Out of descriptors, `listen_starved`: the task
- * sockets are out of the epoll set until listen_resume_due() says. */
-extern struct listener *listen_list;
-extern bool listen_starved;
+/* A connection made ahead to an origin a request of the task just reached. */
+struct spare {
+	struct ptask *task;
+	struct sockaddr_storage addr;
+	int fd;
+	double born;
+};
+
+/* The whole state of the loop. */
+struct loop {
+	struct server_opts opts;
+	struct policy *pol;
+	int ep;     /* the epoll set */
+	int rfd;    /* the resolver's eventfd: answers are waiting */
+	int sfd;    /* the stop signals */
+	double now; /* CLOCK_MONOTONIC seconds, read once per batch of events */
+	int exit_code; /* -1 while running */
+	struct handle h_resolver, h_signal, h_lines;
+	/* the request's lines on stdin (server.c) */
+	int lines_fd;
+	void (*lines_cb)(char *, void *);
+	void *lines_arg;
+	char *lines_buf;
+	size_t lines_len, lines_cap;
+	/* listen.c: the task sockets. Out of descriptors, `starved`: the task
+	 * sockets are out of the epoll set until listen_resume_due() says. */
+	struct listener *listeners;
+	bool starved, starved_said;
+	unsigned long starved_closes;
+	double starved_at;
+	/* conn.c */
+	struct conn *conns;     /* open, newest first */
+	unsigned long closes;   /* connections closed so far */
+	struct conn *dead;      /* closed in this batch of events, freed after it */
+	struct conn *pool_conn;
+	int npool_conn;
+	char *pool_buf[POOL_MAX];
+	int npool_buf;
+	/* relay.c: relays that stopped with work left */
+	struct conn *again;
+	/* pipe.c: empty pipes, and how many grown ones are open */
+	int pool_pipe[POOL_MAX][2];
+	int npool_pipe;
+	int nbulk;
+	/* spare.c */
+	struct spare spares[SPARE_MAX];
+	int nspares;
+};
+
+/* loop.c: the clock, and the epoll set a socket joins once, for both
+ * directions, edge-triggered. */
+double loop_clock(void);
+void ep_add(struct loop *L, int fd, struct handle *h);
+
+/* listen.c */
 /* drain: accept until EAGAIN (a busy batch, or the task's end), else one. */
 void on_accept(struct listener *l, bool drain);
 /* Back into the epoll set once a connection has closed or a second passed. */
-void listen_resume_due(void);
+void listen_resume_due(struct loop *L);
+
+/* head.c, head_http.c, head_socks.c: the request */
+void on_head_readable(struct conn *c);
+void on_http_head(struct conn *c);
+void on_socks(struct conn *c);
+
+/* judge.c: an allowed request is looked up or dialled; else refused */
+void judge(struct conn *c, const char *host, enum netpat_host kind, unsigned port);
+
+/* dial.c: from an allowed request to a connected origin */
+void on_addresses(struct conn *c, const struct resolve_answer *a);
+void on_resolved(struct loop *L);
+void on_connected(struct conn *c, uint32_t ev);
+
+/* relay.c: the bytes */
+void relay(struct conn *c);
+void relay_start(struct conn *c);
+/* Relays that ran out of rounds wait for relay_again(). */
+bool relay_waiting(const struct loop *L);
+void relay_again(struct loop *L);
 
 /* conn.c: a connection's struct, head buffer, closing and refusing */
-extern struct conn *conn_list;   /* open, newest first */
-extern unsigned long conn_closes; /* connections closed so far */
-/* A zeroed connection of task l, linked on `conn_list`, client socket fd. */
+/* A zeroed connection of task l, linked on L->conns, client socket fd. */
 struct conn *conn_new(struct listener *l, int fd);
-char *buf_get(void);
-void buf_put(char *b);
+char *buf_get(struct loop *L);
+void buf_put(struct loop *L, char *b);
 void conn_close(struct conn *c);
 /* Freed (or pooled) after this batch of events: a zombie's answer came. */
 void conn_release(struct conn *c);
 /* Free the connections closed in this batch of events. */
-void conn_reap(void);
+void conn_reap(struct loop *L);
 void conn_refuse(struct conn *c, const void *msg, size_t len);
 void refuse_http(struct conn *c, int status, const char *msg);
 void refuse_socks(struct conn *c, int rep);
 void refuse(struct conn *c, int status, int rep, const char *msg);
 void deny(struct conn *c, const char *host, unsigned port, const char *reason);
 
+/* spare.c: after a relayed request, one connection to the same origin is
+ * made ahead for the task's next request (the TCP handshake and the
+ * origin's accept, off that request's path). A spare serves only its own
+ * task and the exact address it was made to; unused, it is closed after
+ * SPARE_S seconds. A connection an origin kept alive after a framed
+ * answer becomes a spare the same way. */
+#define SPARE_S 1.0
+/* After c, relayed, closes: a spare made to its origin unless the task
+ * has one there. */
+void spare_make(struct conn *c);
+/* c's answer delivered, its origin connection kept alive and clean: it
+ * becomes a spare of c's task and address, beside any others (c->ufd is -1
+ * after). false: no room; the caller closes it. */
+bool spare_keep(struct conn *c);
+/* A spare of task t to exactly addr, connected or connecting, or -1. */
+int spare_take(struct loop *L, const struct ptask *t, const struct sockaddr_storage *addr);
+/* Close the spares past their time (all: true, every one of task t, or of
+ * every task when t is NULL). */
+void spare_expire(struct loop *L, const struct ptask *t, bool all);
+
+/* pipe.c: the pipes of a relay, pooled */
+int pipe_get(struct loop *L, struct pump *p);
+void pump_free(struct loop *L, struct pump *p);
+
 /* record.c: the records on stdout (docs/protocol.md) */
 void show_host(char *out, size_t cap, const char *raw, size_t n);
 void record_deny(const struct conn *c, const char *host, unsigned port, const char *reason);
 void record_listening(const struct ptask *t, const char *path, int fd);
 void record_done(const struct ptask *t);
-
-/* head.c, head_http.c, head_socks.c: the request */
-void on_head_readable(struct conn *c);
-void on_http_head(struct conn *c);
-void on_socks(struct conn *c);
-void judge(struct conn *c, const char *host, enum netpat_host kind, unsigned port);
-
-/* dial.c: from an allowed request to a connected origin */
-void on_addresses(struct conn *c, const struct resolve_answer *a);
-void on_resolved(void);
-void on_connected(struct conn *c, uint32_t ev);
-
-/* relay.c: the bytes, and the pipes they go through */
-void relay(struct conn *c);
-void relay_start(struct conn *c);
-void pump_free(struct pump *p);
-/* Relays that ran out of rounds wait for relay_again(). */
-bool relay_waiting(void);
-void relay_again(void);
 
 #endif

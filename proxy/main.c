@@ -67,12 +67,18 @@ static int listen_tcp(const char *port)
 	return fd;
 }
 
+struct stdin_request {
+	struct loop *L;
+	struct policy *pol;
+	size_t n; /* lines read */
+};
+
 static void on_stdin_line(char *line, void *arg)
 {
-	static size_t n;
-	n++;
+	struct stdin_request *r = arg;
+	r->n++;
 	if (*line)
-		request_apply(arg, line, "<stdin>", n);
+		request_apply(r->L, r->pol, line, "<stdin>", r->n);
 }
 
 int main(int argc, char **argv)
@@ -146,16 +152,20 @@ int main(int argc, char **argv)
 		o.hosts_file = getenv("VX_PROXY_HOSTS");
 
 	jsonl_out_init();
-	server_init(&o, &pol);
+	static struct loop *L; /* static: reachable until exit, for LeakSanitizer */
+	L = server_new(&o, &pol);
+	static struct stdin_request in; /* read while the loop runs */
 	if (!request) {
 		struct ptask *t = policy_task_new(task);
 		t->allow = allow;
 		t->nallow = nallow;
 		int fd = listen_port ? listen_tcp(listen_port) : -1;
-		if (server_add_task(t, listen_path, fd) < 0)
+		if (server_add_task(L, t, listen_path, fd) < 0)
 			return VX_EXIT_FAIL;
 	} else if (strcmp(request, "-") == 0) {
-		server_watch_lines(STDIN_FILENO, on_stdin_line, &pol);
+		in.L = L;
+		in.pol = &pol;
+		server_watch_lines(L, STDIN_FILENO, on_stdin_line, &in);
 	} else {
 		FILE *f = fopen(request, "r");
 		if (!f)
@@ -166,12 +176,12 @@ int main(int argc, char **argv)
 			n++;
 			line[strcspn(line, "\n")] = '\0';
 			if (*line)
-				request_apply(&pol, line, request, n);
+				request_apply(L, &pol, line, request, n);
 		}
 		free(line);
 		fclose(f);
 	}
-	int rc = server_run();
+	int rc = server_run(L);
 	int out = jsonl_out_finish();
 	return rc ? rc : out;
 }

@@ -1,13 +1,13 @@
 /* record.c: vx-proxy's records on stdout, one whole line each, flushed
- * at once: the driver reads them while the run goes on (docs/protocol.md). */
+ * at once: the driver reads them while the run goes on (docs/protocol.md).
+ * Each is built in a buffer of its own: they are few (a refusal, a task
+ * socket's start and end). */
 #include <stdio.h>
 
 #include "err.h"
 #include "jsonl.h"
 #include "jsonw.h"
 #include "loop.h"
-
-static struct jsonw rec;
 
 /* A host as the record shows it: the canonical form when there is one,
  * else the client's bytes with anything unprintable as \xNN. */
@@ -22,6 +22,14 @@ void show_host(char *out, size_t cap, const char *raw, size_t n)
 			o += (size_t)snprintf(out + o, cap - o, "\\x%02x", c);
 	}
 	out[o] = '\0';
+}
+
+static void emit(struct jsonw *rec)
+{
+	jsonl_write_raw(rec->sb.buf, rec->sb.len);
+	jsonw_free(rec);
+	if (fflush(stdout) != 0)
+		err_die_errno(1, "write error");
 }
 
 static const char *via_name(enum via v)
@@ -39,7 +47,7 @@ static const char *via_name(enum via v)
  * as `deny network-outbound <host>:<port> (<reason>)`. */
 void record_deny(const struct conn *c, const char *host, unsigned port, const char *reason)
 {
-	jsonw_reset(&rec);
+	struct jsonw rec = { 0 };
 	jsonw_open(&rec, '{');
 	jsonw_key(&rec, "type");
 	jsonw_str(&rec, "deny");
@@ -54,14 +62,12 @@ void record_deny(const struct conn *c, const char *host, unsigned port, const ch
 	jsonw_key(&rec, "via");
 	jsonw_str(&rec, via_name(c->via));
 	jsonw_close(&rec, '}');
-	jsonl_write_raw(rec.sb.buf, rec.sb.len);
-	if (fflush(stdout) != 0)
-		err_die_errno(1, "write error");
+	emit(&rec);
 }
 
 void record_listening(const struct ptask *t, const char *path, int fd)
 {
-	jsonw_reset(&rec);
+	struct jsonw rec = { 0 };
 	jsonw_open(&rec, '{');
 	jsonw_key(&rec, "type");
 	jsonw_str(&rec, "listening");
@@ -77,21 +83,17 @@ void record_listening(const struct ptask *t, const char *path, int fd)
 		jsonw_num(&rec, fd);
 	}
 	jsonw_close(&rec, '}');
-	jsonl_write_raw(rec.sb.buf, rec.sb.len);
-	if (fflush(stdout) != 0)
-		err_die_errno(1, "write error");
+	emit(&rec);
 }
 
 void record_done(const struct ptask *t)
 {
-	jsonw_reset(&rec);
+	struct jsonw rec = { 0 };
 	jsonw_open(&rec, '{');
 	jsonw_key(&rec, "type");
 	jsonw_str(&rec, "done");
 	jsonw_key(&rec, "task");
 	jsonw_str(&rec, t->id);
 	jsonw_close(&rec, '}');
-	jsonl_write_raw(rec.sb.buf, rec.sb.len);
-	if (fflush(stdout) != 0)
-		err_die_errno(1, "write error");
+	emit(&rec);
 }

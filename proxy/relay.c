@@ -1,11 +1,9 @@
 /* relay.c: the bytes of an allowed connection, spliced(2) from one
- * socket to the other through a pipe per direction, and the pool of those
- * pipes (loop.h). */
+ * socket to the other through a pipe per direction (pipe.c; loop.h). */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -14,60 +12,14 @@
 #include "loop.h"
 #include "socks.h"
 
-#define PIPE_CAP 65536        /* a pipe's default size: the first bytes */
 #define PIPE_BULK (1 << 20)   /* a pump that keeps filling its pipe grows it */
 #define ROUNDS 64             /* splices a pump makes before others get a turn */
-#define POOL_MAX 64           /* empty pipes kept */
 /* Grown pipes at once: a user's pipes share a budget (fs.pipe-user-pages-soft,
  * 64 MiB), past which its new pipes get one page; the task's own builds
  * spend from the same budget when vx runs unprivileged. */
 #define BULK_MAX 16
 /* Seconds an origin gets to close after its framed answer was delivered. */
 #define DRAIN_S 1.0
-
-static struct conn *again_list; /* relays that stopped with work left */
-/* a connection costs no pipe2(2) once the proxy has warmed up */
-static int pool_pipe[POOL_MAX][2];
-static int npool_pipe;
-static int nbulk; /* pipes grown to PIPE_BULK now open */
-
-/* A pipe for a pump: an empty one from the pool, else a new one. */
-static int pipe_get(struct pump *p)
-{
-	if (npool_pipe) {
-		npool_pipe--;
-		p->pipe[0] = pool_pipe[npool_pipe][0];
-		p->pipe[1] = pool_pipe[npool_pipe][1];
-	} else if (pipe2(p->pipe, O_NONBLOCK | O_CLOEXEC) < 0) {
-		return -1;
-	}
-	p->cap = PIPE_CAP;
-	p->fills = 0;
-	p->used = false;
-	return 0;
-}
-
-/* An empty pipe of the default size goes back to the pool; one holding
- * bytes (or grown) is closed. The next connection may be another task's:
- * the kernel's count must agree that it is empty, not only ours. */
-void pump_free(struct pump *p)
-{
-	if (p->pipe[0] >= 0) {
-		int left = -1;
-		if (p->inpipe == 0 && p->cap == PIPE_CAP && npool_pipe < POOL_MAX &&
-		    (!p->used || (ioctl(p->pipe[0], FIONREAD, &left) == 0 && left == 0))) {
-			pool_pipe[npool_pipe][0] = p->pipe[0];
-			pool_pipe[npool_pipe][1] = p->pipe[1];
-			npool_pipe++;
-		} else {
-			close(p->pipe[0]);
-			close(p->pipe[1]);
-			if (p->cap > PIPE_CAP)
-				nbulk--;
-		}
-	}
-	free(p->pre);
-}
 
 /* Move what can move now from `from` to `to`: first the bytes owed, then
  * spliced ones. *rd and *wr are what the last edges said of the source and
@@ -94,7 +46,7 @@ static int pump_run(struct conn *c, struct pump *p, int from, int to, bool *rd, 
 			return -1;
 		}
 		p->preoff += (size_t)n;
-		c->deadline = loop_now + loop_opts.idle_timeout;
+		c->deadline = c->L->now + c->L->opts.idle_timeout;
 	}
 	if (p->pre) {
 		free(p->pre);
@@ -110,7 +62,7 @@ static int pump_run(struct conn *c, struct pump *p, int from, int to, bool *rd, 
 		}
 		bool progress = false;
 		if (!p->eof && *rd && (p->pipe[0] < 0 || p->inpipe < p->cap)) {
-			if (p->pipe[0] < 0 && pipe_get(p) < 0)
+			if (p->pipe[0] < 0 && pipe_get(c->L, p) < 0)
 				return -1;
 			size_t want = p->cap - p->inpipe;
 			if (p->limit >= 0 && (long long)want > p->limit)
@@ -126,11 +78,11 @@ static int pump_run(struct conn *c, struct pump *p, int from, int to, bool *rd, 
 				/* a pump that keeps filling its pipe carries bulk:
 				 * fewer, larger splices (best effort: a user past
 				 * its pipe quota keeps the default) */
-				if (p->inpipe >= p->cap && ++p->fills == 4 && p->cap == PIPE_CAP && nbulk < BULK_MAX) {
+				if (p->inpipe >= p->cap && ++p->fills == 4 && p->cap == PIPE_CAP && c->L->nbulk < BULK_MAX) {
 					int sz = fcntl(p->pipe[1], F_SETPIPE_SZ, PIPE_BULK);
 					if (sz > PIPE_CAP) {
 						p->cap = (size_t)sz;
-						nbulk++;
+						c->L->nbulk++;
 					}
 				}
 			} else if (n == 0) {
@@ -158,7 +110,7 @@ static int pump_run(struct conn *c, struct pump *p, int from, int to, bool *rd, 
 		}
 		if (!progress)
 			break;
-		c->deadline = loop_now + loop_opts.idle_timeout;
+		c->deadline = c->L->now + c->L->opts.idle_timeout;
 	}
 	/* bytes left in the pipe: wait until the destination takes more */
 	p->blocked = p->inpipe > 0 && !*wr;
@@ -176,37 +128,55 @@ static int pump_run(struct conn *c, struct pump *p, int from, int to, bool *rd, 
  * is delivered. The client's EOF then no longer waits for the origin's
  * FIN, a wakeup later or more (a client that reads until EOF, and every
  * client's next request, wait on it); bytes past the framed response,
- * which no client should read, are not relayed. 0: read or nothing yet;
- * -1: broken. */
+ * which no client should read, are not relayed. An origin asked to keep
+ * the connection (c->keep) never closes it, so its head is read whole
+ * (into c->buf, up to HTTP_HEAD_MAX) before anything is relayed: an answer
+ * it frames is then known to end. 0: read or nothing yet; -1: broken. */
 static int sniff(struct conn *c)
 {
-	char b[HTTP_HEAD_MAX];
+	char stack[HTTP_HEAD_MAX], *b = c->keep ? c->buf : stack;
+	size_t have = c->keep ? c->len : 0;
 	ssize_t n;
-	do
-		n = recv(c->ufd, b, sizeof(b), MSG_DONTWAIT);
-	while (n < 0 && errno == EINTR);
-	if (n < 0 && errno == EAGAIN) {
-		c->urd = false;
-		return 0;
+	long long total = -1;
+	bool keep = false;
+	for (;;) {
+		do
+			n = recv(c->ufd, b + have, HTTP_HEAD_MAX - have, MSG_DONTWAIT);
+		while (n < 0 && errno == EINTR);
+		if (n < 0 && errno == EAGAIN) {
+			c->urd = false;
+			if (c->keep)
+				c->len = have;
+			return 0;
+		}
+		if (n < 0 && errno != ECONNRESET)
+			return -1;
+		if (n <= 0) /* an origin's reset ends its answer, as in pump_run */
+			break;
+		have += (size_t)n;
+		total = http_resp_length(b, have, &keep);
+		/* all of the head, or all there is room for, or not asked */
+		if (total != -2 || have == HTTP_HEAD_MAX || !c->keep)
+			break;
 	}
-	if (n < 0 && errno != ECONNRESET)
-		return -1;
 	c->sniff = false;
-	if (n <= 0) { /* an origin's reset ends its answer, as in pump_run */
+	if (n <= 0)
 		c->down.eof = true;
+	if (have == 0)
 		return 0;
-	}
-	long long total = http_resp_length(b, (size_t)n);
 	if (total >= 0) {
-		if (total < n)
-			n = (ssize_t)total;
-		c->down.limit = total - n;
+		/* an origin that sent past its frame is not trusted with
+		 * another request */
+		c->reuse = c->keep && keep && (size_t)total >= have;
+		if ((size_t)total < have)
+			have = (size_t)total;
+		c->down.limit = total - (long long)have;
 	}
-	c->down.pre = xmalloc((size_t)n);
-	memcpy(c->down.pre, b, (size_t)n);
-	c->down.prelen = (size_t)n;
+	c->down.pre = xmalloc(have);
+	memcpy(c->down.pre, b, have);
+	c->down.prelen = have;
 	c->down.preoff = 0;
-	c->deadline = loop_now + loop_opts.idle_timeout;
+	c->deadline = c->L->now + c->L->opts.idle_timeout;
 	return 0;
 }
 
@@ -227,21 +197,35 @@ static bool origin_drained(struct conn *c)
 	return false;
 }
 
-/* A framed answer delivered: the client gets its EOF now. The origin's
+/* A framed answer delivered: the client gets its EOF at once. An origin
+ * that keeps the connection keeps it for the next request; else its
  * socket stays open until the origin's FIN (DRAIN_S at most), so that the
  * origin closes first and TIME_WAIT stays on its side, as it did when the
  * answer ended with that FIN: a busy proxy's ports to one origin are not
  * tied up. */
 static void finish_framed(struct conn *c)
 {
-	if (origin_drained(c)) {
+	close(c->cfd); /* the client's EOF first; also leaves the epoll set */
+	c->cfd = -1;
+	/* an origin that keeps its connection, all of the request sent and
+	 * nothing more from it: the task's next request here takes it */
+	if (c->reuse && c->up.done && !c->ufin && spare_keep(c)) {
 		conn_close(c);
 		return;
 	}
-	close(c->cfd); /* also leaves the epoll set */
-	c->cfd = -1;
+	/* one that would keep it, not kept, sends no FIN to wait for */
+	if (c->reuse) {
+		conn_close(c);
+		return;
+	}
+	/* the edge that brought the answer also said the origin's FIN had
+	 * come, as a rule: nothing to read for it */
+	if (c->ufin || origin_drained(c)) {
+		conn_close(c);
+		return;
+	}
 	c->draining = true;
-	c->deadline = loop_now + (loop_opts.idle_timeout < DRAIN_S ? loop_opts.idle_timeout : DRAIN_S);
+	c->deadline = c->L->now + (c->L->opts.idle_timeout < DRAIN_S ? c->L->opts.idle_timeout : DRAIN_S);
 }
 
 void relay(struct conn *c)
@@ -277,8 +261,8 @@ void relay(struct conn *c)
 	 * is already there, so run again after this batch of events */
 	if ((up > 0 || down > 0) && !c->again) {
 		c->again = true;
-		c->next_again = again_list;
-		again_list = c;
+		c->next_again = c->L->again;
+		c->L->again = c;
 	}
 }
 
@@ -289,12 +273,12 @@ void relay(struct conn *c)
  * from memory): its up direction needs no pipe. */
 void relay_start(struct conn *c)
 {
-	if ((c->body != 0 && pipe_get(&c->up) < 0) || pipe_get(&c->down) < 0) {
+	if ((c->body != 0 && pipe_get(c->L, &c->up) < 0) || pipe_get(c->L, &c->down) < 0) {
 		refuse(c, 502, SOCKS_REP_FAIL, "out of file descriptors");
 		return;
 	}
 	c->state = C_RELAY;
-	c->deadline = loop_now + loop_opts.idle_timeout;
+	c->deadline = c->L->now + c->L->opts.idle_timeout;
 	c->up.pre = c->upre;
 	c->up.prelen = c->upre_len;
 	c->up.preoff = c->upre_sent;
@@ -315,24 +299,28 @@ void relay_start(struct conn *c)
 		socks_reply((unsigned char *)c->down.pre, SOCKS_REP_OK);
 		c->down.prelen = 10;
 	}
-	buf_put(c->buf);
-	c->buf = NULL;
+	if (c->keep) {
+		c->len = 0; /* the head buffer holds the answer's head (sniff) */
+	} else {
+		buf_put(c->L, c->buf);
+		c->buf = NULL;
+	}
 	c->cwr = true; /* nothing written to the client yet */
 	relay(c);
 }
 
-bool relay_waiting(void)
+bool relay_waiting(const struct loop *L)
 {
-	return again_list != NULL;
+	return L->again != NULL;
 }
 
 /* Relays that ran out of rounds go on where they stopped: no edge will
  * come for bytes already there. */
-void relay_again(void)
+void relay_again(struct loop *L)
 {
-	for (struct conn *c = again_list, *nx; c; c = nx) {
-		if (c == again_list)
-			again_list = NULL; /* a relay may queue itself anew */
+	for (struct conn *c = L->again, *nx; c; c = nx) {
+		if (c == L->again)
+			L->again = NULL; /* a relay may queue itself anew */
 		nx = c->next_again;
 		c->again = false;
 		if (!c->closed)

@@ -42,7 +42,7 @@ static void take_list(struct policy *p, const cJSON *arr, const char *key,
 	}
 }
 
-static void add_task(struct policy *p, const cJSON *t, const char *key)
+static void add_task(struct loop *L, struct policy *p, const cJSON *t, const char *key)
 {
 	char k[160];
 	const cJSON *id = cJSON_GetObjectItemCaseSensitive(t, "task");
@@ -62,12 +62,13 @@ static void add_task(struct policy *p, const cJSON *t, const char *key)
 		snprintf(k, sizeof(k), "%s.network", key);
 		take_list(p, net, k, NETPAT_ALLOW, &pt->allow, &pt->nallow, !p->uni_given);
 	}
-	if (server_add_task(pt, cJSON_IsString(sock) ? sock->valuestring : NULL,
+	if (server_add_task(L, pt, cJSON_IsString(sock) ? sock->valuestring : NULL,
 		    cJSON_IsNumber(fd) ? fd->valueint : -1) < 0)
 		bad(key, "cannot serve this task's socket");
 }
 
-void request_apply(struct policy *p, const char *text, const char *where, size_t line)
+void request_apply(struct loop *L, struct policy *p, const char *text, const char *where,
+	size_t line)
 {
 	static bool head_seen;
 	where_ = where;
@@ -106,17 +107,17 @@ void request_apply(struct policy *p, const char *text, const char *where, size_t
 		cJSON_ArrayForEach(t, tasks) {
 			char k[32];
 			snprintf(k, sizeof(k), "tasks[%d]", i++);
-			add_task(p, t, k);
+			add_task(L, p, t, k);
 		}
 	} else if (strcmp(type->valuestring, "task") == 0) {
 		if (!head_seen)
 			bad("type", "a \"task\" record before the \"proxy\" record");
-		add_task(p, r, "(task)");
+		add_task(L, p, r, "(task)");
 	} else if (strcmp(type->valuestring, "done") == 0) {
 		const cJSON *id = cJSON_GetObjectItemCaseSensitive(r, "task");
 		if (!cJSON_IsString(id))
 			bad("task", "\"task\" (the task id) missing");
-		if (server_task_done(id->valuestring) < 0)
+		if (server_task_done(L, id->valuestring) < 0)
 			bad("task", "names no task being served");
 	} else {
 		bad("type", "neither \"proxy\", \"task\" nor \"done\"");

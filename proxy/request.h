@@ -17,7 +17,11 @@
 
 #include "policy.h"
 
-/* Apply one record (where/line name it in errors). Dies on a bad record. */
-void request_apply(struct policy *p, const char *text, const char *where, size_t line);
+struct loop;
+
+/* Apply one record to the policy p and the loop L serving its tasks
+ * (where/line name it in errors). Dies on a bad record. */
+void request_apply(struct loop *L, struct policy *p, const char *text, const char *where,
+	size_t line);
 
 #endif

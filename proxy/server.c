@@ -1,3 +1,6 @@
+/* server.c: the top of vx-proxy's loop (loop.h): waits for events, sends
+ * each where it belongs, times connections out, and answers "done" for a
+ * task the driver says has ended. */
 #include "server.h"
 
 #include <errno.h>
@@ -6,7 +9,6 @@
 #include <sys/epoll.h>
 #include <sys/resource.h>
 #include <sys/signalfd.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "err.h"
@@ -15,36 +17,6 @@
 #include "socks.h"
 
 #define SWEEP_MS 200
-
-struct server_opts loop_opts;
-struct policy *loop_pol;
-int loop_ep = -1, loop_rfd = -1;
-double loop_now;
-static int sfd = -1;
-static struct handle h_resolver = { H_RESOLVER }, h_signal = { H_SIGNAL }, h_lines = { H_LINES };
-static int exit_code = -1;
-
-static int lines_fd = -1;
-static void (*lines_cb)(char *, void *);
-static void *lines_arg;
-static char *lines_buf;
-static size_t lines_len, lines_cap;
-
-static double clock_now(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
-/* A socket joins the set once, for both directions, edge-triggered: no
- * epoll_ctl per change of direction; it leaves the set when closed. */
-void ep_add(int fd, struct handle *h)
-{
-	struct epoll_event ev = { .events = EPOLLIN | EPOLLOUT | EPOLLRDHUP | EPOLLET, .data.ptr = h };
-	if (epoll_ctl(loop_ep, EPOLL_CTL_ADD, fd, &ev) < 0)
-		err_die_errno(1, "epoll_ctl");
-}
 
 static void on_timeout(struct conn *c)
 {
@@ -66,11 +38,11 @@ static void on_timeout(struct conn *c)
 	}
 }
 
-static void sweep(void)
+static void sweep(struct loop *L)
 {
-	for (struct conn *c = conn_list, *n; c; c = n) {
+	for (struct conn *c = L->conns, *n; c; c = n) {
 		n = c->nextc;
-		if (loop_now >= c->deadline)
+		if (L->now >= c->deadline)
 			on_timeout(c);
 	}
 }
@@ -84,6 +56,8 @@ static void on_conn_event(struct conn *c, bool upstream, uint32_t ev)
 		*rd = true;
 	if (ev & (EPOLLOUT | EPOLLHUP | EPOLLERR))
 		*wr = true;
+	if (upstream && (ev & EPOLLRDHUP))
+		c->ufin = true;
 	if (ev & (EPOLLHUP | EPOLLERR)) {
 		if (upstream)
 			c->uhup = true;
@@ -112,35 +86,41 @@ static void on_conn_event(struct conn *c, bool upstream, uint32_t ev)
 	}
 }
 
-static void on_lines(void)
+static void on_lines(struct loop *L)
 {
-	if (lines_len == lines_cap) {
-		if (lines_cap >= (1u << 20))
+	if (L->lines_len == L->lines_cap) {
+		if (L->lines_cap >= (1u << 20))
 			err_die(2, "<stdin>: request line longer than 1 MiB");
-		XGROW(lines_buf, lines_len + 1, lines_cap); /* 64, doubling: 1 MiB at the 15th */
+		XGROW(L->lines_buf, L->lines_len + 1, L->lines_cap); /* 64, doubling: 1 MiB at the 15th */
 	}
-	ssize_t n = read(lines_fd, lines_buf + lines_len, lines_cap - lines_len);
+	ssize_t n = read(L->lines_fd, L->lines_buf + L->lines_len, L->lines_cap - L->lines_len);
 	if (n < 0 && (errno == EAGAIN || errno == EINTR))
 		return;
 	if (n <= 0) {
-		exit_code = VX_EXIT_OK; /* the driver closed our stdin: the run is over */
+		L->exit_code = VX_EXIT_OK; /* the driver closed our stdin: the run is over */
 		return;
 	}
-	lines_len += (size_t)n;
-	char *s = lines_buf, *nl;
-	while ((nl = memchr(s, '\n', (size_t)(lines_buf + lines_len - s)))) {
+	L->lines_len += (size_t)n;
+	char *s = L->lines_buf, *nl;
+	while ((nl = memchr(s, '\n', (size_t)(L->lines_buf + L->lines_len - s)))) {
 		*nl = '\0';
-		lines_cb(s, lines_arg);
+		L->lines_cb(s, L->lines_arg);
 		s = nl + 1;
 	}
-	lines_len -= (size_t)(s - lines_buf);
-	memmove(lines_buf, s, lines_len);
+	L->lines_len -= (size_t)(s - L->lines_buf);
+	memmove(L->lines_buf, s, L->lines_len);
 }
 
-void server_init(const struct server_opts *o, struct policy *p)
+struct loop *server_new(const struct server_opts *o, struct policy *p)
 {
-	loop_opts = *o;
-	loop_pol = p;
+	struct loop *L = xcalloc(1, sizeof(*L));
+	L->opts = *o;
+	L->pol = p;
+	L->exit_code = -1;
+	L->lines_fd = -1;
+	L->h_resolver.kind = H_RESOLVER;
+	L->h_signal.kind = H_SIGNAL;
+	L->h_lines.kind = H_LINES;
 	struct rlimit rl;
 	/* splice needs two pipes per tunnel: six descriptors a connection */
 	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
@@ -154,25 +134,26 @@ void server_init(const struct server_opts *o, struct policy *p)
 	sigaddset(&set, SIGHUP);
 	/* blocked before the resolver threads start, so they inherit it */
 	sigprocmask(SIG_BLOCK, &set, NULL);
-	loop_ep = epoll_create1(EPOLL_CLOEXEC);
-	sfd = signalfd(-1, &set, SFD_NONBLOCK | SFD_CLOEXEC);
-	if (loop_ep < 0 || sfd < 0)
+	L->ep = epoll_create1(EPOLL_CLOEXEC);
+	L->sfd = signalfd(-1, &set, SFD_NONBLOCK | SFD_CLOEXEC);
+	if (L->ep < 0 || L->sfd < 0)
 		err_die_errno(1, "epoll or signalfd");
-	loop_rfd = resolve_init(o->hosts_file);
-	hostaddr_init(clock_now());
-	struct epoll_event ev = { .events = EPOLLIN, .data.ptr = &h_signal };
-	epoll_ctl(loop_ep, EPOLL_CTL_ADD, sfd, &ev);
-	ev.data.ptr = &h_resolver;
-	epoll_ctl(loop_ep, EPOLL_CTL_ADD, loop_rfd, &ev);
+	L->rfd = resolve_init(o->hosts_file);
+	hostaddr_init(loop_clock());
+	struct epoll_event ev = { .events = EPOLLIN, .data.ptr = &L->h_signal };
+	epoll_ctl(L->ep, EPOLL_CTL_ADD, L->sfd, &ev);
+	ev.data.ptr = &L->h_resolver;
+	epoll_ctl(L->ep, EPOLL_CTL_ADD, L->rfd, &ev);
+	return L;
 }
 
-void server_watch_lines(int fd, void (*on_line)(char *line, void *arg), void *arg)
+void server_watch_lines(struct loop *L, int fd, void (*on_line)(char *line, void *arg), void *arg)
 {
-	lines_fd = fd;
-	lines_cb = on_line;
-	lines_arg = arg;
-	struct epoll_event ev = { .events = EPOLLIN, .data.ptr = &h_lines };
-	if (epoll_ctl(loop_ep, EPOLL_CTL_ADD, fd, &ev) < 0)
+	L->lines_fd = fd;
+	L->lines_cb = on_line;
+	L->lines_arg = arg;
+	struct epoll_event ev = { .events = EPOLLIN, .data.ptr = &L->h_lines };
+	if (epoll_ctl(L->ep, EPOLL_CTL_ADD, fd, &ev) < 0)
 		err_die_errno(1, "epoll_ctl on the request's stdin");
 }
 
@@ -180,17 +161,17 @@ void server_watch_lines(int fd, void (*on_line)(char *line, void *arg), void *ar
  * backlog, and once none of its connections waits for a decision (every
  * client is gone, so each head ends in a decision or an EOF), close its
  * socket and answer "done": the driver then holds every deny of the task. */
-static void check_done(void)
+static void check_done(struct loop *L)
 {
-	for (struct listener *l = listen_list; l; l = l->next) {
+	for (struct listener *l = L->listeners; l; l = l->next) {
 		if (!l->done || l->fd < 0)
 			continue;
 		/* its backlog is judged once descriptors are back */
-		if (listen_starved)
+		if (L->starved)
 			continue;
 		on_accept(l, true);
 		bool pending = false;
-		for (struct conn *c = conn_list; c && !pending; c = c->nextc)
+		for (struct conn *c = L->conns; c && !pending; c = c->nextc)
 			pending = c->task == l->task && !c->closed &&
 				  (c->state == C_HEAD || c->state == C_RESOLVE);
 		if (pending)
@@ -199,19 +180,21 @@ static void check_done(void)
 		l->fd = -1;
 		if (l->path)
 			unlink(l->path);
+		spare_expire(L, l->task, true);
 		record_done(l->task);
 	}
 }
 
-int server_run(void)
+int server_run(struct loop *L)
 {
 	struct epoll_event evs[128];
 	double next_sweep = 0;
-	while (exit_code < 0) {
-		int n = epoll_wait(loop_ep, evs, 128, relay_waiting() ? 0 : conn_list || listen_starved ? SWEEP_MS : -1);
+	while (L->exit_code < 0) {
+		int n = epoll_wait(L->ep, evs, 128, relay_waiting(L) ? 0 :
+			L->conns || L->starved || L->nspares ? SWEEP_MS : -1);
 		if (n < 0 && errno != EINTR)
 			err_die_errno(1, "epoll_wait");
-		loop_now = clock_now();
+		L->now = loop_clock();
 		for (int i = 0; i < n; i++) {
 			struct handle *h = evs[i].data.ptr;
 			switch (h->kind) {
@@ -227,27 +210,28 @@ int server_run(void)
 				on_conn_event((struct conn *)((char *)h - offsetof(struct conn, hu)), true, evs[i].events);
 				break;
 			case H_RESOLVER:
-				on_resolved();
+				on_resolved(L);
 				break;
 			case H_SIGNAL:
-				exit_code = VX_EXIT_OK;
+				L->exit_code = VX_EXIT_OK;
 				break;
 			case H_LINES:
-				on_lines();
+				on_lines(L);
 				break;
 			}
 		}
-		relay_again();
-		conn_reap();
-		listen_resume_due();
-		check_done();
-		if (loop_now >= next_sweep) {
-			sweep();
-			next_sweep = loop_now + SWEEP_MS / 1000.0;
+		relay_again(L);
+		conn_reap(L);
+		listen_resume_due(L);
+		check_done(L);
+		if (L->now >= next_sweep) {
+			sweep(L);
+			spare_expire(L, NULL, false);
+			next_sweep = L->now + SWEEP_MS / 1000.0;
 		}
 	}
-	for (struct listener *l = listen_list; l; l = l->next)
+	for (struct listener *l = L->listeners; l; l = l->next)
 		if (l->path && l->fd >= 0)
 			unlink(l->path);
-	return exit_code;
+	return L->exit_code;
 }

@@ -32,21 +32,24 @@ struct server_opts {
 				 * a request is refused with a deny record */
 };
 
+/* The loop: its whole state, which every call below takes. */
+struct loop;
+
 /* Once, before anything else: blocks the stop signals, starts the resolver. */
-void server_init(const struct server_opts *o, struct policy *p);
+struct loop *server_new(const struct server_opts *o, struct policy *p);
 /* Serve task t on a new socket bound at path (an existing path is refused),
  * or, path NULL, on the listening socket fd. Writes the "listening" record.
  * 0, or -1 after reporting. */
-int server_add_task(struct ptask *t, const char *path, int fd);
+int server_add_task(struct loop *L, struct ptask *t, const char *path, int fd);
 /* Hand every '\n'-terminated line read from fd to on_line; EOF on fd ends
  * the run (the driver went away). */
-void server_watch_lines(int fd, void (*on_line)(char *line, void *arg), void *arg);
+void server_watch_lines(struct loop *L, int fd, void (*on_line)(char *line, void *arg), void *arg);
 /* The driver says task id has ended (its sandbox is gone): once each of
  * its connections has been judged or has closed, its socket is closed and
  * removed and a "done" record written. -1: no such task still served. */
-int server_task_done(const char *id);
+int server_task_done(struct loop *L, const char *id);
 /* Serve until SIGTERM, SIGINT or SIGHUP, or EOF on the watched fd; removes
  * the sockets it bound. Returns the exit code. */
-int server_run(void);
+int server_run(struct loop *L);
 
 #endif

@@ -7,8 +7,8 @@ one a.o defines): such files cannot be read, tested or replaced one at a
 time.  Symbols come from nm.  Every strongly connected component of the
 per-directory "uses a symbol defined in" graph must lie inside one line of
 KNOWN_FILE (the cycles issue 37 is removing); a new cycle, or a known one
-that grew, prints the files and exits 1.  A known line no longer a cycle is
-reported so the list only shrinks.
+that grew, prints the files and exits 1.  So does a known line no longer a
+cycle, so that the list only shrinks.
 """
 import collections
 import glob
@@ -103,6 +103,7 @@ def main():
         if not any(c <= k and len(c) > 1 for c in found):
             print("linkcycles: no longer a cycle, remove its line from "
                   + known_file + ": " + " ".join(sorted(k)), file=sys.stderr)
+            bad = 1
     print("linkcycles: %d cycle(s), all known" % len(found) if not bad else
           "linkcycles: failed")
     sys.exit(bad)

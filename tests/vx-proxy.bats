@@ -286,6 +286,114 @@ GET() {
 	refute_output --partial '"deny"'
 }
 
+# spare_port: the proxy's end of the one connection it holds open to the
+# origin's port 8080 (its spare), or nothing.
+spare_port() {
+	ip netns exec "$NS" ss -Htn state established '( sport = :8080 )' |
+		awk '{sub(/.*:/, "", $NF); print $NF}'
+}
+
+@test "vx-proxy: after a request the task's next one to that origin rides a connection made ahead; unused, it closes" {
+	hand origin.test
+	run -0 c "$(GET origin.test:8080 /peer)"
+	assert_output --partial 'peer '
+	local first=${output##*peer } spare
+	first=${first%%$'\n'*}
+	sleep 0.3
+	spare=$(spare_port)
+	# one connection made ahead, not the one the request used
+	[ -n "$spare" ]
+	[ "$(echo "$spare" | wc -l)" -eq 1 ]
+	[ "$spare" != "$first" ]
+	run -0 c "$(GET origin.test:8080 /peer)"
+	assert_output --partial "peer $spare"
+	# a spare nobody uses is closed after about a second
+	sleep 1.6
+	run spare_port
+	assert_output ''
+	proxy_stop
+
+	# one the origin closed while it waited (made ahead or kept alive) is
+	# not used: a fresh dial is
+	local port
+	/usr/bin/python3 -c '
+import socket, sys, threading
+s = socket.socket()
+s.bind(("127.0.0.1", 0))
+s.listen(16)
+print(s.getsockname()[1], flush=True)
+def serve(c):
+    c.settimeout(0.1)  # an idle connection is closed at once
+    try:
+        while c.recv(65536):  # kept alive: the next request, if quick
+            c.sendall(b"HTTP/1.1 200 OK\r\nContent-Length: 3\r\nConnection: keep-alive\r\n\r\nok\n")
+    except OSError:
+        pass
+    c.close()
+while True:
+    threading.Thread(target=serve, args=(s.accept()[0],), daemon=True).start()
+' > "$BATS_TEST_TMPDIR/port" 3>&- &
+	local opid=$!
+	for _ in $(seq 100); do [ -s "$BATS_TEST_TMPDIR/port" ] && break; sleep 0.02; done
+	port=$(cat "$BATS_TEST_TMPDIR/port")
+	hand 127.0.0.1
+	run -0 c "$(GET "127.0.0.1:$port" /)"
+	assert_output --partial $'\r\n\r\nok\n'
+	sleep 0.4
+	run -0 c "$(GET "127.0.0.1:$port" /)"
+	assert_output --partial $'\r\n\r\nok\n'
+	kill "$opid"
+}
+
+@test "vx-proxy: a request without a body asks the origin to keep its connection, and the task's next request rides it" {
+	hand origin.test
+	run -0 c "$(GET origin.test:8080 /keep)"
+	assert_output --partial 'peer '
+	local first=${output##*peer }
+	first=${first%%$'\n'*}
+	assert_line '[closed]'
+	# HTTP/1.0 keep-alive: an answer that can never be chunked
+	run -0 grep -c $'GET /keep HTTP/1.0\r$' "$LOG"
+	run -0 grep -c $'^Connection: keep-alive\r$' "$LOG"
+	run -0 c "$(GET origin.test:8080 /keep)"
+	assert_output --partial "peer $first"
+	assert_line '[closed]'
+	# a body, or HEAD, goes on HTTP/1.1 with Connection: close
+	run -0 c 'POST http://origin.test:8080/kpost HTTP/1.1\r\nContent-Length: 2\r\n\r\nhi'
+	assert_output --partial 'origin 8080 POST /kpost host=origin.test:8080 body=2'
+	run -0 grep -c $'POST /kpost HTTP/1.1\r$' "$LOG"
+	run -0 c 'HEAD http://origin.test:8080/khead HTTP/1.1\r\n\r\n'
+	run -0 grep -c $'HEAD /khead HTTP/1.1\r$' "$LOG"
+	# an answer that says close is not kept
+	run -0 c "$(GET origin.test:8080 /peer)"
+	refute_output --partial "peer $first"
+	# nor one with bytes past its frame (which the client never sees)
+	run -0 c "$(GET origin.test:8080 /keepx)"
+	refute_output --partial EXTRA
+	first=${output##*peer }
+	first=${first%%$'\n'*}
+	run -0 c "$(GET origin.test:8080 /keep)"
+	assert_output --partial 'peer '
+	refute_output --partial "peer $first"
+}
+
+@test "hostile: a connection made ahead for one task never carries another task's request" {
+	local r=$BATS_TEST_TMPDIR/r.json
+	printf '%s\n' '{"type":"proxy","v":1,"tasks":[{"task":"a","socket":"'"$BATS_TEST_TMPDIR/a.sock"'","network":["origin.test"]},{"task":"b","socket":"'"$BATS_TEST_TMPDIR/b.sock"'","network":["origin.test"]}]}' > "$r"
+	proxy --request "$r"
+	run -0 "$FIX/client.py" "$BATS_TEST_TMPDIR/a.sock" "$(GET origin.test:8080 /peer)"
+	sleep 0.3
+	local spare
+	spare=$(spare_port)
+	[ -n "$spare" ]
+	# task b dials its own; task a's next request takes a's spare
+	run -0 "$FIX/client.py" "$BATS_TEST_TMPDIR/b.sock" "$(GET origin.test:8080 /peer)"
+	assert_output --partial 'peer '
+	refute_output --partial "peer $spare"
+	run -0 "$FIX/client.py" "$BATS_TEST_TMPDIR/a.sock" "$(GET origin.test:8080 /peer)"
+	assert_output --partial "peer $spare"
+}
+
 @test "vx-proxy: a denied host gets 403 and one deny record naming task, host, port, reason" {
 	hand origin.test
 	run -0 c "$(GET other.test:8080 /x-denied)"

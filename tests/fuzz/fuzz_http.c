@@ -1,6 +1,7 @@
 /* fuzz_http: the proxy's request head parser, and the head it forwards
  * from what it accepted. The input is the bytes a client sent; it is also
- * fed in two parts, as a slow client would. */
+ * fed in two parts, as a slow client would; and the same bytes as an
+ * origin's answer head (http_resp_length). */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,12 +27,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			abort();
 		if (r->kind == HTTP_ABSOLUTE) {
 			size_t len = 0;
-			free(http_forward_head(r, &len));
+			free(http_forward_head(r, false, &len));
+			free(http_forward_head(r, true, &len));
 		}
 	} else if (res == HTTP_BAD) {
 		size_t len = 0;
 		free(http_error(status, why ? why : "", &len));
 	}
+	/* the same bytes as an origin's answer, whole and cut short */
+	bool keep;
+	(void)http_resp_length(buf, size, &keep);
+	(void)http_resp_length(buf, cut, &keep);
 	free(r);
 	free(buf);
 	return 0;

@@ -65,21 +65,26 @@ int main(void)
 	CHECK(parse("POST http://A.test:8080/p?q HTTP/1.1\r\nConnection: x-hop\r\nX-Hop: 1\r\n"
 		"Proxy-Authorization: s\r\nContent-Length: 2\r\nAccept: */*\r\n\r\n") == HTTP_OK);
 	size_t n;
-	char *fw = http_forward_head(&r, &n);
+	char *fw = http_forward_head(&r, false, &n);
 	CHECK_STR(fw, "POST /p?q HTTP/1.1\r\nHost: a.test:8080\r\nContent-Length: 2\r\n"
 		"Accept: */*\r\nConnection: close\r\n\r\n");
 	CHECK(n == strlen(fw));
+	free(fw);
+	/* kept alive: HTTP/1.0, whose answer is never chunked */
+	fw = http_forward_head(&r, true, &n);
+	CHECK_STR(fw, "POST /p?q HTTP/1.0\r\nHost: a.test:8080\r\nContent-Length: 2\r\n"
+		"Accept: */*\r\nConnection: keep-alive\r\n\r\n");
 	free(fw);
 
 	/* a framing header named by Connection stays: stripping Content-Length
 	 * would turn the forwarded body into a second, unjudged request */
 	CHECK(parse("POST http://a.test/ HTTP/1.1\r\nConnection: close, Content-Length, host\r\n"
 		"Content-Length: 3\r\n\r\nabc") == HTTP_OK);
-	fw = http_forward_head(&r, &n);
+	fw = http_forward_head(&r, false, &n);
 	CHECK_STR(fw, "POST / HTTP/1.1\r\nHost: a.test\r\nContent-Length: 3\r\nConnection: close\r\n\r\n");
 	free(fw);
 	CHECK(parse("POST http://a.test/ HTTP/1.1\r\nConnection: CONTENT-LENGTH\r\nContent-Length: 3\r\n\r\n") == HTTP_OK);
-	fw = http_forward_head(&r, &n);
+	fw = http_forward_head(&r, false, &n);
 	CHECK(strstr(fw, "\r\nContent-Length: 3\r\n") != NULL);
 	free(fw);
 	/* names some servers fold into a framing header ('_' read as '-') */
@@ -102,11 +107,17 @@ int main(void)
 	CHECK(bad("POST http://a.test/ HTTP/1.1\r\nContent-Length\t: 3\r\n\r\n") == 400);
 
 	/* a response's length, when its head frames it beyond doubt */
-#define RL(s) http_resp_length(s, strlen(s))
-	CHECK(RL("HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\nhello") == 43);
+	bool keep = true;
+#define RL(s) http_resp_length(s, strlen(s), &keep)
+	CHECK(RL("HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\nhello") == 43 && !keep);
+	CHECK(RL("HTTP/1.1 200 OK\r\nConnection: Keep-Alive\r\nContent-Length: 5\r\n\r\n") == 67 && keep);
+	CHECK(RL("HTTP/1.1 200 OK\r\nConnection: keep-alive, close\r\nContent-Length: 5\r\n\r\n") == 74 && !keep);
+	CHECK(RL("HTTP/1.1 200 OK\r\nConnection: keep-alive\r\n\r\nhello") == -1 && !keep); /* until close */
 	CHECK(RL("HTTP/1.0 404 Not Found\r\nX: y\r\ncontent-length:\t12 \r\n\r\n") == 53 + 12);
 	CHECK(RL("HTTP/1.1 200\r\nContent-Length: 0\r\n\r\n") == 35);
-	CHECK(RL("HTTP/1.1 200 OK\r\nContent-Length: 5\r\n") == -1);      /* head not all here */
+	CHECK(RL("HTTP/1.1 200 OK\r\nContent-Length: 5\r\n") == -2);      /* head not all here */
+	CHECK(RL("HTTP/1.1 2") == -2);
+	CHECK(RL("HTTP/1.1\r\n") == -1);
 	CHECK(RL("HTTP/1.1 200 OK\r\n\r\nhello") == -1);                  /* until close */
 	CHECK(RL("HTTP/1.1 200 OK\r\nContent-Length: 5\r\nContent-Length: 5\r\n\r\n") == -1);
 	CHECK(RL("HTTP/1.1 200 OK\r\nContent-Length: 5\r\nTransfer-Encoding: chunked\r\n\r\n") == -1);
@@ -118,11 +129,12 @@ int main(void)
 	CHECK(RL("HTTP/1.1 200 OK\r\nX: a\r b\r\nContent-Length: 5\r\n\r\n") == -1); /* bare CR */
 	CHECK(RL("HTTP/1.1 200 OK\r\nX: a\r\n b\r\nContent-Length: 5\r\n\r\n") == -1); /* obs-fold */
 	CHECK(RL("HTTP/1.1 100 Continue\r\nContent-Length: 5\r\n\r\n") == -1);
-	CHECK(RL("HTTP/1.1 204 No Content\r\nContent-Length: 5\r\n\r\n") == -1);
-	CHECK(RL("HTTP/1.1 304 Not Modified\r\nContent-Length: 5\r\n\r\n") == -1);
+	/* no body whatever the head says */
+	CHECK(RL("HTTP/1.1 204 No Content\r\nContent-Length: 5\r\n\r\n") == 46);
+	CHECK(RL("HTTP/1.1 304 Not Modified\r\nConnection: keep-alive\r\n\r\n") == 53 && keep);
 	CHECK(RL("HTTP/2 200 OK\r\nContent-Length: 5\r\n\r\n") == -1);
 	CHECK(RL("HTTP/1.1 2000 OK\r\nContent-Length: 5\r\n\r\n") == -1);
-	CHECK(http_resp_length("HTTP/1.1 200 OK\r\nContent-Length: 5\r\nX: \0\r\n\r\n", 46) == -1);
+	CHECK(http_resp_length("HTTP/1.1 200 OK\r\nContent-Length: 5\r\nX: \0\r\n\r\n", 46, &keep) == -1);
 
 	/* SOCKS5 */
 	size_t used = 0;
