@@ -86,7 +86,7 @@ void run_drop_request(struct rtask *t)
 void run_start(struct run *r, struct rtask *t)
 {
 	t->started = ui_now_ms();
-	if (run_served_elsewhere(r, t)) {
+	if (run_served_elsewhere(t)) {
 		/* running already, in the run that started it: not shown again */
 		t->status = UI_STARTED;
 		t->done = true;
