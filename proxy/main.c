@@ -1,8 +1,4 @@
 /* vx-proxy: the network boundary of one vx run (docs/man/vx-proxy.md). */
-#include <arpa/inet.h>
-#include <errno.h>
-#include <netinet/in.h>
-#include <netinet/tcp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,58 +10,36 @@
 #include "opt.h"
 #include "request.h"
 #include "server.h"
+#include "setup.h"
 
-static const char usage[] =
+static const char head[] =
 	"usage: vx-proxy --request FILE|- [OPTION...]\n"
 	"       vx-proxy --listen-unix PATH|--listen-tcp PORT [--task ID] [--allow ENTRY]... [--deny ENTRY]... [OPTION...]\n"
-	"\n"
-	"  --request FILE|-      the run's request: JSON lines (docs/protocol.md); with -,\n"
-	"                        read from stdin, and stdin's EOF ends the proxy\n"
-	"  --listen-unix PATH    by hand: one task, served on a socket bound at PATH\n"
-	"  --listen-tcp PORT     by hand: the same on 127.0.0.1:PORT instead (tests and\n"
-	"                        benchmarks with TCP-only clients; vx run never uses it)\n"
-	"  --task ID             its name in the records (default: (command line))\n"
-	"  --allow ENTRY         a host it may reach (R-30 syntax); repeatable\n"
-	"  --deny ENTRY          a host nobody may reach; repeatable\n"
-	"  --hosts FILE          resolve names from FILE alone, /etc/hosts syntax\n"
-	"                        (tests; default: $VX_PROXY_HOSTS, else the system resolver)\n"
-	"  --header-timeout S    seconds for a client to send its request (default 10)\n"
-	"  --connect-timeout S   seconds for the lookup and the connect (default 10)\n"
-	"  --idle-timeout S      seconds a connection may stay silent (default 300)\n"
-	"  --max-conns N         connections one task may hold open at once; a request\n"
-	"                        past it is refused and recorded (default 256)\n"
-	"  -h, --help            this text\n"
+	"\n";
+static const char tail[] =
 	"\n"
 	"Exit status: 0 stopped (SIGTERM, SIGINT, SIGHUP, or EOF on the request's\n"
 	"stdin), 1 failure, 2 usage or a bad request.\n";
 
-static double seconds(const char *opt, const char *s)
-{
-	char *end;
-	errno = 0;
-	double v = strtod(s, &end);
-	if (errno || end == s || *end || !(v > 0) || v > 86400)
-		err_die(VX_EXIT_USAGE, "%s: '%s' is not a number of seconds", opt, s);
-	return v;
-}
-
-/* A listening socket on 127.0.0.1:port, loopback only. */
-static int listen_tcp(const char *port)
-{
-	char *end;
-	long p = strtol(port, &end, 10);
-	if (*end || p < 1 || p > 65535)
-		err_die(VX_EXIT_USAGE, "--listen-tcp: bad port '%s'", port);
-	struct sockaddr_in sa = { .sin_family = AF_INET, .sin_port = htons((uint16_t)p),
-		.sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
-	int one = 1, fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-	/* TCP_NODELAY here is inherited by every accepted socket (Linux) */
-	if (fd < 0 || setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one)) < 0 ||
-	    setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one)) < 0 ||
-	    bind(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0 || listen(fd, 512) < 0)
-		err_die_errno(VX_EXIT_FAIL, "unable to listen on 127.0.0.1:%ld", p);
-	return fd;
-}
+static const struct opt_spec specs[] = {
+	{"request", 0, OPT_VALUE, 'r', "FILE|-", "the run's request: JSON lines (docs/protocol.md); with -,\n"
+		"read from stdin, and stdin's EOF ends the proxy"},
+	{"listen-unix", 0, OPT_VALUE, 'l', "PATH", "by hand: one task, served on a socket bound at PATH"},
+	{"listen-tcp", 0, OPT_VALUE, 'p', "PORT", "by hand: the same on 127.0.0.1:PORT instead (tests and\n"
+		"benchmarks with TCP-only clients; vx run never uses it)"},
+	{"task", 0, OPT_VALUE, 't', "ID", "its name in the records (default: (command line))"},
+	{"allow", 0, OPT_VALUE, 'a', "ENTRY", "a host it may reach (R-30 syntax); repeatable"},
+	{"deny", 0, OPT_VALUE, 'd', "ENTRY", "a host nobody may reach; repeatable"},
+	{"hosts", 0, OPT_VALUE, 'H', "FILE", "resolve names from FILE alone, /etc/hosts syntax\n"
+		"(tests; default: $VX_PROXY_HOSTS, else the system resolver)"},
+	{"header-timeout", 0, OPT_VALUE, 'T', "S", "seconds for a client to send its request (default 10)"},
+	{"connect-timeout", 0, OPT_VALUE, 'C', "S", "seconds for the lookup and the connect (default 10)"},
+	{"idle-timeout", 0, OPT_VALUE, 'I', "S", "seconds a connection may stay silent (default 300)"},
+	{"max-conns", 0, OPT_VALUE, 'M', "N", "connections one task may hold open at once; a request\n"
+		"past it is refused and recorded (default 256)"},
+	{"help", 'h', OPT_FLAG, 'h', NULL, "this text"},
+	{NULL, 0, 0, 0, NULL, NULL},
+};
 
 struct stdin_request {
 	struct loop *L;
@@ -83,21 +57,6 @@ static void on_stdin_line(char *line, void *arg)
 
 int main(int argc, char **argv)
 {
-	static const struct opt_spec specs[] = {
-		{"request", 0, OPT_VALUE, 'r'},
-		{"listen-unix", 0, OPT_VALUE, 'l'},
-		{"listen-tcp", 0, OPT_VALUE, 'p'},
-		{"task", 0, OPT_VALUE, 't'},
-		{"allow", 0, OPT_VALUE, 'a'},
-		{"deny", 0, OPT_VALUE, 'd'},
-		{"hosts", 0, OPT_VALUE, 'H'},
-		{"header-timeout", 0, OPT_VALUE, 'T'},
-		{"connect-timeout", 0, OPT_VALUE, 'C'},
-		{"idle-timeout", 0, OPT_VALUE, 'I'},
-		{"max-conns", 0, OPT_VALUE, 'M'},
-		{"help", 'h', OPT_FLAG, 'h'},
-		{NULL, 0, 0, 0},
-	};
 	err_init(argv[0]);
 	struct server_opts o = { .header_timeout = 10, .connect_timeout = 10, .idle_timeout = 300,
 		.max_conns = 256 };
@@ -126,20 +85,12 @@ int main(int argc, char **argv)
 			break;
 		}
 		case 'H': o.hosts_file = it.value; break;
-		case 'T': o.header_timeout = seconds("--header-timeout", it.value); break;
-		case 'C': o.connect_timeout = seconds("--connect-timeout", it.value); break;
-		case 'I': o.idle_timeout = seconds("--idle-timeout", it.value); break;
-		case 'M': {
-			char *end;
-			errno = 0;
-			long v = strtol(it.value, &end, 10);
-			if (errno || end == it.value || *end || v < 1 || v > 1000000)
-				err_die(VX_EXIT_USAGE, "--max-conns: '%s' is not a count (1-1000000)", it.value);
-			o.max_conns = (unsigned)v;
-			break;
-		}
-		case 'h': fputs(usage, stdout); return jsonl_out_finish();
-		default: fputs(usage, stderr); return VX_EXIT_USAGE;
+		case 'T': o.header_timeout = setup_seconds("--header-timeout", it.value); break;
+		case 'C': o.connect_timeout = setup_seconds("--connect-timeout", it.value); break;
+		case 'I': o.idle_timeout = setup_seconds("--idle-timeout", it.value); break;
+		case 'M': o.max_conns = setup_count("--max-conns", it.value, 1000000); break;
+		case 'h': return opt_help(head, specs, tail);
+		default: opt_usage(stderr, head, specs, tail); return VX_EXIT_USAGE;
 		}
 	}
 	if (it.noperands > 0)
@@ -159,7 +110,7 @@ int main(int argc, char **argv)
 		struct ptask *t = policy_task_new(task);
 		t->allow = allow;
 		t->nallow = nallow;
-		int fd = listen_port ? listen_tcp(listen_port) : -1;
+		int fd = listen_port ? setup_listen_tcp(listen_port) : -1;
 		if (server_add_task(L, t, listen_path, fd) < 0)
 			return VX_EXIT_FAIL;
 	} else if (strcmp(request, "-") == 0) {
@@ -167,19 +118,7 @@ int main(int argc, char **argv)
 		in.pol = &pol;
 		server_watch_lines(L, STDIN_FILENO, on_stdin_line, &in);
 	} else {
-		FILE *f = fopen(request, "r");
-		if (!f)
-			err_die_errno(VX_EXIT_USAGE, "unable to open '%s'", request);
-		char *line = NULL;
-		size_t cap = 0, n = 0;
-		while (getline(&line, &cap, f) >= 0) {
-			n++;
-			line[strcspn(line, "\n")] = '\0';
-			if (*line)
-				request_apply(L, &pol, line, request, n);
-		}
-		free(line);
-		fclose(f);
+		setup_request_file(L, &pol, request);
 	}
 	int rc = server_run(L);
 	int out = jsonl_out_finish();
