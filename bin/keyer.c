@@ -36,10 +36,7 @@ int keyer_spawn(struct keyer *k)
 
 int keyer_begin(struct keyer *k, const cJSON *graph)
 {
-	if (send_line(k, graph) < 0)
-		return -1;
-	k->echo = true;
-	return 0;
+	return send_line(k, graph) < 0 ? -1 : 0;
 }
 
 long keyer_send(struct keyer *k, const cJSON *task)
@@ -69,15 +66,6 @@ cJSON *keyer_recv(struct keyer *k)
 {
 	cJSON *out = NULL;
 	int r;
-	if (k->echo) {
-		if (stage_wait(&k->st, &out, -1) != 1) {
-			err_warn("vx-key did not answer");
-			return NULL;
-		}
-		cJSON_Delete(out);
-		out = NULL;
-		k->echo = false;
-	}
 	r = stage_wait(&k->st, &out, -1);
 	if (r != 1) {
 		if (r == -1)

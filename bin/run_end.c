@@ -11,6 +11,7 @@
 
 #include "err.h"
 #include "explain.h"
+#include "inputstamp.h"
 #include "profile.h"
 #include "report.h"
 #include "traceprobe.h"
@@ -138,12 +139,23 @@ void run_exited(struct run *r, struct rtask *t, int st)
 		ui_note(&r->ui, t->id, "ran after a dependency failed (--continue); result not saved");
 	if (t->cached && r->use_cache && !t->untraced && !t->dep_failed && !r->no_save) {
 		/* an input edited while the task ran moves the key: that result
-		 * belongs to no key we can name, so it is not saved */
+		 * belongs to no key we can name, so it is not saved. The stamp
+		 * vx-key answered with says so from stats alone; only when a
+		 * stat moved (or it could not vouch) is the task keyed again,
+		 * which tells a real edit from a touched directory and names it */
 		char before[33];
 		memcpy(before, t->key, 33);
 		pt = ui_now_ms();
-		cJSON *was = cJSON_Duplicate(t->rec, 1);
-		if (!run_key_task(r, t)) {
+		cJSON *was = NULL;
+		bool same = inputstamp_check(r->root,
+				    cJSON_GetObjectItemCaseSensitive(t->rec, "stamp")) == 1;
+		if (!same)
+			was = cJSON_Duplicate(t->rec, 1);
+		if (same) {
+			if (runcache_save(&r->cache, t->key, r->root, t->dir, t->rec, t->log.buf,
+				    t->log.len, (long)t->ms) != 0)
+				ui_note(&r->ui, t->id, "unable to save the result to the cache");
+		} else if (!run_key_task(r, t)) {
 			ui_note(&r->ui, t->id, "unable to re-key after the run; not saved");
 		} else if (strcmp(before, t->key) != 0) {
 			char *what = NULL;

@@ -109,7 +109,10 @@ static const char *dir_key(struct walkarg *w, const char *rel)
 static const char *listing_get(void *arg, const char *rel, const struct stat *st, size_t *len)
 {
 	struct walkarg *w = arg;
-	return statcache_dir_get(w->c->sc, dir_key(w, rel), st, len);
+	const char *key = dir_key(w, rel);
+	if (w->c->stamp)
+		inputstamp_add(w->c->stamp, key, st);
+	return statcache_dir_get(w->c->sc, key, st, len);
 }
 
 static void listing_put(void *arg, const char *rel, const struct stat *st, const char *list,
@@ -158,6 +161,8 @@ static int add_file(const char *rel, const struct stat *st, void *arg)
 	bool hinted = w->hint_set && strcmp(w->hint_rel, rel) == 0;
 	w->hint_set = false;
 	/* rel is the tail of the root-relative path */
+	if (w->c->stamp)
+		inputstamp_add(w->c->stamp, p, st);
 	o->v[o->n++] = (struct input){.path = off, .rel = off + (w->baselen ? w->baselen + 1 : 0),
 		.st = *st, .hinted = hinted, .sce = hinted ? w->hint : NULL};
 	return 0;
@@ -337,7 +342,7 @@ int inputs_hash(struct inputs_ctx *c, struct inputs *in)
 	return 0;
 }
 
-int inputs_hash_file(struct inputs_ctx *c, const char *path, uint8_t hash[16])
+int inputs_hash_file(struct inputs_ctx *c, const char *path, uint8_t hash[16], struct stat *out)
 {
 	char *abs = path_join(c->root, path);
 	struct stat st;
@@ -350,6 +355,8 @@ int inputs_hash_file(struct inputs_ctx *c, const char *path, uint8_t hash[16])
 		goto out;
 	}
 	r = 1;
+	if (out)
+		*out = st;
 	if (S_ISREG(st.st_mode) && st.st_nlink > 1)
 		c->linked++;
 	const uint8_t *h = statcache_lookup_entry(sce, &st);

@@ -332,10 +332,10 @@ static int fingerprint(struct keyer *k, uint8_t out[16])
 	uint64_t n = 0;
 	size_t linked = k->in.linked;
 	for (size_t i = 0; i < WSROOT_NFINGERPRINT; i++) {
-		int r = inputs_hash_file(&k->in, wsroot_fingerprint[i], h[i]);
+		int r = inputs_hash_file(&k->in, wsroot_fingerprint[i], h[i], &k->fp_st[i]);
 		if (r < 0)
 			return -1;
-		present[i] = r == 1;
+		present[i] = k->fp_present[i] = r == 1;
 		n += present[i];
 	}
 	k->fp_linked = k->in.linked > linked;
@@ -553,10 +553,15 @@ static int key_exec(struct keyer *k, XXH3_state_t *s, const cJSON *rec, const ch
 
 	uint8_t ph[16], fp[16];
 	char *pj = under(dir, "package.json");
-	int got = pj ? inputs_hash_file(&k->in, pj, ph) : 0;
+	struct stat pst;
+	int got = pj ? inputs_hash_file(&k->in, pj, ph, &pst) : 0;
+	if (pj && got >= 0)
+		inputstamp_add(&k->stamp, pj, got == 1 ? &pst : NULL);
 	free(pj);
 	if (got < 0 || fingerprint(k, fp) != 0)
 		goto out;
+	for (size_t i = 0; i < WSROOT_NFINGERPRINT; i++)
+		inputstamp_add(&k->stamp, wsroot_fingerprint[i], k->fp_present[i] ? &k->fp_st[i] : NULL);
 	put_str(s, "package");
 	put_u64(s, got == 1);
 	if (got == 1)
@@ -707,6 +712,7 @@ int key_task(struct keyer *k, cJSON *rec, bool explain, const char *where)
 	cJSON_DeleteItemFromObjectCaseSensitive(rec, "final");
 	cJSON_DeleteItemFromObjectCaseSensitive(rec, "explain");
 	cJSON_DeleteItemFromObjectCaseSensitive(rec, "linked");
+	cJSON_DeleteItemFromObjectCaseSensitive(rec, "stamp");
 	size_t linked = k->in.linked;
 	if (persistent) {
 		cJSON_AddNullToObject(rec, "key");
@@ -723,8 +729,14 @@ int key_task(struct keyer *k, cJSON *rec, bool explain, const char *where)
 	if (group) {
 		put_str(s, "id");
 		put_str(s, id);
-	} else if (key_exec(k, s, rec, ndir, where, ex) != 0) {
-		goto out;
+	} else {
+		/* what the key went by, for a check after the task ran */
+		inputstamp_begin(&k->stamp, statcache_now());
+		k->in.stamp = &k->stamp;
+		int e = key_exec(k, s, rec, ndir, where, ex);
+		k->in.stamp = NULL;
+		if (e != 0)
+			goto out;
 	}
 	if (nf > 1)
 		qsort(folds, nf, sizeof(*folds), cmp_str);
@@ -759,6 +771,8 @@ int key_task(struct keyer *k, cJSON *rec, bool explain, const char *where)
 		cJSON_AddItemToObject(rec, "explain", ex);
 		ex = NULL;
 	}
+	if (!group)
+		cJSON_AddItemToObject(rec, "stamp", inputstamp_take(&k->stamp));
 	rc = 0;
 out:
 	if (s)
@@ -801,6 +815,7 @@ void key_free(struct keyer *k)
 		free((char *)k->in.skip_dirs[i]);
 	free((void *)k->in.skip_dirs);
 	statcache_free(k->in.sc);
+	inputstamp_free(&k->stamp);
 	ignore_free(k->in.ig);
 	free((char *)k->in.root);
 	free(k->graph);

@@ -1,7 +1,9 @@
 /* vx-key: add each task's key to vx-graph's records (docs/protocol.md).
- * Reads records on stdin, writes each back with "key" and "final" (and
- * "explain" with --explain) as soon as it is read: the driver keys a task
- * only when it is ready (--live) and waits for the answer line. */
+ * Reads records on stdin, writes each back with "key", "final" and "stamp"
+ * (and "explain" with --explain) as soon as it is read. --live (the
+ * driver's co-process, which keys a task only when it is ready and waits
+ * for the answer line) answers each task record with only what it added,
+ * once, and echoes nothing else. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -23,13 +25,16 @@ static const char usage[] =
 	"usage: vx-key [--root DIR] [--explain] [--live] < RECORDS\n"
 	"\n"
 	"Read vx-graph's records and write each one back, a task record with its\n"
-	"cache key (\"key\", XXH3-128 hex; null for a persistent task) and whether it\n"
-	"is final (no upstream task may still write its inputs, R-9a).\n"
+	"cache key (\"key\", XXH3-128 hex; null for a persistent task), whether it\n"
+	"is final (no upstream task may still write its inputs, R-9a) and the stat\n"
+	"stamp of what it folded (\"stamp\", checked before a result is saved).\n"
 	"\n"
 	"  --root DIR   the workspace root (default: the graph record's root)\n"
 	"  --explain    add \"explain\": every input the key folded, for vx why\n"
 	"  --live       the caller sends each task when it is ready to run, after\n"
-	"               its dependencies ran: every key is final; a record\n"
+	"               its dependencies ran: every key is final; each task is\n"
+	"               answered with its id and what vx-key added, and no other\n"
+	"               record is written back; a record\n"
 	"               {\"type\":\"rescan\"} (no answer) says tasks ran since\n"
 	"               the last one: the root lockfiles are read again\n"
 	"  -h, --help   this text\n"
@@ -170,7 +175,9 @@ int main(int argc, char **argv)
 			cJSON *ans = answer(rec);
 			jsonl_write(ans);
 			cJSON_Delete(ans);
-		} else {
+		} else if (!live) {
+			/* by hand, every record passes through, keyed or not; live,
+			 * only a task's answer comes back */
 			jsonl_write(rec);
 		}
 		cJSON_Delete(rec);
