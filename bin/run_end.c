@@ -147,7 +147,7 @@ void run_exited(struct run *r, struct rtask *t, int st)
 		memcpy(before, t->key, 33);
 		pt = ui_now_ms();
 		cJSON *was = NULL;
-		bool same = inputstamp_check(r->root,
+		bool same = inputstamp_check(r->root, t->dir,
 				    cJSON_GetObjectItemCaseSensitive(t->rec, "stamp")) == 1;
 		if (!same)
 			was = cJSON_Duplicate(t->rec, 1);

@@ -201,7 +201,8 @@ static int save_one(struct stream *s, const struct gathered *g, const cJSON *rec
 		err_warn("%s: the verdict failed it; result not saved", id);
 		return 1;
 	}
-	int same = inputstamp_check(s->root, cJSON_GetObjectItemCaseSensitive(rec, "stamp"));
+	int same = inputstamp_check(s->root, str(rec, "dir"),
+		cJSON_GetObjectItemCaseSensitive(rec, "stamp"));
 	if (same != 1) {
 		err_warn("%s: inputs changed while the task ran (%s); result not saved; fix: run it "
 			 "again from vx-key", id, same == 0 ? "a stat in its stamp moved"

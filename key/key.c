@@ -560,8 +560,10 @@ static int key_exec(struct keyer *k, XXH3_state_t *s, const cJSON *rec, const ch
 	free(pj);
 	if (got < 0 || fingerprint(k, fp) != 0)
 		goto out;
+	const struct stat *lock[WSROOT_NFINGERPRINT];
 	for (size_t i = 0; i < WSROOT_NFINGERPRINT; i++)
-		inputstamp_add(&k->stamp, wsroot_fingerprint[i], k->fp_present[i] ? &k->fp_st[i] : NULL);
+		lock[i] = k->fp_present[i] ? &k->fp_st[i] : NULL;
+	inputstamp_lockfiles(&k->stamp, lock);
 	put_str(s, "package");
 	put_u64(s, got == 1);
 	if (got == 1)
@@ -731,7 +733,7 @@ int key_task(struct keyer *k, cJSON *rec, bool explain, const char *where)
 		put_str(s, id);
 	} else {
 		/* what the key went by, for a check after the task ran */
-		inputstamp_begin(&k->stamp, statcache_now());
+		inputstamp_begin(&k->stamp, ndir, statcache_now());
 		k->in.stamp = &k->stamp;
 		int e = key_exec(k, s, rec, ndir, where, ex);
 		k->in.stamp = NULL;

@@ -134,6 +134,12 @@ doc_cmd() {
 	run -1 vx-cache save --request request.jsonl <<<"$pass"
 	assert_output --partial "@ex/util#build: inputs changed while the task ran (a stat in its stamp moved); result not saved"
 	run -1 vx-cache get "$key" --dir .vx/cache
+	# a root lockfile is in every stamp, a file outside the project too
+	sleep 0.05
+	vx-graph @ex/util#build | vx-key > request.jsonl
+	echo '{}' > package-lock.json
+	run -1 vx-cache save --request request.jsonl <<<"$pass"
+	assert_output --partial "inputs changed while the task ran (a stat in its stamp moved)"
 	# no stamp at all: nothing vouches for the inputs
 	grep -v '"type":"task"' request.jsonl > graph.jsonl
 	vx-graph @ex/util#build | grep '"type":"task"' | sed 's/}$/,"key":"'"$key"'"}/' >> graph.jsonl
