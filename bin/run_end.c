@@ -149,8 +149,11 @@ void run_exited(struct run *r, struct rtask *t, int st)
 		cJSON *was = NULL;
 		bool same = inputstamp_check(r->root, t->dir,
 				    cJSON_GetObjectItemCaseSensitive(t->rec, "stamp")) == 1;
+		/* what the key folded before the run: vx-key's explain, or the
+		 * remembered one it left out (the same key, explainedKey) */
 		if (!same)
-			was = cJSON_Duplicate(t->rec, 1);
+			was = cJSON_GetObjectItemCaseSensitive(t->rec, "explain")
+				? cJSON_Duplicate(t->rec, 1) : runcache_recall(r->root, t->id, false);
 		if (same) {
 			if (runcache_save(&r->cache, t->key, r->root, t->dir, t->rec, t->log.buf,
 				    t->log.len, (long)t->ms) != 0)

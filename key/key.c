@@ -769,7 +769,9 @@ int key_task(struct keyer *k, cJSON *rec, bool explain, const char *where)
 	 * no event in this tree: vx run does not replay such a task (replay.h) */
 	if (k->in.linked > linked || (!group && k->fp_linked))
 		cJSON_AddTrueToObject(rec, "linked");
-	if (ex) {
+	/* the caller holds this key's explain already (vx run's index) */
+	const char *known = jstr(rec, "explainedKey");
+	if (ex && !(known && strcmp(known, t->key) == 0)) {
 		cJSON_AddItemToObject(rec, "explain", ex);
 		ex = NULL;
 	}

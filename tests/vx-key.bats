@@ -568,6 +568,18 @@ root_links() {
 	wait "$pid"
 }
 
+@test "--live --explain leaves out the explain of a key the caller says it holds" {
+	vx-graph @x/ui#build > "$GRAPH"
+	local key line
+	key=$(vx-key < "$GRAPH" | sed -n 's/.*"key":"\([0-9a-f]*\)".*/\1/p')
+	# the caller holds this key's explain (vx run's .vx/why): not sent again
+	run -0 bash -c "{ head -n 1 '$GRAPH'; sed -n 2p '$GRAPH' | sed 's/}\$/,\"explainedKey\":\"$key\"}/'; } | vx-key --live --explain"
+	assert_regex "$output" '^\{"type":"task","id":"@x/ui#build","key":"'"$key"'","final":true,"stamp":\{[^}]*\}\}$'
+	# it holds another key's: the explain comes, as always
+	run -0 bash -c "{ head -n 1 '$GRAPH'; sed -n 2p '$GRAPH' | sed 's/}\$/,\"explainedKey\":\"0123456789abcdef0123456789abcdef\"}/'; } | vx-key --live --explain"
+	assert_output --partial '"explain":{"command":'
+}
+
 @test "--live reads the lockfiles again after a rescan record, which gets no answer" {
 	vx-graph @x/ui#build > "$GRAPH"
 	coproc KEY { exec vx-key --live; }
