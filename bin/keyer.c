@@ -41,7 +41,10 @@ int keyer_begin(struct keyer *k, const cJSON *graph)
 
 long keyer_send(struct keyer *k, const cJSON *task)
 {
-	return send_line(k, task);
+	long n = stage_queue(&k->st, task);
+	if (n < 0)
+		err_warn_errno("unable to write to vx-key");
+	return n;
 }
 
 int keyer_rescan(struct keyer *k)
@@ -66,6 +69,11 @@ cJSON *keyer_recv(struct keyer *k)
 {
 	cJSON *out = NULL;
 	int r;
+	/* what keyer_send queued goes down in one write */
+	if (stage_flush(&k->st) != 0) {
+		err_warn_errno("unable to write to vx-key");
+		return NULL;
+	}
 	r = stage_wait(&k->st, &out, -1);
 	if (r != 1) {
 		if (r == -1)

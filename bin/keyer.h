@@ -24,7 +24,8 @@ int keyer_begin(struct keyer *k, const cJSON *graph);
 /* The keyed record for task (owned by the caller), or NULL after a message. */
 cJSON *keyer_key(struct keyer *k, const cJSON *task);
 /* The same in two halves, so several tasks can be in flight: answers come
- * back in the order sent. keyer_send returns the bytes sent, or -1. Keep
+ * back in the order sent. keyer_send queues (keyer_recv writes what is
+ * queued in one write first) and returns the bytes queued, or -1. Keep
  * what is in flight under a pipe's capacity (KEYER_INFLIGHT) so neither side
  * blocks on a full pipe. */
 #define KEYER_INFLIGHT 32768

@@ -140,8 +140,19 @@ int main(int argc, char **argv)
 	jsonl_reader_init(&r, stdin, "<stdin>");
 	cJSON *rec;
 	int got;
-	/* one record in, one out: never read ahead (the driver waits) */
-	while ((got = jsonl_read(&r, &rec)) != 0) {
+	/* one record in, one out: never read ahead (the driver waits); live,
+	 * the answers to what came in one write go back in one, flushed
+	 * before vx-key would wait for more */
+	if (live) {
+		static char inbuf[65536];
+		setvbuf(stdin, inbuf, _IOFBF, sizeof(inbuf));
+		jsonl_out_batch();
+	}
+	for (;;) {
+		if (live && !jsonl_reader_buffered(&r))
+			jsonl_out_flush();
+		if ((got = jsonl_read(&r, &rec)) == 0)
+			break;
 		if (got < 0) {
 			rc = VX_EXIT_FAIL;
 			break;

@@ -25,27 +25,38 @@ void stage_attach(struct stage *s, const char *name, pid_t pid, int to, int from
 		s->eof = true;
 }
 
-long stage_send(struct stage *s, const cJSON *rec)
+long stage_queue(struct stage *s, const cJSON *rec)
 {
-	char *text;
-	size_t n, off = 0;
 	if (s->broken || s->to < 0)
 		return -1;
-	text = cJSON_PrintUnformatted(rec);
-	n = strlen(text);
-	text[n] = '\n'; /* replaces the NUL: written by length */
-	while (off <= n) {
-		ssize_t w = write(s->to, text + off, n + 1 - off);
+	char *text = cJSON_PrintUnformatted(rec);
+	size_t n = strlen(text);
+	strbuf_add(&s->out, text, n);
+	strbuf_addch(&s->out, '\n');
+	cJSON_free(text);
+	return (long)n + 1;
+}
+
+int stage_flush(struct stage *s)
+{
+	size_t off = 0;
+	while (!s->broken && off < s->out.len) {
+		ssize_t w = write(s->to, s->out.buf + off, s->out.len - off);
 		if (w < 0 && errno == EINTR)
 			continue;
-		if (w <= 0) {
+		if (w <= 0)
 			s->broken = true;
-			break;
-		}
-		off += (size_t)w;
+		else
+			off += (size_t)w;
 	}
-	cJSON_free(text);
-	return s->broken ? -1 : (long)n + 1;
+	strbuf_reset(&s->out);
+	return s->broken ? -1 : 0;
+}
+
+long stage_send(struct stage *s, const cJSON *rec)
+{
+	long n = stage_queue(s, rec);
+	return n < 0 || stage_flush(s) != 0 ? -1 : n;
 }
 
 int stage_fd(const struct stage *s)
@@ -154,8 +165,10 @@ int stage_wait(struct stage *s, cJSON **rec, int timeout_ms)
 int stage_finish(struct stage *s)
 {
 	int st, code = -1;
-	if (s->to >= 0)
+	if (s->to >= 0) {
+		stage_flush(s);
 		close(s->to);
+	}
 	if (s->from >= 0)
 		close(s->from);
 	if (s->pid > 0) {
@@ -166,6 +179,7 @@ int stage_finish(struct stage *s)
 			code = err_wait_status(st);
 	}
 	strbuf_release(&s->in);
+	strbuf_release(&s->out);
 	s->to = s->from = -1;
 	s->pid = 0;
 	s->eof = true;
