@@ -6,31 +6,67 @@
 #include <string.h>
 #include <unistd.h>
 
+#define XXH_STATIC_LINKING_ONLY /* XXH3_state_t */
+#include <xxhash.h>
+
 #include "err.h"
 #include "hash.h"
 #include "path.h"
 #include "statsnap.h"
 #include "wsroot.h"
 
+/* the record's text, the signature's place kept: it is known at the end */
+#define STAMP_HEAD "{\"sig\":\"" "0123456789abcdef0123456789abcdef" "\",\"paths\":["
+#define SIG_AT 8
+
 void inputstamp_begin(struct inputstamp *s, const char *dir, int64_t since)
 {
-	inputstamp_free(s);
-	s->paths = cJSON_CreateArray();
-	s->dir = xstrdup(strcmp(dir, ".") == 0 ? "" : dir);
+	if (!s->sig)
+		s->sig = XXH3_createState();
+	XXH3_128bits_reset(s->sig);
+	strbuf_reset(&s->paths);
+	strbuf_addstr(&s->paths, STAMP_HEAD);
+	s->n = 0;
+	strbuf_reset(&s->dir);
+	if (strcmp(dir, ".") != 0)
+		strbuf_addstr(&s->dir, dir);
 	s->since = since;
+	s->on = true;
+	s->racy = false;
 }
 
 /* path's bytes in the signature: the path, a NUL, then 0 or 1 and its snap */
-static void put(struct strbuf *sig, const char *path, const struct stat *st)
+static void put(XXH3_state_t *sig, const char *path, const struct stat *st)
 {
-	strbuf_add(sig, path, strlen(path) + 1);
-	char present = st != NULL;
-	strbuf_add(sig, &present, 1);
-	if (!st)
-		return;
-	struct statsnap snap;
-	statsnap_take(&snap, st);
-	strbuf_add(sig, (const char *)&snap, sizeof(snap));
+	/* one update a path: the bytes side by side */
+	char buf[256 + 1 + sizeof(struct statsnap)];
+	size_t n = strlen(path) + 1, at = 0;
+	if (n > 256) {
+		XXH3_128bits_update(sig, path, n);
+	} else {
+		memcpy(buf, path, n);
+		at = n;
+	}
+	buf[at++] = st != NULL;
+	if (st) {
+		struct statsnap snap;
+		statsnap_take(&snap, st);
+		memcpy(buf + at, &snap, sizeof(snap));
+		at += sizeof(snap);
+	}
+	XXH3_128bits_update(sig, buf, at);
+}
+
+static void sig_hex(XXH3_state_t *sig, char out[HASH_HEX_LEN + 1])
+{
+	static const char hx[] = "0123456789abcdef";
+	XXH128_canonical_t c;
+	XXH128_canonicalFromHash(&c, XXH3_128bits_digest(sig));
+	for (int i = 0; i < 16; i++) {
+		out[2 * i] = hx[c.digest[i] >> 4];
+		out[2 * i + 1] = hx[c.digest[i] & 15];
+	}
+	out[HASH_HEX_LEN] = '\0';
 }
 
 static void note(struct inputstamp *s, const struct stat *st)
@@ -41,33 +77,54 @@ static void note(struct inputstamp *s, const struct stat *st)
 		s->racy = true;
 }
 
+/* path as a JSON string: as it is, unless it holds a byte JSON escapes */
+static void add_json_str(struct strbuf *b, const char *path)
+{
+	const unsigned char *p = (const unsigned char *)path;
+	while (*p >= 0x20 && *p != '"' && *p != '\\')
+		p++;
+	if (!*p) {
+		strbuf_addch(b, '"');
+		strbuf_add(b, path, (size_t)((const char *)p - path));
+		strbuf_addch(b, '"');
+		return;
+	}
+	cJSON *j = cJSON_CreateStringReference(path);
+	char *q = cJSON_PrintUnformatted(j);
+	strbuf_addstr(b, q);
+	cJSON_free(q);
+	cJSON_Delete(j);
+}
+
 void inputstamp_add(struct inputstamp *s, const char *path, const struct stat *st)
 {
-	if (!s->paths)
+	if (!s->on)
 		return;
-	size_t dl = strlen(s->dir);
+	size_t dl = s->dir.len;
 	const char *out;
 	char *own = NULL;
 	if (strcmp(path, "/") == 0)
 		out = dl ? "/" : "./";
 	else if (!dl)
 		out = path;
-	else if (strncmp(path, s->dir, dl) == 0 && path[dl] == '/')
+	else if (strncmp(path, s->dir.buf, dl) == 0 && path[dl] == '/')
 		out = path[dl + 1] ? path + dl + 1 : "./";
 	else
 		out = own = xasprintf("/%s", path);
-	cJSON_AddItemToArray(s->paths, cJSON_CreateString(out));
-	put(&s->sig, out, st);
+	if (s->n++)
+		strbuf_addch(&s->paths, ',');
+	add_json_str(&s->paths, out);
+	put(s->sig, out, st);
 	note(s, st);
 	free(own);
 }
 
 void inputstamp_lockfiles(struct inputstamp *s, const struct stat *const *sts)
 {
-	if (!s->paths)
+	if (!s->on)
 		return;
 	for (size_t i = 0; i < WSROOT_NFINGERPRINT; i++) {
-		put(&s->sig, wsroot_fingerprint[i], sts[i]);
+		put(s->sig, wsroot_fingerprint[i], sts[i]);
 		note(s, sts[i]);
 	}
 }
@@ -75,25 +132,25 @@ void inputstamp_lockfiles(struct inputstamp *s, const struct stat *const *sts)
 cJSON *inputstamp_take(struct inputstamp *s)
 {
 	cJSON *out;
-	if (!s->paths || s->racy) {
+	if (!s->on || s->racy) {
 		out = cJSON_CreateNull();
 	} else {
 		char hex[HASH_HEX_LEN + 1];
-		hash_hex(s->sig.buf ? s->sig.buf : "", s->sig.len, hex);
-		out = cJSON_CreateObject();
-		cJSON_AddStringToObject(out, "sig", hex);
-		cJSON_AddItemToObject(out, "paths", s->paths);
-		s->paths = NULL;
+		sig_hex(s->sig, hex);
+		memcpy(s->paths.buf + SIG_AT, hex, HASH_HEX_LEN);
+		strbuf_addstr(&s->paths, "]}");
+		out = cJSON_CreateRaw(s->paths.buf);
 	}
-	inputstamp_free(s);
+	s->on = false;
 	return out;
 }
 
 void inputstamp_free(struct inputstamp *s)
 {
-	cJSON_Delete(s->paths);
-	strbuf_release(&s->sig);
-	free(s->dir);
+	if (s->sig)
+		XXH3_freeState(s->sig);
+	strbuf_release(&s->paths);
+	strbuf_release(&s->dir);
 	memset(s, 0, sizeof(*s));
 }
 
@@ -117,6 +174,12 @@ static int look(int rootfd, int dirfd, const char *path, struct stat *st, bool *
 
 int inputstamp_check(const char *root, const char *dir, const cJSON *stamp)
 {
+	if (cJSON_IsRaw(stamp)) { /* inputstamp_take's own, not parsed yet */
+		cJSON *parsed = cJSON_Parse(stamp->valuestring);
+		int r = parsed ? inputstamp_check(root, dir, parsed) : -1;
+		cJSON_Delete(parsed);
+		return r;
+	}
 	const char *want = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(stamp, "sig"));
 	const cJSON *paths = cJSON_GetObjectItemCaseSensitive(stamp, "paths");
 	if (!want || !hash_is_hex(want) || !cJSON_IsArray(paths) || !dir)
@@ -125,7 +188,8 @@ int inputstamp_check(const char *root, const char *dir, const cJSON *stamp)
 	int rootfd = open(root, O_PATH | O_DIRECTORY | O_CLOEXEC);
 	int dirfd = open(proj, O_PATH | O_DIRECTORY | O_CLOEXEC);
 	free(proj);
-	struct strbuf sig = {0};
+	XXH3_state_t *sig = XXH3_createState();
+	XXH3_128bits_reset(sig);
 	int r = rootfd >= 0 && dirfd >= 0 ? 1 : 0;
 	const cJSON *p;
 	struct stat st;
@@ -141,13 +205,13 @@ int inputstamp_check(const char *root, const char *dir, const cJSON *stamp)
 		if (look(rootfd, dirfd, path, &st, &here) != 0)
 			r = 0; /* unreadable now: not the stat it had */
 		else
-			put(&sig, path, here ? &st : NULL);
+			put(sig, path, here ? &st : NULL);
 	}
 	for (size_t i = 0; r == 1 && i < WSROOT_NFINGERPRINT; i++) {
 		if (look(rootfd, rootfd, wsroot_fingerprint[i], &st, &here) != 0)
 			r = 0;
 		else
-			put(&sig, wsroot_fingerprint[i], here ? &st : NULL);
+			put(sig, wsroot_fingerprint[i], here ? &st : NULL);
 	}
 	if (rootfd >= 0)
 		close(rootfd);
@@ -155,9 +219,9 @@ int inputstamp_check(const char *root, const char *dir, const cJSON *stamp)
 		close(dirfd);
 	if (r == 1) {
 		char hex[HASH_HEX_LEN + 1];
-		hash_hex(sig.buf ? sig.buf : "", sig.len, hex);
+		sig_hex(sig, hex);
 		r = strcmp(hex, want) == 0;
 	}
-	strbuf_release(&sig);
+	XXH3_freeState(sig);
 	return r;
 }

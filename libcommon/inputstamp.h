@@ -26,11 +26,12 @@
 #include "strbuf.h"
 
 struct inputstamp {
-	cJSON *paths;       /* array of strings */
-	struct strbuf sig;  /* the bytes hashed */
-	char *dir;          /* the task's dir, root-relative ("" for the root) */
-	int64_t since;      /* statsnap ns: when the keying began */
-	bool racy;
+	struct strbuf paths; /* the paths' JSON array, being written */
+	size_t n;            /* paths written */
+	void *sig;           /* XXH3_state_t *: the signature so far */
+	struct strbuf dir;   /* the task's dir, root-relative ("" for the root) */
+	int64_t since;       /* statsnap ns: when the keying began */
+	bool on, racy;       /* begun and not taken; a path too new */
 };
 
 /* dir: the task's (root-relative, "." for the root); since:
@@ -42,8 +43,9 @@ void inputstamp_add(struct inputstamp *s, const char *path, const struct stat *s
 /* The root lockfiles, after every path: sts[i] for wsroot_fingerprint[i],
  * NULL when absent. */
 void inputstamp_lockfiles(struct inputstamp *s, const struct stat *const *sts);
-/* {"sig":"<32 hex>","paths":[...]}, or a JSON null when racy; s is emptied
- * (call inputstamp_begin again before reusing it). */
+/* {"sig":"<32 hex>","paths":[...]} (a raw item: written as made, one
+ * allocation), or a JSON null when racy; s keeps its buffers for the next
+ * inputstamp_begin. */
 cJSON *inputstamp_take(struct inputstamp *s);
 void inputstamp_free(struct inputstamp *s);
 /* 1: every path of stamp (a task record's "stamp" member; dir its "dir")

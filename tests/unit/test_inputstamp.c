@@ -72,14 +72,18 @@ int main(void)
 	cJSON_Delete(j);
 
 	j = take(later());
-	CHECK(cJSON_IsObject(j));
-	const cJSON *paths = cJSON_GetObjectItem(j, "paths");
+	CHECK(cJSON_IsRaw(j)); /* written as made */
+	cJSON *parsed = cJSON_Parse(j->valuestring);
+	CHECK(cJSON_IsObject(parsed));
+	const cJSON *paths = cJSON_GetObjectItem(parsed, "paths");
 	CHECK(cJSON_GetArraySize(paths) == 4);
 	CHECK_STR(cJSON_GetArrayItem(paths, 0)->valuestring, "src/");
 	CHECK_STR(cJSON_GetArrayItem(paths, 1)->valuestring, "src/a.js");
 	CHECK_STR(cJSON_GetArrayItem(paths, 2)->valuestring, "/tsconfig.json");
 	CHECK_STR(cJSON_GetArrayItem(paths, 3)->valuestring, "package.json");
 	CHECK(inputstamp_check(root, "p", j) == 1);
+	CHECK(inputstamp_check(root, "p", parsed) == 1);
+	cJSON_Delete(parsed);
 	CHECK(inputstamp_check(root, "p", NULL) == -1);
 	CHECK(inputstamp_check(root, NULL, j) == -1);
 	/* a file added beside the input moves its directory */
