@@ -45,7 +45,9 @@ static cJSON *take(int64_t since)
 	inputstamp_add(&s, "tsconfig.json", lst("tsconfig.json", &w) ? &w : NULL);
 	inputstamp_add(&s, "p/package.json", NULL);
 	inputstamp_lockfiles(&s, lock);
-	return inputstamp_take(&s);
+	cJSON *j = inputstamp_take(&s);
+	inputstamp_free(&s);
+	return j;
 }
 
 static int64_t later(void)
