@@ -30,7 +30,8 @@ struct stage {
 	const char *name;  /* in messages (not owned) */
 	pid_t pid;         /* 0: none */
 	int to, from;      /* its stdin (-1: closed) and stdout (-1: none) */
-	struct strbuf in;  /* bytes read, not yet a whole line */
+	struct strbuf in;  /* bytes read; those from at on not taken yet */
+	size_t at;
 	struct strbuf out; /* lines queued, not yet written */
 	size_t line;       /* lines taken so far */
 	bool eof;          /* its stdout ended (or failed) */
