@@ -657,6 +657,55 @@ static bool is_final(struct keyer *k, const struct task *t, const cJSON *rec, co
 	return final;
 }
 
+/* The key message of t into t->key (and what it folded into ex, when
+ * given; the stamp into k->stamp for an exec task). 0, or -1 after a
+ * message. */
+static int fold(struct keyer *k, struct task *t, const cJSON *rec, const char *kind,
+	const char *ndir, const char **folds, size_t nf, const char *where, cJSON *ex)
+{
+	bool group = strcmp(kind, "group") == 0;
+	int rc = -1;
+	XXH3_state_t *s = XXH3_createState();
+	XXH3_128bits_reset(s);
+	put_str(s, KEY_FORMAT);
+	put_str(s, kind);
+	if (group) {
+		put_str(s, "id");
+		put_str(s, t->id);
+	} else {
+		/* what the key went by, for a check after the task ran */
+		inputstamp_begin(&k->stamp, ndir, statcache_now());
+		k->in.stamp = &k->stamp;
+		int e = key_exec(k, s, rec, ndir, where, ex);
+		k->in.stamp = NULL;
+		if (e != 0)
+			goto out;
+	}
+	put_str(s, "deps");
+	put_u64(s, nf);
+	cJSON *exd = ex ? cJSON_AddObjectToObject(ex, "deps") : NULL;
+	for (size_t i = 0; i < nf; i++) {
+		const struct task *u = strmap_get(&k->tasks, folds[i]);
+		if (!u || u == t) {
+			err_warn("%s: %s folds '%s', which no earlier record keyed (dependencies come first)",
+				where, t->id, folds[i]);
+			goto out;
+		}
+		put_str(s, folds[i]);
+		put_str(s, u->has_key ? u->key : "");
+		if (exd)
+			cJSON_AddItemToObject(exd, folds[i],
+				u->has_key ? cJSON_CreateString(u->key) : cJSON_CreateNull());
+	}
+	uint8_t h[16];
+	digest16(s, h);
+	hex(h, t->key);
+	rc = 0;
+out:
+	XXH3_freeState(s);
+	return rc;
+}
+
 int key_task(struct keyer *k, cJSON *rec, bool explain, const char *where)
 {
 	const char *id = jstr(rec, "id"), *kind = jstr(rec, "kind"), *dir = jstr(rec, "dir");
@@ -683,7 +732,6 @@ int key_task(struct keyer *k, cJSON *rec, bool explain, const char *where)
 	const char **folds = NULL, **deps = NULL;
 	size_t nf = 0, nd = 0;
 	cJSON *ex = NULL;
-	XXH3_state_t *s = NULL;
 	int rc = -1;
 	if (cache && !cJSON_IsNull(cache) && !cJSON_IsObject(cache)) {
 		err_warn("%s: invalid record: \"cache\" must be an object or null", where);
@@ -723,44 +771,23 @@ int key_task(struct keyer *k, cJSON *rec, bool explain, const char *where)
 		goto out;
 	}
 
-	s = XXH3_createState();
-	XXH3_128bits_reset(s);
-	put_str(s, KEY_FORMAT);
-	put_str(s, kind);
-	ex = explain ? cJSON_CreateObject() : NULL;
-	if (group) {
-		put_str(s, "id");
-		put_str(s, id);
-	} else {
-		/* what the key went by, for a check after the task ran */
-		inputstamp_begin(&k->stamp, ndir, statcache_now());
-		k->in.stamp = &k->stamp;
-		int e = key_exec(k, s, rec, ndir, where, ex);
-		k->in.stamp = NULL;
-		if (e != 0)
-			goto out;
-	}
+	/* the caller holds the explain of the key it names (vx run's index):
+	 * none is made unless the key turns out another; then it is folded
+	 * again, with one (each count of VX_KEY_STATS once) */
+	const char *known = explain ? jstr(rec, "explainedKey") : NULL;
 	if (nf > 1)
 		qsort(folds, nf, sizeof(*folds), cmp_str);
-	put_str(s, "deps");
-	put_u64(s, nf);
-	cJSON *exd = ex ? cJSON_AddObjectToObject(ex, "deps") : NULL;
-	for (size_t i = 0; i < nf; i++) {
-		const struct task *u = strmap_get(&k->tasks, folds[i]);
-		if (!u || u == t) {
-			err_warn("%s: %s folds '%s', which no earlier record keyed (dependencies come first)",
-				where, id, folds[i]);
+	ex = explain && !known ? cJSON_CreateObject() : NULL;
+	if (fold(k, t, rec, kind, ndir, folds, nf, where, ex) != 0)
+		goto out;
+	if (known && strcmp(known, t->key) != 0) {
+		size_t hashed = k->in.hashed, cached = k->in.cached;
+		ex = cJSON_CreateObject();
+		if (fold(k, t, rec, kind, ndir, folds, nf, where, ex) != 0)
 			goto out;
-		}
-		put_str(s, folds[i]);
-		put_str(s, u->has_key ? u->key : "");
-		if (exd)
-			cJSON_AddItemToObject(exd, folds[i],
-				u->has_key ? cJSON_CreateString(u->key) : cJSON_CreateNull());
+		k->in.hashed = hashed;
+		k->in.cached = cached;
 	}
-	uint8_t h[16];
-	digest16(s, h);
-	hex(h, t->key);
 	t->has_key = true;
 	t->final = k->live || is_final(k, t, rec, kind, ndir, folds, nf);
 	cJSON_AddStringToObject(rec, "key", t->key);
@@ -769,9 +796,7 @@ int key_task(struct keyer *k, cJSON *rec, bool explain, const char *where)
 	 * no event in this tree: vx run does not replay such a task (replay.h) */
 	if (k->in.linked > linked || (!group && k->fp_linked))
 		cJSON_AddTrueToObject(rec, "linked");
-	/* the caller holds this key's explain already (vx run's index) */
-	const char *known = jstr(rec, "explainedKey");
-	if (ex && !(known && strcmp(known, t->key) == 0)) {
+	if (ex) {
 		cJSON_AddItemToObject(rec, "explain", ex);
 		ex = NULL;
 	}
@@ -779,8 +804,6 @@ int key_task(struct keyer *k, cJSON *rec, bool explain, const char *where)
 		cJSON_AddItemToObject(rec, "stamp", inputstamp_take(&k->stamp));
 	rc = 0;
 out:
-	if (s)
-		XXH3_freeState(s);
 	cJSON_Delete(ex);
 	free(folds);
 	free(deps);
