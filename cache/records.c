@@ -205,8 +205,8 @@ static int save_one(struct stream *s, const struct gathered *g, const cJSON *rec
 		cJSON_GetObjectItemCaseSensitive(rec, "stamp"));
 	if (same != 1) {
 		err_warn("%s: inputs changed while the task ran (%s); result not saved; fix: run it "
-			 "again from vx-key", id, same == 0 ? "a stat in its stamp moved"
-							 : "no stamp vouches for them");
+			 "again from vx-key --stamp", id, same == 0 ? "a stat in its stamp moved"
+								 : "no stamp vouches for them");
 		return 1;
 	}
 	const cJSON *outs = cJSON_GetObjectItemCaseSensitive(

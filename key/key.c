@@ -555,15 +555,17 @@ static int key_exec(struct keyer *k, XXH3_state_t *s, const cJSON *rec, const ch
 	char *pj = under(dir, "package.json");
 	struct stat pst;
 	int got = pj ? inputs_hash_file(&k->in, pj, ph, &pst) : 0;
-	if (pj && got >= 0)
+	if (pj && got >= 0 && k->in.stamp)
 		inputstamp_add(&k->stamp, pj, got == 1 ? &pst : NULL);
 	free(pj);
 	if (got < 0 || fingerprint(k, fp) != 0)
 		goto out;
-	const struct stat *lock[WSROOT_NFINGERPRINT];
-	for (size_t i = 0; i < WSROOT_NFINGERPRINT; i++)
-		lock[i] = k->fp_present[i] ? &k->fp_st[i] : NULL;
-	inputstamp_lockfiles(&k->stamp, lock);
+	if (k->in.stamp) {
+		const struct stat *lock[WSROOT_NFINGERPRINT];
+		for (size_t i = 0; i < WSROOT_NFINGERPRINT; i++)
+			lock[i] = k->fp_present[i] ? &k->fp_st[i] : NULL;
+		inputstamp_lockfiles(&k->stamp, lock);
+	}
 	put_str(s, "package");
 	put_u64(s, got == 1);
 	if (got == 1)
@@ -674,8 +676,10 @@ static int fold(struct keyer *k, struct task *t, const cJSON *rec, const char *k
 		put_str(s, t->id);
 	} else {
 		/* what the key went by, for a check after the task ran */
-		inputstamp_begin(&k->stamp, ndir, statcache_now());
-		k->in.stamp = &k->stamp;
+		if (k->stamps) {
+			inputstamp_begin(&k->stamp, ndir, statcache_now());
+			k->in.stamp = &k->stamp;
+		}
 		int e = key_exec(k, s, rec, ndir, where, ex);
 		k->in.stamp = NULL;
 		if (e != 0)
@@ -800,7 +804,7 @@ int key_task(struct keyer *k, cJSON *rec, bool explain, const char *where)
 		cJSON_AddItemToObject(rec, "explain", ex);
 		ex = NULL;
 	}
-	if (!group)
+	if (!group && k->stamps)
 		cJSON_AddItemToObject(rec, "stamp", inputstamp_take(&k->stamp));
 	rc = 0;
 out:

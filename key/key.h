@@ -55,6 +55,7 @@ struct keyer {
 	char *graph;           /* the graph record for vx-sandbox (runtime.h) */
 	struct strmap warned;  /* "id\nglob": unmatched workspaceFiles said once */
 	bool live;             /* inputs may change between records */
+	bool stamps;           /* add each exec task's "stamp" (--stamp, --live) */
 	bool have_fp;
 	bool fp_linked;        /* a root lockfile has more than one hard link */
 	unsigned char fp[16]; /* the workspace fingerprint, once per batch */

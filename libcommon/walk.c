@@ -175,10 +175,12 @@ struct at {
 	struct pathbuf *pb; /* else: pb->s starts with base */
 	size_t baselen;
 	const struct walk_opts *o;
-	/* by path: the directory opened O_PATH at its first file's stat, so
-	 * that each stat resolves one name, not the whole path again (-1:
-	 * not yet; -2: the open failed, stat by path) */
+	/* by path: the directory opened O_PATH at its second file's stat (the
+	 * first may be its only one: the listing cache's stat hook answers
+	 * most), so that each stat resolves one name, not the whole path
+	 * again (-1: not yet; -2: the open failed, stat by path) */
 	int statfd;
+	unsigned nstat;
 	const char *rel;
 };
 
@@ -195,7 +197,7 @@ static int lstat_at(struct at *at, const char *nm, const char *child, struct sta
 		if (r != 1)
 			return r;
 	}
-	if (at->statfd == -1) {
+	if (at->statfd == -1 && at->nstat++ > 0) {
 		pb_set(at->pb, at->baselen, at->rel);
 		/* base itself may be a symlink, as walk_cached stat()s it */
 		at->statfd = open(at->pb->s, O_PATH | O_DIRECTORY | O_CLOEXEC | (*at->rel ? O_NOFOLLOW : 0));
