@@ -117,6 +117,13 @@ doc_cmd() {
 	assert_success
 	assert_equal "$(grep -c '"hit":true' request.jsonl)" 1
 	cmp packages/util/src/greet.sh packages/util/dist/greet.sh
+	# a stream of several tasks: each marked, exit 1 while one is left to run
+	run --separate-stderr bash -o pipefail -c 'vx-graph build | vx-key --stamp | vx-cache lookup'
+	assert_equal "$status" 1
+	assert_line --index 0 --partial '"type":"graph"'
+	assert_line --regexp '^\{"type":"task","id":"@ex/util#build",.*"hit":true\}$'
+	assert_line --regexp '^\{"type":"task","id":"@ex/app#build",.*"hit":false\}$'
+	[[ "$stderr" == *"@ex/app#build: a miss"* ]] || fail "no line for the miss: $stderr"
 }
 
 @test "vx-cache save refuses a failed verdict, a moved input and a record vx-key never saw" {
