@@ -36,15 +36,15 @@ int keyer_spawn(struct keyer *k)
 
 int keyer_begin(struct keyer *k, const cJSON *graph)
 {
-	if (send_line(k, graph) < 0)
-		return -1;
-	k->echo = true;
-	return 0;
+	return send_line(k, graph) < 0 ? -1 : 0;
 }
 
 long keyer_send(struct keyer *k, const cJSON *task)
 {
-	return send_line(k, task);
+	long n = stage_queue(&k->st, task);
+	if (n < 0)
+		err_warn_errno("unable to write to vx-key");
+	return n;
 }
 
 int keyer_rescan(struct keyer *k)
@@ -69,14 +69,10 @@ cJSON *keyer_recv(struct keyer *k)
 {
 	cJSON *out = NULL;
 	int r;
-	if (k->echo) {
-		if (stage_wait(&k->st, &out, -1) != 1) {
-			err_warn("vx-key did not answer");
-			return NULL;
-		}
-		cJSON_Delete(out);
-		out = NULL;
-		k->echo = false;
+	/* what keyer_send queued goes down in one write */
+	if (stage_flush(&k->st) != 0) {
+		err_warn_errno("unable to write to vx-key");
+		return NULL;
 	}
 	r = stage_wait(&k->st, &out, -1);
 	if (r != 1) {

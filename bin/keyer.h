@@ -1,7 +1,9 @@
 /* keyer.h: vx-key as a co-process of the run. Keys are taken when a task is
- * ready (R-9a): the driver sends one task record and reads its keyed record
- * back before the task runs, and again after it ran to catch inputs edited
- * meanwhile. vx-key remembers earlier keys for the folds. */
+ * ready (R-9a): the driver sends one task record and reads vx-key's answer
+ * (what it added: key, final, stamp, explain) once, before the task runs;
+ * after the run the answer's stamp tells whether an input moved meanwhile
+ * (inputstamp.h), and only when it cannot say is the task keyed again.
+ * vx-key remembers earlier keys for the folds. */
 #ifndef VX_BIN_KEYER_H
 #define VX_BIN_KEYER_H
 
@@ -11,20 +13,19 @@
 
 struct keyer {
 	struct stage st;
-	bool echo; /* the graph record's echo is still to be read */
 };
 
 /* Start vx-key --live --explain. It is started before vx-graph has
  * answered, so that it loads its stat cache meanwhile (from the workspace
  * around the current directory; the graph record's root decides). 0 or -1. */
 int keyer_spawn(struct keyer *k);
-/* Hand it the graph record; its echo is read (and dropped) before the first
- * answer. 0 or -1. */
+/* Hand it the graph record (--live: no echo comes back). 0 or -1. */
 int keyer_begin(struct keyer *k, const cJSON *graph);
 /* The keyed record for task (owned by the caller), or NULL after a message. */
 cJSON *keyer_key(struct keyer *k, const cJSON *task);
 /* The same in two halves, so several tasks can be in flight: answers come
- * back in the order sent. keyer_send returns the bytes sent, or -1. Keep
+ * back in the order sent. keyer_send queues (keyer_recv writes what is
+ * queued in one write first) and returns the bytes queued, or -1. Keep
  * what is in flight under a pipe's capacity (KEYER_INFLIGHT) so neither side
  * blocks on a full pipe. */
 #define KEYER_INFLIGHT 32768

@@ -11,6 +11,7 @@
 
 #include "err.h"
 #include "explain.h"
+#include "inputstamp.h"
 #include "profile.h"
 #include "report.h"
 #include "traceprobe.h"
@@ -48,6 +49,48 @@ void run_drain(struct run *r, struct rtask *t)
 		}
 		return;
 	}
+}
+
+/* May t's result be saved under its key? An input edited while the task
+ * ran moves the key: that result belongs to no key we can name. The stamp
+ * vx-key answered with says so from stats alone; only when a stat moved
+ * (or it could not vouch) is the task keyed again, which tells a real edit
+ * from a touched directory, and the note names what moved. */
+static bool inputs_held(struct run *r, struct rtask *t)
+{
+	if (inputstamp_check(r->root, t->dir, cJSON_GetObjectItemCaseSensitive(t->rec, "stamp")) == 1)
+		return true;
+	char before[33];
+	memcpy(before, t->key, 33);
+	/* what the key folded before the run: vx-key's explain, or the
+	 * remembered one it left out (the same key, explainedKey) */
+	cJSON *was = cJSON_GetObjectItemCaseSensitive(t->rec, "explain")
+		? cJSON_Duplicate(t->rec, 1) : runcache_recall(r->root, t->id, false);
+	bool held = false;
+	if (!run_key_task(r, t)) {
+		ui_note(&r->ui, t->id, "unable to re-key after the run; not saved");
+	} else if (strcmp(before, t->key) != 0) {
+		char *what = NULL;
+		size_t len = 0;
+		FILE *m = open_memstream(&what, &len);
+		explain_diff(cJSON_GetObjectItemCaseSensitive(was, "explain"),
+			cJSON_GetObjectItemCaseSensitive(t->rec, "explain"), m, "");
+		fclose(m);
+		while (len && what[len - 1] == '\n')
+			what[--len] = '\0';
+		for (char *p = what; p && *p; p++)
+			if (*p == '\n')
+				*p = ',';
+		char *note = xasprintf("inputs changed while the task ran%s%s%s; result not saved",
+			len ? " (" : "", len ? what : "", len ? ")" : "");
+		ui_note(&r->ui, t->id, note);
+		free(note);
+		free(what);
+	} else {
+		held = true;
+	}
+	cJSON_Delete(was);
+	return held;
 }
 
 void run_exited(struct run *r, struct rtask *t, int st)
@@ -137,36 +180,10 @@ void run_exited(struct run *r, struct rtask *t, int st)
 	if (t->dep_failed)
 		ui_note(&r->ui, t->id, "ran after a dependency failed (--continue); result not saved");
 	if (t->cached && r->use_cache && !t->untraced && !t->dep_failed && !r->no_save) {
-		/* an input edited while the task ran moves the key: that result
-		 * belongs to no key we can name, so it is not saved */
-		char before[33];
-		memcpy(before, t->key, 33);
 		pt = ui_now_ms();
-		cJSON *was = cJSON_Duplicate(t->rec, 1);
-		if (!run_key_task(r, t)) {
-			ui_note(&r->ui, t->id, "unable to re-key after the run; not saved");
-		} else if (strcmp(before, t->key) != 0) {
-			char *what = NULL;
-			size_t len = 0;
-			FILE *m = open_memstream(&what, &len);
-			explain_diff(cJSON_GetObjectItemCaseSensitive(was, "explain"),
-				cJSON_GetObjectItemCaseSensitive(t->rec, "explain"), m, "");
-			fclose(m);
-			while (len && what[len - 1] == '\n')
-				what[--len] = '\0';
-			for (char *p = what; p && *p; p++)
-				if (*p == '\n')
-					*p = ',';
-			char *note = xasprintf("inputs changed while the task ran%s%s%s; result not saved",
-				len ? " (" : "", len ? what : "", len ? ")" : "");
-			ui_note(&r->ui, t->id, note);
-			free(note);
-			free(what);
-		} else if (runcache_save(&r->cache, t->key, r->root, t->dir, t->rec, t->log.buf,
-				   t->log.len, (long)t->ms) != 0) {
+		if (inputs_held(r, t) && runcache_save(&r->cache, t->key, r->root, t->dir, t->rec,
+					     t->log.buf, t->log.len, (long)t->ms) != 0)
 			ui_note(&r->ui, t->id, "unable to save the result to the cache");
-		}
-		cJSON_Delete(was);
 		profile_span(t->lane, "phase", "save", pt, ui_now_ms(), (const char *)NULL);
 	}
 	run_finish(r, t, UI_MISS);

@@ -183,7 +183,16 @@ void run_key_pump(struct run *r)
 				continue;
 			if (!keyer_ready(r)) /* a rescan owed since the last record */
 				break;
+			/* the explain of a key the index remembers is on disk
+			 * already: vx-key leaves it out when the key is the same
+			 * (all of a rerun's hits), unless the summary wants it */
+			const char *known = r->summarize ? NULL
+				: runcache_remembered_key(&r->cache, r->root, t->id);
+			if (known)
+				cJSON_AddStringToObject(t->rec, "explainedKey", known);
 			long sz = keyer_send(&r->keyer, t->rec);
+			if (known)
+				cJSON_DeleteItemFromObjectCaseSensitive(t->rec, "explainedKey");
 			if (sz < 0) {
 				r->keyer_broken = true;
 				break;

@@ -434,3 +434,13 @@ const char *runcache_last_outcome(struct runcache *rc, const char *root, const c
 	const struct why_entry *e = strmap_get(&rc->keys, h);
 	return e && *e->outcome ? e->outcome : NULL;
 }
+
+const char *runcache_remembered_key(struct runcache *rc, const char *root, const char *id)
+{
+	if (!rc->keys_loaded)
+		keys_load(rc, root);
+	char h[17];
+	id_hash(id, h);
+	const struct why_entry *e = strmap_get(&rc->keys, h);
+	return e && strlen(e->key) == 32 ? e->key : NULL;
+}

@@ -92,6 +92,9 @@ int runcache_clean(struct runcache *rc);
 /* Keep what the key folded (the record's "explain") for vx why, when the
  * key moved; the record it replaces is kept as the one before. */
 void runcache_remember(struct runcache *rc, const char *root, const char *id, const cJSON *keyed);
+/* The key whose record (its explain) is remembered for id, or NULL: vx-key
+ * need not send that explain again (its "explainedKey", docs/protocol.md). */
+const char *runcache_remembered_key(struct runcache *rc, const char *root, const char *id);
 /* The last remembered record of id (before: the one it replaced), or NULL. */
 cJSON *runcache_recall(const char *root, const char *id, bool before);
 /* How id's run ended ("hit", "ran", "failed", "violation", "skipped"),

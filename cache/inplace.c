@@ -249,6 +249,46 @@ static struct cache_inplace *inplace(struct cache *c)
 
 /* ---- the two calls ---- */
 
+/* The directory of the outputs last stat'ed, opened O_PATH: outputs come
+ * in walk order, a directory's together, so each lstat resolves one name
+ * below it instead of the whole path again. Resolving "projdir/dir" once
+ * follows what resolving "projdir/dir/name" each time would. */
+struct out_dir {
+	int fd; /* -1: none open */
+	char *dir; /* its project-relative path ("" for projdir) */
+	size_t cap;
+	char *path;
+	size_t pcap;
+};
+
+static void out_dir_close(struct out_dir *d)
+{
+	if (d->fd >= 0)
+		close(d->fd);
+	free(d->dir);
+	free(d->path);
+	d->fd = -1;
+}
+
+/* lstat of rel under projdir: 0, or -1 with errno. */
+static int out_stat(struct out_dir *d, const char *projdir, const char *rel, struct stat *st)
+{
+	const char *slash = strrchr(rel, '/');
+	size_t dl = slash ? (size_t)(slash - rel) : 0;
+	if (d->fd < 0 || strlen(d->dir) != dl || memcmp(d->dir, rel, dl) != 0) {
+		if (d->fd >= 0)
+			close(d->fd);
+		XGROW(d->dir, dl + 1, d->cap);
+		memcpy(d->dir, rel, dl);
+		d->dir[dl] = '\0';
+		d->fd = open(dl ? cache_join(&d->path, &d->pcap, projdir, d->dir) : projdir,
+			O_PATH | O_DIRECTORY | O_CLOEXEC);
+		if (d->fd < 0)
+			return -1;
+	}
+	return fstatat(d->fd, slash ? slash + 1 : rel, st, AT_SYMLINK_NOFOLLOW);
+}
+
 int cache_hit_in_place(struct cache *c, const char *key, const char *projdir, bool outputs_vouched,
 	char **log, size_t *len)
 {
@@ -269,14 +309,12 @@ int cache_hit_in_place(struct cache *c, const char *key, const char *projdir, bo
 		return 0;
 	/* a loaded record never changes but for its flags: compared unlocked */
 	struct stat st;
+	struct out_dir od = {.fd = -1};
 	bool same = cache_manifest_stat(c, key, &st) == 0 && statsnap_matches(&r->mst, &st);
-	char *path = NULL;
-	size_t cap = 0;
 	for (size_t k = 0; same && !outputs_vouched && k < r->nfiles; k++)
-		same = fstatat(AT_FDCWD, cache_join(&path, &cap, projdir, r->files[k].rel), &st,
-			       AT_SYMLINK_NOFOLLOW) == 0 &&
+		same = out_stat(&od, projdir, r->files[k].rel, &st) == 0 &&
 		       statsnap_matches(&r->files[k].st, &st);
-	free(path);
+	out_dir_close(&od);
 	if (same) {
 		const char *why;
 		*log = r->logsize ? cache_blob_read(c, r->loghash, r->logsize, &why) : xstrdup("");

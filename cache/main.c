@@ -12,6 +12,7 @@
 #include "jsonl.h"
 #include "opt.h"
 #include "path.h"
+#include "records.h"
 #include "size.h"
 
 static const char usage[] =
@@ -19,6 +20,8 @@ static const char usage[] =
 	"       vx-cache [--dir DIR] [--state DIR] restore KEY PROJECTDIR\n"
 	"       vx-cache [--dir DIR] [--state DIR] save KEY PROJECTDIR --outputs GLOB...\n"
 	"                [--log FILE] [--ms N] [--exit N]\n"
+	"       vx-cache [--dir DIR] [--state DIR] lookup < RECORDS\n"
+	"       vx-cache [--dir DIR] [--state DIR] save [--request FILE] [--log FILE] < RECORDS\n"
 	"       vx-cache [--dir DIR] verify\n"
 	"       vx-cache [--dir DIR] clean\n"
 	"       vx-cache [--dir DIR] prune [--max-size SIZE]\n"
@@ -33,14 +36,27 @@ static const char usage[] =
 	"                 save the files under PROJECTDIR matching the globs\n"
 	"                 (\"!GLOB\" excludes) and FILE's bytes as the log; a\n"
 	"                 non-zero --exit is refused\n"
+	"  lookup         records: vx-key's records in, each written back; a cached\n"
+	"                 task found in the cache is restored into its project, its\n"
+	"                 log to stderr, and marked \"hit\":true, else \"hit\":false\n"
+	"                 (exit 1: one missed)\n"
+	"  save [--request FILE] [--log FILE]\n"
+	"                 records: the request (FILE's records, then stdin's) and\n"
+	"                 vx-report's verdicts on stdin, written back; each task\n"
+	"                 that passed, was no hit and whose inputs' stamp has not\n"
+	"                 moved is saved with FILE's bytes as its log, and a\n"
+	"                 {\"type\":\"saved\"} record says so (exit 1: one was not)\n"
 	"  verify         check every entry's blobs; one JSON line per bad entry\n"
 	"  clean          empty the cache directory\n"
 	"  prune [--max-size SIZE]\n"
 	"                 over SIZE (default $VX_CACHE_MAX_SIZE, else 10G; 0: no cap),\n"
 	"                 evict least recently used entries down to 90% of it, then\n"
 	"                 remove blobs no entry names; one JSON line says what went\n"
-	"  --dir DIR      the cache directory (default: $VX_CACHE_DIR, else ./.vx/cache)\n"
-	"  --state DIR    where stamps of restored outputs go (default: PROJECTDIR/.vx)\n"
+	"  --dir DIR      the cache directory (default: $VX_CACHE_DIR, else ./.vx/cache;\n"
+	"                 records: else the graph record's root/.vx/cache)\n"
+	"  --state DIR    where stamps of restored outputs go (default: PROJECTDIR/.vx;\n"
+	"                 records: root/.vx)\n"
+	"  --request FILE the records of the task to save, read before stdin's\n"
 	"  -h, --help     this text\n"
 	"\n"
 	"A save refuses outputs over VX_CACHE_MAX_OUTPUT_SIZE (default 512M) each or\n"
@@ -177,8 +193,8 @@ int main(int argc, char **argv)
 	const char *dir = getenv("VX_CACHE_DIR"), *state = NULL;
 	if (dir && !*dir)
 		dir = NULL;
-	const char *max = NULL;
-	enum { HELP = 1, CACHEDIR, STATE, OUTPUTS, LOG, MS, EXIT, MAXSIZE };
+	const char *max = NULL, *request = NULL;
+	enum { HELP = 1, CACHEDIR, STATE, OUTPUTS, LOG, MS, EXIT, MAXSIZE, REQUEST };
 	static const struct opt_spec specs[] = {
 		{"help", 'h', OPT_FLAG, HELP},
 		{"dir", 0, OPT_VALUE, CACHEDIR},
@@ -188,6 +204,7 @@ int main(int argc, char **argv)
 		{"ms", 0, OPT_VALUE, MS},
 		{"exit", 0, OPT_VALUE, EXIT},
 		{"max-size", 0, OPT_VALUE, MAXSIZE},
+		{"request", 0, OPT_VALUE, REQUEST},
 		{NULL, 0, 0, 0},
 	};
 	struct save_opts so = {.globs = xcalloc((size_t)argc + 1, sizeof(*so.globs))};
@@ -227,6 +244,9 @@ int main(int argc, char **argv)
 		case MAXSIZE:
 			max = o.value;
 			break;
+		case REQUEST:
+			request = o.value;
+			break;
 		default:
 			opt_free(&o);
 			free(so.globs);
@@ -241,7 +261,9 @@ int main(int argc, char **argv)
 	char **args = o.operands + 1;
 	/* the verb and its operands are checked before anything is touched */
 	bool save = strcmp(cmd, "save") == 0, prune = strcmp(cmd, "prune") == 0;
-	bool ok = (strcmp(cmd, "get") == 0 && nargs == 1) ||
+	bool lookup = strcmp(cmd, "lookup") == 0 && nargs == 0;
+	bool records = lookup || (save && nargs == 0);
+	bool ok = records || (strcmp(cmd, "get") == 0 && nargs == 1) ||
 		  (strcmp(cmd, "restore") == 0 && nargs == 2) ||
 		  (save && nargs == 2) ||
 		  ((strcmp(cmd, "verify") == 0 || strcmp(cmd, "clean") == 0 || prune) && nargs == 0);
@@ -255,6 +277,18 @@ int main(int argc, char **argv)
 	if (max && size_parse(max, &ignored) != 0) /* before the cache is opened */
 		err_die(VX_EXIT_USAGE, "--max-size: '%s' is not a size; fix: bytes, or a number "
 				       "with K, M, G or T, as in 500M or 10GB (0: no cap)", max);
+	if (request && !(save && records))
+		bad_usage(xasprintf("%s: --request is the records save's option", cmd));
+	if (records && (so.outputs || so.ms || so.exit))
+		bad_usage(xasprintf("%s: --outputs, --ms and --exit are for save KEY PROJECTDIR; the "
+				    "records say what to save", cmd));
+	if (records) {
+		int rr = lookup ? records_lookup(dir, state) : records_save(dir, state, request, so.logfile);
+		free(so.globs);
+		opt_free(&o);
+		int rw = jsonl_out_finish();
+		return rr ? rr : rw;
+	}
 	if (save && !so.outputs)
 		bad_usage("save: --outputs is required");
 

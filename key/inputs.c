@@ -37,6 +37,10 @@ struct walkarg {
 	char *hint_rel;
 	size_t hint_cap;
 	bool hint_set;
+	/* for the stamp: each positive glob's static prefix (glob.h), and
+	 * whether the walk stamped it already */
+	char **prefix;
+	bool *stamped;
 };
 
 /* The root-relative spelling of a base-relative path, in w->buf. */
@@ -75,9 +79,25 @@ static bool named(const struct walkarg *w, const char *rel, bool exact)
 	return false;
 }
 
+/* Is every path under rel excluded (an output glob "rel/" + "**")? Then no
+ * file in it is an input, whatever it holds: not walked, not stamped. */
+static bool all_excluded(const struct walkarg *w, const char *rel)
+{
+	size_t n = strlen(rel);
+	for (size_t i = 0; i < w->nexclude; i++) {
+		const char *x = w->exclude[i];
+		if (strncmp(x, rel, n) == 0 && strcmp(x + n, "/**") == 0 && !strchr(rel, '\\') &&
+			!glob_has_magic(rel))
+			return true;
+	}
+	return false;
+}
+
 static bool skip_dir(const char *rel, void *arg)
 {
 	struct walkarg *w = arg;
+	if (all_excluded(w, rel))
+		return true;
 	const char *p = rootrel(w, rel);
 	if (w->c->nskip && bsearch(&p, w->c->skip_dirs, w->c->nskip, sizeof(char *), cmp_str))
 		return true;
@@ -106,10 +126,42 @@ static const char *dir_key(struct walkarg *w, const char *rel)
 	return w->kbuf;
 }
 
+/* Does a name in directory rel matter to the inputs only as the next
+ * segment of every glob's static prefix ("src" of "src/" + "**")? Then
+ * what else comes and goes in it (a dist directory the task makes) moves nothing:
+ * its own stat is not stamped, the prefix's path is. */
+static bool on_the_way(const struct walkarg *w, const char *rel)
+{
+	size_t n = strlen(rel);
+	bool any = false;
+	for (size_t i = 0; i < w->nglobs; i++) {
+		const char *pre = w->prefix[i];
+		if (!pre)
+			continue; /* a "!" glob only takes away */
+		if (n ? strncmp(pre, rel, n) != 0 || pre[n] != '/' : !*pre)
+			return false;
+		any = true;
+	}
+	return any;
+}
+
+/* The stamp's entry for rel (a file, or a directory with dir), marking the
+ * glob prefix it stands for. */
+static void stamp(struct walkarg *w, const char *rel, const char *path, const struct stat *st)
+{
+	for (size_t i = 0; i < w->nglobs; i++)
+		if (w->prefix[i] && strcmp(w->prefix[i], rel) == 0)
+			w->stamped[i] = true;
+	inputstamp_add(w->c->stamp, path, st);
+}
+
 static const char *listing_get(void *arg, const char *rel, const struct stat *st, size_t *len)
 {
 	struct walkarg *w = arg;
-	return statcache_dir_get(w->c->sc, dir_key(w, rel), st, len);
+	const char *key = dir_key(w, rel);
+	if (w->c->stamp && !on_the_way(w, rel))
+		stamp(w, rel, key, st);
+	return statcache_dir_get(w->c->sc, key, st, len);
 }
 
 static void listing_put(void *arg, const char *rel, const struct stat *st, const char *list,
@@ -158,6 +210,8 @@ static int add_file(const char *rel, const struct stat *st, void *arg)
 	bool hinted = w->hint_set && strcmp(w->hint_rel, rel) == 0;
 	w->hint_set = false;
 	/* rel is the tail of the root-relative path */
+	if (w->c->stamp)
+		stamp(w, rel, p, st);
 	o->v[o->n++] = (struct input){.path = off, .rel = off + (w->baselen ? w->baselen + 1 : 0),
 		.st = *st, .hinted = hinted, .sce = hinted ? w->hint : NULL};
 	return 0;
@@ -181,7 +235,31 @@ int inputs_collect(struct inputs_ctx *c, const char *base, const char *const *gl
 	char *dir = *b ? path_join(c->root, b) : xstrdup(c->root);
 	struct walk_opts o = {.globs = globs, .nglobs = nglobs, .skip = skip_dir, .enter = entered,
 		.cache = c->sc ? &listings : NULL, .arg = &w};
+	if (c->stamp) {
+		w.prefix = xcalloc(nglobs, sizeof(*w.prefix));
+		w.stamped = xcalloc(nglobs, sizeof(*w.stamped));
+		for (size_t i = 0; i < nglobs; i++)
+			if (globs[i][0] != '!')
+				w.prefix[i] = glob_static_prefix(globs[i]);
+	}
 	int r = walk_tree(dir, &o, add_file);
+	/* a prefix the walk did not reach (absent, or no directory): its
+	 * coming moves the stamp */
+	for (size_t i = 0; c->stamp && r >= 0 && i < nglobs; i++) {
+		if (!w.prefix[i] || w.stamped[i] || !*w.prefix[i])
+			continue;
+		char *path = *b ? path_join(b, w.prefix[i]) : xstrdup(w.prefix[i]);
+		char *abs = path_join(c->root, path);
+		struct stat st;
+		bool here = lstat(abs, &st) == 0;
+		stamp(&w, w.prefix[i], path, here ? &st : NULL);
+		free(abs);
+		free(path);
+	}
+	for (size_t i = 0; w.prefix && i < nglobs; i++)
+		free(w.prefix[i]);
+	free(w.prefix);
+	free(w.stamped);
 	if (r < 0 && (errno == ENOENT || errno == ENOTDIR)) {
 		r = 0; /* a project directory that vanished has no inputs */
 	} else if (r < 0) {
@@ -337,7 +415,7 @@ int inputs_hash(struct inputs_ctx *c, struct inputs *in)
 	return 0;
 }
 
-int inputs_hash_file(struct inputs_ctx *c, const char *path, uint8_t hash[16])
+int inputs_hash_file(struct inputs_ctx *c, const char *path, uint8_t hash[16], struct stat *out)
 {
 	char *abs = path_join(c->root, path);
 	struct stat st;
@@ -350,6 +428,8 @@ int inputs_hash_file(struct inputs_ctx *c, const char *path, uint8_t hash[16])
 		goto out;
 	}
 	r = 1;
+	if (out)
+		*out = st;
 	if (S_ISREG(st.st_mode) && st.st_nlink > 1)
 		c->linked++;
 	const uint8_t *h = statcache_lookup_entry(sce, &st);

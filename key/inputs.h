@@ -21,6 +21,7 @@
 #include <sys/stat.h>
 
 #include "ignore.h"
+#include "inputstamp.h"
 #include "statcache.h"
 
 struct input {
@@ -48,6 +49,9 @@ struct inputs_ctx {
 	size_t nskip;
 	size_t hashed, cached; /* counters for VX_KEY_STATS */
 	size_t linked; /* regular files seen with more than one hard link */
+	/* when set, inputs_collect adds every file it keeps and every directory
+	 * it walks (as "dir/", the root as "/") with the stat it went by */
+	struct inputstamp *stamp;
 };
 
 static inline const char *input_rel(const struct inputs *in, size_t i)
@@ -66,8 +70,9 @@ int inputs_collect(struct inputs_ctx *c, const char *base, const char *const *gl
 /* 0, or -1 after one message naming the file that could not be read. */
 int inputs_hash(struct inputs_ctx *c, struct inputs *in);
 /* The hash of one root-relative file through the stat cache: 1, 0 when it
- * does not exist, -1 after a message when it cannot be read. */
-int inputs_hash_file(struct inputs_ctx *c, const char *path, uint8_t hash[16]);
+ * does not exist, -1 after a message when it cannot be read. *st (when not
+ * NULL) gets the stat it went by on 1. */
+int inputs_hash_file(struct inputs_ctx *c, const char *path, uint8_t hash[16], struct stat *st);
 void inputs_free(struct inputs *in);
 
 #endif

@@ -332,10 +332,10 @@ static int fingerprint(struct keyer *k, uint8_t out[16])
 	uint64_t n = 0;
 	size_t linked = k->in.linked;
 	for (size_t i = 0; i < WSROOT_NFINGERPRINT; i++) {
-		int r = inputs_hash_file(&k->in, wsroot_fingerprint[i], h[i]);
+		int r = inputs_hash_file(&k->in, wsroot_fingerprint[i], h[i], &k->fp_st[i]);
 		if (r < 0)
 			return -1;
-		present[i] = r == 1;
+		present[i] = k->fp_present[i] = r == 1;
 		n += present[i];
 	}
 	k->fp_linked = k->in.linked > linked;
@@ -553,10 +553,19 @@ static int key_exec(struct keyer *k, XXH3_state_t *s, const cJSON *rec, const ch
 
 	uint8_t ph[16], fp[16];
 	char *pj = under(dir, "package.json");
-	int got = pj ? inputs_hash_file(&k->in, pj, ph) : 0;
+	struct stat pst;
+	int got = pj ? inputs_hash_file(&k->in, pj, ph, &pst) : 0;
+	if (pj && got >= 0 && k->in.stamp)
+		inputstamp_add(&k->stamp, pj, got == 1 ? &pst : NULL);
 	free(pj);
 	if (got < 0 || fingerprint(k, fp) != 0)
 		goto out;
+	if (k->in.stamp) {
+		const struct stat *lock[WSROOT_NFINGERPRINT];
+		for (size_t i = 0; i < WSROOT_NFINGERPRINT; i++)
+			lock[i] = k->fp_present[i] ? &k->fp_st[i] : NULL;
+		inputstamp_lockfiles(&k->stamp, lock);
+	}
 	put_str(s, "package");
 	put_u64(s, got == 1);
 	if (got == 1)
@@ -650,6 +659,57 @@ static bool is_final(struct keyer *k, const struct task *t, const cJSON *rec, co
 	return final;
 }
 
+/* The key message of t into t->key (and what it folded into ex, when
+ * given; the stamp into k->stamp for an exec task). 0, or -1 after a
+ * message. */
+static int fold(struct keyer *k, struct task *t, const cJSON *rec, const char *kind,
+	const char *ndir, const char **folds, size_t nf, const char *where, cJSON *ex)
+{
+	bool group = strcmp(kind, "group") == 0;
+	int rc = -1;
+	XXH3_state_t *s = XXH3_createState();
+	XXH3_128bits_reset(s);
+	put_str(s, KEY_FORMAT);
+	put_str(s, kind);
+	if (group) {
+		put_str(s, "id");
+		put_str(s, t->id);
+	} else {
+		/* what the key went by, for a check after the task ran */
+		if (k->stamps) {
+			inputstamp_begin(&k->stamp, ndir, statcache_now());
+			k->in.stamp = &k->stamp;
+		}
+		int e = key_exec(k, s, rec, ndir, where, ex);
+		k->in.stamp = NULL;
+		if (e != 0)
+			goto out;
+	}
+	put_str(s, "deps");
+	put_u64(s, nf);
+	cJSON *exd = ex ? cJSON_AddObjectToObject(ex, "deps") : NULL;
+	for (size_t i = 0; i < nf; i++) {
+		const struct task *u = strmap_get(&k->tasks, folds[i]);
+		if (!u || u == t) {
+			err_warn("%s: %s folds '%s', which no earlier record keyed (dependencies come first)",
+				where, t->id, folds[i]);
+			goto out;
+		}
+		put_str(s, folds[i]);
+		put_str(s, u->has_key ? u->key : "");
+		if (exd)
+			cJSON_AddItemToObject(exd, folds[i],
+				u->has_key ? cJSON_CreateString(u->key) : cJSON_CreateNull());
+	}
+	uint8_t h[16];
+	digest16(s, h);
+	hex(h, t->key);
+	rc = 0;
+out:
+	XXH3_freeState(s);
+	return rc;
+}
+
 int key_task(struct keyer *k, cJSON *rec, bool explain, const char *where)
 {
 	const char *id = jstr(rec, "id"), *kind = jstr(rec, "kind"), *dir = jstr(rec, "dir");
@@ -676,7 +736,6 @@ int key_task(struct keyer *k, cJSON *rec, bool explain, const char *where)
 	const char **folds = NULL, **deps = NULL;
 	size_t nf = 0, nd = 0;
 	cJSON *ex = NULL;
-	XXH3_state_t *s = NULL;
 	int rc = -1;
 	if (cache && !cJSON_IsNull(cache) && !cJSON_IsObject(cache)) {
 		err_warn("%s: invalid record: \"cache\" must be an object or null", where);
@@ -707,6 +766,7 @@ int key_task(struct keyer *k, cJSON *rec, bool explain, const char *where)
 	cJSON_DeleteItemFromObjectCaseSensitive(rec, "final");
 	cJSON_DeleteItemFromObjectCaseSensitive(rec, "explain");
 	cJSON_DeleteItemFromObjectCaseSensitive(rec, "linked");
+	cJSON_DeleteItemFromObjectCaseSensitive(rec, "stamp");
 	size_t linked = k->in.linked;
 	if (persistent) {
 		cJSON_AddNullToObject(rec, "key");
@@ -715,38 +775,23 @@ int key_task(struct keyer *k, cJSON *rec, bool explain, const char *where)
 		goto out;
 	}
 
-	s = XXH3_createState();
-	XXH3_128bits_reset(s);
-	put_str(s, KEY_FORMAT);
-	put_str(s, kind);
-	ex = explain ? cJSON_CreateObject() : NULL;
-	if (group) {
-		put_str(s, "id");
-		put_str(s, id);
-	} else if (key_exec(k, s, rec, ndir, where, ex) != 0) {
-		goto out;
-	}
+	/* the caller holds the explain of the key it names (vx run's index):
+	 * none is made unless the key turns out another; then it is folded
+	 * again, with one (each count of VX_KEY_STATS once) */
+	const char *known = explain ? jstr(rec, "explainedKey") : NULL;
 	if (nf > 1)
 		qsort(folds, nf, sizeof(*folds), cmp_str);
-	put_str(s, "deps");
-	put_u64(s, nf);
-	cJSON *exd = ex ? cJSON_AddObjectToObject(ex, "deps") : NULL;
-	for (size_t i = 0; i < nf; i++) {
-		const struct task *u = strmap_get(&k->tasks, folds[i]);
-		if (!u || u == t) {
-			err_warn("%s: %s folds '%s', which no earlier record keyed (dependencies come first)",
-				where, id, folds[i]);
+	ex = explain && !known ? cJSON_CreateObject() : NULL;
+	if (fold(k, t, rec, kind, ndir, folds, nf, where, ex) != 0)
+		goto out;
+	if (known && strcmp(known, t->key) != 0) {
+		size_t hashed = k->in.hashed, cached = k->in.cached;
+		ex = cJSON_CreateObject();
+		if (fold(k, t, rec, kind, ndir, folds, nf, where, ex) != 0)
 			goto out;
-		}
-		put_str(s, folds[i]);
-		put_str(s, u->has_key ? u->key : "");
-		if (exd)
-			cJSON_AddItemToObject(exd, folds[i],
-				u->has_key ? cJSON_CreateString(u->key) : cJSON_CreateNull());
+		k->in.hashed = hashed;
+		k->in.cached = cached;
 	}
-	uint8_t h[16];
-	digest16(s, h);
-	hex(h, t->key);
 	t->has_key = true;
 	t->final = k->live || is_final(k, t, rec, kind, ndir, folds, nf);
 	cJSON_AddStringToObject(rec, "key", t->key);
@@ -759,10 +804,10 @@ int key_task(struct keyer *k, cJSON *rec, bool explain, const char *where)
 		cJSON_AddItemToObject(rec, "explain", ex);
 		ex = NULL;
 	}
+	if (!group && k->stamps)
+		cJSON_AddItemToObject(rec, "stamp", inputstamp_take(&k->stamp));
 	rc = 0;
 out:
-	if (s)
-		XXH3_freeState(s);
 	cJSON_Delete(ex);
 	free(folds);
 	free(deps);
@@ -801,6 +846,7 @@ void key_free(struct keyer *k)
 		free((char *)k->in.skip_dirs[i]);
 	free((void *)k->in.skip_dirs);
 	statcache_free(k->in.sc);
+	inputstamp_free(&k->stamp);
 	ignore_free(k->in.ig);
 	free((char *)k->in.root);
 	free(k->graph);

@@ -45,6 +45,7 @@
 #include <cjson/cJSON.h>
 
 #include "inputs.h"
+#include "wsroot.h"
 #include "strmap.h"
 
 struct keyer {
@@ -54,9 +55,13 @@ struct keyer {
 	char *graph;           /* the graph record for vx-sandbox (runtime.h) */
 	struct strmap warned;  /* "id\nglob": unmatched workspaceFiles said once */
 	bool live;             /* inputs may change between records */
+	bool stamps;           /* add each exec task's "stamp" (--stamp, --live) */
 	bool have_fp;
 	bool fp_linked;        /* a root lockfile has more than one hard link */
 	unsigned char fp[16]; /* the workspace fingerprint, once per batch */
+	struct stat fp_st[WSROOT_NFINGERPRINT]; /* the root lockfiles it went by */
+	bool fp_present[WSROOT_NFINGERPRINT];
+	struct inputstamp stamp; /* the task being keyed's (inputstamp.h) */
 	unsigned mark;        /* walk stamp for the final rule */
 	struct statcache *early; /* key_prepare's, until key_init */
 	char *early_root;

@@ -1,7 +1,9 @@
 /* vx-key: add each task's key to vx-graph's records (docs/protocol.md).
  * Reads records on stdin, writes each back with "key" and "final" (and
- * "explain" with --explain) as soon as it is read: the driver keys a task
- * only when it is ready (--live) and waits for the answer line. */
+ * "explain" with --explain, "stamp" with --stamp) as soon as it is read. --live (the
+ * driver's co-process, which keys a task only when it is ready and waits
+ * for the answer line) answers each task record with only what it added,
+ * once, and echoes nothing else. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,7 +22,7 @@
 #define SAVE_EVERY 2
 
 static const char usage[] =
-	"usage: vx-key [--root DIR] [--explain] [--live] < RECORDS\n"
+	"usage: vx-key [--root DIR] [--explain] [--stamp] [--live] < RECORDS\n"
 	"\n"
 	"Read vx-graph's records and write each one back, a task record with its\n"
 	"cache key (\"key\", XXH3-128 hex; null for a persistent task) and whether it\n"
@@ -28,8 +30,12 @@ static const char usage[] =
 	"\n"
 	"  --root DIR   the workspace root (default: the graph record's root)\n"
 	"  --explain    add \"explain\": every input the key folded, for vx why\n"
+	"  --stamp      add \"stamp\": the stats of what the key folded, so that\n"
+	"               vx-cache save can tell no input moved while the task ran\n"
 	"  --live       the caller sends each task when it is ready to run, after\n"
-	"               its dependencies ran: every key is final; a record\n"
+	"               its dependencies ran: every key is final and stamped;\n"
+	"               each task is answered with its id and what vx-key added,\n"
+	"               and no other record is written back; a record\n"
 	"               {\"type\":\"rescan\"} (no answer) says tasks ran since\n"
 	"               the last one: the root lockfiles are read again\n"
 	"  -h, --help   this text\n"
@@ -78,16 +84,17 @@ static void save(struct keyer *k)
 int main(int argc, char **argv)
 {
 	heap_reserve(16);
-	enum { ROOT = 1, EXPLAIN, LIVE, HELP };
+	enum { ROOT = 1, EXPLAIN, STAMP, LIVE, HELP };
 	static const struct opt_spec specs[] = {
 		{"root", 0, OPT_VALUE, ROOT},
 		{"explain", 0, OPT_FLAG, EXPLAIN},
+		{"stamp", 0, OPT_FLAG, STAMP},
 		{"live", 0, OPT_FLAG, LIVE},
 		{"help", 'h', OPT_FLAG, HELP},
 		{NULL, 0, 0, 0},
 	};
 	const char *root = NULL;
-	bool explain = false, live = false;
+	bool explain = false, live = false, stamps = false;
 	int c;
 	err_init(argv[0]);
 	struct opt_iter o;
@@ -99,6 +106,9 @@ int main(int argc, char **argv)
 			break;
 		case EXPLAIN:
 			explain = true;
+			break;
+		case STAMP:
+			stamps = true;
 			break;
 		case LIVE:
 			live = true;
@@ -135,8 +145,19 @@ int main(int argc, char **argv)
 	jsonl_reader_init(&r, stdin, "<stdin>");
 	cJSON *rec;
 	int got;
-	/* one record in, one out: never read ahead (the driver waits) */
-	while ((got = jsonl_read(&r, &rec)) != 0) {
+	/* one record in, one out: never read ahead (the driver waits); live,
+	 * the answers to what came in one write go back in one, flushed
+	 * before vx-key would wait for more */
+	if (live) {
+		static char inbuf[65536];
+		setvbuf(stdin, inbuf, _IOFBF, sizeof(inbuf));
+		jsonl_out_batch();
+	}
+	for (;;) {
+		if (live && !jsonl_reader_buffered(&r))
+			jsonl_out_flush();
+		if ((got = jsonl_read(&r, &rec)) == 0)
+			break;
 		if (got < 0) {
 			rc = VX_EXIT_FAIL;
 			break;
@@ -147,6 +168,7 @@ int main(int argc, char **argv)
 		if (type && strcmp(type, "graph") == 0 && !started) {
 			rc = start(&k, root, rec, live, where);
 			started = rc == VX_EXIT_OK;
+			k.stamps = stamps || live; /* the driver saves: it checks them */
 		} else if (type && strcmp(type, "rescan") == 0) {
 			/* answered by nothing: the driver waits for task answers only */
 			if (started)
@@ -170,7 +192,9 @@ int main(int argc, char **argv)
 			cJSON *ans = answer(rec);
 			jsonl_write(ans);
 			cJSON_Delete(ans);
-		} else {
+		} else if (!live) {
+			/* by hand, every record passes through, keyed or not; live,
+			 * only a task's answer comes back */
 			jsonl_write(rec);
 		}
 		cJSON_Delete(rec);

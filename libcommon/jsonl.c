@@ -96,6 +96,7 @@ int jsonl_read(struct jsonl_reader *r, cJSON **out)
 }
 
 static bool out_flush_each;
+static bool out_batch; /* jsonl_out_batch on a pipe */
 
 static void finish_at_die(void)
 {
@@ -111,6 +112,27 @@ void jsonl_out_init(void)
 		out_flush_each = true;
 	else if (isatty(STDOUT_FILENO))
 		out_flush_each = true;
+}
+
+static _Noreturn void write_failed(void);
+
+void jsonl_out_batch(void)
+{
+	out_batch = out_flush_each;
+	out_flush_each = false;
+}
+
+void jsonl_out_flush(void)
+{
+	errno = 0;
+	if (fflush(stdout) != 0)
+		write_failed();
+}
+
+bool jsonl_reader_buffered(const struct jsonl_reader *r)
+{
+	/* glibc's FILE: the bytes read from the fd and not yet taken */
+	return r->f->_IO_read_ptr < r->f->_IO_read_end;
 }
 
 static _Noreturn void write_failed(void)
@@ -160,7 +182,8 @@ void jsonl_write_raw(const char *line, size_t len)
 		write_failed();
 	if (fwrite(line, 1, len, stdout) != len || putc_unlocked('\n', stdout) == EOF)
 		write_failed();
-	if (out_flush_each && fflush(stdout) != 0)
+	if ((out_flush_each || (out_batch && __fpending(stdout) >= JSONL_BATCH)) &&
+		fflush(stdout) != 0)
 		write_failed();
 }
 

@@ -49,6 +49,17 @@ void jsonl_write_raw(const char *line, size_t len);
  * line was kept) and stops. */
 void jsonl_out_keep(void);
 char *jsonl_out_kept(size_t *len);
+/* A stage that answers what it reads (vx-key --live): lines on a pipe are
+ * no longer flushed one by one but by JSONL_BATCH bytes, and the stage
+ * calls jsonl_out_flush before it would wait for input
+ * (jsonl_reader_buffered false): answers to what came in one write go back
+ * in a few writes, the reader busy with the first while the rest are
+ * made, and none waits. */
+#define JSONL_BATCH 4096
+void jsonl_out_batch(void);
+void jsonl_out_flush(void);
+/* Does r hold input already read from its fd (a record may be whole)? */
+bool jsonl_reader_buffered(const struct jsonl_reader *r);
 /* Flush and close stdout: VX_EXIT_OK, or VX_EXIT_FAIL after reporting. */
 int jsonl_out_finish(void);
 

@@ -25,27 +25,38 @@ void stage_attach(struct stage *s, const char *name, pid_t pid, int to, int from
 		s->eof = true;
 }
 
-long stage_send(struct stage *s, const cJSON *rec)
+long stage_queue(struct stage *s, const cJSON *rec)
 {
-	char *text;
-	size_t n, off = 0;
 	if (s->broken || s->to < 0)
 		return -1;
-	text = cJSON_PrintUnformatted(rec);
-	n = strlen(text);
-	text[n] = '\n'; /* replaces the NUL: written by length */
-	while (off <= n) {
-		ssize_t w = write(s->to, text + off, n + 1 - off);
+	char *text = cJSON_PrintUnformatted(rec);
+	size_t n = strlen(text);
+	strbuf_add(&s->out, text, n);
+	strbuf_addch(&s->out, '\n');
+	cJSON_free(text);
+	return (long)n + 1;
+}
+
+int stage_flush(struct stage *s)
+{
+	size_t off = 0;
+	while (!s->broken && off < s->out.len) {
+		ssize_t w = write(s->to, s->out.buf + off, s->out.len - off);
 		if (w < 0 && errno == EINTR)
 			continue;
-		if (w <= 0) {
+		if (w <= 0)
 			s->broken = true;
-			break;
-		}
-		off += (size_t)w;
+		else
+			off += (size_t)w;
 	}
-	cJSON_free(text);
-	return s->broken ? -1 : (long)n + 1;
+	strbuf_reset(&s->out);
+	return s->broken ? -1 : 0;
+}
+
+long stage_send(struct stage *s, const cJSON *rec)
+{
+	long n = stage_queue(s, rec);
+	return n < 0 || stage_flush(s) != 0 ? -1 : n;
 }
 
 int stage_fd(const struct stage *s)
@@ -55,6 +66,13 @@ int stage_fd(const struct stage *s)
 
 int stage_fill(struct stage *s)
 {
+	/* the lines taken go: the unread bytes move to the front once, here,
+	 * not after every line (a 600 KB graph is 1,000 lines) */
+	if (s->at) {
+		memmove(s->in.buf, s->in.buf + s->at, s->in.len - s->at);
+		strbuf_setlen(&s->in, s->in.len - s->at);
+		s->at = 0;
+	}
 	while (!s->eof) {
 		strbuf_grow(&s->in, 65536);
 		ssize_t n = read(s->from, s->in.buf + s->in.len, s->in.alloc - s->in.len - 1);
@@ -84,17 +102,21 @@ static cJSON *parse(struct stage *s, const char *line)
 	return NULL;
 }
 
-/* Take the line of n bytes at the buffer's start (a NUL in place of its
- * newline): 1 with *rec, 0 for a blank one, STAGE_BAD. */
+/* Take the line of n bytes at the unread bytes' start (a NUL in place of
+ * its newline): 1 with *rec, 0 for a blank one, STAGE_BAD. */
 static int take_line(struct stage *s, size_t n, size_t took, cJSON **rec)
 {
 	int got = 0;
-	s->in.buf[n] = '\0';
+	char *line = s->in.buf + s->at;
+	line[n] = '\0';
 	s->line++;
-	if (s->in.buf[strspn(s->in.buf, " \t\r")])
-		got = (*rec = parse(s, s->in.buf)) ? 1 : STAGE_BAD;
-	memmove(s->in.buf, s->in.buf + took, s->in.len - took);
-	strbuf_setlen(&s->in, s->in.len - took);
+	if (line[strspn(line, " \t\r")])
+		got = (*rec = parse(s, line)) ? 1 : STAGE_BAD;
+	s->at += took;
+	if (s->at == s->in.len) {
+		strbuf_reset(&s->in);
+		s->at = 0;
+	}
 	return got;
 }
 
@@ -103,21 +125,22 @@ int stage_next(struct stage *s, cJSON **rec)
 	char *nl;
 	int got;
 	*rec = NULL;
-	while (s->in.len && (nl = memchr(s->in.buf, '\n', s->in.len))) {
-		size_t n = (size_t)(nl - s->in.buf);
+	while (s->in.len > s->at && (nl = memchr(s->in.buf + s->at, '\n', s->in.len - s->at))) {
+		size_t n = (size_t)(nl - (s->in.buf + s->at));
 		if ((got = take_line(s, n, n + 1, rec)))
 			return got;
 	}
-	if (s->in.len > JSONL_MAX_LINE) {
+	if (s->in.len - s->at > JSONL_MAX_LINE) {
 		/* no stage writes a line this long: drop it and end the hop */
 		err_warn("%s:%zu: a line longer than %u bytes", s->name, s->line + 1, JSONL_MAX_LINE);
 		strbuf_reset(&s->in);
+		s->at = 0;
 		s->eof = true;
 		return STAGE_BAD;
 	}
 	/* the last line of a stage that ended without its newline */
-	if (s->eof && s->in.len)
-		return take_line(s, s->in.len, s->in.len, rec);
+	if (s->eof && s->in.len > s->at)
+		return take_line(s, s->in.len - s->at, s->in.len - s->at, rec);
 	return 0;
 }
 
@@ -154,8 +177,10 @@ int stage_wait(struct stage *s, cJSON **rec, int timeout_ms)
 int stage_finish(struct stage *s)
 {
 	int st, code = -1;
-	if (s->to >= 0)
+	if (s->to >= 0) {
+		stage_flush(s);
 		close(s->to);
+	}
 	if (s->from >= 0)
 		close(s->from);
 	if (s->pid > 0) {
@@ -166,6 +191,8 @@ int stage_finish(struct stage *s)
 			code = err_wait_status(st);
 	}
 	strbuf_release(&s->in);
+	s->at = 0;
+	strbuf_release(&s->out);
 	s->to = s->from = -1;
 	s->pid = 0;
 	s->eof = true;

@@ -30,7 +30,9 @@ struct stage {
 	const char *name;  /* in messages (not owned) */
 	pid_t pid;         /* 0: none */
 	int to, from;      /* its stdin (-1: closed) and stdout (-1: none) */
-	struct strbuf in;  /* bytes read, not yet a whole line */
+	struct strbuf in;  /* bytes read; those from at on not taken yet */
+	size_t at;
+	struct strbuf out; /* lines queued, not yet written */
 	size_t line;       /* lines taken so far */
 	bool eof;          /* its stdout ended (or failed) */
 	bool broken;       /* a write to it failed */
@@ -40,8 +42,14 @@ struct stage {
  * -1 (no pipe that way). */
 void stage_attach(struct stage *s, const char *name, pid_t pid, int to, int from);
 /* One record, as one line: the bytes sent (with the newline), or -1 (and
- * s->broken) when it was not taken. */
+ * s->broken) when it was not taken. Lines queued before it go first. */
 long stage_send(struct stage *s, const cJSON *rec);
+/* The same, held until stage_flush (or the next stage_send), so that
+ * several records go down in one write: the bytes queued, or -1. A caller
+ * that waits for answers flushes first. */
+long stage_queue(struct stage *s, const cJSON *rec);
+/* Write every queued line (blocking until the pipe took them): 0 or -1. */
+int stage_flush(struct stage *s);
 /* The fd a poll loop watches for its records, -1 once it ended. */
 int stage_fd(const struct stage *s);
 /* Read what its stdout holds now, without blocking: 0, or -1 at its end. */

@@ -8,7 +8,7 @@
 
 #include "err.h"
 
-const char *const taskreq_key_members[] = {"key", "final", "explain", "linked", NULL};
+const char *const taskreq_key_members[] = {"key", "final", "explain", "linked", "stamp", NULL};
 
 void taskreq_move_key_members(cJSON *to, cJSON *from)
 {

@@ -175,13 +175,20 @@ struct at {
 	struct pathbuf *pb; /* else: pb->s starts with base */
 	size_t baselen;
 	const struct walk_opts *o;
+	/* by path: the directory opened O_PATH at its second file's stat (the
+	 * first may be its only one: the listing cache's stat hook answers
+	 * most), so that each stat resolves one name, not the whole path
+	 * again (-1: not yet; -2: the open failed, stat by path) */
+	int statfd;
+	unsigned nstat;
+	const char *rel;
 };
 
 static int walk_fd(int dirfd, const char *rel, const struct walk_opts *o, walk_fn fn);
 static int walk_cached(struct pathbuf *pb, size_t baselen, const char *rel,
 	const struct walk_opts *o, walk_fn fn);
 
-static int lstat_at(const struct at *at, const char *nm, const char *child, struct stat *st)
+static int lstat_at(struct at *at, const char *nm, const char *child, struct stat *st)
 {
 	if (at->dirfd >= 0)
 		return fstatat(at->dirfd, nm, st, AT_SYMLINK_NOFOLLOW);
@@ -190,13 +197,22 @@ static int lstat_at(const struct at *at, const char *nm, const char *child, stru
 		if (r != 1)
 			return r;
 	}
+	if (at->statfd == -1 && at->nstat++ > 0) {
+		pb_set(at->pb, at->baselen, at->rel);
+		/* base itself may be a symlink, as walk_cached stat()s it */
+		at->statfd = open(at->pb->s, O_PATH | O_DIRECTORY | O_CLOEXEC | (*at->rel ? O_NOFOLLOW : 0));
+		if (at->statfd < 0)
+			at->statfd = -2;
+	}
+	if (at->statfd >= 0)
+		return fstatat(at->statfd, nm, st, AT_SYMLINK_NOFOLLOW);
 	pb_set(at->pb, at->baselen, child);
 	return fstatat(AT_FDCWD, at->pb->s, st, AT_SYMLINK_NOFOLLOW);
 }
 
 /* Visit a directory's listed entries: files by the globs, directories by
  * recursion. Frees e. */
-static int visit(const struct at *at, const char *rel, struct entries *e,
+static int visit(struct at *at, const char *rel, struct entries *e,
 	const struct walk_opts *o, walk_fn fn)
 {
 	if (o->enter)
@@ -248,6 +264,9 @@ static int visit(const struct at *at, const char *rel, struct entries *e,
 	free(child);
 	free(e->names);
 	free(e->v);
+	if (at->statfd >= 0)
+		close(at->statfd);
+	at->statfd = -1;
 	return rc;
 }
 
@@ -255,7 +274,7 @@ static int walk_fd(int dirfd, const char *rel, const struct walk_opts *o, walk_f
 {
 	struct entries e = {0};
 	list_dir(dirfd, &e);
-	struct at at = {.dirfd = dirfd, .o = o};
+	struct at at = {.dirfd = dirfd, .o = o, .statfd = -1, .rel = rel};
 	int rc = visit(&at, rel, &e, o, fn);
 	close(dirfd);
 	return rc;
@@ -283,7 +302,7 @@ static int walk_cached(struct pathbuf *pb, size_t baselen, const char *rel,
 		errno = saved;
 		return *rel ? 0 : -1;
 	}
-	struct at at = {.dirfd = -1, .pb = pb, .baselen = baselen, .o = o};
+	struct at at = {.dirfd = -1, .pb = pb, .baselen = baselen, .o = o, .statfd = -1, .rel = rel};
 	return visit(&at, rel, &e, o, fn);
 }
 

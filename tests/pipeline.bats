@@ -82,6 +82,82 @@ doc_cmd() {
 	assert_equal "$(tail -n 1 "$WS/trace.jsonl")" '{"trace":"exit","status":0}'
 }
 
+@test "docs/pipeline.md: a cached run by hand misses, saves, then hits with its outputs restored, as vx run does" {
+	local pipe='vx-graph @ex/util#build | vx-key --stamp | vx-cache lookup > request.jsonl || vx-sandbox --request request.jsonl --trace - 2> log.txt | vx-report | vx-cache save --request request.jsonl --log log.txt'
+	# the stamp trusts no stat changed in the tick the keying began: the
+	# copy setup made is older than that
+	sleep 0.05
+	doc_cmd "$pipe"
+	assert_success
+	assert_line --partial '"type":"verdict","v":1,"id":"@ex/util#build","fail":false'
+	assert_line --regexp '^\{"type":"saved","id":"@ex/util#build","key":"[0-9a-f]{32}"\}$'
+	assert_equal "$(grep -c '"hit":false' "$WS/request.jsonl")" 1
+	assert_equal "$(cat "$WS/log.txt")" "built util"
+	cmp "$WS/packages/util/src/greet.sh" "$WS/packages/util/dist/greet.sh"
+	# again, its outputs gone: a hit restores them and replays the log;
+	# nothing runs, nothing is saved
+	rm -rf "$WS/packages/util/dist" "$WS/log.txt"
+	doc_cmd "$pipe"
+	assert_success
+	assert_output ""
+	assert_equal "$(grep -c '"hit":true' "$WS/request.jsonl")" 1
+	[[ "$stderr" == *"built util"* ]] || fail "the hit's log is not on stderr: $stderr"
+	assert_file_not_exists "$WS/log.txt"
+	cmp "$WS/packages/util/src/greet.sh" "$WS/packages/util/dist/greet.sh"
+	# the same entry vx run uses
+	cd "$WS"
+	run -0 vx run @ex/util#build
+	assert_line --regexp '^hit  @ex/util#build '
+	# and what vx run saves, a lookup by hand restores
+	echo 'echo v2' >> packages/util/src/greet.sh
+	run -0 vx run @ex/util#build
+	assert_line --regexp '^miss @ex/util#build '
+	rm -rf packages/util/dist
+	doc_cmd "$pipe"
+	assert_success
+	assert_equal "$(grep -c '"hit":true' request.jsonl)" 1
+	cmp packages/util/src/greet.sh packages/util/dist/greet.sh
+	# a stream of several tasks: each marked, exit 1 while one is left to run
+	run --separate-stderr bash -o pipefail -c 'vx-graph build | vx-key --stamp | vx-cache lookup'
+	assert_equal "$status" 1
+	assert_line --index 0 --partial '"type":"graph"'
+	assert_line --regexp '^\{"type":"task","id":"@ex/util#build",.*"hit":true\}$'
+	assert_line --regexp '^\{"type":"task","id":"@ex/app#build",.*"hit":false\}$'
+	[[ "$stderr" == *"@ex/app#build: a miss"* ]] || fail "no line for the miss: $stderr"
+}
+
+@test "vx-cache save refuses a failed verdict, a moved input and a record vx-key never saw" {
+	cd "$WS"
+	sleep 0.05 # older than the keying's tick: the stamp vouches (see above)
+	vx-graph @ex/util#build | vx-key --stamp > request.jsonl
+	local pass='{"type":"verdict","id":"@ex/util#build","fail":false}' key
+	key=$(sed -n 's/.*"key":"\([0-9a-f]*\)".*/\1/p' request.jsonl)
+	mkdir -p packages/util/dist
+	cp packages/util/src/greet.sh packages/util/dist/
+	run -1 vx-cache save --request request.jsonl <<<'{"type":"verdict","id":"@ex/util#build","fail":true}'
+	assert_output --partial "@ex/util#build: the verdict failed it; result not saved"
+	# an input edited after it was keyed: that result belongs to no key
+	echo 'echo edited' >> packages/util/src/greet.sh
+	run -1 vx-cache save --request request.jsonl <<<"$pass"
+	assert_output --partial "@ex/util#build: inputs changed while the task ran (a stat in its stamp moved); result not saved"
+	run -1 vx-cache get "$key" --dir .vx/cache
+	# a root lockfile is in every stamp, a file outside the project too
+	sleep 0.05
+	vx-graph @ex/util#build | vx-key --stamp > request.jsonl
+	echo '{}' > package-lock.json
+	run -1 vx-cache save --request request.jsonl <<<"$pass"
+	assert_output --partial "inputs changed while the task ran (a stat in its stamp moved)"
+	# keys taken without --stamp: nothing vouches for the inputs
+	vx-graph @ex/util#build | vx-key > request.jsonl
+	run -1 vx-cache save --request request.jsonl <<<"$pass"
+	assert_output --partial "(no stamp vouches for them); result not saved; fix: run it again from vx-key --stamp"
+	run -1 vx-cache get "$key" --dir .vx/cache
+	# no key: the records did not go through vx-key
+	run -1 bash -c 'vx-graph @ex/util#build | vx-cache lookup'
+	assert_output --partial "task '@ex/util#build' has no \"key\""
+	run -2 vx-cache lookup --outputs 'dist/**'
+}
+
 @test "vx-pick: a task name picks it in every project; an unknown task is one line and exit 1" {
 	cd "$WS"
 	run -0 bash -o pipefail -c 'vx-graph build | vx-pick build'

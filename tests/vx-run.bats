@@ -469,6 +469,30 @@ many_built() {
 	run -0 vx run @x/other#build
 	assert_output --partial "inputs changed while the task ran (file changed: src/x.txt); result not saved"
 	assert_equal "$(ran)" "other other"
+	# a file beside the inputs, none of them, moves the directory's stat
+	# but not the key: the result is saved, and the next run is a hit
+	put packages/other/vx.json '{ "tasks": { "build": { "exec": { "command": "echo other >> ../../ran.log; date +%N > src/x.tmp" }, "cache": { "inputs": { "files": ["src/*.txt"] } } } } }'
+	run -0 vx run @x/other#build
+	refute_output --partial "inputs changed"
+	run -0 vx run @x/other#build
+	assert_line --regexp '^hit  @x/other#build '
+}
+
+@test "a task that ran is keyed once: its stamp vouches for its inputs at the save" {
+	# vx-key, by hand, looks at the task's inputs once
+	local once
+	once=$(vx-graph @x/other#build | VX_KEY_STATS=1 vx-key 2>&1 >/dev/null |
+		sed -n 's/^vx-key: hashed \([0-9]*\) files, \([0-9]*\) from the stat cache$/\1 + \2/p')
+	once=$((once))
+	[ "$once" -gt 0 ]
+	run -0 vx run @x/other#build
+	# ran again: no input moved while it ran, so vx run asks vx-key once,
+	# not again after the run
+	VX_KEY_STATS=1 run -0 vx run @x/other#build --force
+	assert_line --regexp '^miss @x/other#build '
+	assert_line "vx-key: hashed 0 files, $once from the stat cache"
+	run -0 vx run @x/other#build
+	assert_line --regexp '^hit  @x/other#build '
 }
 
 @test "a task's line reaches a file as the task finishes, not when the run ends" {

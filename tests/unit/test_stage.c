@@ -62,6 +62,20 @@ int main(void)
 	CHECK(stage_wait(&s, &rec, 5000) == -1 && stage_fd(&s) == -1);
 	CHECK(stage_finish(&s) == 3);
 
+	/* queued records wait for the flush, and go down in order with a
+	 * stage_send after them */
+	pid = start("read a; read b; read c; echo \"{\\\"n\\\":[$a,$b,$c]}\"", &to, &from);
+	stage_attach(&s, "queued", pid, to, from);
+	CHECK(stage_queue(&s, hi) == (long)strlen("{\"type\":\"hi\"}\n"));
+	CHECK(stage_queue(&s, hi) > 0);
+	CHECK(s.out.len == 2 * strlen("{\"type\":\"hi\"}\n"));
+	CHECK(stage_wait(&s, &rec, 50) == 0); /* nothing was written yet */
+	CHECK(stage_send(&s, hi) > 0 && s.out.len == 0);
+	CHECK(stage_wait(&s, &rec, 5000) == 1 && cJSON_GetArraySize(cJSON_GetObjectItem(rec, "n")) == 3);
+	cJSON_Delete(rec);
+	CHECK(stage_queue(&s, hi) > 0); /* left queued: stage_finish flushes it */
+	CHECK(stage_finish(&s) == 0);
+
 	/* a stage that is gone: the send fails, never a SIGPIPE */
 	pid = start("exec 0<&-; exit 0", &to, &from);
 	stage_attach(&s, "gone", pid, to, from);
