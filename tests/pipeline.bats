@@ -186,3 +186,16 @@ doc_cmd() {
 	run ls packages/app/dist
 	refute_output --partial version
 }
+
+@test "vx-pick: the graph record counts the tasks kept, so one task picked from a larger graph runs" {
+	cd "$WS"
+	run -0 bash -o pipefail -c 'vx-graph build | vx-pick build'
+	assert_line --index 0 --partial '"tasks":2,'
+	# one of build's two tasks: the request vx-sandbox's fix line names
+	run --separate-stderr bash -o pipefail -c \
+		'vx-graph build | vx-key | vx-pick @ex/util#build | vx-sandbox --request - --trace - | vx-report'
+	assert_equal "$status" 0
+	assert_line --partial '"type":"verdict","v":1,"id":"@ex/util#build","fail":false'
+	[ -f packages/util/dist/greet.sh ] || fail "the picked task did not run"
+	[ ! -e packages/app/dist ] || fail "a task not picked ran"
+}
