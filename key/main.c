@@ -1,216 +1,68 @@
 /* vx-key: add each task's key to vx-graph's records (docs/protocol.md).
- * Reads records on stdin, writes each back with "key" and "final" (and
- * "explain" with --explain, "stamp" with --stamp) as soon as it is read. --live (the
- * driver's co-process, which keys a task only when it is ready and waits
- * for the answer line) answers each task record with only what it added,
- * once, and echoes nothing else. */
-#include <errno.h>
+ * Options and wiring; stream.h reads and writes the records. */
 #include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <sys/stat.h>
-#include <time.h>
 
-#include "heap.h"
 #include "err.h"
+#include "heap.h"
 #include "jsonl.h"
-#include "key.h"
 #include "opt.h"
-#include "taskreq.h"
+#include "stream.h"
 
-/* --live: seconds between saves of the stat cache while records come */
-#define SAVE_EVERY 2
-
-static const char usage[] =
+static const char head[] =
 	"usage: vx-key [--root DIR] [--explain] [--stamp] [--live] < RECORDS\n"
 	"\n"
 	"Read vx-graph's records and write each one back, a task record with its\n"
 	"cache key (\"key\", XXH3-128 hex; null for a persistent task) and whether it\n"
 	"is final (no upstream task may still write its inputs, R-9a).\n"
-	"\n"
-	"  --root DIR   the workspace root (default: the graph record's root)\n"
-	"  --explain    add \"explain\": every input the key folded, for vx why\n"
-	"  --stamp      add \"stamp\": the stats of what the key folded, so that\n"
-	"               vx-cache save can tell no input moved while the task ran\n"
-	"  --live       the caller sends each task when it is ready to run, after\n"
-	"               its dependencies ran: every key is final and stamped;\n"
-	"               each task is answered with its id and what vx-key added,\n"
-	"               and no other record is written back; a record\n"
-	"               {\"type\":\"rescan\"} (no answer) says tasks ran since\n"
-	"               the last one: the root lockfiles are read again\n"
-	"  -h, --help   this text\n"
+	"\n";
+static const char tail[] =
 	"\n"
 	"Exit status: 0 success, 1 failure (bad input, unreadable file, a write),\n"
 	"2 usage.\n";
 
-/* A --live task's answer: its id and the members vx-key added, moved out
- * of rec. */
-static cJSON *answer(cJSON *rec)
-{
-	cJSON *ans = cJSON_CreateObject();
-	cJSON_AddStringToObject(ans, "type", "task");
-	cJSON_AddItemToObject(ans, "id", cJSON_DetachItemFromObjectCaseSensitive(rec, "id"));
-	taskreq_move_key_members(ans, rec);
-	return ans;
-}
-
-/* The graph record: the root, the nested projects. */
-static int start(struct keyer *k, const char *root, const cJSON *rec, bool live, const char *where)
-{
-	if (!root)
-		root = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(rec, "root"));
-	if (!root) {
-		err_warn("%s: invalid record: the graph record names no \"root\" (or pass --root)", where);
-		return VX_EXIT_FAIL;
-	}
-	struct stat st;
-	int e = stat(root, &st) != 0 ? errno : !S_ISDIR(st.st_mode) ? ENOTDIR : 0;
-	if (e) {
-		errno = e;
-		err_warn_errno("unable to open the workspace root '%s'", root);
-		return VX_EXIT_FAIL;
-	}
-	key_init(k, root, rec, live);
-	return VX_EXIT_OK;
-}
-
-/* The stat cache is only speed: a failure to save it is a warning. */
-static void save(struct keyer *k)
-{
-	if (statcache_save(k->in.sc) != 0)
-		err_warn_errno("unable to save the stat cache in '%s/.vx'", k->in.root);
-}
+enum { ROOT = 1, EXPLAIN, STAMP, LIVE, HELP };
+static const struct opt_spec specs[] = {
+	{"root", 0, OPT_VALUE, ROOT, "DIR", "the workspace root (default: the graph record's root)"},
+	{"explain", 0, OPT_FLAG, EXPLAIN, NULL, "add \"explain\": every input the key folded, for vx why"},
+	{"stamp", 0, OPT_FLAG, STAMP, NULL, "add \"stamp\": the stats of what the key folded, so that\n"
+		"vx-cache save can tell no input moved while the task ran"},
+	{"live", 0, OPT_FLAG, LIVE, NULL, "the caller sends each task when it is ready to run, after\n"
+		"its dependencies ran: every key is final and stamped;\n"
+		"each task is answered with its id and what vx-key added,\n"
+		"and no other record is written back; a record\n"
+		"{\"type\":\"rescan\"} (no answer) says tasks ran since\n"
+		"the last one: the root lockfiles are read again"},
+	{"help", 'h', OPT_FLAG, HELP, NULL, "this text"},
+	{NULL, 0, 0, 0, NULL, NULL},
+};
 
 int main(int argc, char **argv)
 {
 	heap_reserve(16);
-	enum { ROOT = 1, EXPLAIN, STAMP, LIVE, HELP };
-	static const struct opt_spec specs[] = {
-		{"root", 0, OPT_VALUE, ROOT},
-		{"explain", 0, OPT_FLAG, EXPLAIN},
-		{"stamp", 0, OPT_FLAG, STAMP},
-		{"live", 0, OPT_FLAG, LIVE},
-		{"help", 'h', OPT_FLAG, HELP},
-		{NULL, 0, 0, 0},
-	};
-	const char *root = NULL;
-	bool explain = false, live = false, stamps = false;
+	struct key_stream_opts ko = {0};
 	int c;
 	err_init(argv[0]);
 	struct opt_iter o;
 	opt_init(&o, argc, argv, specs);
 	while ((c = opt_next(&o)) != OPT_END) {
 		switch (c) {
-		case ROOT:
-			root = o.value;
-			break;
-		case EXPLAIN:
-			explain = true;
-			break;
-		case STAMP:
-			stamps = true;
-			break;
-		case LIVE:
-			live = true;
-			break;
-		case HELP:
-			opt_free(&o);
-			fputs(usage, stdout);
-			return jsonl_out_finish();
-		default:
-			opt_free(&o);
-			fputs(usage, stderr);
-			return VX_EXIT_USAGE;
+		case ROOT: ko.root = o.value; break;
+		case EXPLAIN: ko.explain = true; break;
+		case STAMP: ko.stamps = true; break;
+		case LIVE: ko.live = true; break;
+		case HELP: opt_free(&o); return opt_help(head, specs, tail);
+		default: opt_free(&o); opt_usage(stderr, head, specs, tail); return VX_EXIT_USAGE;
 		}
 	}
 	int extra = o.noperands;
 	opt_free(&o);
 	if (extra) {
 		err_warn("no operands: the records come on stdin");
-		fputs(usage, stderr);
+		opt_usage(stderr, head, specs, tail);
 		return VX_EXIT_USAGE;
 	}
 	jsonl_out_init();
-
-	static struct keyer k;
-	bool started = false;
-	/* the stat cache loads while the graph record is on its way */
-	char *guess = root ? NULL : key_guess_root();
-	if (root || guess)
-		key_prepare(&k, root ? root : guess, live);
-	free(guess);
-	int rc = VX_EXIT_OK;
-	time_t saved = time(NULL);
-	struct jsonl_reader r;
-	jsonl_reader_init(&r, stdin, "<stdin>");
-	cJSON *rec;
-	int got;
-	/* one record in, one out: never read ahead (the driver waits); live,
-	 * the answers to what came in one write go back in one, flushed
-	 * before vx-key would wait for more */
-	if (live) {
-		static char inbuf[65536];
-		setvbuf(stdin, inbuf, _IOFBF, sizeof(inbuf));
-		jsonl_out_batch();
-	}
-	for (;;) {
-		if (live && !jsonl_reader_buffered(&r))
-			jsonl_out_flush();
-		if ((got = jsonl_read(&r, &rec)) == 0)
-			break;
-		if (got < 0) {
-			rc = VX_EXIT_FAIL;
-			break;
-		}
-		char where[64];
-		snprintf(where, sizeof(where), "<stdin>:%zu", r.line);
-		const char *type = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(rec, "type"));
-		if (type && strcmp(type, "graph") == 0 && !started) {
-			rc = start(&k, root, rec, live, where);
-			started = rc == VX_EXIT_OK;
-			k.stamps = stamps || live; /* the driver saves: it checks them */
-		} else if (type && strcmp(type, "rescan") == 0) {
-			/* answered by nothing: the driver waits for task answers only */
-			if (started)
-				key_rescan(&k);
-			cJSON_Delete(rec);
-			continue;
-		} else if (type && strcmp(type, "task") == 0) {
-			if (!started) {
-				err_warn("%s: a task record before the graph record", where);
-				rc = VX_EXIT_FAIL;
-			} else if (key_task(&k, rec, explain, where) != 0) {
-				rc = VX_EXIT_FAIL;
-			}
-		}
-		if (rc != VX_EXIT_OK) {
-			cJSON_Delete(rec);
-			break;
-		}
-		if (live && type && strcmp(type, "task") == 0) {
-			/* the driver holds the record: only what was added goes back */
-			cJSON *ans = answer(rec);
-			jsonl_write(ans);
-			cJSON_Delete(ans);
-		} else if (!live) {
-			/* by hand, every record passes through, keyed or not; live,
-			 * only a task's answer comes back */
-			jsonl_write(rec);
-		}
-		cJSON_Delete(rec);
-		/* a long --live session keeps its hashes even if it is killed */
-		if (live && statcache_dirty(k.in.sc) && time(NULL) - saved >= SAVE_EVERY) {
-			save(&k);
-			saved = time(NULL);
-		}
-	}
-	jsonl_reader_free(&r);
-	if (started) {
-		save(&k);
-		if (getenv("VX_KEY_STATS"))
-			err_warn("hashed %zu files, %zu from the stat cache", k.in.hashed, k.in.cached);
-	}
-	key_free(&k); /* also a key_prepare'd stat cache no graph record took */
+	int rc = key_stream(&ko);
 	int out = jsonl_out_finish();
 	return rc ? rc : out;
 }
