@@ -54,7 +54,7 @@ PRUNE_OBJ  := $(patsubst %.c,$(BUILD)/%.o,$(wildcard prune/*.c)) $(BUILD)/graph/
               $(BUILD)/graph/gcache.o $(BUILD)/graph/diag.o
 # the cache module is linked into the driver (which restores and saves) and
 # into vx-cache (the same operations by hand)
-CACHE_LIB  := $(patsubst %.c,$(BUILD)/%.o,$(filter-out cache/main.c,$(wildcard cache/*.c)))
+CACHE_LIB  := $(patsubst %.c,$(BUILD)/%.o,$(filter-out cache/main.c cache/verbs.c,$(wildcard cache/*.c)))
 DRIVER_OBJ := $(patsubst %.c,$(BUILD)/%.o,$(wildcard bin/*.c))
 UNIT_SRC   := $(wildcard tests/unit/test_*.c)
 UNIT_BIN   := $(patsubst tests/unit/%.c,$(BUILD)/unit/%,$(UNIT_SRC))
@@ -158,7 +158,7 @@ $(BINDIR)/vx-prune: $(PRUNE_OBJ) $(BUILD)/libcommon.a
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
-$(BINDIR)/vx-cache: $(BUILD)/cache/main.o $(CACHE_LIB) $(BUILD)/libcommon.a
+$(BINDIR)/vx-cache: $(BUILD)/cache/main.o $(BUILD)/cache/verbs.o $(CACHE_LIB) $(BUILD)/libcommon.a
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS) $(CACHE_LDLIBS)
 

@@ -13,30 +13,33 @@
 #include "setup.h"
 
 static const char head[] =
-	"usage: vx-proxy --request FILE|- [OPTION...]\n"
+	"usage: vx-proxy --request FILE|- [--hosts FILE] [--header-timeout S] [--connect-timeout S] [--idle-timeout S] [--max-conns N]\n"
 	"       vx-proxy --listen-unix PATH|--listen-tcp PORT [--task ID] [--allow ENTRY]... [--deny ENTRY]... [OPTION...]\n"
 	"\n";
 static const char tail[] =
 	"\n"
-	"Exit status: 0 stopped (SIGTERM, SIGINT, SIGHUP, or EOF on the request's\n"
-	"stdin), 1 failure, 2 usage or a bad request.\n";
+	"Exit status: 0 stopped by SIGTERM, SIGINT or SIGHUP, or by EOF on the request's\n"
+	"stdin; 1 failure (a socket, a write); 2 usage or a bad request record.\n";
 
 static const struct opt_spec specs[] = {
-	{"request", 0, OPT_VALUE, 'r', "FILE|-", "the run's request: JSON lines (docs/protocol.md); with -,\n"
-		"read from stdin, and stdin's EOF ends the proxy"},
+	{"request", 0, OPT_VALUE, 'r', "FILE|-", "the run's request, JSON lines (docs/protocol.md,\n"
+		"vx-proxy); with -, read from stdin as it comes (tasks\n"
+		"may be added while it runs), and EOF ends vx-proxy"},
 	{"listen-unix", 0, OPT_VALUE, 'l', "PATH", "by hand: one task, served on a socket bound at PATH"},
-	{"listen-tcp", 0, OPT_VALUE, 'p', "PORT", "by hand: the same on 127.0.0.1:PORT instead (tests and\n"
+	{"listen-tcp", 0, OPT_VALUE, 'p', "PORT", "by hand: the same on 127.0.0.1:PORT (tests and\n"
 		"benchmarks with TCP-only clients; vx run never uses it)"},
-	{"task", 0, OPT_VALUE, 't', "ID", "its name in the records (default: (command line))"},
+	{"task", 0, OPT_VALUE, 't', "ID", "the task's name in the records (default: (command line))"},
 	{"allow", 0, OPT_VALUE, 'a', "ENTRY", "a host it may reach (R-30 syntax); repeatable"},
-	{"deny", 0, OPT_VALUE, 'd', "ENTRY", "a host nobody may reach; repeatable"},
-	{"hosts", 0, OPT_VALUE, 'H', "FILE", "resolve names from FILE alone, /etc/hosts syntax\n"
-		"(tests; default: $VX_PROXY_HOSTS, else the system resolver)"},
-	{"header-timeout", 0, OPT_VALUE, 'T', "S", "seconds for a client to send its request (default 10)"},
-	{"connect-timeout", 0, OPT_VALUE, 'C', "S", "seconds for the lookup and the connect (default 10)"},
-	{"idle-timeout", 0, OPT_VALUE, 'I', "S", "seconds a connection may stay silent (default 300)"},
+	{"deny", 0, OPT_VALUE, 'd', "ENTRY", "a host nobody may reach (also `*`, `*:PORT`); repeatable"},
+	{"hosts", 0, OPT_VALUE, 'H', "FILE", "resolve names from FILE alone, /etc/hosts syntax; a\n"
+		"name it does not list does not resolve (tests;\n"
+		"default: $VX_PROXY_HOSTS when set and not empty, else\n"
+		"the system resolver)"},
+	{"header-timeout", 0, OPT_VALUE, 'T', "S", "seconds for a client to send its whole request (10)"},
+	{"connect-timeout", 0, OPT_VALUE, 'C', "S", "seconds for the lookup and the connect (10)"},
+	{"idle-timeout", 0, OPT_VALUE, 'I', "S", "seconds a connection may stay silent both ways (300)"},
 	{"max-conns", 0, OPT_VALUE, 'M', "N", "connections one task may hold open at once; a request\n"
-		"past it is refused and recorded (default 256)"},
+		"on one more is refused and recorded (256)"},
 	{"help", 'h', OPT_FLAG, 'h', NULL, "this text"},
 	{NULL, 0, 0, 0, NULL, NULL},
 };

@@ -544,3 +544,8 @@ restored_plain() {
 	run -0 vx-cache verify
 	assert_output ''
 }
+
+@test "vx-cache: --help is its option table and agrees with its manual page" {
+	PATH=$VX_BIN_DIR:$PATH
+	assert_help_matches_man vx-cache
+}

@@ -688,3 +688,8 @@ root_links() {
 		rmdir "$WS/packages/ui/src/$n"
 	done
 }
+
+@test "vx-key: --help is its option table and agrees with its manual page" {
+	PATH=$VX_BIN_DIR:$PATH
+	assert_help_matches_man vx-key
+}

@@ -948,3 +948,8 @@ cputicks() {
 	records
 	refute_output --partial '"deny"'
 }
+
+@test "vx-proxy: --help is its option table and agrees with its manual page" {
+	PATH=$VX_BIN_DIR:$PATH
+	assert_help_matches_man vx-proxy
+}
