@@ -10,8 +10,9 @@ load helpers
 setup_file() {
 	rootless_prepare vx-key.bats
 	if [ -n "${ROOTLESS:-}" ]; then
-		mkdir -p "$ROOTLESS/tests/fixtures"
+		mkdir -p "$ROOTLESS/tests/fixtures" "$ROOTLESS/docs/man"
 		cp -a "$BATS_TEST_DIRNAME/fixtures/vx-key" "$ROOTLESS/tests/fixtures/"
+		cp "$BATS_TEST_DIRNAME/../docs/man/vx-key.md" "$ROOTLESS/docs/man/"
 	fi
 }
 
