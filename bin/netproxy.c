@@ -12,6 +12,7 @@
 
 #include "err.h"
 #include "child.h"
+#include "netreq.h"
 #include "proc.h"
 #include "ui.h"
 
@@ -24,22 +25,6 @@ struct np_deny {
 	cJSON *rec;
 	struct np_deny *next;
 };
-
-static const cJSON *path2(const cJSON *o, const char *a, const char *b)
-{
-	return cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(o, a), b);
-}
-
-static const cJSON *grant(const cJSON *task)
-{
-	return path2(cJSON_GetObjectItemCaseSensitive(task, "sandbox"), "allow", "network");
-}
-
-bool netproxy_granted(const cJSON *task)
-{
-	const cJSON *g = grant(task);
-	return cJSON_IsTrue(g) || cJSON_IsArray(g);
-}
 
 static const char *str(const cJSON *o, const char *key)
 {
@@ -122,16 +107,7 @@ static bool start(struct netproxy *np, const cJSON *graph)
 	}
 	stage_attach(&np->st, "vx-proxy", pid, to, from);
 	signal(SIGPIPE, SIG_IGN);
-	const cJSON *net = path2(graph, "sandbox", "network");
-	cJSON *rec = cJSON_CreateObject();
-	cJSON_AddStringToObject(rec, "type", "proxy");
-	cJSON_AddNumberToObject(rec, "v", 1);
-	const cJSON *deny = cJSON_GetObjectItemCaseSensitive(net, "deny");
-	const cJSON *uni = cJSON_GetObjectItemCaseSensitive(net, "allow");
-	cJSON_AddItemToObject(rec, "deny", cJSON_IsArray(deny) ? cJSON_Duplicate(deny, 1)
-							       : cJSON_CreateArray());
-	if (cJSON_IsArray(uni))
-		cJSON_AddItemToObject(rec, "union", cJSON_Duplicate(uni, 1));
+	cJSON *rec = netreq_proxy(graph);
 	bool ok = send_line(np, rec);
 	cJSON_Delete(rec);
 	return ok;
@@ -145,7 +121,7 @@ bool netproxy_start(struct netproxy *np, const cJSON *graph)
 }
 
 char *netproxy_task(struct netproxy *np, const cJSON *graph, const cJSON *task,
-	size_t idx)
+	size_t idx, char **control)
 {
 	const char *id = str(task, "id");
 	if (np->broken || !id)
@@ -153,20 +129,18 @@ char *netproxy_task(struct netproxy *np, const cJSON *graph, const cJSON *task,
 	if (!netproxy_start(np, graph))
 		return NULL;
 	char *path = xasprintf("%s/%zu.sock", np->dir, idx);
-	cJSON *rec = cJSON_CreateObject();
-	cJSON_AddStringToObject(rec, "type", "task");
-	cJSON_AddStringToObject(rec, "task", id);
-	cJSON_AddStringToObject(rec, "socket", path);
-	/* no grant: no "network", and vx-proxy refuses and reports every request */
-	if (netproxy_granted(task))
-		cJSON_AddItemToObject(rec, "network", cJSON_Duplicate(grant(task), 1));
+	char *ctl = control ? xasprintf("%s/%zu.ctl", np->dir, idx) : NULL;
+	cJSON *rec = netreq_task(task, id, path, ctl);
 	bool ok = send_line(np, rec) && wait_for(np, "listening", id);
 	cJSON_Delete(rec);
 	if (!ok) {
 		err_warn("vx-proxy did not open the socket of %s", id);
 		free(path);
+		free(ctl);
 		return NULL;
 	}
+	if (control)
+		*control = ctl;
 	return path;
 }
 

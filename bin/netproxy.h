@@ -34,17 +34,18 @@ struct netproxy {
 	bool broken;
 };
 
-/* Does this task record grant network (allow.network true or a list)? */
-bool netproxy_granted(const cJSON *task);
 /* Start vx-proxy now if it is not running (netproxy_task starts it too,
  * but a task known to run can have it start while it is keyed): false when
  * it could not be. */
 bool netproxy_start(struct netproxy *np, const cJSON *graph);
 /* Start vx-proxy if needed and serve task id (index idx in the run) with
  * its grant, once it listens. The socket path (the caller frees it), or NULL
- * after a line on stderr. */
+ * after a line on stderr. control not NULL: the task also gets a control
+ * socket (its path in *control, the caller's): vx-sandbox takes the task's
+ * deny records there itself (proxy/control.c), and netproxy_task_done is
+ * not called for it. */
 char *netproxy_task(struct netproxy *np, const cJSON *graph, const cJSON *task,
-	size_t idx);
+	size_t idx, char **control);
 /* The task's sandbox has exited: move its deny records, in vx-proxy's
  * order, onto the array denies. false when vx-proxy did not answer. */
 bool netproxy_task_done(struct netproxy *np, const cJSON *task, cJSON *denies);

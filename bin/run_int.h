@@ -54,7 +54,8 @@ struct rtask {
 	bool in_flight; /* sent to vx-key, not answered yet */
 	bool probed;   /* keyed and looked up: a miss, to run */
 	char *request; /* vx-sandbox's request file while it runs */
-	bool networked;      /* served by vx-proxy: its denies are collected at exit */
+	bool networked;      /* untraced, served by vx-proxy: its denies are collected at exit
+			      * (a traced one's come in its trace: sandbox/netctl.h) */
 	struct strbuf viol;  /* its sandbox violations */
 	char *trace;   /* its access records (report.h), one-shot tasks only */
 	bool untraced; /* sandboxed, but the kernel refused its trace: never saved (R-10a) */

@@ -43,7 +43,8 @@ static void remove_request(char *path)
  * private directory (mkdtemp, 0700) so that nothing another local user
  * plants in the shared TMPDIR can stand at its name or at its trace's
  * (report_trace_path puts the trace beside it). */
-static char *write_request(struct run *r, struct rtask *t, const char *proxy_socket)
+static char *write_request(struct run *r, struct rtask *t, const char *proxy_socket,
+	const char *proxy_control)
 {
 	const char *tmpdir = getenv("TMPDIR");
 	char *dir = xasprintf("%s/vx-task-XXXXXX", tmpdir && *tmpdir ? tmpdir : "/tmp");
@@ -60,8 +61,9 @@ static char *write_request(struct run *r, struct rtask *t, const char *proxy_soc
 		return NULL;
 	}
 	free(dir);
-	/* with the task's vx-proxy socket, for its bridge */
-	char *text = taskreq_format(r->g.graph, t->rec, proxy_socket);
+	/* with the task's vx-proxy socket, for its bridge, and its control
+	 * socket, where vx-sandbox takes the task's denies itself */
+	char *text = taskreq_format(r->g.graph, t->rec, proxy_socket, proxy_control);
 	size_t n = strlen(text);
 	bool ok = write(fd, text, n) == (ssize_t)n;
 	if (close(fd) != 0)
@@ -147,11 +149,16 @@ void run_start(struct run *r, struct rtask *t)
 	char *sandbox_prog = NULL;
 	if (t->sandboxed) {
 		/* handed to vx-sandbox with its request; never run without it */
-		char *sock = NULL;
+		char *sock = NULL, *ctl = NULL;
 		/* every sandboxed task, granted or not: without a grant each
-		 * request is refused and reported (issue 18) */
-		t->networked = true;
-		sock = netproxy_task(&r->net, r->g.graph, t->rec, (size_t)(t - r->t));
+		 * request is refused and reported (issue 18). A traced one's
+		 * denies go into its own trace (vx-sandbox takes them on the
+		 * control socket); an untraced (persistent) one's are collected
+		 * here at its exit */
+		bool traced = t->kind != K_PERSISTENT;
+		t->networked = !traced;
+		sock = netproxy_task(&r->net, r->g.graph, t->rec, (size_t)(t - r->t),
+			traced ? &ctl : NULL);
 		if (!sock) {
 			free(envp);
 			free(pathvar);
@@ -159,8 +166,9 @@ void run_start(struct run *r, struct rtask *t)
 			run_fail_msg(r, t, "vx: unable to start vx-proxy for %s", t->id);
 			return;
 		}
-		t->request = write_request(r, t, sock);
+		t->request = write_request(r, t, sock, ctl);
 		free(sock);
+		free(ctl);
 		if (!t->request) {
 			free(envp);
 			free(pathvar);

@@ -54,6 +54,8 @@ void record_deny(const struct conn *c, const char *host, unsigned port, const ch
 	jsonw_key(&rec, "via");
 	jsonw_str(&rec, via_name(c->via));
 	jsonw_close(&rec, '}');
+	if (control_keep(c->lis, rec.sb.buf, rec.sb.len))
+		return;
 	jsonl_write_raw(rec.sb.buf, rec.sb.len);
 	if (fflush(stdout) != 0)
 		err_die_errno(1, "write error");

@@ -199,7 +199,8 @@ static void check_done(void)
 		l->fd = -1;
 		if (l->path)
 			unlink(l->path);
-		record_done(l->task);
+		if (!control_done(l))
+			record_done(l->task);
 	}
 }
 
@@ -235,6 +236,9 @@ int server_run(void)
 			case H_LINES:
 				on_lines();
 				break;
+			case H_CONTROL:
+				control_on_accept(h);
+				break;
 			}
 		}
 		relay_again();
@@ -246,8 +250,10 @@ int server_run(void)
 			next_sweep = loop_now + SWEEP_MS / 1000.0;
 		}
 	}
-	for (struct listener *l = listen_list; l; l = l->next)
+	for (struct listener *l = listen_list; l; l = l->next) {
 		if (l->path && l->fd >= 0)
 			unlink(l->path);
+		control_close(l);
+	}
 	return exit_code;
 }

@@ -73,6 +73,23 @@ int report_read_request(struct report *r, const char *file)
 	return rc;
 }
 
+/* One deny record of vx-proxy's, kept (rec is then the report's): 0, or
+ * -1 after one line (rec freed). */
+static int take_deny(struct report *r, cJSON *rec, const char *file, size_t line)
+{
+	const cJSON *port = cJSON_GetObjectItemCaseSensitive(rec, "port");
+	if (!str(rec, "host") || !cJSON_IsNumber(port) || !(port->valuedouble >= 0 &&
+		port->valuedouble <= 65535)) {
+		cJSON_Delete(rec);
+		return bad(file, line, "a deny record needs a host and a port (0 to 65535)",
+			"pass the records vx-proxy wrote");
+	}
+	if (!r->denies)
+		r->denies = cJSON_CreateArray();
+	cJSON_AddItemToArray(r->denies, rec);
+	return 0;
+}
+
 int report_read_trace(struct report *r, const char *file)
 {
 	struct jsonl_reader rd;
@@ -105,6 +122,18 @@ int report_read_trace(struct report *r, const char *file)
 					"the request is a graph record, then the task's record");
 				break;
 			}
+			continue;
+		}
+		if (!kind && type && !strcmp(type, "deny")) {
+			/* vx-sandbox's: the task's denies, taken from vx-proxy */
+			if ((got = take_deny(r, rec, file, rd.line)) < 0)
+				break;
+			continue;
+		}
+		if (!kind && type && !strcmp(type, "done")) {
+			/* their end: false when vx-proxy did not confirm them */
+			r->net_lost |= !cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(rec, "confirmed"));
+			cJSON_Delete(rec);
 			continue;
 		}
 		if (!kind) {
@@ -175,15 +204,8 @@ int report_read_network(struct report *r, const char *file)
 			cJSON_Delete(rec); /* listening, done, another task's */
 			continue;
 		}
-		const cJSON *port = cJSON_GetObjectItemCaseSensitive(rec, "port");
-		if (!str(rec, "host") || !cJSON_IsNumber(port) || !(port->valuedouble >= 0 &&
-			port->valuedouble <= 65535)) {
-			cJSON_Delete(rec);
-			got = bad(rd.name, rd.line, "a deny record needs a host and a port (0 to 65535)",
-				"pass the records vx-proxy wrote");
+		if ((got = take_deny(r, rec, rd.name, rd.line)) < 0)
 			break;
-		}
-		cJSON_AddItemToArray(r->denies, rec);
 	}
 	jsonl_reader_free(&rd);
 	if (f != stdin)
@@ -838,6 +860,14 @@ bool report_judge(struct report *r, int exit_code)
 		put_net(a, line);
 		nviol++;
 		free(line);
+	}
+	if (r->net_lost) {
+		char *line = xasprintf("vx: %s: vx-proxy did not confirm the task's last network "
+			"decisions; its network cannot be judged, so the task is not trusted", r->id);
+		put("hint", NULL, line);
+		nhint++;
+		free(line);
+		incomplete = true;
 	}
 	/* last: the whole grant in one block, and the learner */
 	nhint += fixes_put_end(&fx, r->id, r->task, exit_code, exit_code != 0 || nviol > 0 ||

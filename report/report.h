@@ -40,6 +40,7 @@ struct report {
 	double declared;   /* the end record's count */
 	bool started;
 	bool has_exit;     /* the trace carried vx-sandbox's exit record */
+	bool net_lost;     /* its "done" record: vx-proxy did not confirm the denies */
 	int exit_status;   /* its status */
 };
 

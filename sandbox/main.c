@@ -10,6 +10,7 @@
 #include "err.h"
 #include "filter.h"
 #include "learn.h"
+#include "netctl.h"
 #include "opt.h"
 #include "plan.h"
 #include "request.h"
@@ -90,6 +91,7 @@ int main(int argc, char **argv)
 	const char *learn = NULL;
 	char *end;
 	struct plan plan = {0};
+	struct netctl net = {0};
 	int c, code;
 	bool hand = false;
 
@@ -176,9 +178,14 @@ int main(int argc, char **argv)
 		request_free(r);
 		return VX_EXIT_USAGE;
 	}
+	/* a traced request with no vx-proxy (by hand) gets one of its own,
+	 * so that its network is judged as under vx run (netctl.h) */
+	if (resolved && request && !learn && r->trace_fd >= 0 && netctl_start(r, &net))
+		resolved = false;
 	if (!resolved || plan_build(r, &plan)) {
 		plan_sweep(&plan, false); /* what a refused grant's plan made already */
 		plan_free(&plan);
+		netctl_stop(&net);
 		request_free(r);
 		return RUN_EXIT_SETUP;
 	}
@@ -188,9 +195,11 @@ int main(int argc, char **argv)
 	plan_sweep(&plan, code != 0);
 	plan_free(&plan);
 	if (r->trace_fd >= 0) {
+		netctl_collect(r, r->trace_fd); /* the sandbox is gone: its denies */
 		trace_exit(r->trace_fd, code);
 		close(r->trace_fd);
 	}
+	netctl_stop(&net);
 	request_free(r);
 	return code;
 }
