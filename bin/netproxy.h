@@ -7,7 +7,10 @@
  * reported as `no network grant`, so its attempts are named, not lost),
  * each with its own socket in a 0700 directory under /tmp (hidden from every
  * sandbox by its private /tmp). The task's socket goes to vx-sandbox in the
- * request (proxySocket). When the task's sandbox has exited, a "done" record
+ * request (proxySocket). A traced task also gets a control socket
+ * (proxyControl): its vx-sandbox takes the task's denies there and writes
+ * them into its trace (sandbox/netctl.h), so none passes through here. For
+ * an untraced (persistent) task, when its sandbox has exited, a "done" record
  * asks vx-proxy to judge whatever the task still sent; its "done" answer
  * comes after every deny of the task, so the task is judged on all of them.
  * The denies are handed over as vx-proxy wrote them: vx-report judges them

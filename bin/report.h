@@ -5,8 +5,9 @@
  * report_trace_path(R); once it exited, report_task() hands vx-report
  * (one vx-report --each for the whole run, started with the first sandboxed
  * task that runs, so its start overlaps that task) the request, the trace
- * (NULL: a persistent task, untraced) and the task's deny records from
- * vx-proxy (netproxy.h; written beside the request), appends
+ * (its network denies in it: sandbox/netctl.h; NULL: a persistent task,
+ * untraced) and an untraced task's deny records from vx-proxy (netproxy.h;
+ * written beside the request), appends
  * each violation and hint line vx-report prints to out (one per line, as
  * ui.h's violations text wants them) and removes the trace. It returns true
  * when the task fails on them: a violation, a trace that did not end, or

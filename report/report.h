@@ -4,7 +4,9 @@
  * report_read_request() takes the task's request file (the graph record and
  * the task record vx run hands vx-sandbox); report_read_trace() the access
  * records, and the request too when the trace starts with it and none was
- * read (vx-sandbox --request - --trace - writes it so), and the task's exit
+ * read (vx-sandbox --request - --trace - writes it so), the task's network
+ * deny records vx-sandbox took from vx-proxy and their "done" (confirmed
+ * false: the verdict fails, the trace "incomplete"), and the task's exit
  * status when vx-sandbox's exit record ends it; report_read_network() the
  * proxy's deny records, each not silenced by ignore.network a violation
  * `deny network-outbound <host>:<port> (<reason>)`; report_judge() writes, through jsonl.h, one "violation" record per
