@@ -57,7 +57,7 @@ struct rtask {
 	bool networked;      /* untraced, served by vx-proxy: its denies are collected at exit
 			      * (a traced one's come in its trace: sandbox/netctl.h) */
 	struct strbuf viol;  /* its sandbox violations */
-	char *trace;   /* its access records (report.h), one-shot tasks only */
+	bool traced;   /* its records stream to vx-report (report.h): one-shot tasks */
 	bool untraced; /* sandboxed, but the kernel refused its trace: never saved (R-10a) */
 	bool dep_failed; /* --continue=always: ran after a dependency failed; never saved */
 	bool stopped;    /* --continue=never: skipped because the run stopped */

@@ -1,7 +1,9 @@
 /* The launch of one task of vx run: a cache hit restored instead, else its
  * command started in its own process group under /bin/sh -c, or under
- * vx-sandbox with a request file and its vx-proxy socket, with vx's
- * environment and its output on a pipe the loop reads. */
+ * vx-sandbox with its request on stdin and its records on a pipe to the
+ * run's vx-report (report.h; a persistent task, untraced: a request file),
+ * and its vx-proxy sockets, with vx's environment and its output on a pipe
+ * the loop reads. */
 #include "run_int.h"
 
 #include <fcntl.h>
@@ -11,6 +13,7 @@
 #include <unistd.h>
 
 #include "err.h"
+#include "fileio.h"
 #include "path.h"
 #include "taskenv.h"
 #include "proc.h"
@@ -26,25 +29,21 @@ static char *path_env(const struct run *r, const struct rtask *t)
 	return s;
 }
 
-/* Remove a request, its trace if one is left, and their private directory;
- * frees PATH. */
+/* Remove a request and its private directory; frees PATH. */
 static void remove_request(char *path)
 {
-	char *trace = report_trace_path(path);
-	unlink(trace);
-	free(trace);
 	unlink(path);
 	*strrchr(path, '/') = '\0';
 	rmdir(path);
 	free(path);
 }
 
-/* vx-sandbox's request: the graph record and the task's, in a file of a
- * private directory (mkdtemp, 0700) so that nothing another local user
- * plants in the shared TMPDIR can stand at its name or at its trace's
- * (report_trace_path puts the trace beside it). */
-static char *write_request(struct run *r, struct rtask *t, const char *proxy_socket,
-	const char *proxy_control)
+/* A persistent task's request for vx-sandbox: the graph record and the
+ * task's, in a file of a private directory (mkdtemp, 0700) so that nothing
+ * another local user plants in the shared TMPDIR can stand at its name or
+ * at its deny file's (report.h puts that beside it): vx-report reads it
+ * when the task ends. */
+static char *write_request(struct run *r, struct rtask *t, const char *proxy_socket)
 {
 	const char *tmpdir = getenv("TMPDIR");
 	char *dir = xasprintf("%s/vx-task-XXXXXX", tmpdir && *tmpdir ? tmpdir : "/tmp");
@@ -61,9 +60,8 @@ static char *write_request(struct run *r, struct rtask *t, const char *proxy_soc
 		return NULL;
 	}
 	free(dir);
-	/* with the task's vx-proxy socket, for its bridge, and its control
-	 * socket, where vx-sandbox takes the task's denies itself */
-	char *text = taskreq_format(r->g.graph, t->rec, proxy_socket, proxy_control);
+	/* with the task's vx-proxy socket, for its bridge */
+	char *text = taskreq_format(r->g.graph, t->rec, proxy_socket, NULL);
 	size_t n = strlen(text);
 	bool ok = write(fd, text, n) == (ssize_t)n;
 	if (close(fd) != 0)
@@ -76,7 +74,7 @@ static char *write_request(struct run *r, struct rtask *t, const char *proxy_soc
 	return path;
 }
 
-/* the request, its trace if one is left, and their private directory */
+/* a persistent task's request and its private directory */
 void run_drop_request(struct rtask *t)
 {
 	if (t->request) {
@@ -146,7 +144,8 @@ void run_start(struct run *r, struct rtask *t)
 	char *cwd = path_join(r->root, t->dir);
 	const char *cmd = graphin_str(t->rec, "command");
 	char *argv[] = {"/bin/sh", "-c", (char *)cmd, NULL, NULL, NULL};
-	char *sandbox_prog = NULL;
+	char *sandbox_prog = NULL, *text = NULL; /* a traced task's request, for stdin */
+	int wfd = -1, to = -1;
 	if (t->sandboxed) {
 		/* handed to vx-sandbox with its request; never run without it */
 		char *sock = NULL, *ctl = NULL;
@@ -166,32 +165,46 @@ void run_start(struct run *r, struct rtask *t)
 			run_fail_msg(r, t, "vx: unable to start vx-proxy for %s", t->id);
 			return;
 		}
-		t->request = write_request(r, t, sock, ctl);
+		/* a traced task's records go on a pipe straight to vx-report,
+		 * its request on vx-sandbox's stdin: no file */
+		if (traced && report_stream(t->id, &wfd) == 0)
+			text = taskreq_format(r->g.graph, t->rec, sock, ctl);
+		else if (!traced)
+			t->request = write_request(r, t, sock);
 		free(sock);
 		free(ctl);
-		if (!t->request) {
+		if (!text && !t->request) {
 			free(envp);
 			free(pathvar);
 			free(cwd);
-			run_fail_msg(r, t, "vx: unable to write the sandbox request of %s", t->id);
+			run_fail_msg(r, t, traced ? "vx: unable to start vx-report for %s"
+						  : "vx: unable to write the sandbox request of %s", t->id);
 			return;
 		}
 		sandbox_prog = proc_stage_path("vx-sandbox");
 		argv[0] = sandbox_prog;
 		argv[1] = "--request";
-		argv[2] = t->request;
-		if (t->kind != K_PERSISTENT) {
-			t->trace = report_trace_path(t->request);
-			argv[3] = "--trace";
-			argv[4] = t->trace;
+		argv[2] = traced ? "-" : t->request;
+		if (traced) {
+			t->traced = true;
+			argv[3] = "--trace-fd";
+			argv[4] = "3"; /* pass_fd's */
 		}
 	}
-	struct spawn_opts o = {
-		.cwd = cwd, .envp = envp, .own_group = true, .merge_stderr = true, .null_stdin = true};
+	struct spawn_opts o = {.cwd = cwd, .envp = envp, .own_group = true, .merge_stderr = true,
+		.null_stdin = !text, .pass_fd = wfd > 0 ? wfd : 0};
 	t->spawned = ui_now_ms();
 	/* its environment, and for a sandboxed task vx-proxy and the request */
 	profile_span(t->lane, "phase", "launch", launch, t->spawned, (const char *)NULL);
-	t->pid = proc_spawn(argv, &o, NULL, &t->outfd);
+	t->pid = proc_spawn(argv, &o, text ? &to : NULL, &t->outfd);
+	if (wfd >= 0)
+		close(wfd); /* vx-sandbox's now: the stream ends when it does */
+	if (to >= 0) {
+		/* a vx-sandbox gone already fails on its own: EPIPE is no news */
+		(void)fileio_write_all(to, text, strlen(text));
+		close(to);
+	}
+	free(text);
 	free(envp);
 	free(pathvar);
 	free(sandbox_prog);
@@ -209,8 +222,6 @@ void run_start(struct run *r, struct rtask *t)
 	}
 	t->running = true;
 	r->running++;
-	if (t->trace)
-		report_start(); /* while the task runs; its judge needs it */
 	if (t->kind == K_PERSISTENT) {
 		/* a server: its dependents go on once it started; it runs until the run ends */
 		t->status = UI_STARTED;

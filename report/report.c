@@ -92,12 +92,20 @@ static int take_deny(struct report *r, cJSON *rec, const char *file, size_t line
 
 int report_read_trace(struct report *r, const char *file)
 {
-	struct jsonl_reader rd;
-	cJSON *rec, *graph = NULL;
 	FILE *f = open_in(file);
-	int got;
 	if (!f)
 		return -1;
+	int rc = report_read_stream(r, f, file);
+	if (f != stdin)
+		fclose(f);
+	return rc;
+}
+
+int report_read_stream(struct report *r, FILE *f, const char *file)
+{
+	struct jsonl_reader rd;
+	cJSON *rec, *graph = NULL;
+	int got;
 	jsonl_reader_init(&rd, f, file);
 	r->accesses = cJSON_CreateArray();
 	r->placeholders = cJSON_CreateArray();
@@ -182,8 +190,6 @@ int report_read_trace(struct report *r, const char *file)
 	}
 	cJSON_Delete(graph);
 	jsonl_reader_free(&rd);
-	if (f != stdin)
-		fclose(f);
 	return got < 0 ? -1 : 0;
 }
 
@@ -242,6 +248,11 @@ static void put_verdict(const char *who_key, const char *who, bool violated, int
 void report_unreadable(const char *request)
 {
 	put_verdict("request", request, true, -1, 0, 0, "unreadable", NULL, 0);
+}
+
+void report_unjudged(const char *id)
+{
+	put_verdict("id", id, true, -1, 0, 0, "unreadable", NULL, 0);
 }
 
 void report_free(struct report *r)

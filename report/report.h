@@ -25,6 +25,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
 
 #include <cjson/cJSON.h>
 
@@ -48,6 +49,8 @@ struct report {
 
 int report_read_request(struct report *r, const char *file);
 int report_read_trace(struct report *r, const char *file);
+/* The same from an open stream (not closed), named file in messages. */
+int report_read_stream(struct report *r, FILE *f, const char *file);
 /* vx-proxy's records (docs/protocol.md "vx-proxy"): its deny records of
  * this task (r->id, so after the request) are kept, the others skipped. */
 int report_read_network(struct report *r, const char *file);
@@ -58,6 +61,8 @@ bool report_judge(struct report *r, int exit_code);
 /* The verdict of a task whose inputs could not be read (named on stderr
  * already): failed, "trace":"unreadable", the request's path for its id. */
 void report_unreadable(const char *request);
+/* The same for a task's record stream that held no request: its id. */
+void report_unjudged(const char *id);
 void report_free(struct report *r);
 
 #endif

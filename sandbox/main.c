@@ -24,6 +24,7 @@ static const char usage[] =
 	"                  [--unix-sockets] [--weaker-when-nested] [--git-config]\n"
 	"                  [--cached [--keyed NAME]...] [--proxy-socket PATH]\n"
 	"                  [--local-binding PORT]... [--trace FILE] -- COMMAND [ARG]...\n"
+	"       vx-sandbox --request FILE|- --trace-fd N\n"
 	"       vx-sandbox --learn DIR --trace FILE (--request FILE | ... -- COMMAND)\n"
 	"\n"
 	"Run one task inside new user, mount, pid, ipc, network and uts namespaces:\n"
@@ -52,6 +53,9 @@ static const char usage[] =
 	"                        lines, docs/protocol.md): the tracer is ptrace;\n"
 	"                        - for stdout, where the request's records come\n"
 	"                        first, and the task's stdout goes to stderr\n"
+	"  --trace-fd N          the same records, the request's first, on the\n"
+	"                        inherited descriptor N (a pipe of vx run's), the\n"
+	"                        task's stdout and stderr left as they are\n"
 	"  --learn DIR           a learning run (vx init --sandbox): no grant, but\n"
 	"                        the workspace root is an overlay whose writes land\n"
 	"                        in DIR/upper (DIR: an empty directory of yours,\n"
@@ -82,6 +86,7 @@ int main(int argc, char **argv)
 		{"proxy-socket", 0, OPT_VALUE, 'P'},
 		{"local-binding", 0, OPT_VALUE, 'L'},
 		{"trace", 0, OPT_VALUE, 'T'},
+		{"trace-fd", 0, OPT_VALUE, 'F'},
 		{"learn", 0, OPT_VALUE, 'l'},
 		{"help", 'h', OPT_FLAG, 'h'},
 		{NULL, 0, 0, 0},
@@ -92,7 +97,7 @@ int main(int argc, char **argv)
 	char *end;
 	struct plan plan = {0};
 	struct netctl net = {0};
-	int c, code;
+	int c, code, trace_fd = -1;
 	bool hand = false;
 
 	err_init(argv[0]);
@@ -100,10 +105,17 @@ int main(int argc, char **argv)
 	opt_init(&it, argc, argv, specs);
 	it.stop_at_operand = 1; /* COMMAND's own flags are its own */
 	while ((c = opt_next(&it)) != OPT_END) {
-		hand |= c != 'R' && c != 'h' && c != 'T' && c != 'l';
+		hand |= c != 'R' && c != 'h' && c != 'T' && c != 'F' && c != 'l';
 		switch (c) {
 		case 'R': request = it.value; break;
 		case 'T': trace = it.value; break;
+		case 'F':
+			trace_fd = (int)strtol(it.value, &end, 10);
+			if (*end || !*it.value || trace_fd < 3) {
+				err_warn("--trace-fd '%s': expected a descriptor number above 2", it.value);
+				return RUN_EXIT_SETUP;
+			}
+			break;
 		case 'l': learn = it.value; break;
 		case 'r': root = it.value; break;
 		case 'p': project = it.value; break;
@@ -135,12 +147,23 @@ int main(int argc, char **argv)
 		fputs(usage, stderr);
 		return RUN_EXIT_SETUP;
 	}
+	if (trace && trace_fd >= 0) {
+		err_warn("--trace and --trace-fd both name where the records go: give one");
+		return RUN_EXIT_SETUP;
+	}
 	if (learn && !trace) {
 		err_warn("--learn records what the task reaches: fix: add --trace FILE");
 		return RUN_EXIT_SETUP;
 	}
 	if (request) {
 		r = request_read(request);
+		/* the task's stdin is not the request's stream: vx run's pipe
+		 * must not reach it, and by hand it is spent */
+		if (r && !strcmp(request, "-") && !freopen("/dev/null", "r", stdin)) {
+			err_warn_errno("unable to open /dev/null for the task's stdin");
+			request_free(r);
+			return RUN_EXIT_SETUP;
+		}
 	} else {
 		r = request_from_flags(root, project);
 		r->read = flags.read;
@@ -160,6 +183,10 @@ int main(int argc, char **argv)
 	}
 	if (r)
 		r->trace_fd = -1;
+	if (r && trace_fd >= 0 && (r->trace_fd = trace_to_fd(trace_fd, r->records)) < 0) {
+		request_free(r);
+		return RUN_EXIT_SETUP;
+	}
 	if (r && trace && (r->trace_fd = trace_to(trace, r->records)) < 0) {
 		request_free(r);
 		return RUN_EXIT_SETUP;

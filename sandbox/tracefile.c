@@ -28,6 +28,20 @@ int trace_to(const char *path, const char *records)
 	return fd;
 }
 
+int trace_to_fd(int fd, const char *records)
+{
+	int fl = fcntl(fd, F_GETFD);
+	if (fl < 0 || fcntl(fd, F_SETFD, fl | FD_CLOEXEC) < 0) {
+		err_warn_errno("--trace-fd %d: not an open descriptor", fd);
+		return -1;
+	}
+	if (records && fileio_write_all(fd, records, strlen(records)) != 0) {
+		err_warn_errno("--trace-fd %d: unable to write the request's records", fd);
+		return -1;
+	}
+	return fd;
+}
+
 void trace_exit(int fd, int status)
 {
 	char line[64];
