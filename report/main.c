@@ -92,6 +92,13 @@ static int judge_record(const cJSON *rec, size_t n)
 	const char *trace = field(rec, "trace"), *net = field(rec, "network");
 	const cJSON *x = cJSON_GetObjectItemCaseSensitive(rec, "exit");
 	bool fail = true;
+	if (type && !strcmp(type, "stream") && field(rec, "id")) {
+		/* its descriptor was lost: stdin is no socket of vx run's */
+		err_warn("<stdin>:%zu: a stream record without its stream: stdin must be vx "
+			 "run's socket; fix: pass it on, not through a pipe", n);
+		report_unjudged(field(rec, "id"));
+		return -1;
+	}
 	/* stdin is this stream: no file of a task is read from it */
 	if (!type || strcmp(type, "judge") || !request || !cJSON_IsNumber(x) ||
 		!strcmp(request, "-") || (trace && !strcmp(trace, "-")) ||
