@@ -13,12 +13,14 @@
  * record, one line each, and closes. Any other connection is closed
  * unanswered, before a byte is read, and ends nothing: a task cannot
  * fetch, forge or cut short its own list. The socket is removed once
- * answered, and at exit.
+ * answered, and at exit. It calls nothing of the loop's (no link cycle):
+ * the caller hands it the listener and the epoll set.
  */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/epoll.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
@@ -39,13 +41,10 @@ struct control {
 	struct listener *l;
 };
 
-int control_add(const struct ptask *t, const char *path)
+int control_add(struct listener *l, const char *path, int ep)
 {
-	struct listener *l = listen_list;
-	while (l && l->task != t)
-		l = l->next;
 	struct sockaddr_un sa = { .sun_family = AF_UNIX };
-	if (!l || strlen(path) >= sizeof(sa.sun_path)) {
+	if (strlen(path) >= sizeof(sa.sun_path)) {
 		err_warn("control socket path '%s' too long", path);
 		return -1;
 	}
@@ -67,7 +66,12 @@ int control_add(const struct ptask *t, const char *path)
 	ctl->path = xstrdup(path);
 	ctl->l = l;
 	l->ctl = ctl;
-	ep_add(fd, &ctl->h);
+	/* edge-triggered: each event is drained to EAGAIN; out of descriptors,
+	 * an answer waits for the next connection (vx-sandbox's 30 s then fail
+	 * the task) rather than spin */
+	struct epoll_event ev = { .events = EPOLLIN | EPOLLET, .data.ptr = &ctl->h };
+	if (epoll_ctl(ep, EPOLL_CTL_ADD, fd, &ev) < 0)
+		err_die_errno(1, "epoll_ctl");
 	return 0;
 }
 
@@ -94,7 +98,7 @@ void control_on_accept(struct handle *h)
 		if (fd < 0) {
 			if (errno == EINTR || errno == ECONNABORTED)
 				continue;
-			return; /* EAGAIN, or out of descriptors: the next event */
+			return; /* EAGAIN; out of descriptors: the next round */
 		}
 		if (!outside(fd)) {
 			close(fd);

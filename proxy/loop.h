@@ -144,7 +144,7 @@ void record_done(const struct ptask *t);
 /* control.c: a task's control socket (vx-sandbox takes its denies there).
  * control_keep: true when l's deny records go there, not to stdout;
  * control_done: true when l's end is answered there, not on stdout. */
-int control_add(const struct ptask *t, const char *path);
+int control_add(struct listener *l, const char *path, int ep);
 void control_on_accept(struct handle *h);
 bool control_keep(const struct listener *l, const char *line, size_t len);
 bool control_done(struct listener *l);

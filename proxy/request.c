@@ -67,7 +67,10 @@ static void add_task(struct policy *p, const cJSON *t, const char *key)
 	if (server_add_task(pt, cJSON_IsString(sock) ? sock->valuestring : NULL,
 		    cJSON_IsNumber(fd) ? fd->valueint : -1) < 0)
 		bad(key, "cannot serve this task's socket");
-	if (ctl && (!cJSON_IsString(ctl) || control_add(pt, ctl->valuestring) < 0))
+	struct listener *l = listen_list; /* the task's, just added */
+	while (l && l->task != pt)
+		l = l->next;
+	if (ctl && (!cJSON_IsString(ctl) || !l || control_add(l, ctl->valuestring, loop_ep) < 0))
 		bad(key, "\"control\": not a path where a socket can be bound");
 }
 
