@@ -20,36 +20,20 @@
  * last decisions: its header timeout bounds those). */
 #define NP_WAIT_MS 30000
 
-struct np_deny {
-	char *task;
-	cJSON *rec;
-	struct np_deny *next;
-};
-
 static const char *str(const cJSON *o, const char *key)
 {
 	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
 	return cJSON_IsString(v) ? v->valuestring : NULL;
 }
 
-/* One record from vx-proxy: a deny is kept for its task; true when it is
- * the one the caller waits for (want_type of want_task). */
-static bool take(struct netproxy *np, cJSON *rec, const char *want_type, const char *want_task)
+/* One record from vx-proxy: true when it is the one the caller waits for
+ * (want_type of want_task). Denies never come here: each task's go to its
+ * control socket, to its vx-sandbox. */
+static bool take(cJSON *rec, const char *want_type, const char *want_task)
 {
 	const char *type = str(rec, "type"), *task = str(rec, "task");
-	bool found = false;
-	if (type && task && strcmp(type, "deny") == 0) {
-		struct np_deny *d = xcalloc(1, sizeof(*d)), **tail = &np->denies;
-		d->task = xstrdup(task);
-		d->rec = rec;
-		while (*tail)
-			tail = &(*tail)->next;
-		*tail = d; /* in the order vx-proxy wrote them */
-		return false;
-	}
-	if (type && task && want_type && strcmp(type, want_type) == 0 &&
-		strcmp(task, want_task) == 0)
-		found = true;
+	bool found = type && task && want_type && strcmp(type, want_type) == 0 &&
+		     strcmp(task, want_task) == 0;
 	cJSON_Delete(rec);
 	return found;
 }
@@ -70,7 +54,7 @@ static bool wait_for(struct netproxy *np, const char *type, const char *task)
 			np->broken = true;
 		if (got <= 0)
 			return false;
-		if (take(np, rec, type, task))
+		if (take(rec, type, task))
 			return true;
 	}
 	return false;
@@ -129,7 +113,7 @@ char *netproxy_task(struct netproxy *np, const cJSON *graph, const cJSON *task,
 	if (!netproxy_start(np, graph))
 		return NULL;
 	char *path = xasprintf("%s/%zu.sock", np->dir, idx);
-	char *ctl = control ? xasprintf("%s/%zu.ctl", np->dir, idx) : NULL;
+	char *ctl = xasprintf("%s/%zu.ctl", np->dir, idx);
 	cJSON *rec = netreq_task(task, id, path, ctl);
 	bool ok = send_line(np, rec) && wait_for(np, "listening", id);
 	cJSON_Delete(rec);
@@ -139,33 +123,8 @@ char *netproxy_task(struct netproxy *np, const cJSON *graph, const cJSON *task,
 		free(ctl);
 		return NULL;
 	}
-	if (control)
-		*control = ctl;
+	*control = ctl;
 	return path;
-}
-
-bool netproxy_task_done(struct netproxy *np, const cJSON *task, cJSON *denies)
-{
-	const char *id = str(task, "id");
-	bool ok = false;
-	if (np->st.pid && !np->broken && id) {
-		cJSON *rec = cJSON_CreateObject();
-		cJSON_AddStringToObject(rec, "type", "done");
-		cJSON_AddStringToObject(rec, "task", id);
-		ok = send_line(np, rec) && wait_for(np, "done", id);
-		cJSON_Delete(rec);
-	}
-	for (struct np_deny **pp = &np->denies, *d; (d = *pp);) {
-		if (!id || strcmp(d->task, id) != 0) {
-			pp = &d->next;
-			continue;
-		}
-		*pp = d->next;
-		cJSON_AddItemToArray(denies, d->rec);
-		free(d->task);
-		free(d);
-	}
-	return ok || !np->st.pid;
 }
 
 int netproxy_fd(const struct netproxy *np)
@@ -180,7 +139,7 @@ void netproxy_read(struct netproxy *np)
 		np->broken = true;
 	for (int got; (got = stage_next(&np->st, &rec));)
 		if (got == 1)
-			take(np, rec, NULL, NULL);
+			take(rec, NULL, NULL);
 }
 
 void netproxy_stop(struct netproxy *np)
@@ -195,13 +154,6 @@ void netproxy_stop(struct netproxy *np)
 		else
 			np->st.pid = 0; /* reaped here */
 		stage_finish(&np->st);
-	}
-	while (np->denies) {
-		struct np_deny *d = np->denies;
-		np->denies = d->next;
-		cJSON_Delete(d->rec);
-		free(d->task);
-		free(d);
 	}
 	if (np->dir) {
 		rmdir(np->dir);

@@ -1,4 +1,4 @@
-/* report.c: vx-report for one finished task (see report.h). */
+/* report.c: the run's vx-report and each sandboxed task's verdict (see report.h). */
 #include "report.h"
 
 #include <errno.h>
@@ -10,33 +10,8 @@
 #include <unistd.h>
 
 #include "err.h"
-#include "fileio.h"
 #include "proc.h"
 #include "stage.h"
-
-/* The deny records, one line each, beside the request (its private 0700
- * directory): the path, or NULL when they could not be written. */
-static char *write_denies(const char *request, const cJSON *denies)
-{
-	char *path = xasprintf("%s.net", request);
-	int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
-	const cJSON *d;
-	bool ok = fd >= 0;
-	cJSON_ArrayForEach(d, denies) {
-		char *line = ok ? cJSON_PrintUnformatted(d) : NULL;
-		ok = line && fileio_write_all(fd, line, strlen(line)) == 0 &&
-		     fileio_write_all(fd, "\n", 1) == 0;
-		cJSON_free(line);
-	}
-	if (fd >= 0 && close(fd) != 0)
-		ok = false;
-	if (!ok) {
-		unlink(path);
-		free(path);
-		return NULL;
-	}
-	return path;
-}
 
 static void say(struct strbuf *out, const char *m)
 {
@@ -53,7 +28,7 @@ static struct stage judge;
  * Kept until its task's end asks for it: the tasks' streams end in any
  * order. */
 struct judged {
-	char *who;          /* the verdict's id (or request path, unreadable) */
+	char *who;          /* the verdict's id */
 	struct strbuf lines;
 	bool fail;
 	char *off;
@@ -108,22 +83,22 @@ void report_stop(void)
 	}
 }
 
-static struct judged *unstash(const char *id, const char *request)
+static struct judged *unstash(const char *id)
 {
 	for (struct judged **pp = &stash, *j; (j = *pp); pp = &j->next)
-		if ((id && !strcmp(j->who, id)) || (request && !strcmp(j->who, request))) {
+		if (!strcmp(j->who, id)) {
 			*pp = j->next;
 			return j;
 		}
 	return NULL;
 }
 
-/* The verdict on task id (or on request, whose files were unreadable),
- * read from vx-report, others kept for their tasks; NULL when vx-report
- * ended first (it is then stopped, and the next task starts another). */
-static struct judged *verdict_of(const char *id, const char *request)
+/* The verdict on task id, read from vx-report, others kept for their
+ * tasks; NULL when vx-report ended first (it is then stopped, and the next
+ * task starts another). */
+static struct judged *verdict_of(const char *id)
 {
-	struct judged *j = unstash(id, request);
+	struct judged *j = unstash(id);
 	cJSON *rec;
 	for (int got; !j && (got = stage_wait(&judge, &rec, -1)) != -1;) {
 		if (got != 1)
@@ -132,8 +107,6 @@ static struct judged *verdict_of(const char *id, const char *request)
 		const char *line = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(rec, "line"));
 		if (type && !strcmp(type, "verdict")) {
 			const char *who = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(rec, "id"));
-			if (!who)
-				who = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(rec, "request"));
 			struct judged *v = xcalloc(1, sizeof(*v));
 			v->who = xstrdup(who ? who : "");
 			v->lines = group;
@@ -144,7 +117,7 @@ static struct judged *verdict_of(const char *id, const char *request)
 			const char *why = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(rec, "reason"));
 			if (tr && !strcmp(tr, "off"))
 				v->off = xstrdup(why ? why : "");
-			if ((id && !strcmp(v->who, id)) || (request && !strcmp(v->who, request))) {
+			if (!strcmp(v->who, id)) {
 				j = v;
 			} else {
 				v->next = stash;
@@ -217,55 +190,5 @@ int report_stream(const char *id, int *wfd)
 bool report_stream_verdict(const char *id, struct strbuf *out, char **off)
 {
 	*off = NULL;
-	return take_verdict(judge.pid ? verdict_of(id, NULL) : NULL, out, off);
-}
-
-/* The judge record of a task's files (vx-report --each). */
-static cJSON *judge_record(const char *request, const char *trace, const char *net,
-	int exit_code)
-{
-	cJSON *q = cJSON_CreateObject();
-	cJSON_AddStringToObject(q, "type", "judge");
-	cJSON_AddStringToObject(q, "request", request);
-	if (trace)
-		cJSON_AddStringToObject(q, "trace", trace);
-	else
-		cJSON_AddNullToObject(q, "trace");
-	if (net)
-		cJSON_AddStringToObject(q, "network", net);
-	else
-		cJSON_AddNullToObject(q, "network");
-	cJSON_AddNumberToObject(q, "exit", exit_code);
-	return q;
-}
-
-bool report_task(const char *id, const char *request, const char *trace, const cJSON *denies,
-	int exit_code, struct strbuf *out, char **off)
-{
-	char *net = cJSON_GetArraySize(denies) ? write_denies(request, denies) : NULL;
-	struct judged *j = NULL;
-
-	*off = NULL;
-	if (cJSON_GetArraySize(denies) && !net) {
-		say(out, "vx: unable to hand vx-proxy's denies to vx-report: the task's "
-			 "network goes unjudged\n");
-		if (trace)
-			unlink(trace);
-		return true;
-	}
-	if (report_start()) {
-		cJSON *q = judge_record(request, trace, net, exit_code);
-		if (stage_send(&judge, q) < 0)
-			report_stop();
-		else
-			j = verdict_of(id, request);
-		cJSON_Delete(q);
-	}
-	if (net) {
-		unlink(net);
-		free(net);
-	}
-	if (trace)
-		unlink(trace);
-	return take_verdict(j, out, off);
+	return take_verdict(judge.pid ? verdict_of(id) : NULL, out, off);
 }

@@ -1,9 +1,8 @@
 /* The launch of one task of vx run: a cache hit restored instead, else its
  * command started in its own process group under /bin/sh -c, or under
- * vx-sandbox with its request on stdin and its records on a pipe to the
- * run's vx-report (report.h; a persistent task, untraced: a request file),
- * and its vx-proxy sockets, with vx's environment and its output on a pipe
- * the loop reads. */
+ * vx-sandbox with its request on stdin, its records on a pipe to the run's
+ * vx-report (report.h; a persistent task's untraced) and its vx-proxy
+ * sockets, with vx's environment and its output on a pipe the loop reads. */
 #include "run_int.h"
 
 #include <fcntl.h>
@@ -27,60 +26,6 @@ static char *path_env(const struct run *r, const struct rtask *t)
 	char *s = taskenv_path(r->root, proj);
 	free(proj);
 	return s;
-}
-
-/* Remove a request and its private directory; frees PATH. */
-static void remove_request(char *path)
-{
-	unlink(path);
-	*strrchr(path, '/') = '\0';
-	rmdir(path);
-	free(path);
-}
-
-/* A persistent task's request for vx-sandbox: the graph record and the
- * task's, in a file of a private directory (mkdtemp, 0700) so that nothing
- * another local user plants in the shared TMPDIR can stand at its name or
- * at its deny file's (report.h puts that beside it): vx-report reads it
- * when the task ends. */
-static char *write_request(struct run *r, struct rtask *t, const char *proxy_socket)
-{
-	const char *tmpdir = getenv("TMPDIR");
-	char *dir = xasprintf("%s/vx-task-XXXXXX", tmpdir && *tmpdir ? tmpdir : "/tmp");
-	if (!mkdtemp(dir)) {
-		free(dir);
-		return NULL;
-	}
-	char *path = xasprintf("%s/request", dir);
-	int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
-	if (fd < 0) {
-		rmdir(dir);
-		free(dir);
-		free(path);
-		return NULL;
-	}
-	free(dir);
-	/* with the task's vx-proxy socket, for its bridge */
-	char *text = taskreq_format(r->g.graph, t->rec, proxy_socket, NULL);
-	size_t n = strlen(text);
-	bool ok = write(fd, text, n) == (ssize_t)n;
-	if (close(fd) != 0)
-		ok = false;
-	free(text);
-	if (!ok) {
-		remove_request(path);
-		return NULL;
-	}
-	return path;
-}
-
-/* a persistent task's request and its private directory */
-void run_drop_request(struct rtask *t)
-{
-	if (t->request) {
-		remove_request(t->request);
-		t->request = NULL;
-	}
 }
 
 void run_start(struct run *r, struct rtask *t)
@@ -143,21 +88,16 @@ void run_start(struct run *r, struct rtask *t)
 
 	char *cwd = path_join(r->root, t->dir);
 	const char *cmd = graphin_str(t->rec, "command");
-	char *argv[] = {"/bin/sh", "-c", (char *)cmd, NULL, NULL, NULL};
+	char *argv[] = {"/bin/sh", "-c", (char *)cmd, NULL, NULL, NULL, NULL};
 	char *sandbox_prog = NULL, *text = NULL; /* a traced task's request, for stdin */
 	int wfd = -1, to = -1;
 	if (t->sandboxed) {
 		/* handed to vx-sandbox with its request; never run without it */
 		char *sock = NULL, *ctl = NULL;
 		/* every sandboxed task, granted or not: without a grant each
-		 * request is refused and reported (issue 18). A traced one's
-		 * denies go into its own trace (vx-sandbox takes them on the
-		 * control socket); an untraced (persistent) one's are collected
-		 * here at its exit */
-		bool traced = t->kind != K_PERSISTENT;
-		t->networked = !traced;
-		sock = netproxy_task(&r->net, r->g.graph, t->rec, (size_t)(t - r->t),
-			traced ? &ctl : NULL);
+		 * request is refused and reported (issue 18); its denies go into
+		 * its own records (vx-sandbox takes them on the control socket) */
+		sock = netproxy_task(&r->net, r->g.graph, t->rec, (size_t)(t - r->t), &ctl);
 		if (!sock) {
 			free(envp);
 			free(pathvar);
@@ -165,31 +105,31 @@ void run_start(struct run *r, struct rtask *t)
 			run_fail_msg(r, t, "vx: unable to start vx-proxy for %s", t->id);
 			return;
 		}
-		/* a traced task's records go on a pipe straight to vx-report,
-		 * its request on vx-sandbox's stdin: no file */
-		if (traced && report_stream(t->id, &wfd) == 0)
+		/* its records go on a pipe straight to vx-report, its request
+		 * on vx-sandbox's stdin: no file */
+		if (report_stream(t->id, &wfd) == 0)
 			text = taskreq_format(r->g.graph, t->rec, sock, ctl);
-		else if (!traced)
-			t->request = write_request(r, t, sock);
 		free(sock);
 		free(ctl);
-		if (!text && !t->request) {
+		if (!text) {
 			free(envp);
 			free(pathvar);
 			free(cwd);
-			run_fail_msg(r, t, traced ? "vx: unable to start vx-report for %s"
-						  : "vx: unable to write the sandbox request of %s", t->id);
+			run_fail_msg(r, t, "vx: unable to start vx-report for %s", t->id);
 			return;
 		}
 		sandbox_prog = proc_stage_path("vx-sandbox");
 		argv[0] = sandbox_prog;
 		argv[1] = "--request";
-		argv[2] = traced ? "-" : t->request;
-		if (traced) {
-			t->traced = true;
-			argv[3] = "--trace-fd";
-			argv[4] = "3"; /* pass_fd's */
-		}
+		argv[2] = "-";
+		argv[3] = "--trace-fd";
+		argv[4] = "3"; /* pass_fd's */
+		/* a persistent task is never traced: its records carry its
+		 * network denies and its exit */
+		if (t->kind == K_PERSISTENT)
+			argv[5] = "--untraced";
+		t->recorded = true;
+		t->traced = t->kind != K_PERSISTENT;
 	}
 	struct spawn_opts o = {.cwd = cwd, .envp = envp, .own_group = true, .merge_stderr = true,
 		.null_stdin = !text, .pass_fd = wfd > 0 ? wfd : 0};

@@ -42,6 +42,16 @@ int trace_to_fd(int fd, const char *records)
 	return fd;
 }
 
+int trace_untraced(int fd)
+{
+	static const char off[] = "{\"trace\":\"off\",\"reason\":\"untraced\"}\n";
+	if (fileio_write_all(fd, off, sizeof(off) - 1) != 0) {
+		err_warn_errno("unable to write the records");
+		return -1;
+	}
+	return 0;
+}
+
 void trace_exit(int fd, int status)
 {
 	char line[64];

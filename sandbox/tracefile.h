@@ -7,7 +7,9 @@
  * stream: `vx-sandbox --request - --trace - | vx-report`. Returns the fd, or
  * -1 after one line. trace_to_fd() does the same on an inherited fd
  * (--trace-fd N: vx run's pipe to vx-report), made close-on-exec, the task's
- * stdout left alone. trace_exit() ends the records with the task's exit
+ * stdout left alone. trace_untraced() writes the "off" record of a task
+ * run with no tracer (--untraced): {"trace":"off","reason":"untraced"}; 0,
+ * or -1 after one line. trace_exit() ends the records with the task's exit
  * status: {"trace":"exit","status":N} (docs/protocol.md).
  */
 #ifndef VX_SANDBOX_TRACEFILE_H
@@ -15,6 +17,7 @@
 
 int trace_to(const char *path, const char *records);
 int trace_to_fd(int fd, const char *records);
+int trace_untraced(int fd);
 void trace_exit(int fd, int status);
 
 #endif

@@ -421,7 +421,7 @@ for l in sys.stdin:
 	rm -rf "$tb"
 }
 
-@test "a persistent task, untraced, still has its denies judged by vx-report (--no-trace) and fails on them" {
+@test "a persistent task, untraced, still has its denies judged by vx-report (vx-sandbox --untraced, no file) and fails on them" {
 	pkg packages/a a '' '{ "tasks": { "serve": { "exec": { "command": "curl -sS --max-time 10 http://other.test:8080/nope; exit 0",
 		"persistent": true, "sandbox": { "allow": { "network": ["origin.test"] } } } } } }'
 	pkg packages/probe probe '' '{ "tasks": { "wait": { "exec": { "command": "sleep 3" }, "dependsOn": ["a#serve"] } } }'
