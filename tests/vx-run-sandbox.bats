@@ -128,6 +128,15 @@ file_grant() {
 	run -1 env TMPDIR="$WS/no/such/dir" "$bin/vx" run build
 	assert_line --regexp '^fail @x/ui#build .*\(exit 0\)$'
 	assert_output --partial '  deny file-write packages/ui/other.txt'
+	# a persistent task too: untraced, its network denies in its records
+	pkg packages/srv @x/srv '' '{ "tasks": { "serve": { "exec": { "command": "curl -sS --max-time 5 http://other.test:8080/; exit 0",
+		"persistent": true, "sandbox": { "allow": { "read": ["."], "network": ["example.com"] } } } } } }'
+	pkg packages/probe @x/probe '' '{ "tasks": { "wait": { "exec": { "command": "sleep 3" }, "dependsOn": ["@x/srv#serve"] } } }'
+	: > "$BATS_TEST_TMPDIR/seen"
+	run -1 env TMPDIR="$WS/no/such/dir" "$bin/vx" run @x/probe#wait
+	assert_line 'SANDBOX VIOLATIONS @x/srv#serve'
+	assert_line '  deny network-outbound other.test:8080 (not in allow.network)'
+	assert_equal "$(cat "$BATS_TEST_TMPDIR/seen")" "--request - --trace-fd 3 --untraced fifo fifo"
 }
 
 @test "vx-sandbox refuses a relative VX_CACHE_DIR with one line, never a crash" {
