@@ -215,6 +215,8 @@ int main(int argc, char **argv)
 	}
 	/* R-25a is a config error, refused before anything is made */
 	if (resolved && plan_check_home_writes(r)) {
+		if (out >= 0)
+			trace_exit(out, VX_EXIT_USAGE); /* the task never ran: say so */
 		request_free(r);
 		return VX_EXIT_USAGE;
 	}
@@ -226,6 +228,8 @@ int main(int argc, char **argv)
 		plan_sweep(&plan, false); /* what a refused grant's plan made already */
 		plan_free(&plan);
 		netctl_stop(&net);
+		if (out >= 0)
+			trace_exit(out, RUN_EXIT_SETUP); /* the task never ran: say so */
 		request_free(r);
 		return RUN_EXIT_SETUP;
 	}
