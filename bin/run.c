@@ -26,9 +26,17 @@
 #include "watchq.h"
 #include "wsroot.h"
 
+struct run_watch run_watch_hook; /* vx watch's hold on this run (run.h) */
+
 void run_watch_set(const struct run_watch *w)
 {
 	run_watch_hook = *w;
+}
+
+/* vx watch, a rerun: a persistent task is served by an earlier run still */
+bool run_served_elsewhere(const struct rtask *t)
+{
+	return t->kind == K_PERSISTENT && run_watch_hook.on && !run_watch_hook.serve;
 }
 
 static size_t ncpus(void)
@@ -68,7 +76,7 @@ static void watch_done(int code, bool serving)
 }
 
 /* vx watch, serving: the run's work is done while its servers run on */
-static void watch_served(struct run *r)
+void run_watch_served(struct run *r)
 {
 	r->served = true;
 	/* stdout stays open: the servers' lines still go there */
@@ -511,10 +519,6 @@ static int run_tasks(struct run *r, const struct run_args *a)
 	}
 	run_setup_signals();
 	p = ui_now_ms();
-	/* the scheduler calls the steps of a task through these (run_int.h) */
-	static const struct run_steps steps = {.start = run_start, .drain = run_drain,
-		.exited = run_exited, .key_pump = run_key_pump, .served = watch_served};
-	r->steps = &steps;
 	run_loop(r);
 	profile_span(PROFILE_MAIN, "phase", "tasks", p, ui_now_ms(), (const char *)NULL);
 	workq_free(r->writers);

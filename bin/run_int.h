@@ -68,23 +68,7 @@ struct rtask {
 /* --continue: what a failure stops (turbo's values; vx's default differs) */
 enum run_continue { CONT_DEPS_OK, CONT_NEVER, CONT_ALWAYS };
 
-struct run;
-
-/* The steps of a task the scheduler (run_sched.c) calls, through these so
- * that it links to none of them (git's run_processes_parallel callbacks):
- * start a ready task (run_launch.c), read its output, take its exit
- * (run_end.c), move vx-key's stream (run_key.c), and tell vx watch the
- * run's work is done while its servers go on (run.c). */
-struct run_steps {
-	void (*start)(struct run *r, struct rtask *t);
-	void (*drain)(struct run *r, struct rtask *t);
-	void (*exited)(struct run *r, struct rtask *t, int st);
-	void (*key_pump)(struct run *r);
-	void (*served)(struct run *r);
-};
-
 struct run {
-	const struct run_steps *steps; /* set before run_loop */
 	struct graphin g;
 	struct rtask *t;
 	size_t n, done, running, jobs;
@@ -116,12 +100,13 @@ struct run {
 	bool summarize; /* --summarize: the run summary is written at the end (summary.h) */
 };
 
-/* run_sched.c: the schedule; it calls a task's steps through r->steps */
-extern volatile sig_atomic_t run_stop_requested; /* SIGINT or SIGTERM came */
+/* run.c */
 extern struct run_watch run_watch_hook; /* vx watch's hold on this run (run.h) */
 bool run_served_elsewhere(const struct rtask *t);
-/* How t ended, kept for vx graph --dot/--html (the cache's outcome file). */
-void run_keep_outcome(struct run *r, struct rtask *t, enum ui_status st);
+void run_watch_served(struct run *r);
+
+/* run_sched.c */
+extern volatile sig_atomic_t run_stop_requested; /* SIGINT or SIGTERM came */
 void run_release(struct run *r, struct rtask *t);
 void run_finish(struct run *r, struct rtask *t, enum ui_status st);
 void run_fail_msg(struct run *r, struct rtask *t, const char *fmt, const char *arg);
@@ -144,6 +129,7 @@ void run_key_pump(struct run *r);
 void run_start(struct run *r, struct rtask *t);
 
 /* run_end.c */
+void run_keep_outcome(struct run *r, struct rtask *t, enum ui_status st);
 void run_drain(struct run *r, struct rtask *t);
 void run_exited(struct run *r, struct rtask *t, int st);
 

@@ -20,24 +20,6 @@
 
 static int sigpipe_fds[2] = {-1, -1};
 volatile sig_atomic_t run_stop_requested; /* SIGINT or SIGTERM came */
-struct run_watch run_watch_hook; /* vx watch's hold on this run (run.h) */
-
-/* vx watch, a rerun: a persistent task is served by an earlier run still */
-bool run_served_elsewhere(const struct rtask *t)
-{
-	return t->kind == K_PERSISTENT && run_watch_hook.on && !run_watch_hook.serve;
-}
-
-/* How t ended, kept for vx graph --dot/--html, which draw each task as its
- * last run left it. */
-void run_keep_outcome(struct run *r, struct rtask *t, enum ui_status st)
-{
-	static const char *const outcome[UI_NSTATUS] = {[UI_HIT] = "hit", [UI_MISS] = "ran",
-		[UI_DONE] = "ran", [UI_SKIP] = "skipped", [UI_STARTED] = "ran"};
-	const char *o = st == UI_FAIL ? (t->viol.len ? "violation" : "failed") : outcome[st];
-	if (o)
-		runcache_outcome(&r->cache, r->root, t->id, o);
-}
 
 static void on_signal(int sig)
 {
@@ -123,7 +105,7 @@ static void reap(struct run *r)
 	while ((pid = waitpid(-1, &st, WNOHANG)) > 0) {
 		for (size_t i = 0; i < r->n; i++)
 			if (r->t[i].running && r->t[i].pid == pid) {
-				r->steps->exited(r, &r->t[i], st);
+				run_exited(r, &r->t[i], st);
 				break;
 			}
 	}
@@ -197,9 +179,9 @@ void run_loop(struct run *r)
 	size_t *who = xcalloc(r->n + 2, sizeof(*who));
 	for (;;) {
 		if (!r->interrupted && r->nready && !r->halted_by)
-			r->steps->key_pump(r);
+			run_key_pump(r);
 		while (!r->interrupted && r->nready && r->running < r->jobs && !r->halted_by)
-			r->steps->start(r, &r->t[r->ready[--r->nready]]);
+			run_start(r, &r->t[r->ready[--r->nready]]);
 		/* --continue=never: after a failure nothing more starts; what runs
 		 * ends, what was to run is skipped */
 		while (!r->interrupted && r->halted_by && r->nready) {
@@ -223,7 +205,7 @@ void run_loop(struct run *r)
 				break;
 			if (run_watch_hook.on && run_watch_hook.serve) {
 				if (!r->served)
-					r->steps->served(r);
+					run_watch_served(r);
 			} else if (has_work(r)) {
 				break;
 			}
@@ -253,7 +235,7 @@ void run_loop(struct run *r)
 		}
 		for (size_t p = 1; pr > 0 && p < npx; p++)
 			if (pfd[p].revents & (POLLIN | POLLHUP | POLLERR))
-				r->steps->drain(r, &r->t[who[p]]);
+				run_drain(r, &r->t[who[p]]);
 		if (pr > 0 && npx < np && pfd[npx].revents)
 			netproxy_read(&r->net);
 		reap(r);
