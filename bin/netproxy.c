@@ -12,6 +12,7 @@
 
 #include "err.h"
 #include "child.h"
+#include "netreq.h"
 #include "proc.h"
 #include "ui.h"
 
@@ -19,52 +20,20 @@
  * last decisions: its header timeout bounds those). */
 #define NP_WAIT_MS 30000
 
-struct np_deny {
-	char *task;
-	cJSON *rec;
-	struct np_deny *next;
-};
-
-static const cJSON *path2(const cJSON *o, const char *a, const char *b)
-{
-	return cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(o, a), b);
-}
-
-static const cJSON *grant(const cJSON *task)
-{
-	return path2(cJSON_GetObjectItemCaseSensitive(task, "sandbox"), "allow", "network");
-}
-
-bool netproxy_granted(const cJSON *task)
-{
-	const cJSON *g = grant(task);
-	return cJSON_IsTrue(g) || cJSON_IsArray(g);
-}
-
 static const char *str(const cJSON *o, const char *key)
 {
 	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
 	return cJSON_IsString(v) ? v->valuestring : NULL;
 }
 
-/* One record from vx-proxy: a deny is kept for its task; true when it is
- * the one the caller waits for (want_type of want_task). */
-static bool take(struct netproxy *np, cJSON *rec, const char *want_type, const char *want_task)
+/* One record from vx-proxy: true when it is the one the caller waits for
+ * (want_type of want_task). Denies never come here: each task's go to its
+ * control socket, to its vx-sandbox. */
+static bool take(cJSON *rec, const char *want_type, const char *want_task)
 {
 	const char *type = str(rec, "type"), *task = str(rec, "task");
-	bool found = false;
-	if (type && task && strcmp(type, "deny") == 0) {
-		struct np_deny *d = xcalloc(1, sizeof(*d)), **tail = &np->denies;
-		d->task = xstrdup(task);
-		d->rec = rec;
-		while (*tail)
-			tail = &(*tail)->next;
-		*tail = d; /* in the order vx-proxy wrote them */
-		return false;
-	}
-	if (type && task && want_type && strcmp(type, want_type) == 0 &&
-		strcmp(task, want_task) == 0)
-		found = true;
+	bool found = type && task && want_type && strcmp(type, want_type) == 0 &&
+		     strcmp(task, want_task) == 0;
 	cJSON_Delete(rec);
 	return found;
 }
@@ -85,7 +54,7 @@ static bool wait_for(struct netproxy *np, const char *type, const char *task)
 			np->broken = true;
 		if (got <= 0)
 			return false;
-		if (take(np, rec, type, task))
+		if (take(rec, type, task))
 			return true;
 	}
 	return false;
@@ -122,16 +91,7 @@ static bool start(struct netproxy *np, const cJSON *graph)
 	}
 	stage_attach(&np->st, "vx-proxy", pid, to, from);
 	signal(SIGPIPE, SIG_IGN);
-	const cJSON *net = path2(graph, "sandbox", "network");
-	cJSON *rec = cJSON_CreateObject();
-	cJSON_AddStringToObject(rec, "type", "proxy");
-	cJSON_AddNumberToObject(rec, "v", 1);
-	const cJSON *deny = cJSON_GetObjectItemCaseSensitive(net, "deny");
-	const cJSON *uni = cJSON_GetObjectItemCaseSensitive(net, "allow");
-	cJSON_AddItemToObject(rec, "deny", cJSON_IsArray(deny) ? cJSON_Duplicate(deny, 1)
-							       : cJSON_CreateArray());
-	if (cJSON_IsArray(uni))
-		cJSON_AddItemToObject(rec, "union", cJSON_Duplicate(uni, 1));
+	cJSON *rec = netreq_proxy(graph);
 	bool ok = send_line(np, rec);
 	cJSON_Delete(rec);
 	return ok;
@@ -145,7 +105,7 @@ bool netproxy_start(struct netproxy *np, const cJSON *graph)
 }
 
 char *netproxy_task(struct netproxy *np, const cJSON *graph, const cJSON *task,
-	size_t idx)
+	size_t idx, char **control)
 {
 	const char *id = str(task, "id");
 	if (np->broken || !id)
@@ -153,45 +113,18 @@ char *netproxy_task(struct netproxy *np, const cJSON *graph, const cJSON *task,
 	if (!netproxy_start(np, graph))
 		return NULL;
 	char *path = xasprintf("%s/%zu.sock", np->dir, idx);
-	cJSON *rec = cJSON_CreateObject();
-	cJSON_AddStringToObject(rec, "type", "task");
-	cJSON_AddStringToObject(rec, "task", id);
-	cJSON_AddStringToObject(rec, "socket", path);
-	/* no grant: no "network", and vx-proxy refuses and reports every request */
-	if (netproxy_granted(task))
-		cJSON_AddItemToObject(rec, "network", cJSON_Duplicate(grant(task), 1));
+	char *ctl = xasprintf("%s/%zu.ctl", np->dir, idx);
+	cJSON *rec = netreq_task(task, id, path, ctl);
 	bool ok = send_line(np, rec) && wait_for(np, "listening", id);
 	cJSON_Delete(rec);
 	if (!ok) {
 		err_warn("vx-proxy did not open the socket of %s", id);
 		free(path);
+		free(ctl);
 		return NULL;
 	}
+	*control = ctl;
 	return path;
-}
-
-bool netproxy_task_done(struct netproxy *np, const cJSON *task, cJSON *denies)
-{
-	const char *id = str(task, "id");
-	bool ok = false;
-	if (np->st.pid && !np->broken && id) {
-		cJSON *rec = cJSON_CreateObject();
-		cJSON_AddStringToObject(rec, "type", "done");
-		cJSON_AddStringToObject(rec, "task", id);
-		ok = send_line(np, rec) && wait_for(np, "done", id);
-		cJSON_Delete(rec);
-	}
-	for (struct np_deny **pp = &np->denies, *d; (d = *pp);) {
-		if (!id || strcmp(d->task, id) != 0) {
-			pp = &d->next;
-			continue;
-		}
-		*pp = d->next;
-		cJSON_AddItemToArray(denies, d->rec);
-		free(d->task);
-		free(d);
-	}
-	return ok || !np->st.pid;
 }
 
 int netproxy_fd(const struct netproxy *np)
@@ -206,7 +139,7 @@ void netproxy_read(struct netproxy *np)
 		np->broken = true;
 	for (int got; (got = stage_next(&np->st, &rec));)
 		if (got == 1)
-			take(np, rec, NULL, NULL);
+			take(rec, NULL, NULL);
 }
 
 void netproxy_stop(struct netproxy *np)
@@ -221,13 +154,6 @@ void netproxy_stop(struct netproxy *np)
 		else
 			np->st.pid = 0; /* reaped here */
 		stage_finish(&np->st);
-	}
-	while (np->denies) {
-		struct np_deny *d = np->denies;
-		np->denies = d->next;
-		cJSON_Delete(d->rec);
-		free(d->task);
-		free(d);
 	}
 	if (np->dir) {
 		rmdir(np->dir);

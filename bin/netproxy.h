@@ -7,11 +7,11 @@
  * reported as `no network grant`, so its attempts are named, not lost),
  * each with its own socket in a 0700 directory under /tmp (hidden from every
  * sandbox by its private /tmp). The task's socket goes to vx-sandbox in the
- * request (proxySocket). When the task's sandbox has exited, a "done" record
- * asks vx-proxy to judge whatever the task still sent; its "done" answer
- * comes after every deny of the task, so the task is judged on all of them.
- * The denies are handed over as vx-proxy wrote them: vx-report judges them
- * (ignore.network, the violation lines), as it judges the file accesses.
+ * request (proxySocket), with a control socket beside it (proxyControl):
+ * its vx-sandbox takes the task's deny records there once the task exited,
+ * when vx-proxy judged all it sent, and writes them into the task's
+ * records for vx-report (sandbox/netctl.h, proxy/control.c); none passes
+ * through here.
  * vx-proxy's stdin is the driver's pipe: it ends with the run, or with vx.
  */
 #ifndef VX_BIN_NETPROXY_H
@@ -25,29 +25,22 @@
 
 #include "stage.h"
 
-struct np_deny;
-
 struct netproxy {
 	struct stage st;  /* vx-proxy; st.pid 0: not started */
 	char *dir;        /* the sockets' directory */
-	struct np_deny *denies; /* deny records not yet claimed by their task */
 	bool broken;
 };
 
-/* Does this task record grant network (allow.network true or a list)? */
-bool netproxy_granted(const cJSON *task);
 /* Start vx-proxy now if it is not running (netproxy_task starts it too,
  * but a task known to run can have it start while it is keyed): false when
  * it could not be. */
 bool netproxy_start(struct netproxy *np, const cJSON *graph);
 /* Start vx-proxy if needed and serve task id (index idx in the run) with
  * its grant, once it listens. The socket path (the caller frees it), or NULL
- * after a line on stderr. */
+ * after a line on stderr; its control socket's path in *control (the
+ * caller frees it). */
 char *netproxy_task(struct netproxy *np, const cJSON *graph, const cJSON *task,
-	size_t idx);
-/* The task's sandbox has exited: move its deny records, in vx-proxy's
- * order, onto the array denies. false when vx-proxy did not answer. */
-bool netproxy_task_done(struct netproxy *np, const cJSON *task, cJSON *denies);
+	size_t idx, char **control);
 /* For the run's poll loop: the fd to watch (-1: none), and what to do when
  * it is readable (keeps vx-proxy from blocking on a full pipe). */
 int netproxy_fd(const struct netproxy *np);

@@ -1,5 +1,6 @@
 /* The end of one task of vx run: the rest of its output read, vx-report's
- * verdict on its trace and network denies, its result saved to the cache
+ * verdict on its record stream (a persistent task's: on its network denies),
+ * its result saved to the cache
  * (unless an input moved while it ran), and its outcome kept. */
 #include "run_int.h"
 
@@ -116,21 +117,18 @@ void run_exited(struct run *r, struct rtask *t, int st)
 	}
 	if (t->kind != K_PERSISTENT)
 		tasklog_end(&t->out, &t->log, r->log_max);
-	/* the sandbox is gone: every deny of the task is in once vx-proxy says done */
-	cJSON *denies = cJSON_CreateArray();
-	bool confirmed = !t->networked || netproxy_task_done(&r->net, t->rec, denies);
 	/* R-34: a violation, file or network, fails the task, even one whose
-	 * command exited 0; vx-report judges both */
+	 * command exited 0; vx-report judges both, from the task's records
+	 * (its vx-sandbox took the network denies from vx-proxy) */
 	char *off = NULL;
-	bool violated = !r->interrupted && (t->trace || cJSON_GetArraySize(denies)) &&
-		report_task(t->request, t->trace, denies, err_wait_status(st), &t->viol, &off);
-	cJSON_Delete(denies);
-	if (t->trace || t->networked)
+	bool violated = !r->interrupted && t->recorded &&
+		report_stream_verdict(t->id, &t->viol, &off);
+	if (t->recorded)
 		profile_span(t->lane, "phase", "report", pt, ui_now_ms(), "violation",
 			violated ? "yes" : "no", (const char *)NULL);
 	/* R-10a: the kernel refused to trace it (a persistent task is never
 	 * traced: not this); the run says so once */
-	if (off && t->trace) {
+	if (off && t->traced) {
 		char *line = traceprobe_line(*off ? off : "refused");
 		t->untraced = true;
 		if (line)
@@ -138,15 +136,7 @@ void run_exited(struct run *r, struct rtask *t, int st)
 		free(line);
 	}
 	free(off);
-	if (!confirmed) {
-		const char *m = "vx-proxy did not confirm the task's last network decisions\n";
-		strbuf_add(&t->viol, m, strlen(m));
-	}
-	if (t->trace)
-		unlink(t->trace);
-	free(t->trace);
-	t->trace = NULL;
-	run_drop_request(t);
+	t->traced = t->recorded = false;
 	t->ms = ui_now_ms() - t->started;
 	t->exit_code = err_wait_status(st);
 	if (t->kind == K_PERSISTENT) {

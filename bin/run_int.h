@@ -53,10 +53,9 @@ struct rtask {
 	bool keyed;    /* its key was taken ahead, in the key pump */
 	bool in_flight; /* sent to vx-key, not answered yet */
 	bool probed;   /* keyed and looked up: a miss, to run */
-	char *request; /* vx-sandbox's request file while it runs */
-	bool networked;      /* served by vx-proxy: its denies are collected at exit */
 	struct strbuf viol;  /* its sandbox violations */
-	char *trace;   /* its access records (report.h), one-shot tasks only */
+	bool recorded; /* sandboxed: its records stream to vx-report (report.h) */
+	bool traced;   /* and they hold its accesses: not a persistent task */
 	bool untraced; /* sandboxed, but the kernel refused its trace: never saved (R-10a) */
 	bool dep_failed; /* --continue=always: ran after a dependency failed; never saved */
 	bool stopped;    /* --continue=never: skipped because the run stopped */
@@ -127,7 +126,6 @@ void run_hit(struct run *r, struct rtask *t, struct strbuf *log);
 void run_key_pump(struct run *r);
 
 /* run_launch.c */
-void run_drop_request(struct rtask *t);
 void run_start(struct run *r, struct rtask *t);
 
 /* run_end.c */

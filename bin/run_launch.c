@@ -1,7 +1,8 @@
 /* The launch of one task of vx run: a cache hit restored instead, else its
  * command started in its own process group under /bin/sh -c, or under
- * vx-sandbox with a request file and its vx-proxy socket, with vx's
- * environment and its output on a pipe the loop reads. */
+ * vx-sandbox with its request on stdin, its records on a pipe to the run's
+ * vx-report (report.h; a persistent task's untraced) and its vx-proxy
+ * sockets, with vx's environment and its output on a pipe the loop reads. */
 #include "run_int.h"
 
 #include <fcntl.h>
@@ -11,6 +12,7 @@
 #include <unistd.h>
 
 #include "err.h"
+#include "fileio.h"
 #include "path.h"
 #include "taskenv.h"
 #include "proc.h"
@@ -24,63 +26,6 @@ static char *path_env(const struct run *r, const struct rtask *t)
 	char *s = taskenv_path(r->root, proj);
 	free(proj);
 	return s;
-}
-
-/* Remove a request, its trace if one is left, and their private directory;
- * frees PATH. */
-static void remove_request(char *path)
-{
-	char *trace = report_trace_path(path);
-	unlink(trace);
-	free(trace);
-	unlink(path);
-	*strrchr(path, '/') = '\0';
-	rmdir(path);
-	free(path);
-}
-
-/* vx-sandbox's request: the graph record and the task's, in a file of a
- * private directory (mkdtemp, 0700) so that nothing another local user
- * plants in the shared TMPDIR can stand at its name or at its trace's
- * (report_trace_path puts the trace beside it). */
-static char *write_request(struct run *r, struct rtask *t, const char *proxy_socket)
-{
-	const char *tmpdir = getenv("TMPDIR");
-	char *dir = xasprintf("%s/vx-task-XXXXXX", tmpdir && *tmpdir ? tmpdir : "/tmp");
-	if (!mkdtemp(dir)) {
-		free(dir);
-		return NULL;
-	}
-	char *path = xasprintf("%s/request", dir);
-	int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
-	if (fd < 0) {
-		rmdir(dir);
-		free(dir);
-		free(path);
-		return NULL;
-	}
-	free(dir);
-	/* with the task's vx-proxy socket, for its bridge */
-	char *text = taskreq_format(r->g.graph, t->rec, proxy_socket);
-	size_t n = strlen(text);
-	bool ok = write(fd, text, n) == (ssize_t)n;
-	if (close(fd) != 0)
-		ok = false;
-	free(text);
-	if (!ok) {
-		remove_request(path);
-		return NULL;
-	}
-	return path;
-}
-
-/* the request, its trace if one is left, and their private directory */
-void run_drop_request(struct rtask *t)
-{
-	if (t->request) {
-		remove_request(t->request);
-		t->request = NULL;
-	}
 }
 
 void run_start(struct run *r, struct rtask *t)
@@ -143,15 +88,16 @@ void run_start(struct run *r, struct rtask *t)
 
 	char *cwd = path_join(r->root, t->dir);
 	const char *cmd = graphin_str(t->rec, "command");
-	char *argv[] = {"/bin/sh", "-c", (char *)cmd, NULL, NULL, NULL};
-	char *sandbox_prog = NULL;
+	char *argv[] = {"/bin/sh", "-c", (char *)cmd, NULL, NULL, NULL, NULL};
+	char *sandbox_prog = NULL, *text = NULL; /* a traced task's request, for stdin */
+	int wfd = -1, to = -1;
 	if (t->sandboxed) {
 		/* handed to vx-sandbox with its request; never run without it */
-		char *sock = NULL;
+		char *sock = NULL, *ctl = NULL;
 		/* every sandboxed task, granted or not: without a grant each
-		 * request is refused and reported (issue 18) */
-		t->networked = true;
-		sock = netproxy_task(&r->net, r->g.graph, t->rec, (size_t)(t - r->t));
+		 * request is refused and reported (issue 18); its denies go into
+		 * its own records (vx-sandbox takes them on the control socket) */
+		sock = netproxy_task(&r->net, r->g.graph, t->rec, (size_t)(t - r->t), &ctl);
 		if (!sock) {
 			free(envp);
 			free(pathvar);
@@ -159,31 +105,46 @@ void run_start(struct run *r, struct rtask *t)
 			run_fail_msg(r, t, "vx: unable to start vx-proxy for %s", t->id);
 			return;
 		}
-		t->request = write_request(r, t, sock);
+		/* its records go on a pipe straight to vx-report, its request
+		 * on vx-sandbox's stdin: no file */
+		if (report_stream(t->id, &wfd) == 0)
+			text = taskreq_format(r->g.graph, t->rec, sock, ctl);
 		free(sock);
-		if (!t->request) {
+		free(ctl);
+		if (!text) {
 			free(envp);
 			free(pathvar);
 			free(cwd);
-			run_fail_msg(r, t, "vx: unable to write the sandbox request of %s", t->id);
+			run_fail_msg(r, t, "vx: unable to start vx-report for %s", t->id);
 			return;
 		}
 		sandbox_prog = proc_stage_path("vx-sandbox");
 		argv[0] = sandbox_prog;
 		argv[1] = "--request";
-		argv[2] = t->request;
-		if (t->kind != K_PERSISTENT) {
-			t->trace = report_trace_path(t->request);
-			argv[3] = "--trace";
-			argv[4] = t->trace;
-		}
+		argv[2] = "-";
+		argv[3] = "--trace-fd";
+		argv[4] = "3"; /* pass_fd's */
+		/* a persistent task is never traced: its records carry its
+		 * network denies and its exit */
+		if (t->kind == K_PERSISTENT)
+			argv[5] = "--untraced";
+		t->recorded = true;
+		t->traced = t->kind != K_PERSISTENT;
 	}
-	struct spawn_opts o = {
-		.cwd = cwd, .envp = envp, .own_group = true, .merge_stderr = true, .null_stdin = true};
+	struct spawn_opts o = {.cwd = cwd, .envp = envp, .own_group = true, .merge_stderr = true,
+		.null_stdin = !text, .pass_fd = wfd > 0 ? wfd : 0};
 	t->spawned = ui_now_ms();
 	/* its environment, and for a sandboxed task vx-proxy and the request */
 	profile_span(t->lane, "phase", "launch", launch, t->spawned, (const char *)NULL);
-	t->pid = proc_spawn(argv, &o, NULL, &t->outfd);
+	t->pid = proc_spawn(argv, &o, text ? &to : NULL, &t->outfd);
+	if (wfd >= 0)
+		close(wfd); /* vx-sandbox's now: the stream ends when it does */
+	if (to >= 0) {
+		/* a vx-sandbox gone already fails on its own: EPIPE is no news */
+		(void)fileio_write_all(to, text, strlen(text));
+		close(to);
+	}
+	free(text);
 	free(envp);
 	free(pathvar);
 	free(sandbox_prog);
@@ -201,8 +162,6 @@ void run_start(struct run *r, struct rtask *t)
 	}
 	t->running = true;
 	r->running++;
-	if (t->trace)
-		report_start(); /* while the task runs; its judge needs it */
 	if (t->kind == K_PERSISTENT) {
 		/* a server: its dependents go on once it started; it runs until the run ends */
 		t->status = UI_STARTED;

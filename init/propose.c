@@ -145,7 +145,7 @@ static char *write_request(const struct job *j, const cJSON *task, cJSON *sandbo
 		cJSON_ReplaceItemInObjectCaseSensitive(t, "sandbox", sandbox);
 	else
 		cJSON_AddItemToObject(t, "sandbox", sandbox);
-	char *text = taskreq_format(j->graph, t, NULL), *path = path_join(j->dir, name);
+	char *text = taskreq_format(j->graph, t, NULL, NULL), *path = path_join(j->dir, name);
 	int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
 	if (fd < 0 || fileio_write_all(fd, text, strlen(text)) != 0)
 		err_die_errno(VX_EXIT_FAIL, "unable to write the request '%s'", path);

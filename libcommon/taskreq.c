@@ -92,13 +92,17 @@ int taskreq_read_file(const char *file, cJSON **graph, cJSON **task)
 	return rc;
 }
 
-char *taskreq_format(const cJSON *graph, const cJSON *task, const char *proxy_socket)
+char *taskreq_format(const cJSON *graph, const cJSON *task, const char *proxy_socket,
+	const char *proxy_control)
 {
 	cJSON *t = NULL;
 	if (proxy_socket) {
 		t = cJSON_Duplicate(task, 1);
 		cJSON_DeleteItemFromObjectCaseSensitive(t, "proxySocket");
+		cJSON_DeleteItemFromObjectCaseSensitive(t, "proxyControl");
 		cJSON_AddStringToObject(t, "proxySocket", proxy_socket);
+		if (proxy_control)
+			cJSON_AddStringToObject(t, "proxyControl", proxy_control);
 		task = t;
 	}
 	/* a request is one task: its graph record counts one, as vx-pick's

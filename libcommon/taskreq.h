@@ -3,7 +3,7 @@
  * A request is two JSON lines (docs/protocol.md "vx-sandbox"): vx-graph's
  * graph record (type "graph", a "root"), then the task's record (type
  * "task", a "dir", usually an "id"), as vx-key left it, plus "proxySocket"
- * when vx run serves the task's network. The driver writes it
+ * and "proxyControl" when vx run serves the task's network. The driver writes it
  * (taskreq_format), vx-sandbox and vx-report read it (taskreq_read,
  * taskreq_check), so the three agree on one shape. taskreq_key_members
  * names the members vx-key adds to a task record: the driver moves them
@@ -38,10 +38,13 @@ int taskreq_read(struct jsonl_reader *rd, cJSON **graph, cJSON **task);
 /* The same from FILE ("-" is stdin). */
 int taskreq_read_file(const char *file, cJSON **graph, cJSON **task);
 /* The two lines, each ending in '\n' (malloc'd); proxy_socket, when not
- * NULL, is set as the task record's "proxySocket". The graph record's
+ * NULL, is set as the task record's "proxySocket", and proxy_control (may
+ * be NULL) as its "proxyControl" (vx-sandbox takes the task's denies
+ * there: sandbox/netctl.h). The graph record's
  * "tasks" is written as 1 (a request is one task; vx-sandbox refuses more):
  * graph's own count is set for the print and put back, so two threads
  * must not format from one graph record at once. */
-char *taskreq_format(const cJSON *graph, const cJSON *task, const char *proxy_socket);
+char *taskreq_format(const cJSON *graph, const cJSON *task, const char *proxy_socket,
+	const char *proxy_control);
 
 #endif

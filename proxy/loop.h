@@ -34,7 +34,7 @@
 #include "resolve.h"
 #include "server.h"
 
-enum hkind { H_LISTEN, H_CLIENT, H_UPSTREAM, H_RESOLVER, H_SIGNAL, H_LINES };
+enum hkind { H_LISTEN, H_CLIENT, H_UPSTREAM, H_RESOLVER, H_SIGNAL, H_LINES, H_CONTROL };
 
 struct loop;
 
@@ -51,6 +51,7 @@ struct listener {
 	char *path; /* bound here (removed at exit), or NULL for an inherited fd */
 	bool done;  /* the driver said the task ended: answer once it is judged */
 	unsigned nconn; /* its connections now open */
+	struct control *ctl; /* its control socket (control.c), or NULL */
 	struct listener *next;
 };
 
@@ -246,5 +247,14 @@ void show_host(char *out, size_t cap, const char *raw, size_t n);
 void record_deny(const struct conn *c, const char *host, unsigned port, const char *reason);
 void record_listening(const struct ptask *t, const char *path, int fd);
 void record_done(const struct ptask *t);
+
+/* control.c: a task's control socket (vx-sandbox takes its denies there).
+ * control_keep: true when l's deny records go there, not to stdout;
+ * control_done: true when l's end is answered there, not on stdout. */
+int control_add(struct listener *l, const char *path, int ep);
+void control_on_accept(struct handle *h);
+bool control_keep(const struct listener *l, const char *line, size_t len);
+bool control_done(struct listener *l);
+void control_close(struct listener *l);
 
 #endif

@@ -62,6 +62,10 @@ void record_deny(const struct conn *c, const char *host, unsigned port, const ch
 	jsonw_key(&rec, "via");
 	jsonw_str(&rec, via_name(c->via));
 	jsonw_close(&rec, '}');
+	if (control_keep(c->lis, rec.sb.buf, rec.sb.len)) {
+		jsonw_free(&rec);
+		return;
+	}
 	emit(&rec);
 }
 

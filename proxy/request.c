@@ -7,6 +7,7 @@
 #include <cjson/cJSON.h>
 
 #include "err.h"
+#include "loop.h"
 #include "netpat.h"
 #include "server.h"
 
@@ -49,6 +50,7 @@ static void add_task(struct loop *L, struct policy *p, const cJSON *t, const cha
 	const cJSON *sock = cJSON_GetObjectItemCaseSensitive(t, "socket");
 	const cJSON *fd = cJSON_GetObjectItemCaseSensitive(t, "fd");
 	const cJSON *net = cJSON_GetObjectItemCaseSensitive(t, "network");
+	const cJSON *ctl = cJSON_GetObjectItemCaseSensitive(t, "control");
 	if (!cJSON_IsObject(t))
 		bad(key, "not an object");
 	if (!cJSON_IsString(id) || !*id->valuestring)
@@ -65,6 +67,11 @@ static void add_task(struct loop *L, struct policy *p, const cJSON *t, const cha
 	if (server_add_task(L, pt, cJSON_IsString(sock) ? sock->valuestring : NULL,
 		    cJSON_IsNumber(fd) ? fd->valueint : -1) < 0)
 		bad(key, "cannot serve this task's socket");
+	struct listener *l = listen_list; /* the task's, just added */
+	while (l && l->task != pt)
+		l = l->next;
+	if (ctl && (!cJSON_IsString(ctl) || !l || control_add(l, ctl->valuestring, loop_ep) < 0))
+		bad(key, "\"control\": not a path where a socket can be bound");
 }
 
 void request_apply(struct loop *L, struct policy *p, const char *text, const char *where,

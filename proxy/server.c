@@ -181,7 +181,8 @@ static void check_done(struct loop *L)
 		if (l->path)
 			unlink(l->path);
 		spare_expire(L, l->task, true);
-		record_done(l->task);
+		if (!control_done(l))
+			record_done(l->task);
 	}
 }
 
@@ -218,6 +219,9 @@ int server_run(struct loop *L)
 			case H_LINES:
 				on_lines(L);
 				break;
+			case H_CONTROL:
+				control_on_accept(h);
+				break;
 			}
 		}
 		relay_again(L);
@@ -230,8 +234,10 @@ int server_run(struct loop *L)
 			next_sweep = L->now + SWEEP_MS / 1000.0;
 		}
 	}
-	for (struct listener *l = L->listeners; l; l = l->next)
+	for (struct listener *l = L->listeners; l; l = l->next) {
 		if (l->path && l->fd >= 0)
 			unlink(l->path);
+		control_close(l);
+	}
 	return L->exit_code;
 }

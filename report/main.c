@@ -8,6 +8,7 @@
 #include "jsonl.h"
 #include "opt.h"
 #include "report.h"
+#include "streams.h"
 
 static const char usage[] =
 	"usage: vx-report [--request FILE] [--trace FILE | --no-trace] [--network FILE] [--exit N]\n"
@@ -35,7 +36,10 @@ static const char usage[] =
 	"  --each          judge one task per \"judge\" record on stdin (the files\n"
 	"                  by name, as the options above take them), each\n"
 	"                  answered with its records and its verdict, until the\n"
-	"                  end of input: vx run keeps one vx-report for a run\n"
+	"                  end of input: vx run keeps one vx-report for a run;\n"
+	"                  on a unix seqpacket socket (vx run's), also \"stream\"\n"
+	"                  records, each with a task's record pipe attached,\n"
+	"                  judged side by side as each ends\n"
 	"  -h, --help      this text\n"
 	"\n"
 	"Exit status: 0 the verdict passes, 1 it fails the task (a violation, a\n"
@@ -79,37 +83,47 @@ static const char *field(const cJSON *rec, const char *key)
 }
 
 /* --each: {"type":"judge","request":FILE,"trace":FILE|null,"network":FILE|null,
- * "exit":N} per task (docs/protocol.md). A task whose files cannot be read
- * still gets its verdict, failed, with "trace":"unreadable". */
+ * "exit":N} per task (docs/protocol.md), the n-th line of stdin. A task whose
+ * files cannot be read still gets its verdict, failed, with
+ * "trace":"unreadable". -1 for a record that is none (named). */
+static int judge_record(const cJSON *rec, size_t n)
+{
+	const char *type = field(rec, "type"), *request = field(rec, "request");
+	const char *trace = field(rec, "trace"), *net = field(rec, "network");
+	const cJSON *x = cJSON_GetObjectItemCaseSensitive(rec, "exit");
+	bool fail = true;
+	if (type && !strcmp(type, "stream") && field(rec, "id")) {
+		/* its descriptor was lost: stdin is no socket of vx run's */
+		err_warn("<stdin>:%zu: a stream record without its stream: stdin must be vx "
+			 "run's socket; fix: pass it on, not through a pipe", n);
+		report_unjudged(field(rec, "id"));
+		return -1;
+	}
+	/* stdin is this stream: no file of a task is read from it */
+	if (!type || strcmp(type, "judge") || !request || !cJSON_IsNumber(x) ||
+		!strcmp(request, "-") || (trace && !strcmp(trace, "-")) ||
+		(net && !strcmp(net, "-"))) {
+		err_warn("<stdin>:%zu: not a judge record; fix: {\"type\":\"judge\","
+			 "\"request\":FILE,\"trace\":FILE,\"exit\":N}", n);
+		return -1;
+	}
+	if (judge(request, trace, net, true, (int)x->valuedouble, &fail))
+		report_unreadable(request);
+	return 0;
+}
+
+/* --each on a pipe: judge records; on vx run's socket, streams (streams.h) */
 static int each(void)
 {
 	struct jsonl_reader rd;
 	cJSON *rec;
 	int got, code = VX_EXIT_OK;
+	if (streams_on_stdin())
+		return streams_serve(judge_record);
 	jsonl_reader_init(&rd, stdin, "<stdin>");
 	while ((got = jsonl_read(&rd, &rec)) != 0) {
-		const char *type, *request, *trace, *net;
-		const cJSON *x;
-		bool fail = true;
-		if (got < 0) {
+		if (got < 0 || judge_record(rec, rd.line) < 0)
 			code = VX_EXIT_USAGE;
-			continue;
-		}
-		type = field(rec, "type");
-		request = field(rec, "request");
-		trace = field(rec, "trace");
-		net = field(rec, "network");
-		x = cJSON_GetObjectItemCaseSensitive(rec, "exit");
-		/* stdin is this stream: no file of a task is read from it */
-		if (!type || strcmp(type, "judge") || !request || !cJSON_IsNumber(x) ||
-			!strcmp(request, "-") || (trace && !strcmp(trace, "-")) ||
-			(net && !strcmp(net, "-"))) {
-			err_warn("<stdin>:%zu: not a judge record; fix: {\"type\":\"judge\","
-				 "\"request\":FILE,\"trace\":FILE,\"exit\":N}", rd.line);
-			code = VX_EXIT_USAGE;
-		} else if (judge(request, trace, net, true, (int)x->valuedouble, &fail)) {
-			report_unreadable(request);
-		}
 		cJSON_Delete(rec);
 	}
 	jsonl_reader_free(&rd);

@@ -67,14 +67,39 @@ int report_read_request(struct report *r, const char *file)
 	return rc;
 }
 
+/* One deny record of vx-proxy's, kept (rec is then the report's): 0, or
+ * -1 after one line (rec freed). */
+static int take_deny(struct report *r, cJSON *rec, const char *file, size_t line)
+{
+	const cJSON *port = cJSON_GetObjectItemCaseSensitive(rec, "port");
+	if (!str(rec, "host") || !cJSON_IsNumber(port) || !(port->valuedouble >= 0 &&
+		port->valuedouble <= 65535)) {
+		cJSON_Delete(rec);
+		return bad(file, line, "a deny record needs a host and a port (0 to 65535)",
+			"pass the records vx-proxy wrote");
+	}
+	if (!r->denies)
+		r->denies = cJSON_CreateArray();
+	cJSON_AddItemToArray(r->denies, rec);
+	return 0;
+}
+
 int report_read_trace(struct report *r, const char *file)
+{
+	FILE *f = open_in(file);
+	if (!f)
+		return -1;
+	int rc = report_read_stream(r, f, file);
+	if (f != stdin)
+		fclose(f);
+	return rc;
+}
+
+int report_read_stream(struct report *r, FILE *f, const char *file)
 {
 	struct jsonl_reader rd;
 	cJSON *rec, *graph = NULL;
-	FILE *f = open_in(file);
 	int got;
-	if (!f)
-		return -1;
 	jsonl_reader_init(&rd, f, file);
 	r->accesses = cJSON_CreateArray();
 	r->placeholders = cJSON_CreateArray();
@@ -99,6 +124,18 @@ int report_read_trace(struct report *r, const char *file)
 					"the request is a graph record, then the task's record");
 				break;
 			}
+			continue;
+		}
+		if (!kind && type && !strcmp(type, "deny")) {
+			/* vx-sandbox's: the task's denies, taken from vx-proxy */
+			if ((got = take_deny(r, rec, file, rd.line)) < 0)
+				break;
+			continue;
+		}
+		if (!kind && type && !strcmp(type, "done")) {
+			/* their end: false when vx-proxy did not confirm them */
+			r->net_lost |= !cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(rec, "confirmed"));
+			cJSON_Delete(rec);
 			continue;
 		}
 		if (!kind) {
@@ -147,8 +184,6 @@ int report_read_trace(struct report *r, const char *file)
 	}
 	cJSON_Delete(graph);
 	jsonl_reader_free(&rd);
-	if (f != stdin)
-		fclose(f);
 	return got < 0 ? -1 : 0;
 }
 
@@ -169,15 +204,8 @@ int report_read_network(struct report *r, const char *file)
 			cJSON_Delete(rec); /* listening, done, another task's */
 			continue;
 		}
-		const cJSON *port = cJSON_GetObjectItemCaseSensitive(rec, "port");
-		if (!str(rec, "host") || !cJSON_IsNumber(port) || !(port->valuedouble >= 0 &&
-			port->valuedouble <= 65535)) {
-			cJSON_Delete(rec);
-			got = bad(rd.name, rd.line, "a deny record needs a host and a port (0 to 65535)",
-				"pass the records vx-proxy wrote");
+		if ((got = take_deny(r, rec, rd.name, rd.line)) < 0)
 			break;
-		}
-		cJSON_AddItemToArray(r->denies, rec);
 	}
 	jsonl_reader_free(&rd);
 	if (f != stdin)

@@ -4,7 +4,9 @@
  * report_read_request() takes the task's request file (the graph record and
  * the task record vx run hands vx-sandbox); report_read_trace() the access
  * records, and the request too when the trace starts with it and none was
- * read (vx-sandbox --request - --trace - writes it so), and the task's exit
+ * read (vx-sandbox --request - --trace - writes it so), the task's network
+ * deny records vx-sandbox took from vx-proxy and their "done" (confirmed
+ * false: the verdict fails, the trace "incomplete"), and the task's exit
  * status when vx-sandbox's exit record ends it; report_read_network() the
  * proxy's deny records, each not silenced by ignore.network a violation
  * `deny network-outbound <host>:<port> (<reason>)`; report_judge() (rules.c: a table of
@@ -24,6 +26,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
 
 #include <cjson/cJSON.h>
 
@@ -41,11 +44,14 @@ struct report {
 	double declared;   /* the end record's count */
 	bool started;
 	bool has_exit;     /* the trace carried vx-sandbox's exit record */
+	bool net_lost;     /* its "done" record: vx-proxy did not confirm the denies */
 	int exit_status;   /* its status */
 };
 
 int report_read_request(struct report *r, const char *file);
 int report_read_trace(struct report *r, const char *file);
+/* The same from an open stream (not closed), named file in messages. */
+int report_read_stream(struct report *r, FILE *f, const char *file);
 /* vx-proxy's records (docs/protocol.md "vx-proxy"): its deny records of
  * this task (r->id, so after the request) are kept, the others skipped. */
 int report_read_network(struct report *r, const char *file);
@@ -56,6 +62,8 @@ bool report_judge(struct report *r, int exit_code);
 /* The verdict of a task whose inputs could not be read (named on stderr
  * already): failed, "trace":"unreadable", the request's path for its id. */
 void report_unreadable(const char *request);
+/* The same for a task's record stream that held no request: its id. */
+void report_unjudged(const char *id);
 void report_free(struct report *r);
 
 #endif

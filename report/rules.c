@@ -481,6 +481,17 @@ static void r_network(struct judge *j)
 	}
 }
 
+/* vx-sandbox's "done" record said vx-proxy did not confirm the task's
+ * denies: its network cannot be judged, so the task is not trusted */
+static void r_net_lost(struct judge *j)
+{
+	if (!j->r->net_lost)
+		return;
+	hint(j, NULL, xasprintf("vx: %s: vx-proxy did not confirm the task's last network "
+		"decisions; its network cannot be judged, so the task is not trusted", j->r->id));
+	j->incomplete = true;
+}
+
 /* last: the whole grant in one block, and the learner */
 static void r_fixes(struct judge *j)
 {
@@ -504,6 +515,7 @@ static const struct rule {
 	{r_dns, FAILED},
 	{r_placeholders, FAILED},
 	{r_network, 0},
+	{r_net_lost, 0},
 	{r_fixes, 0},
 };
 
@@ -536,6 +548,11 @@ static void put_verdict(const char *who_key, const char *who, bool violated, int
 void report_unreadable(const char *request)
 {
 	put_verdict("request", request, true, -1, 0, 0, "unreadable", NULL, 0);
+}
+
+void report_unjudged(const char *id)
+{
+	put_verdict("id", id, true, -1, 0, 0, "unreadable", NULL, 0);
 }
 
 static void judge_access(struct judge *j, const cJSON *a)

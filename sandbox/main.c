@@ -10,6 +10,7 @@
 #include "err.h"
 #include "filter.h"
 #include "learn.h"
+#include "netctl.h"
 #include "opt.h"
 #include "plan.h"
 #include "request.h"
@@ -23,6 +24,7 @@ static const char usage[] =
 	"                  [--unix-sockets] [--weaker-when-nested] [--git-config]\n"
 	"                  [--cached [--keyed NAME]...] [--proxy-socket PATH]\n"
 	"                  [--local-binding PORT]... [--trace FILE] -- COMMAND [ARG]...\n"
+	"       vx-sandbox --request FILE|- --trace-fd N [--untraced]\n"
 	"       vx-sandbox --learn DIR --trace FILE (--request FILE | ... -- COMMAND)\n"
 	"\n"
 	"Run one task inside new user, mount, pid, ipc, network and uts namespaces:\n"
@@ -51,6 +53,13 @@ static const char usage[] =
 	"                        lines, docs/protocol.md): the tracer is ptrace;\n"
 	"                        - for stdout, where the request's records come\n"
 	"                        first, and the task's stdout goes to stderr\n"
+	"  --trace-fd N          the same records, the request's first, on the\n"
+	"                        inherited descriptor N (a pipe of vx run's), the\n"
+	"                        task's stdout and stderr left as they are\n"
+	"  --untraced            with --trace or --trace-fd: no tracer; the records\n"
+	"                        say \"off\" (reason untraced) and carry the\n"
+	"                        task's network denies and its exit (a persistent\n"
+	"                        task under vx run)\n"
 	"  --learn DIR           a learning run (vx init --sandbox): no grant, but\n"
 	"                        the workspace root is an overlay whose writes land\n"
 	"                        in DIR/upper (DIR: an empty directory of yours,\n"
@@ -81,6 +90,8 @@ int main(int argc, char **argv)
 		{"proxy-socket", 0, OPT_VALUE, 'P'},
 		{"local-binding", 0, OPT_VALUE, 'L'},
 		{"trace", 0, OPT_VALUE, 'T'},
+		{"trace-fd", 0, OPT_VALUE, 'F'},
+		{"untraced", 0, OPT_FLAG, 'U'},
 		{"learn", 0, OPT_VALUE, 'l'},
 		{"help", 'h', OPT_FLAG, 'h'},
 		{NULL, 0, 0, 0},
@@ -90,18 +101,27 @@ int main(int argc, char **argv)
 	const char *learn = NULL;
 	char *end;
 	struct plan plan = {0};
-	int c, code;
-	bool hand = false;
+	struct netctl net = {0};
+	int c, code, trace_fd = -1;
+	bool hand = false, untraced = false;
 
 	err_init(argv[0]);
 	static struct opt_iter it; /* its operands live as long as the run */
 	opt_init(&it, argc, argv, specs);
 	it.stop_at_operand = 1; /* COMMAND's own flags are its own */
 	while ((c = opt_next(&it)) != OPT_END) {
-		hand |= c != 'R' && c != 'h' && c != 'T' && c != 'l';
+		hand |= c != 'R' && c != 'h' && c != 'T' && c != 'F' && c != 'U' && c != 'l';
 		switch (c) {
 		case 'R': request = it.value; break;
 		case 'T': trace = it.value; break;
+		case 'U': untraced = true; break;
+		case 'F':
+			trace_fd = (int)strtol(it.value, &end, 10);
+			if (*end || !*it.value || trace_fd < 3) {
+				err_warn("--trace-fd '%s': expected a descriptor number above 2", it.value);
+				return RUN_EXIT_SETUP;
+			}
+			break;
 		case 'l': learn = it.value; break;
 		case 'r': root = it.value; break;
 		case 'p': project = it.value; break;
@@ -133,12 +153,28 @@ int main(int argc, char **argv)
 		fputs(usage, stderr);
 		return RUN_EXIT_SETUP;
 	}
+	if (trace && trace_fd >= 0) {
+		err_warn("--trace and --trace-fd both name where the records go: give one");
+		return RUN_EXIT_SETUP;
+	}
+	if (untraced && (learn || (!trace && trace_fd < 0))) {
+		err_warn("--untraced says what the records carry: fix: add --trace FILE or "
+			 "--trace-fd N (and no --learn)");
+		return RUN_EXIT_SETUP;
+	}
 	if (learn && !trace) {
 		err_warn("--learn records what the task reaches: fix: add --trace FILE");
 		return RUN_EXIT_SETUP;
 	}
 	if (request) {
 		r = request_read(request);
+		/* the task's stdin is not the request's stream: vx run's pipe
+		 * must not reach it, and by hand it is spent */
+		if (r && !strcmp(request, "-") && !freopen("/dev/null", "r", stdin)) {
+			err_warn_errno("unable to open /dev/null for the task's stdin");
+			request_free(r);
+			return RUN_EXIT_SETUP;
+		}
 	} else {
 		r = request_from_flags(root, project);
 		r->read = flags.read;
@@ -156,12 +192,18 @@ int main(int argc, char **argv)
 		r->nlocal_ports = flags.nlocal_ports;
 		r->argv = it.operands;
 	}
+	/* where the records go: the tracer's (r->trace_fd) unless --untraced */
+	int out = -1;
 	if (r)
 		r->trace_fd = -1;
-	if (r && trace && (r->trace_fd = trace_to(trace, r->records)) < 0) {
+	if (r && ((trace_fd >= 0 && (out = trace_to_fd(trace_fd, r->records)) < 0) ||
+		  (trace && (out = trace_to(trace, r->records)) < 0) ||
+		  (untraced && trace_untraced(out) < 0))) {
 		request_free(r);
 		return RUN_EXIT_SETUP;
 	}
+	if (r && !untraced)
+		r->trace_fd = out;
 	bool resolved = r && request_resolve(r) == 0;
 	if (resolved && learn) {
 		/* the baseline, the root under an overlay (learn.h); every call
@@ -173,12 +215,21 @@ int main(int argc, char **argv)
 	}
 	/* R-25a is a config error, refused before anything is made */
 	if (resolved && plan_check_home_writes(r)) {
+		if (out >= 0)
+			trace_exit(out, VX_EXIT_USAGE); /* the task never ran: say so */
 		request_free(r);
 		return VX_EXIT_USAGE;
 	}
+	/* a traced request with no vx-proxy (by hand) gets one of its own,
+	 * so that its network is judged as under vx run (netctl.h) */
+	if (resolved && request && !learn && out >= 0 && netctl_start(r, &net))
+		resolved = false;
 	if (!resolved || plan_build(r, &plan)) {
 		plan_sweep(&plan, false); /* what a refused grant's plan made already */
 		plan_free(&plan);
+		netctl_stop(&net);
+		if (out >= 0)
+			trace_exit(out, RUN_EXIT_SETUP); /* the task never ran: say so */
 		request_free(r);
 		return RUN_EXIT_SETUP;
 	}
@@ -187,10 +238,12 @@ int main(int argc, char **argv)
 		trace_placeholders(r, &plan);
 	plan_sweep(&plan, code != 0);
 	plan_free(&plan);
-	if (r->trace_fd >= 0) {
-		trace_exit(r->trace_fd, code);
-		close(r->trace_fd);
+	if (out >= 0) {
+		netctl_collect(r, out); /* the sandbox is gone: its denies */
+		trace_exit(out, code);
+		close(out);
 	}
+	netctl_stop(&net);
 	request_free(r);
 	return code;
 }

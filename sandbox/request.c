@@ -48,6 +48,7 @@ void request_free(struct sb_request *r)
 	strlist_free(&r->keyed);
 	cJSON_Delete(r->env);
 	free(r->proxy_socket);
+	free(r->proxy_control);
 	free(r->local_ports);
 	free(r->command);
 	free(r);
@@ -198,6 +199,8 @@ struct sb_request *request_read(const char *file)
 	/* set by vx run for a task with a network grant (docs/protocol.md) */
 	if ((s = str_member(task, "proxySocket")))
 		r->proxy_socket = xstrdup(s);
+	if ((s = str_member(task, "proxyControl")))
+		r->proxy_control = xstrdup(s);
 	v = cJSON_GetObjectItemCaseSensitive(task, "cache");
 	r->cached = v && cJSON_IsObject(v);
 	if (str_array(task, "keyed", &r->keyed)) {
@@ -224,7 +227,7 @@ struct sb_request *request_read(const char *file)
 		if ((v = cJSON_GetObjectItemCaseSensitive(task, envm[i])))
 			cJSON_AddItemToObject(r->env, envm[i], cJSON_Duplicate(v, 1));
 	/* what --trace - repeats ahead of the records, for vx-report */
-	r->records = taskreq_format(graph, task, NULL);
+	r->records = taskreq_format(graph, task, NULL, NULL);
 	ok = 0;
 out:
 	cJSON_Delete(graph);

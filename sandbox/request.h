@@ -41,6 +41,7 @@ struct sb_request {
 	bool cached;         /* the task declares cache: linked packages by keyed */
 	struct strlist keyed; /* K(T): project names whose cached tasks it folds */
 	char *proxy_socket;  /* vx-proxy's socket for this task (the bridge), or NULL */
+	char *proxy_control; /* its control socket (netctl.h): the task's denies, or NULL */
 	unsigned *local_ports; /* allow.localBinding ports, exposed on the host */
 	size_t nlocal_ports;
 	char *command;       /* run as /bin/sh -c command, or NULL */

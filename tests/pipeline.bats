@@ -26,7 +26,7 @@ doc_cmd() {
 	local line
 	while IFS= read -r line; do # every record line of the page's example is in the output
 		case $line in
-		'    {"type":"verdict"'*) assert_line "${line#    }" ;;
+		'    {"type":"verdict","v":1,"id":"@ex/app#version"'*) assert_line "${line#    }" ;;
 		esac
 	done < "$DOC"
 	assert_line --partial '"line":"deny file-read package.json (openat: ENOENT)"'
@@ -68,6 +68,62 @@ doc_cmd() {
 	# --exit still overrides the record: a passing task gets no such hint
 	run -0 vx-report --exit 0 < "$BATS_TEST_TMPDIR/stream"
 	refute_line --partial "tsconfig.base.json']"
+}
+
+# add_net: the page's @ex/net#fetch, a task granted example.com alone that
+# asks for another host through the proxy the sandbox names.
+add_net() {
+	mkdir -p "$WS/packages/net"
+	echo '{ "name": "@ex/net" }' > "$WS/packages/net/package.json"
+	cat > "$WS/packages/net/vx.json" <<-'JSON'
+	{ "tasks": { "fetch": { "exec": { "command": "curl -sS --max-time 5 http://other.test:8080/; exit 0",
+	  "sandbox": { "allow": { "read": ["."], "network": ["example.com"] } } } } } }
+	JSON
+}
+
+# same_as_run TASK: the violation and hint lines of the by-hand report
+# ($output) are exactly those vx run prints for TASK, in the same order.
+same_as_run() {
+	local hand
+	hand=$(/usr/bin/python3 -c '
+import json, sys
+for l in sys.stdin:
+    r = json.loads(l)
+    if r["type"] in ("violation", "hint"):
+        print("  " + r["line"])' <<<"$output")
+	[ -n "$hand" ] || fail "no violation by hand: $output"
+	run bash -c "cd '$WS' && VX_CACHE_DIR='$BATS_TEST_TMPDIR/cache' vx run '$1' 2>&1"
+	assert_equal "$status" 1
+	assert_equal "$(awk -v h="SANDBOX VIOLATIONS $1" '$0 == h { on = 1; next }
+		on && /^  / { print; next } { on = 0 }' <<<"$output")" "$hand"
+}
+
+@test "docs/pipeline.md: by hand, a host outside the network grant is a violation; vx run reports the same lines, network and file" {
+	add_net
+	doc_cmd 'vx-graph fetch | vx-key | vx-pick @ex/net#fetch | vx-sandbox --request - --trace - | vx-report'
+	assert_equal "$status" 1
+	local line
+	while IFS= read -r line; do # the page's records of that task, as printed
+		case $line in
+		'    {"type":"violation","access":"network-outbound"'* | '    {"type":"verdict","v":1,"id":"@ex/net#fetch"'*)
+			assert_line "${line#    }" ;;
+		esac
+	done < "$DOC"
+	same_as_run @ex/net#fetch
+	# the stream: the deny and its confirmed end come before the exit record
+	run --separate-stderr bash -o pipefail -c "cd '$WS' && vx-graph fetch | vx-key | vx-pick fetch |
+		vx-sandbox --request - --trace -"
+	assert_success
+	assert_equal "${lines[-3]}" '{"type":"deny","task":"@ex/net#fetch","host":"other.test","port":8080,"reason":"not in allow.network","via":"http"}'
+	assert_equal "${lines[-2]}" '{"type":"done","task":"@ex/net#fetch","confirmed":true}'
+	assert_equal "${lines[-1]}" '{"trace":"exit","status":0}'
+	# its own vx-proxy is gone with it, and so is its socket directory
+	run ls /tmp
+	refute_output --partial vx-sandbox-net-
+	# a file violation: the same lines and hints both ways too
+	doc_cmd 'vx-graph version | vx-key | vx-pick @ex/app#version | vx-sandbox --request - --trace - | vx-report'
+	assert_equal "$status" 1
+	same_as_run @ex/app#version
 }
 
 @test "docs/pipeline.md: the pieces saved to files replay the same verdict" {

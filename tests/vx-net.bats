@@ -391,9 +391,10 @@ spy_report() {
 	cp "$VX_BIN_DIR"/vx* "$tb/bin/"
 	mv "$tb/bin/vx-report" "$tb/bin/vx-report.real"
 	# vx run keeps one vx-report --each and waits for each verdict: the spy
-	# passes every line on as it comes, keeping copies of both directions
+	# leaves its stdin alone (vx run's socket, the tasks' streams attached)
+	# and passes every line it writes on as it comes, keeping a copy
 	printf '%s\n' '#!/bin/sh' "out=$tb/log/report.\$\$" 'echo "$@" > "${out%/*}/args.$$"' \
-		"tee \"$tb/log/judge.\$\$\" | \"$tb/bin/vx-report.real\" \"\$@\" | tee \"\$out\"" > "$tb/bin/vx-report"
+		"\"$tb/bin/vx-report.real\" \"\$@\" | tee \"\$out\"" > "$tb/bin/vx-report"
 	chmod -R a+rX "$tb/bin"
 	chmod a+x "$tb/bin/vx-report"
 }
@@ -420,7 +421,7 @@ for l in sys.stdin:
 	rm -rf "$tb"
 }
 
-@test "a persistent task, untraced, still has its denies judged by vx-report (--no-trace) and fails on them" {
+@test "a persistent task, untraced, still has its denies judged by vx-report (vx-sandbox --untraced, no file) and fails on them" {
 	pkg packages/a a '' '{ "tasks": { "serve": { "exec": { "command": "curl -sS --max-time 10 http://other.test:8080/nope; exit 0",
 		"persistent": true, "sandbox": { "allow": { "network": ["origin.test"] } } } } } }'
 	pkg packages/probe probe '' '{ "tasks": { "wait": { "exec": { "command": "sleep 3" }, "dependsOn": ["a#serve"] } } }'
@@ -430,7 +431,7 @@ for l in sys.stdin:
 	assert_line 'SANDBOX VIOLATIONS a#serve'
 	assert_line '  deny network-outbound other.test:8080 (not in allow.network)'
 	# the line is vx-report's, judged with no trace to read
-	run -0 grep -l -- '"trace":null,"network":"' "$tb"/log/judge.*
+	run -0 grep -h '"type":"verdict".*"id":"a#serve".*"trace":"off"' "$tb"/log/report.*
 	run -0 grep -h 'deny network-outbound other.test:8080' "$tb"/log/report.*
 	rm -rf "$tb"
 }

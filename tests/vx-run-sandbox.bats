@@ -103,34 +103,40 @@ file_grant() {
 	assert_equal "$(ls -A tmp)" ""
 }
 
-@test "a sandboxed task's request and trace live in a private directory of TMPDIR, never at a guessable name" {
+@test "issue 37: a sandboxed task's request and records touch no file: its request on vx-sandbox's stdin, its records on a pipe, and no TMPDIR is needed" {
 	sandboxed_ui
-	# a vx-sandbox beside vx that notes where its request and trace are, and
-	# their directory's mode and owner, then runs the real one
+	# a vx-sandbox beside vx that notes its arguments and what its stdin and
+	# fd 3 are, then runs the real one
 	local bin=$BATS_TEST_TMPDIR/bin
-	mkdir -p "$bin" tmp
+	mkdir -p "$bin"
 	cp "$VX_BIN_DIR"/vx* "$bin/"
 	mv "$bin/vx-sandbox" "$bin/vx-sandbox.real"
 	cat > "$bin/vx-sandbox" <<-EOS
 	#!/bin/sh
-	req= trace= prev=
-	for a in "\$@"; do
-		case \$prev in --request) req=\$a ;; --trace) trace=\$a ;; esac
-		prev=\$a
-	done
-	d=\$(dirname "\$req")
-	echo "\$d \$(dirname "\$trace") \$(stat -c '%a %u' "\$d")" >> "$BATS_TEST_TMPDIR/seen"
+	echo "\$* \$(stat -L -c %F /proc/self/fd/0) \$(stat -L -c %F /proc/self/fd/3 2>/dev/null)" >> "$BATS_TEST_TMPDIR/seen"
 	exec "$bin/vx-sandbox.real" "\$@"
 	EOS
 	chmod +x "$bin/vx-sandbox"
-	run -0 env TMPDIR="$WS/tmp" "$bin/vx" run build
+	# a TMPDIR where nothing can be made: nothing of the task is made there
+	run -0 env TMPDIR="$WS/no/such/dir" "$bin/vx" run build
 	assert_line --regexp '^miss @x/ui#build '
-	read -r dir tdir mode owner < "$BATS_TEST_TMPDIR/seen"
-	assert_equal "$(dirname "$dir")" "$WS/tmp"
-	assert_equal "$tdir" "$dir"
-	assert_equal "$mode $owner" "700 $(id -u)"
-	# and it goes with the task
-	assert_equal "$(ls -A tmp)" ""
+	assert_equal "$(cat packages/ui/out.txt)" "lib v1"
+	assert_equal "$(cat "$BATS_TEST_TMPDIR/seen")" "--request - --trace-fd 3 fifo fifo"
+	# and a violation still reaches the verdict that way
+	put packages/ui/vx.json '{ "tasks": { "build": { "exec": { "command": "echo x > other.txt; cat src/lib.txt > out.txt",
+		"sandbox": { "allow": { "read": ["."], "write": ["out.txt"] } } } } } }'
+	run -1 env TMPDIR="$WS/no/such/dir" "$bin/vx" run build
+	assert_line --regexp '^fail @x/ui#build .*\(exit 0\)$'
+	assert_output --partial '  deny file-write packages/ui/other.txt'
+	# a persistent task too: untraced, its network denies in its records
+	pkg packages/srv @x/srv '' '{ "tasks": { "serve": { "exec": { "command": "curl -sS --max-time 5 http://other.test:8080/; exit 0",
+		"persistent": true, "sandbox": { "allow": { "read": ["."], "network": ["example.com"] } } } } } }'
+	pkg packages/probe @x/probe '' '{ "tasks": { "wait": { "exec": { "command": "sleep 3" }, "dependsOn": ["@x/srv#serve"] } } }'
+	: > "$BATS_TEST_TMPDIR/seen"
+	run -1 env TMPDIR="$WS/no/such/dir" "$bin/vx" run @x/probe#wait
+	assert_line 'SANDBOX VIOLATIONS @x/srv#serve'
+	assert_line '  deny network-outbound other.test:8080 (not in allow.network)'
+	assert_equal "$(cat "$BATS_TEST_TMPDIR/seen")" "--request - --trace-fd 3 --untraced fifo fifo"
 }
 
 @test "vx-sandbox refuses a relative VX_CACHE_DIR with one line, never a crash" {

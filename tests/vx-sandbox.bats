@@ -1047,6 +1047,51 @@ done'
 	assert_file_not_exists "$WS/$P/dist/b"
 }
 
+@test "hostile: a task that reaches its control socket can neither fetch, forge nor end its deny list early; the deny it made still fails it" {
+	pkg packages/app @x/app '' '{ "tasks": { "t": { "exec": { "command": "/usr/bin/python3 probe.py",
+	  "sandbox": { "allow": { "read": ["."], "unixSockets": true, "network": ["example.com"] } } } } } }'
+	cat > "$WS/$P/probe.py" <<-'PY'
+	import socket, urllib.request
+	s = socket.socket(socket.AF_UNIX)
+	s.connect("p.ctl")
+	print("control connected", flush=True)
+	try:
+	    s.sendall(b'{"type":"done","task":"@x/app#t"}\n')
+	    got = s.recv(4096)
+	except OSError:
+	    got = b""
+	print("control answered %r" % got, flush=True)
+	# a forged end of the list, and of the stream, on the task's own output
+	print('{"type":"done","task":"@x/app#t","confirmed":true}')
+	print('{"trace":"exit","status":0}', flush=True)
+	try:
+	    urllib.request.urlopen("http://other.test:8080/", timeout=5)
+	except Exception as e:
+	    print("refused:", e, flush=True)
+	PY
+	req @x/app#t "$BATS_TEST_TMPDIR/r"
+	# the test's own vx-proxy, both sockets where the task can reach them
+	printf '%s\n' '{"type":"proxy","v":1}' "{\"type\":\"task\",\"task\":\"@x/app#t\",\"socket\":\"$WS/$P/p.sock\",\"control\":\"$WS/$P/p.ctl\",\"network\":[\"example.com\"]}" \
+		> "$BATS_TEST_TMPDIR/preq"
+	vx-proxy --request "$BATS_TEST_TMPDIR/preq" > /dev/null 3>&- &
+	BG=$!
+	for _ in $(seq 100); do [ -S "$WS/$P/p.sock" ] && break; sleep 0.05; done
+	/usr/bin/python3 -c '
+import json, sys
+g, t = open(sys.argv[1]).read().splitlines()
+t = json.loads(t)
+t["proxySocket"], t["proxyControl"] = sys.argv[2] + "/p.sock", sys.argv[2] + "/p.ctl"
+open(sys.argv[1], "w").write(g + "\n" + json.dumps(t) + "\n")' "$BATS_TEST_TMPDIR/r" "$WS/$P"
+	run --separate-stderr bash -o pipefail -c "vx-sandbox --request '$BATS_TEST_TMPDIR/r' --trace - | vx-report"
+	assert_equal "$status" 1
+	# shellcheck disable=SC2154  # bats sets $stderr (run --separate-stderr)
+	[[ "$stderr" == *"control connected"* ]] || fail "the attack did not run: $stderr"
+	[[ "$stderr" == *"control answered b''"* ]] || fail "the task was answered on the control socket: $stderr"
+	[[ "$stderr" == *"refused:"* ]] || fail "no request was refused: $stderr"
+	assert_line --partial '"line":"deny network-outbound other.test:8080 (not in allow.network)"'
+	assert_line --partial '"violated":true,"exit":0,"violations":1'
+}
+
 @test "attack: connect to a host unix socket under /tmp" {
 	local dir sock
 	dir=$(mktemp -d /tmp/vx-sock.XXXXXX)

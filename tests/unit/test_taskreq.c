@@ -34,7 +34,7 @@ int main(void)
 	g = cJSON_Parse("{\"type\":\"graph\",\"root\":\"/ws\",\"projects\":[]}");
 	t = cJSON_Parse("{\"type\":\"task\",\"id\":\"a#b\",\"dir\":\"a\",\"command\":\"true\","
 			"\"proxySocket\":\"/old.sock\"}");
-	text = taskreq_format(g, t, "/tmp/vx-net-x/0.sock");
+	text = taskreq_format(g, t, "/tmp/vx-net-x/0.sock", NULL);
 	CHECK(strchr(text, '\n') && strchr(text, '\n')[1] == '{');
 	CHECK(text[strlen(text) - 1] == '\n');
 	/* the caller's record is not changed */
