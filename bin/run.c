@@ -26,17 +26,11 @@
 #include "watchq.h"
 #include "wsroot.h"
 
-struct run_watch run_watch_hook; /* vx watch's hold on this run (run.h) */
+static struct run_watch run_watch_hook; /* vx watch's hold on this run (run.h) */
 
 void run_watch_set(const struct run_watch *w)
 {
 	run_watch_hook = *w;
-}
-
-/* vx watch, a rerun: a persistent task is served by an earlier run still */
-bool run_served_elsewhere(const struct rtask *t)
-{
-	return t->kind == K_PERSISTENT && run_watch_hook.on && !run_watch_hook.serve;
 }
 
 static size_t ncpus(void)
@@ -52,7 +46,7 @@ static bool run_failed(struct run *r)
 	size_t n = 0; /* a server another run of vx watch serves is not this run's */
 	for (size_t i = 0; i < r->n; i++) {
 		failed |= r->t[i].status == UI_FAIL || r->t[i].status == UI_SKIP;
-		n += !run_served_elsewhere(&r->t[i]);
+		n += !run_served_elsewhere(r, &r->t[i]);
 	}
 	ui_summary(&r->ui, n, ui_now_ms() - r->t0);
 	return failed;
@@ -76,7 +70,7 @@ static void watch_done(int code, bool serving)
 }
 
 /* vx watch, serving: the run's work is done while its servers run on */
-void run_watch_served(struct run *r)
+static void run_watch_served(struct run *r)
 {
 	r->served = true;
 	/* stdout stays open: the servers' lines still go there */
@@ -501,12 +495,15 @@ static int run_tasks(struct run *r, const struct run_args *a)
 	 * must not run beside restores */
 	size_t writers = r->jobs < ncpus() ? r->jobs : ncpus();
 	r->writers = workq_new(r->jobs > 1 && !r->cache.remote ? writers : 0, runcache_write);
+	r->steps = (struct run_steps){.pump = run_key_pump, .start = run_start,
+		.drain = run_drain, .exited = run_exited,
+		.served = run_watch_hook.on && run_watch_hook.serve ? run_watch_served : NULL};
 	run_build(r);
 	pass_args(r, a);
 	if (run_watch_hook.header) {
 		size_t n = 0;
 		for (size_t i = 0; i < r->n; i++)
-			n += !run_served_elsewhere(&r->t[i]);
+			n += !run_served_elsewhere(r, &r->t[i]);
 		run_watch_hook.header(n);
 	}
 	run_setup_signals();
@@ -553,6 +550,7 @@ int run_main(int argc, char **argv)
 	int rc = parse_args(argc, argv, &r, &a);
 	if (rc >= 0)
 		return rc;
+	r.rerun = run_watch_hook.on && !run_watch_hook.serve;
 	jsonl_out_init();
 	if (a.dry && r.npass) {
 		err_warn("--dry with '-- ARG...': not yet; --dry shows the keys without the arguments");

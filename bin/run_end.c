@@ -17,17 +17,6 @@
 #include "report.h"
 #include "traceprobe.h"
 
-/* How t ended, kept for vx graph --dot/--html, which draw each task as its
- * last run left it. */
-void run_keep_outcome(struct run *r, struct rtask *t, enum ui_status st)
-{
-	static const char *const outcome[UI_NSTATUS] = {[UI_HIT] = "hit", [UI_MISS] = "ran",
-		[UI_DONE] = "ran", [UI_SKIP] = "skipped", [UI_STARTED] = "ran"};
-	const char *o = st == UI_FAIL ? (t->viol.len ? "violation" : "failed") : outcome[st];
-	if (o)
-		runcache_outcome(&r->cache, r->root, t->id, o);
-}
-
 void run_drain(struct run *r, struct rtask *t)
 {
 	char buf[65536];

@@ -12,6 +12,10 @@
  *   run_end.c    the end of one task: its output read, vx-report's verdict,
  *                the cache save, the outcome kept for vx graph
  *   run_prof.c   a task's span in the --profile trace (profile.h)
+ * The files call downward only (scripts/linkcycles.py checks it): run.c
+ * wires the others; run_launch.c, run_end.c and run_key.c call the
+ * scheduler; the scheduler calls them back only through struct run_steps
+ * (git's run_processes_parallel: the loop knows callbacks, not callers).
  * Everything here lives as long as the run: one process runs one run. */
 #ifndef VX_BIN_RUN_INT_H
 #define VX_BIN_RUN_INT_H
@@ -65,6 +69,19 @@ struct rtask {
 	bool profiled;   /* --profile: its span is in the trace */
 };
 
+/* What the scheduler's loop calls back (run.c fills them in): the key
+ * pump before tasks start, a ready task's start, its pipe readable, its
+ * process reaped, and vx watch's "the work is done, servers go on" (NULL
+ * unless this run serves for vx watch). */
+struct run;
+struct run_steps {
+	void (*pump)(struct run *r);
+	void (*start)(struct run *r, struct rtask *t);
+	void (*drain)(struct run *r, struct rtask *t);
+	void (*exited)(struct run *r, struct rtask *t, int st);
+	void (*served)(struct run *r);
+};
+
 /* --continue: what a failure stops (turbo's values; vx's default differs) */
 enum run_continue { CONT_DEPS_OK, CONT_NEVER, CONT_ALWAYS };
 
@@ -98,12 +115,15 @@ struct run {
 	int npass;
 	bool served; /* vx watch: the run's report is out, its servers go on (run.h) */
 	bool summarize; /* --summarize: the run summary is written at the end (summary.h) */
+	bool rerun; /* vx watch, a rerun: its persistent tasks are served by an earlier run */
+	struct run_steps steps;
 };
 
-/* run.c */
-extern struct run_watch run_watch_hook; /* vx watch's hold on this run (run.h) */
-bool run_served_elsewhere(const struct rtask *t);
-void run_watch_served(struct run *r);
+/* vx watch, a rerun: a persistent task is served by an earlier run still */
+static inline bool run_served_elsewhere(const struct run *r, const struct rtask *t)
+{
+	return t->kind == K_PERSISTENT && r->rerun;
+}
 
 /* run_sched.c */
 extern volatile sig_atomic_t run_stop_requested; /* SIGINT or SIGTERM came */
@@ -111,6 +131,8 @@ void run_release(struct run *r, struct rtask *t);
 void run_finish(struct run *r, struct rtask *t, enum ui_status st);
 void run_fail_msg(struct run *r, struct rtask *t, const char *fmt, const char *arg);
 void run_progress(struct run *r);
+/* How t ended, kept for vx graph --dot/--html */
+void run_keep_outcome(struct run *r, struct rtask *t, enum ui_status st);
 void run_loop(struct run *r);
 void run_setup_signals(void);
 void run_build(struct run *r);
@@ -129,7 +151,6 @@ void run_key_pump(struct run *r);
 void run_start(struct run *r, struct rtask *t);
 
 /* run_end.c */
-void run_keep_outcome(struct run *r, struct rtask *t, enum ui_status st);
 void run_drain(struct run *r, struct rtask *t);
 void run_exited(struct run *r, struct rtask *t, int st);
 

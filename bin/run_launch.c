@@ -31,7 +31,7 @@ static char *path_env(const struct run *r, const struct rtask *t)
 void run_start(struct run *r, struct rtask *t)
 {
 	t->started = ui_now_ms();
-	if (run_served_elsewhere(t)) {
+	if (run_served_elsewhere(r, t)) {
 		/* running already, in the run that started it: not shown again */
 		t->status = UI_STARTED;
 		t->done = true;

@@ -54,6 +54,17 @@ void run_release(struct run *r, struct rtask *t)
 	}
 }
 
+/* How t ended, kept for vx graph --dot/--html, which draw each task as its
+ * last run left it. */
+void run_keep_outcome(struct run *r, struct rtask *t, enum ui_status st)
+{
+	static const char *const outcome[UI_NSTATUS] = {[UI_HIT] = "hit", [UI_MISS] = "ran",
+		[UI_DONE] = "ran", [UI_SKIP] = "skipped", [UI_STARTED] = "ran"};
+	const char *o = st == UI_FAIL ? (t->viol.len ? "violation" : "failed") : outcome[st];
+	if (o)
+		runcache_outcome(&r->cache, r->root, t->id, o);
+}
+
 void run_finish(struct run *r, struct rtask *t, enum ui_status st)
 {
 	t->status = st;
@@ -105,7 +116,7 @@ static void reap(struct run *r)
 	while ((pid = waitpid(-1, &st, WNOHANG)) > 0) {
 		for (size_t i = 0; i < r->n; i++)
 			if (r->t[i].running && r->t[i].pid == pid) {
-				run_exited(r, &r->t[i], st);
+				r->steps.exited(r, &r->t[i], st);
 				break;
 			}
 	}
@@ -179,9 +190,9 @@ void run_loop(struct run *r)
 	size_t *who = xcalloc(r->n + 2, sizeof(*who));
 	for (;;) {
 		if (!r->interrupted && r->nready && !r->halted_by)
-			run_key_pump(r);
+			r->steps.pump(r);
 		while (!r->interrupted && r->nready && r->running < r->jobs && !r->halted_by)
-			run_start(r, &r->t[r->ready[--r->nready]]);
+			r->steps.start(r, &r->t[r->ready[--r->nready]]);
 		/* --continue=never: after a failure nothing more starts; what runs
 		 * ends, what was to run is skipped */
 		while (!r->interrupted && r->halted_by && r->nready) {
@@ -203,9 +214,9 @@ void run_loop(struct run *r)
 			 * was all the run asked for, or vx watch keeps them */
 			if (!persistent_running)
 				break;
-			if (run_watch_hook.on && run_watch_hook.serve) {
+			if (r->steps.served) {
 				if (!r->served)
-					run_watch_served(r);
+					r->steps.served(r);
 			} else if (has_work(r)) {
 				break;
 			}
@@ -235,7 +246,7 @@ void run_loop(struct run *r)
 		}
 		for (size_t p = 1; pr > 0 && p < npx; p++)
 			if (pfd[p].revents & (POLLIN | POLLHUP | POLLERR))
-				run_drain(r, &r->t[who[p]]);
+				r->steps.drain(r, &r->t[who[p]]);
 		if (pr > 0 && npx < np && pfd[npx].revents)
 			netproxy_read(&r->net);
 		reap(r);
