@@ -67,10 +67,10 @@ static void add_task(struct loop *L, struct policy *p, const cJSON *t, const cha
 	if (server_add_task(L, pt, cJSON_IsString(sock) ? sock->valuestring : NULL,
 		    cJSON_IsNumber(fd) ? fd->valueint : -1) < 0)
 		bad(key, "cannot serve this task's socket");
-	struct listener *l = listen_list; /* the task's, just added */
+	struct listener *l = L->listeners; /* the task's, just added */
 	while (l && l->task != pt)
 		l = l->next;
-	if (ctl && (!cJSON_IsString(ctl) || !l || control_add(l, ctl->valuestring, loop_ep) < 0))
+	if (ctl && (!cJSON_IsString(ctl) || !l || control_add(l, ctl->valuestring, L->ep) < 0))
 		bad(key, "\"control\": not a path where a socket can be bound");
 }
 
