@@ -44,10 +44,6 @@ struct opt_spec {
 	const char *help; /* its --help text, "\n" between lines, or NULL */
 };
 
-/* arg and help are optional while some mains still print usage text of
- * their own (sandbox, report, key, cache, proxy): their four-field rows
- * must compile. Remove once every table carries its help. */
-#pragma GCC diagnostic ignored "-Wmissing-field-initializers"
 
 enum { OPT_END = 0, OPT_BAD = -1 };
 

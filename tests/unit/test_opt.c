@@ -7,13 +7,13 @@
 enum { ROOT = 1, HELP, LIVE, OUTPUTS, LOG, CONT };
 
 static const struct opt_spec specs[] = {
-	{"root", 0, OPT_VALUE, ROOT},
-	{"help", 'h', OPT_FLAG, HELP},
-	{"live", 0, OPT_FLAG, LIVE},
-	{"outputs", 0, OPT_LIST, OUTPUTS},
-	{"log", 'l', OPT_VALUE, LOG},
-	{"continue", 0, OPT_OPTIONAL, CONT},
-	{NULL, 0, 0, 0},
+	{"root", 0, OPT_VALUE, ROOT, NULL, NULL},
+	{"help", 'h', OPT_FLAG, HELP, NULL, NULL},
+	{"live", 0, OPT_FLAG, LIVE, NULL, NULL},
+	{"outputs", 0, OPT_LIST, OUTPUTS, NULL, NULL},
+	{"log", 'l', OPT_VALUE, LOG, NULL, NULL},
+	{"continue", 0, OPT_OPTIONAL, CONT, NULL, NULL},
+	{NULL, 0, 0, 0, NULL, NULL},
 };
 
 /* Parse a NULL-terminated argv; the options' ids and values, then "|" and
@@ -85,7 +85,7 @@ static void test_usage(void)
 			       "  --quiet\n"
 			       "  --a-very-long-option VALUE  long\n"
 			       "T\n");
-	/* the old four-field rows: every option still listed */
+	/* rows with no arg and no help text: every option still listed */
 	CHECK_STR(usage_of(specs), "H\n"
 				   "  --root\n"
 				   "  -h, --help\n"
