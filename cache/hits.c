@@ -28,6 +28,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "atomicw.h"
 #include "cache_int.h"
 #include "err.h"
 #include "hash.h"
@@ -35,7 +36,6 @@
 #include "strbuf.h"
 
 #define HITS_NAME "hits"
-#define HITS_TMP "hits.tmp"
 #define HEADER_FMT "vx-hits 1 %012llu\n"
 #define HEADER_LEN 23
 #define LINE_LEN 53 /* 32 hex, a space, 19 digits, a newline */
@@ -162,10 +162,13 @@ static void compact_locked(int top, int fd, const struct strmap *extra, bool liv
 	char head[HEADER_LEN + 1];
 	snprintf(head, sizeof(head), HEADER_FMT, (unsigned long long)b.len);
 	memcpy(b.buf, head, HEADER_LEN);
-	int t = openat(top, HITS_TMP, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0666);
-	bool ok = t >= 0 && write(t, b.buf, b.len) == (ssize_t)b.len;
-	if (t >= 0 && (close(t) != 0 || !ok || renameat(top, HITS_TMP, top, HITS_NAME) != 0))
-		unlinkat(top, HITS_TMP, 0);
+	struct atomicw w;
+	if (atomicw_openat(&w, top, HITS_NAME, 0666) == 0) {
+		if (atomicw_write(&w, b.buf, b.len) == 0)
+			atomicw_commit(&w);
+		else
+			atomicw_abort(&w);
+	}
 	strbuf_release(&b);
 	cache_hits_free(&m);
 }

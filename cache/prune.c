@@ -31,6 +31,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "atomicw.h"
 #include "cache_int.h"
 #include "err.h"
 #include "fileio.h"
@@ -342,18 +343,18 @@ static int ledger_read(int top, unsigned long long *bytes, long long *walked)
 	return sscanf(buf, "vx-size 1 %llu %lld\n", bytes, walked) == 2 ? 0 : -1;
 }
 
-/* Written under the prune lock: a fixed temporary name, renamed. Failing,
- * the next run walks. */
+/* Written whole or not at all (atomicw). Failing, the next run walks. */
 static void ledger_write(int top, unsigned long long bytes, long long walked)
 {
 	char buf[96];
 	int len = snprintf(buf, sizeof(buf), "vx-size 1 %llu %lld\n", bytes, walked);
-	int fd = openat(top, "size.tmp", O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0666);
-	if (fd < 0)
+	struct atomicw w;
+	if (atomicw_openat(&w, top, "size", 0666) != 0)
 		return;
-	bool ok = write(fd, buf, (size_t)len) == len;
-	if (close(fd) != 0 || !ok || renameat(top, "size.tmp", top, "size") != 0)
-		unlinkat(top, "size.tmp", 0);
+	if (atomicw_write(&w, buf, (size_t)len) == 0)
+		atomicw_commit(&w);
+	else
+		atomicw_abort(&w);
 }
 
 static void pruner_free(struct pruner *p)

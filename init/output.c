@@ -9,6 +9,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "atomicw.h"
 #include "child.h"
 #include "err.h"
 #include "fileio.h"
@@ -225,36 +226,21 @@ int output_write(int rootfd, const char *file, const char *text)
 		err_warn_errno("%s: unable to open its directory (a symlink?)", file);
 		return -1;
 	}
-	char *tmp = xasprintf(".vx.json.init-%ld", (long)getpid());
-	int fd = openat(dirfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
-	if (fd < 0) {
-		err_warn_errno("%s: unable to create '%s' beside it", file, tmp);
-		free(tmp);
+	struct atomicw w;
+	if (atomicw_openat(&w, dirfd, base, 0644) != 0) {
+		err_warn_errno("%s: unable to create a temporary beside it", file);
 		close(dirfd);
 		return -1;
 	}
-	size_t n = strlen(text), off = 0;
-	errno = 0;
-	while (off < n) {
-		ssize_t w = write(fd, text + off, n - off);
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0)
-			break;
-		off += (size_t)w;
-	}
-	int e = off == n ? 0 : errno ? errno : EIO;
-	if (!e && fsync(fd) != 0)
-		e = errno;
-	if (close(fd) != 0 && !e)
-		e = errno;
-	if (!e && renameat(dirfd, tmp, dirfd, base) != 0)
-		e = errno;
-	if (e)
-		unlinkat(dirfd, tmp, 0);
+	w.sync = 1; /* a file a person edits */
+	int r = atomicw_write(&w, text, strlen(text));
+	if (r == 0)
+		r = atomicw_commit(&w);
+	else
+		atomicw_abort(&w);
+	int e = errno;
 	close(dirfd);
-	free(tmp);
-	if (e) {
+	if (r != 0) {
 		errno = e;
 		err_warn_errno("%s: unable to write", file);
 		return -1;

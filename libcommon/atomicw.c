@@ -2,6 +2,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <sys/random.h>
 #include <unistd.h>
@@ -11,14 +12,21 @@
 
 int atomicw_open(struct atomicw *w, const char *path, mode_t mode)
 {
+	return atomicw_openat(w, AT_FDCWD, path, mode);
+}
+
+int atomicw_openat(struct atomicw *w, int dirfd, const char *path, mode_t mode)
+{
 	w->f = NULL;
+	w->dirfd = dirfd;
+	w->sync = 0;
 	w->dst = xstrdup(path);
 	for (int tries = 0; tries < 8; tries++) {
 		unsigned int nonce = 0;
 		if (getrandom(&nonce, sizeof(nonce), GRND_NONBLOCK) != sizeof(nonce))
 			nonce = (unsigned int)rand();
 		w->tmp = xasprintf("%s.%d.%08x.tmp", path, (int)getpid(), nonce);
-		w->fd = open(w->tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode);
+		w->fd = openat(dirfd, w->tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode);
 		if (w->fd >= 0)
 			return 0;
 		int e = errno;
@@ -59,13 +67,18 @@ static void release(struct atomicw *w)
 
 int atomicw_commit(struct atomicw *w)
 {
-	int r = w->f ? (ferror(w->f) | fclose(w->f)) : close(w->fd);
-	if (r == 0 && rename(w->tmp, w->dst) == 0) {
+	int r = 0;
+	if (w->f)
+		r = ferror(w->f) | fflush(w->f);
+	if (r == 0 && w->sync)
+		r = fsync(w->fd);
+	r |= w->f ? fclose(w->f) : close(w->fd);
+	if (r == 0 && renameat(w->dirfd, w->tmp, w->dirfd, w->dst) == 0) {
 		release(w);
 		return 0;
 	}
 	int e = errno ? errno : EIO;
-	unlink(w->tmp);
+	unlinkat(w->dirfd, w->tmp, 0);
 	release(w);
 	errno = e;
 	return -1;
@@ -78,7 +91,7 @@ void atomicw_abort(struct atomicw *w)
 		fclose(w->f);
 	else
 		close(w->fd);
-	unlink(w->tmp);
+	unlinkat(w->dirfd, w->tmp, 0);
 	release(w);
 	errno = e;
 }

@@ -98,6 +98,39 @@ int main(void)
 	CHECK(atomicw_commit(&w) == -1);
 	CHECK(entries(base) == 3);
 
+	/* relative to an open directory: a path swapped above it after it was
+	 * opened (the directory moved away, a symlink to elsewhere in its
+	 * place) changes nothing: the file lands in the directory opened */
+	char held[1024], moved[1024], other[1024], there[1024], elsewhere[1024];
+	snprintf(held, sizeof(held), "%s/held", base);
+	snprintf(moved, sizeof(moved), "%s/moved", base);
+	snprintf(other, sizeof(other), "%s/other", base);
+	snprintf(there, sizeof(there), "%s/moved/out", base);
+	snprintf(elsewhere, sizeof(elsewhere), "%s/other/out", base);
+	CHECK(mkdir(held, 0755) == 0 && mkdir(other, 0755) == 0);
+	int dfd = open(held, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	CHECK(dfd >= 0);
+	CHECK(atomicw_openat(&w, dfd, "out", 0644) == 0);
+	CHECK(w.sync == 0);
+	w.sync = 1;
+	CHECK(rename(held, moved) == 0 && symlink("other", held) == 0);
+	CHECK(atomicw_write(&w, "in\n", 3) == 0);
+	CHECK(atomicw_commit(&w) == 0);
+	text = slurp(there);
+	CHECK_STR(text, "in\n");
+	free(text);
+	CHECK(access(elsewhere, F_OK) != 0);
+	CHECK(entries(moved) == 1 && entries(other) == 0);
+	/* abort relative to it: the temporary goes from that directory */
+	CHECK(atomicw_openat(&w, dfd, "out2", 0644) == 0);
+	atomicw_abort(&w);
+	CHECK(entries(moved) == 1);
+	close(dfd);
+	unlink(there);
+	unlink(held);
+	rmdir(moved);
+	rmdir(other);
+
 	unlink(inner);
 	rmdir(dir);
 	unlink(path);
