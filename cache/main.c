@@ -108,7 +108,10 @@ int main(int argc, char **argv)
 	opt_init(&o, argc, argv, specs);
 	while ((opt = opt_next(&o)) != OPT_END) {
 		switch (opt) {
-		case HELP: return opt_help(head, specs, tail);
+		case HELP:
+			free(vo.globs);
+			opt_free(&o);
+			return opt_help(head, specs, tail);
 		case CACHEDIR: vo.dir = o.value; break;
 		case STATE: vo.state = o.value; break;
 		case OUTPUTS:
@@ -121,7 +124,11 @@ int main(int argc, char **argv)
 		case EXIT: vo.exit = (int)number(o.value, "--exit"); vo.given = true; break;
 		case MAXSIZE: vo.max = o.value; break;
 		case REQUEST: vo.request = o.value; break;
-		default: opt_usage(stderr, head, specs, tail); return VX_EXIT_USAGE;
+		default:
+			free(vo.globs);
+			opt_free(&o);
+			opt_usage(stderr, head, specs, tail);
+			return VX_EXIT_USAGE;
 		}
 	}
 	if (o.noperands == 0)
