@@ -4,6 +4,7 @@
  * the walk parses it), some are rewritten, and the cache is saved, loaded
  * again and freed: a wrong free or a read past the file is ASan's to see.
  * statcache.c is compiled in, to reach the loaded keys. */
+#include "fileio.h"
 #include "../../key/statcache.c"
 
 #include <stdint.h>
