@@ -2,6 +2,7 @@
 #include "learnrec.h"
 
 #include <fcntl.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -316,6 +317,38 @@ bool learnrec_read(const char *trace, const char *root, const char *proj, const 
 		if (!learnrec_declared(task, e->valuestring))
 			add(pr->undeclared, e->valuestring);
 	return true;
+}
+
+/* One hook per grant row init proposes: the row's path (it must be a row
+ * of grantkind.c: tests/unit/test_learnrec.c holds it to the table), the
+ * list it learns, and whether the verifying run grants only the entries
+ * the cache.outputs declare (the sources stay as they are). */
+static const struct learner {
+	const char *path;
+	size_t off;
+	bool outputs_only;
+} learners[] = {
+	{"allow.read", offsetof(struct proposal, read), false},
+	{"allow.write", offsetof(struct proposal, write), true},
+};
+
+cJSON *learnrec_grant(const struct proposal *pr, const struct grantkind *g,
+	const cJSON *verify_task)
+{
+	for (size_t i = 0; i < sizeof(learners) / sizeof(*learners); i++) {
+		const struct learner *l = &learners[i];
+		if (grantkind_at(l->path) != g)
+			continue;
+		const cJSON *list = *(cJSON *const *)((const char *)pr + l->off), *e;
+		if (!cJSON_GetArraySize(list))
+			return NULL;
+		cJSON *out = cJSON_CreateArray();
+		cJSON_ArrayForEach(e, list)
+			if (!verify_task || !l->outputs_only || learnrec_declared(verify_task, e->valuestring))
+				cJSON_AddItemToArray(out, cJSON_CreateString(e->valuestring));
+		return out;
+	}
+	return NULL;
 }
 
 void learnrec_free(struct proposal *pr)

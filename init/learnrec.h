@@ -31,6 +31,8 @@
 
 #include <cjson/cJSON.h>
 
+#include "grantkind.h"
+
 struct proposal {
 	cJSON *read, *write, *wfiles; /* strings, as the block spells them */
 	cJSON *undeclared;            /* write grants no cache.outputs glob covers */
@@ -47,6 +49,13 @@ struct proposal {
 bool learnrec_read(const char *trace, const char *root, const char *proj, const cJSON *graph,
 	const cJSON *task, struct proposal *pr);
 void learnrec_free(struct proposal *pr);
+/* The learner hooks: the value proposed for grant row g (a new item the
+ * caller owns), or NULL when no hook learns g or it learned nothing.
+ * verify_task non-NULL: only what the verifying run grants (a write grant
+ * its cache.outputs cover). propose.c builds the block from the table's
+ * rows through this, so a new path-kind grant is its row plus a hook. */
+cJSON *learnrec_grant(const struct proposal *pr, const struct grantkind *g,
+	const cJSON *verify_task);
 /* Is this write grant (as the block spells it) one the task's
  * cache.outputs cover? */
 bool learnrec_declared(const cJSON *task, const char *grant);

@@ -72,6 +72,53 @@ static void put_list(FILE *f, const cJSON *a)
 	fputc(']', f);
 }
 
+/* The block the proposal makes, from the grant table's rows in its order:
+ * each row a learner hook fills (learnrec_grant), under its section; an
+ * empty list that says the row's default is left out. verify_task: only
+ * what the verifying run grants. */
+static cJSON *proposed_block(const struct proposal *pr, const cJSON *verify_task)
+{
+	cJSON *sb = cJSON_CreateObject();
+	for (size_t i = 0; i < ngrantkinds; i++) {
+		const struct grantkind *g = &grantkinds[i];
+		cJSON *v = learnrec_grant(pr, g, verify_task);
+		if (!v || (cJSON_IsArray(v) && !cJSON_GetArraySize(v) &&
+				  (g->flags & GRANT_EMPTY_DEFAULT))) {
+			cJSON_Delete(v);
+			continue;
+		}
+		cJSON *sec = sb;
+		if (*g->section) {
+			sec = cJSON_GetObjectItemCaseSensitive(sb, g->section);
+			if (!sec)
+				sec = cJSON_AddObjectToObject(sb, g->section);
+		}
+		cJSON_AddItemToObject(sec, g->name, v);
+	}
+	return sb;
+}
+
+/* v as the edit spells it on one line: { "k": v, ... }, [a, b], {} */
+static void put_value(FILE *f, const cJSON *v)
+{
+	if (cJSON_IsArray(v)) {
+		put_list(f, v);
+	} else if (cJSON_IsObject(v) && v->child) {
+		const cJSON *e;
+		fputs("{ ", f);
+		cJSON_ArrayForEach(e, v) {
+			fprintf(f, "\"%s\": ", e->string);
+			put_value(f, e);
+			fputs(e->next ? ", " : " ", f);
+		}
+		fputc('}', f);
+	} else {
+		char *s = cJSON_PrintUnformatted(v);
+		fputs(s, f);
+		free(s);
+	}
+}
+
 static char *sandbox_text(const struct proposal *g)
 {
 	char *buf = NULL;
@@ -79,24 +126,10 @@ static char *sandbox_text(const struct proposal *g)
 	FILE *f = open_memstream(&buf, &len);
 	if (!f)
 		err_die_errno(VX_EXIT_FAIL, "open_memstream");
-	bool r = cJSON_GetArraySize(g->read), w = cJSON_GetArraySize(g->write);
-	if (!r && !w) {
-		fputs("\"sandbox\": {}", f);
-	} else {
-		fputs("\"sandbox\": { \"allow\": { ", f);
-		const char *sep = "";
-		if (r) {
-			fputs("\"read\": ", f);
-			put_list(f, g->read);
-			sep = ", ";
-		}
-		if (w) {
-			fprintf(f, "%s\"write\": ", sep);
-			put_list(f, g->write);
-			sep = ", ";
-		}
-		fputs(" } }", f);
-	}
+	cJSON *sb = proposed_block(g, NULL);
+	fputs("\"sandbox\": ", f);
+	put_value(f, sb);
+	cJSON_Delete(sb);
 	fclose(f);
 	return buf;
 }
@@ -180,14 +213,7 @@ static int learn_run(const struct job *j, const cJSON *task, char **trace, char 
 static char *verify_run(const struct job *j, const cJSON *task, const struct proposal *pr,
 	const cJSON *learned)
 {
-	cJSON *sb = cJSON_CreateObject(), *allow = cJSON_AddObjectToObject(sb, "allow");
-	cJSON *w = cJSON_CreateArray();
-	const cJSON *e;
-	cJSON_AddItemToObject(allow, "read", cJSON_Duplicate(pr->read, 1));
-	cJSON_ArrayForEach(e, pr->write)
-		if (learnrec_declared(task, e->valuestring))
-			cJSON_AddItemToArray(w, cJSON_CreateString(e->valuestring));
-	cJSON_AddItemToObject(allow, "write", w);
+	cJSON *sb = proposed_block(pr, task);
 	char *req = write_request(j, task, sb, "verify.request");
 	char *trace = path_join(j->dir, "verify.trace");
 	char *argv[] = {(char *)j->sandbox, "--request", req, "--trace", trace, NULL};

@@ -111,6 +111,27 @@ int main(void)
 	CHECK(learnrec_declared(task, "dist/"));
 	CHECK(!learnrec_declared(task, "src/"));
 	CHECK(!learnrec_declared(task, "meta.json"));
+	/* the block is the table's: each learner hook names a row, and only
+	 * the path rows it learns are proposed; the verifying run's write
+	 * grants are the declared outputs */
+	size_t filled = 0;
+	for (size_t i = 0; i < ngrantkinds; i++) {
+		cJSON *v = learnrec_grant(&pr, &grantkinds[i], NULL);
+		if (v) {
+			filled++;
+			CHECK(grantkinds[i].shape == GRANT_PATHS);
+		}
+		cJSON_Delete(v);
+	}
+	CHECK(filled == 2);
+	cJSON *v = learnrec_grant(&pr, grantkind_at("allow.read"), NULL);
+	LIST(v, "[\"src\",\"tsconfig.json\",\"../../shared.txt\",\"../../conf/base.json\",\"../util/dist\"]");
+	cJSON_Delete(v);
+	v = learnrec_grant(&pr, grantkind_at("allow.write"), task);
+	LIST(v, "[\"dist/\",\"types/\"]");
+	cJSON_Delete(v);
+	v = learnrec_grant(&pr, grantkind_at("allow.unixSockets"), NULL);
+	CHECK(!v);
 	learnrec_free(&pr);
 	/* the same without util keyed: its directory read and keyed as a whole */
 	cJSON_ReplaceItemInObject(task, "keyed", cJSON_CreateArray());
