@@ -199,8 +199,12 @@ same_verdict_as_run() {
 		vx-sandbox --request - --trace - | vx-report"
 	assert_equal "$status" 1
 	assert_output '{"type":"verdict","v":1,"id":"@ex/probe#probe","fail":true,"violated":false,"exit":3,"violations":0,"hints":0,"trace":"end","events":0}'
+	grep -qxF "    $output" "$DOC" || fail "docs/pipeline.md does not show: $output"
 	same_verdict_as_run @ex/probe#probe
 	assert_equal "$(grep -c '"status":"fail","ms":[0-9.]*,"key":"[0-9a-f]*","exit":3,' <<<"$RUN_OUT")" 1
+	# and the line a person reads, as the page says
+	run -1 bash -c "cd '$WS' && vx run @ex/probe#probe"
+	assert_line --regexp '^fail @ex/probe#probe [0-9.]+s \(exit 3\)$'
 }
 
 @test "by hand, two tasks are two pipes (one vx-pick each); vx run runs both and gives the same two verdicts" {
@@ -229,22 +233,25 @@ same_verdict_as_run() {
 	assert_success
 	assert_line --partial '"type":"saved"'
 	rm -rf "$WS/packages/util/dist"
-	doc_cmd "$pipe"
+	# the hit's stderr (its log) kept whole, last newline too
+	run --separate-stderr bash -o pipefail -c "cd '$WS' && { $pipe; } 2> '$BATS_TEST_TMPDIR/hit.log'"
 	assert_success
-	local key log=$stderr
+	assert_output ""
+	local key
 	key=$(sed -n 's/.*"type":"task".*"key":"\([0-9a-f]*\)".*"hit":true.*/\1/p' "$WS/request.jsonl")
 	[ -n "$key" ] || fail "no hit by hand: $(cat "$WS/request.jsonl")"
 	mv "$WS/packages/util/dist" "$BATS_TEST_TMPDIR/hand-dist"
 	vx_run_json @ex/util#build
 	assert_equal "$RUN_STATUS" 0
-	run /usr/bin/python3 - "$key" "$log" "$RUN_OUT" "$WS/.vx/runs" <<-'PY'
+	run /usr/bin/python3 - "$key" "$BATS_TEST_TMPDIR/hit.log" "$RUN_OUT" "$WS/.vx/runs" <<-'PY'
 	import glob, json, sys
-	key, log, out, runs = sys.argv[1:]
+	key, logf, out, runs = sys.argv[1:]
+	log = open(logf, encoding="utf-8").read()
 	[res] = [r for r in map(json.loads, out.splitlines()) if r["type"] == "result"]
 	[f] = glob.glob(runs + "/*.json")
 	[t] = json.load(open(f))["tasks"]
-	got = (res["status"], res["key"], res["log"].rstrip("\n"), t["status"], t["cache"]["status"], t["hash"])
-	want = ("hit", key, log, "hit", "hit", key)  # bats strips the log's last newline
+	got = (res["status"], res["key"], res["log"], t["status"], t["cache"]["status"], t["hash"])
+	want = ("hit", key, log, "hit", "hit", key)
 	print(f"by hand {want}, vx run {got}" if got != want else "")
 	sys.exit(got != want)
 	PY
