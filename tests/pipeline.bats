@@ -98,6 +98,63 @@ for l in sys.stdin:
 		on && /^  / { print; next } { on = 0 }' <<<"$output")" "$hand"
 }
 
+# vx_run_json TASK...: `vx run TASK... --json --summarize` in the workspace,
+# its cache the one a lookup by hand uses; its status and stdout in
+# RUN_STATUS and RUN_OUT, its summary the one file in .vx/runs.
+vx_run_json() {
+	rm -rf "$WS/.vx/runs"
+	run --separate-stderr bash -c "cd '$WS' && vx run $* --json --summarize"
+	RUN_STATUS=$status RUN_OUT=$output
+}
+
+# same_verdict_as_run ID: the by-hand run of ID ($status, $output, $stderr:
+# a pipe ending in vx-report) and `vx run ID --json --summarize` say the
+# same of it, field by field: the verdict's fail and violated (the --json
+# result's status, the summary's `violation` or `failed`), its exit (both
+# runs' exit), its violation and hint lines (--json's violations, the
+# summary's records), the task's log (the by-hand stderr), the key (vx-key's
+# by hand, the result's key and the summary's hash), and the exit status.
+# With --ran, the run is the last vx_run_json's, of several tasks, and
+# the exit status is not compared.
+same_verdict_as_run() {
+	local hand=$output hand_err=$stderr hand_status=$status key
+	key=$(cd "$WS" && vx-graph "$1" | vx-key | vx-pick "$1" |
+		sed -n 's/.*"type":"task".*"key":"\([0-9a-f]*\)".*/\1/p')
+	if [ "${2-}" = --ran ]; then
+		hand_status=$RUN_STATUS
+	else
+		vx_run_json "$1"
+	fi
+	run /usr/bin/python3 - "$1" "$key" "$WS/.vx/runs" "$hand_status" "$hand" "$hand_err" "$RUN_STATUS" "$RUN_OUT" <<-'PY'
+	import glob, json, sys
+	tid, key, runs, hst, hand, herr, rst, out = sys.argv[1:]
+	recs = [json.loads(l) for l in hand.splitlines()]
+	[v] = [r for r in recs if r["type"] == "verdict" and r["id"] == tid]
+	lines = [r["line"] for r in recs if r["type"] in ("violation", "hint")]
+	[res] = [r for r in map(json.loads, out.splitlines()) if r.get("id") == tid]
+	[f] = glob.glob(runs + "/*.json")
+	[t] = [t for t in json.load(open(f))["tasks"] if t["taskId"] == tid]
+	bad = []
+	def same(what, a, b):
+	    if a != b:
+	        bad.append(f"{what}: by hand {a!r}, vx run {b!r}")
+	same("fail/--json status", v["fail"], res["status"] == "fail")
+	same("violated/summary status", "violation" if v["violated"] else "failed" if v["fail"] else "ran", t["status"])
+	same("exit/--json exit", v["exit"], res["exit"])
+	same("exit/summary exitCode", v["exit"], t["execution"]["exitCode"])
+	same("violation and hint lines/--json violations", lines, res.get("violations", []))
+	same("violation and hint lines/summary records", lines, t["violations"]["records"])
+	same("violations/summary count", v["violations"], t["violations"]["count"])
+	same("log/--json log", herr, res["log"].rstrip("\n"))  # bats strips the last newline
+	same("key/--json key", key, res["key"])
+	same("key/summary hash", key, t["hash"])
+	same("exit status", int(hst), int(rst))
+	print("\n".join(bad))
+	sys.exit(1 if bad else 0)
+	PY
+	assert_success
+}
+
 @test "docs/pipeline.md: by hand, a host outside the network grant is a violation; vx run reports the same lines, network and file" {
 	add_net
 	doc_cmd 'vx-graph fetch | vx-key | vx-pick @ex/net#fetch | vx-sandbox --request - --trace - | vx-report'
@@ -110,6 +167,9 @@ for l in sys.stdin:
 		esac
 	done < "$DOC"
 	same_as_run @ex/net#fetch
+	# and the verdict's own fields: what vx run's result and summary say
+	doc_cmd 'vx-graph fetch | vx-key | vx-pick @ex/net#fetch | vx-sandbox --request - --trace - | vx-report'
+	same_verdict_as_run @ex/net#fetch
 	# the stream: the deny and its confirmed end come before the exit record
 	run --separate-stderr bash -o pipefail -c "cd '$WS' && vx-graph fetch | vx-key | vx-pick fetch |
 		vx-sandbox --request - --trace -"
@@ -124,6 +184,80 @@ for l in sys.stdin:
 	doc_cmd 'vx-graph version | vx-key | vx-pick @ex/app#version | vx-sandbox --request - --trace - | vx-report'
 	assert_equal "$status" 1
 	same_as_run @ex/app#version
+	doc_cmd 'vx-graph version | vx-key | vx-pick @ex/app#version | vx-sandbox --request - --trace - | vx-report'
+	same_verdict_as_run @ex/app#version
+}
+
+@test "by hand, a task that exits 3 with no violation fails with its status; vx run reports the same, field by field" {
+	mkdir "$WS/packages/probe"
+	echo '{ "name": "@ex/probe" }' > "$WS/packages/probe/package.json"
+	cat > "$WS/packages/probe/vx.json" <<-'JSON'
+	{ "tasks": { "probe": { "exec": { "command": "echo probing; exit 3",
+	  "sandbox": { "allow": { "read": ["."] } } } } } }
+	JSON
+	run --separate-stderr bash -o pipefail -c "cd '$WS' && vx-graph probe | vx-key | vx-pick probe |
+		vx-sandbox --request - --trace - | vx-report"
+	assert_equal "$status" 1
+	assert_output '{"type":"verdict","v":1,"id":"@ex/probe#probe","fail":true,"violated":false,"exit":3,"violations":0,"hints":0,"trace":"end","events":0}'
+	grep -qxF "    $output" "$DOC" || fail "docs/pipeline.md does not show: $output"
+	same_verdict_as_run @ex/probe#probe
+	assert_equal "$(grep -c '"status":"fail","ms":[0-9.]*,"key":"[0-9a-f]*","exit":3,' <<<"$RUN_OUT")" 1
+	# and the line a person reads, as the page says
+	run -1 bash -c "cd '$WS' && vx run @ex/probe#probe"
+	assert_line --regexp '^fail @ex/probe#probe [0-9.]+s \(exit 3\)$'
+}
+
+@test "by hand, two tasks are two pipes (one vx-pick each); vx run runs both and gives the same two verdicts" {
+	local pipe="vx-key | vx-pick \$1 | vx-sandbox --request - --trace - | vx-report"
+	run --separate-stderr bash -o pipefail -c "cd '$WS' && vx-graph build | $pipe" _ @ex/util#build
+	assert_success
+	local out1=$output err1=$stderr st1=$status
+	run --separate-stderr bash -o pipefail -c "cd '$WS' && vx-graph version | $pipe" _ @ex/app#version
+	assert_equal "$status" 1
+	local out2=$output err2=$stderr st2=$status
+	rm -rf "$WS"/packages/*/dist
+	vx_run_json @ex/util#build @ex/app#version
+	assert_equal "$RUN_STATUS" 1
+	assert_line --partial '"type":"summary","tasks":2,"hit":0,"miss":1,"fail":1,'
+	[ -f "$WS/packages/util/dist/greet.sh" ] || fail "vx run did not run @ex/util#build"
+	output=$out1 stderr=$err1 status=$st1
+	same_verdict_as_run @ex/util#build --ran
+	output=$out2 stderr=$err2 status=$st2
+	same_verdict_as_run @ex/app#version --ran
+}
+
+@test "a hit by hand and under vx run: the same key, the same outputs byte for byte, the same log" {
+	local pipe='vx-graph @ex/util#build | vx-key --stamp | vx-cache lookup > request.jsonl || vx-sandbox --request request.jsonl --trace - 2> log.txt | vx-report | vx-cache save --request request.jsonl --log log.txt'
+	sleep 0.05 # older than the keying's tick: the stamp vouches (see above)
+	doc_cmd "$pipe"
+	assert_success
+	assert_line --partial '"type":"saved"'
+	rm -rf "$WS/packages/util/dist"
+	# the hit's stderr (its log) kept whole, last newline too
+	run --separate-stderr bash -o pipefail -c "cd '$WS' && { $pipe; } 2> '$BATS_TEST_TMPDIR/hit.log'"
+	assert_success
+	assert_output ""
+	local key
+	key=$(sed -n 's/.*"type":"task".*"key":"\([0-9a-f]*\)".*"hit":true.*/\1/p' "$WS/request.jsonl")
+	[ -n "$key" ] || fail "no hit by hand: $(cat "$WS/request.jsonl")"
+	mv "$WS/packages/util/dist" "$BATS_TEST_TMPDIR/hand-dist"
+	vx_run_json @ex/util#build
+	assert_equal "$RUN_STATUS" 0
+	run /usr/bin/python3 - "$key" "$BATS_TEST_TMPDIR/hit.log" "$RUN_OUT" "$WS/.vx/runs" <<-'PY'
+	import glob, json, sys
+	key, logf, out, runs = sys.argv[1:]
+	log = open(logf, encoding="utf-8").read()
+	[res] = [r for r in map(json.loads, out.splitlines()) if r["type"] == "result"]
+	[f] = glob.glob(runs + "/*.json")
+	[t] = json.load(open(f))["tasks"]
+	got = (res["status"], res["key"], res["log"], t["status"], t["cache"]["status"], t["hash"])
+	want = ("hit", key, log, "hit", "hit", key)
+	print(f"by hand {want}, vx run {got}" if got != want else "")
+	sys.exit(got != want)
+	PY
+	assert_success
+	diff -r "$BATS_TEST_TMPDIR/hand-dist" "$WS/packages/util/dist"
+	cmp "$WS/packages/util/src/greet.sh" "$WS/packages/util/dist/greet.sh"
 }
 
 @test "docs/pipeline.md: the pieces saved to files replay the same verdict" {
