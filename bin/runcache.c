@@ -210,20 +210,7 @@ int runcache_save(struct runcache *rc, const char *key, const char *root, const 
 {
 	if (!rc->c)
 		return -1;
-	const cJSON *outs = cJSON_GetObjectItemCaseSensitive(
-		cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(rec, "cache"), "outputs"),
-		"files");
-	size_t n = 0;
-	const char **globs = xcalloc((size_t)cJSON_GetArraySize(outs) + 1, sizeof(char *));
-	const cJSON *g;
-	cJSON_ArrayForEach(g, outs) if (cJSON_IsString(g)) globs[n++] = g->valuestring;
-	char *proj = path_join(root, dir);
-	struct cache_save s = {.label = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(rec, "id")),
-		.key = key, .projdir = proj, .globs = globs, .nglobs = n,
-		.log = log ? log : "", .loglen = loglen, .exit = 0, .ms = (double)ms};
-	int r = cache_save(rc->c, &s);
-	free(proj);
-	free(globs);
+	int r = cache_save_task(rc->c, root, dir, rec, key, log, loglen, (double)ms);
 	if (r == 0) {
 		rc->grew = true;
 		remote_push(rc->remote, rc->c, key);

@@ -121,6 +121,12 @@ struct cache_save {
 
 /* Save a successful run: blobs, then the manifest. 0 or -1. */
 int cache_save(struct cache *c, const struct cache_save *s);
+/* cache_save for a task record (vx-graph's, keyed): its outputs are its
+ * cache.outputs.files, its project root/dir, its label its "id";
+ * log and ms as in struct cache_save. vx run and vx-cache save share it. */
+int cache_save_task(struct cache *c, const char *root, const char *dir, const cJSON *rec,
+	const char *key,
+	const char *log, size_t loglen, double ms);
 
 /* Check every entry and every blob's bytes; report(key, what, arg) per bad
  * entry. The number of bad entries, or -1 when the cache is unreadable. */

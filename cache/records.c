@@ -209,19 +209,7 @@ static int save_one(struct stream *s, const struct gathered *g, const cJSON *rec
 								 : "no stamp vouches for them");
 		return 1;
 	}
-	const cJSON *outs = cJSON_GetObjectItemCaseSensitive(
-		cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(rec, "cache"), "outputs"),
-		"files");
-	size_t n = 0;
-	const char **globs = xcalloc((size_t)cJSON_GetArraySize(outs) + 1, sizeof(char *));
-	const cJSON *o;
-	cJSON_ArrayForEach(o, outs) if (cJSON_IsString(o)) globs[n++] = o->valuestring;
-	char *proj = path_join(s->root, str(rec, "dir"));
-	struct cache_save cs = {.label = id, .key = key, .projdir = proj, .globs = globs,
-		.nglobs = n, .log = log, .loglen = loglen};
-	int r = cache_save(s->c, &cs);
-	free(proj);
-	free(globs);
+	int r = cache_save_task(s->c, s->root, str(rec, "dir"), rec, key, log, loglen, 0);
 	if (r != 0)
 		return -1;
 	cJSON *out = cJSON_CreateObject();

@@ -461,3 +461,24 @@ int cache_save(struct cache *c, const struct cache_save *s)
 		close(sv.shadowfd);
 	return r ? -1 : 0;
 }
+
+int cache_save_task(struct cache *c, const char *root, const char *dir, const cJSON *rec,
+	const char *key,
+	const char *log, size_t loglen, double ms)
+{
+	const cJSON *outs = cJSON_GetObjectItemCaseSensitive(
+		cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(rec, "cache"), "outputs"),
+		"files");
+	size_t n = 0;
+	const char **globs = xcalloc((size_t)cJSON_GetArraySize(outs) + 1, sizeof(char *));
+	const cJSON *g;
+	cJSON_ArrayForEach(g, outs) if (cJSON_IsString(g)) globs[n++] = g->valuestring;
+	char *proj = path_join(root, dir);
+	struct cache_save s = {.label = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(rec, "id")),
+		.key = key, .projdir = proj, .globs = globs, .nglobs = n,
+		.log = log ? log : "", .loglen = loglen, .ms = ms};
+	int r = cache_save(c, &s);
+	free(proj);
+	free(globs);
+	return r;
+}
