@@ -77,14 +77,10 @@ char **proc_env(enum proc_env_for who, char *path, const struct taskenv *te)
 
 char *proc_stage_path(const char *name)
 {
-	char buf[PATH_MAX];
-	ssize_t n = readlink("/proc/self/exe", buf, sizeof(buf) - 1);
-	if (n <= 0)
+	char *p = path_beside_self(name);
+	if (!p)
 		err_die_errno(VX_EXIT_FAIL, "unable to find the vx program");
-	buf[n] = '\0';
-	char *slash = strrchr(buf, '/');
-	*slash = '\0';
-	return xasprintf("%s/%s", buf, name);
+	return p;
 }
 
 pid_t proc_spawn(char *const argv[], const struct spawn_opts *o, int *to_child, int *from_child)

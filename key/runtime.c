@@ -22,13 +22,8 @@
 /* vx-sandbox's path beside this program. */
 static char *sandbox_path(void)
 {
-	char buf[PATH_MAX];
-	ssize_t n = readlink("/proc/self/exe", buf, sizeof(buf) - 1);
-	if (n <= 0)
-		return xstrdup("vx-sandbox");
-	buf[n] = '\0';
-	*strrchr(buf, '/') = '\0'; /* the kernel's path is absolute */
-	return xasprintf("%s/vx-sandbox", buf);
+	char *p = path_beside_self("vx-sandbox");
+	return p ? p : xstrdup("vx-sandbox");
 }
 
 /* The request vx-sandbox reads: the graph record, then the task's record

@@ -1,6 +1,7 @@
 #include "path.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <pwd.h>
 #include <stdlib.h>
 #include <string.h>
@@ -175,4 +176,15 @@ int path_mkdirs(const char *dir)
 	int rc = strcmp(parent, dir) ? path_mkdirs(parent) : -1;
 	free(parent);
 	return rc ? rc : mkdir(dir, 0777) == 0 || errno == EEXIST ? 0 : -1;
+}
+
+char *path_beside_self(const char *name)
+{
+	char buf[PATH_MAX];
+	ssize_t n = readlink("/proc/self/exe", buf, sizeof(buf) - 1);
+	if (n <= 0)
+		return NULL;
+	buf[n] = '\0';
+	*strrchr(buf, '/') = '\0'; /* the kernel's path is absolute */
+	return xasprintf("%s/%s", buf, name);
 }

@@ -29,6 +29,9 @@ char *path_relative(const char *from, const char *to);
 char *path_expand_home(const char *p);
 /* The directory holding absolute path p, lexically: "/" for "/x" and "/". */
 char *path_dirname(const char *p);
+/* The program called name in this program's own directory (the stages sit
+ * side by side in bin/), from /proc/self/exe; NULL when that cannot be read. */
+char *path_beside_self(const char *name);
 /* Is p equal to base or below it (segment-wise)? */
 bool path_is_within(const char *base, const char *p);
 /* mkdir -p: dir and every missing parent (mode 0777 less the umask); one

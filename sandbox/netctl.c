@@ -18,19 +18,14 @@
 #include "fileio.h"
 #include "jsonw.h"
 #include "netreq.h"
+#include "path.h"
 
 #define NETCTL_WAIT_S 30
 
 /* vx-proxy, beside this program */
 static char *proxy_path(void)
 {
-	char buf[PATH_MAX];
-	ssize_t n = readlink("/proc/self/exe", buf, sizeof(buf) - 1);
-	if (n <= 0)
-		return NULL;
-	buf[n] = '\0';
-	*strrchr(buf, '/') = '\0';
-	return xasprintf("%s/vx-proxy", buf);
+	return path_beside_self("vx-proxy");
 }
 
 /* Send rec without dying of SIGPIPE (the task must not inherit SIG_IGN):
