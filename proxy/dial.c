@@ -45,7 +45,10 @@ static void connect_next(struct conn *c)
 			ssize_t n = c->upre_len ?
 				send(fd, c->upre, c->upre_len, MSG_NOSIGNAL | MSG_DONTWAIT) : 0;
 			if (n > 0 || !c->upre_len || errno == EAGAIN) {
-				ep_add(c->L, fd, &c->hu); /* the connect's end is an edge */
+				/* the connect's end is an EPOLLOUT edge; a send
+				 * that went needs none (a later EAGAIN asks) */
+				c->uout = n <= 0;
+				ep_add(c->L, fd, &c->hu, c->uout);
 				if (n > 0) {
 					c->upre_sent = (size_t)n;
 					c->uwr = true;

@@ -68,7 +68,7 @@ void on_accept(struct listener *l, bool drain)
 		c->crd = true;
 		on_head_readable(c);
 		if (!c->closed)
-			ep_add(l->L, fd, &c->hc);
+			ep_add(l->L, fd, &c->hc, false); /* writable: nothing sent yet */
 		/* the socket is level-triggered: one alone need not be drained,
 		 * a backlog left is the next epoll_wait's event */
 		if (!drain)

@@ -84,6 +84,7 @@ struct conn {
 	struct loop *L;
 	int cfd, ufd;
 	bool crd, cwr, urd, uwr; /* readable/writable as far as we know */
+	bool cout, uout; /* EPOLLOUT is in the socket's interest set (ep_add) */
 	bool chup, uhup;
 	bool ufin;  /* the origin's FIN has come (EPOLLRDHUP) */
 	bool again; /* on the list of relays to run again (ran out of rounds) */
@@ -171,10 +172,15 @@ struct loop {
 	int nspares;
 };
 
-/* loop.c: the clock, and the epoll set a socket joins once, for both
- * directions, edge-triggered. */
+/* loop.c: the clock, and the epoll set a socket joins once, edge-triggered.
+ * It joins without EPOLLOUT when it is known writable (an accepted client,
+ * a connected origin): an ADD with it would report that at once, a wakeup
+ * with nothing to do when the answer has not come yet. ep_want_out adds it
+ * the first time a write says EAGAIN (the MOD reports it if writable since,
+ * so no edge is lost); false: epoll_ctl failed. */
 double loop_clock(void);
-void ep_add(struct loop *L, int fd, struct handle *h);
+void ep_add(struct loop *L, int fd, struct handle *h, bool out);
+bool ep_want_out(struct loop *L, int fd, struct handle *h, bool *armed);
 
 /* listen.c */
 /* drain: accept until EAGAIN (a busy batch, or the task's end), else one. */

@@ -21,6 +21,13 @@
 /* Seconds an origin gets to close after its framed answer was delivered. */
 #define DRAIN_S 1.0
 
+/* A write to `to` said EAGAIN: its writable edge is wanted (loop.h). */
+static bool want_out(struct conn *c, int to)
+{
+	return to == c->cfd ? ep_want_out(c->L, to, &c->hc, &c->cout) :
+			      ep_want_out(c->L, to, &c->hu, &c->uout);
+}
+
 /* Move what can move now from `from` to `to`: first the bytes owed, then
  * spliced ones. *rd and *wr are what the last edges said of the source and
  * the destination; each is cleared by the EAGAIN that ends it (a full pipe
@@ -41,7 +48,7 @@ static int pump_run(struct conn *c, struct pump *p, int from, int to, bool *rd, 
 			if (errno == EAGAIN) {
 				*wr = false;
 				p->blocked = true;
-				return 0;
+				return want_out(c, to) ? 0 : -1;
 			}
 			return -1;
 		}
@@ -104,6 +111,8 @@ static int pump_run(struct conn *c, struct pump *p, int from, int to, bool *rd, 
 				progress = true;
 			} else if (m < 0 && errno == EAGAIN) {
 				*wr = false;
+				if (!want_out(c, to))
+					return -1;
 			} else if (m < 0 && errno != EINTR) {
 				return -1;
 			}
