@@ -1,4 +1,6 @@
 /* loop.c: the loop's clock and its epoll set (loop.h). */
+#include <stdlib.h>
+#include <string.h>
 #include <sys/epoll.h>
 #include <time.h>
 
@@ -30,5 +32,63 @@ bool ep_want_out(struct loop *L, int fd, struct handle *h, bool *armed)
 	if (epoll_ctl(L->ep, EPOLL_CTL_MOD, fd, &ev) < 0)
 		return false;
 	*armed = true;
+	return true;
+}
+
+static uint64_t up_data(const struct loop *L, int fd)
+{
+	return (uint64_t)L->ups[fd].gen << 32 | (uint64_t)fd << 1 | 1;
+}
+
+bool ep_up_add(struct loop *L, int fd, struct conn *c, bool out)
+{
+	if (fd >= L->nups) {
+		int n = L->nups ? L->nups : 64;
+		while (n <= fd)
+			n *= 2;
+		L->ups = xrealloc(L->ups, (size_t)n * sizeof(*L->ups));
+		memset(L->ups + L->nups, 0, (size_t)(n - L->nups) * sizeof(*L->ups));
+		L->nups = n;
+	}
+	if (++L->upgen == 0)
+		L->upgen = 1;
+	L->ups[fd] = (struct upfd){ .c = c, .gen = L->upgen, .out = out };
+	struct epoll_event ev = { .events = EPOLLIN | EPOLLRDHUP | EPOLLET | (out ? EPOLLOUT : 0),
+				  .data.u64 = up_data(L, fd) };
+	if (epoll_ctl(L->ep, EPOLL_CTL_ADD, fd, &ev) < 0) {
+		L->ups[fd].gen = 0;
+		return false;
+	}
+	return true;
+}
+
+void ep_up_own(struct loop *L, int fd, struct conn *c)
+{
+	L->ups[fd].c = c;
+}
+
+bool ep_up_want_out(struct loop *L, int fd)
+{
+	if (L->ups[fd].out)
+		return true;
+	struct epoll_event ev = { .events = EPOLLIN | EPOLLOUT | EPOLLRDHUP | EPOLLET, .data.u64 = up_data(L, fd) };
+	if (epoll_ctl(L->ep, EPOLL_CTL_MOD, fd, &ev) < 0)
+		return false;
+	L->ups[fd].out = true;
+	return true;
+}
+
+void ep_up_forget(struct loop *L, int fd)
+{
+	if (fd >= 0 && fd < L->nups)
+		L->ups[fd] = (struct upfd){ 0 };
+}
+
+bool ep_up_find(const struct loop *L, uint64_t data, int *fd, struct conn **c)
+{
+	*fd = (int)((data >> 1) & 0x7fffffff);
+	if (*fd >= L->nups || !L->ups[*fd].gen || L->ups[*fd].gen != (uint32_t)(data >> 32))
+		return false;
+	*c = L->ups[*fd].c;
 	return true;
 }

@@ -24,8 +24,7 @@
 /* A write to `to` said EAGAIN: its writable edge is wanted (loop.h). */
 static bool want_out(struct conn *c, int to)
 {
-	return to == c->cfd ? ep_want_out(c->L, to, &c->hc, &c->cout) :
-			      ep_want_out(c->L, to, &c->hu, &c->uout);
+	return to == c->cfd ? ep_want_out(c->L, to, &c->hc, &c->cout) : ep_up_want_out(c->L, to);
 }
 
 /* Move what can move now from `from` to `to`: first the bytes owed, then
