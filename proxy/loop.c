@@ -24,14 +24,14 @@ void ep_add(struct loop *L, int fd, struct handle *h, bool out)
 		err_die_errno(1, "epoll_ctl");
 }
 
-bool ep_want_out(struct loop *L, int fd, struct handle *h, bool *armed)
+bool ep_want_out(struct loop *L, int fd, struct handle *h, bool *armed, bool *inset)
 {
 	if (*armed)
 		return true;
 	struct epoll_event ev = { .events = EPOLLIN | EPOLLOUT | EPOLLRDHUP | EPOLLET, .data.ptr = h };
-	if (epoll_ctl(L->ep, EPOLL_CTL_MOD, fd, &ev) < 0)
+	if (epoll_ctl(L->ep, *inset ? EPOLL_CTL_MOD : EPOLL_CTL_ADD, fd, &ev) < 0)
 		return false;
-	*armed = true;
+	*armed = *inset = true;
 	return true;
 }
 

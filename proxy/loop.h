@@ -95,7 +95,8 @@ struct conn {
 	struct loop *L;
 	int cfd, ufd;
 	bool crd, cwr, urd, uwr; /* readable/writable as far as we know */
-	bool cout; /* EPOLLOUT is in the client socket's interest set (ep_add) */
+	bool cset;  /* the client socket is in the epoll set (listen.c) */
+	bool cout;  /* with EPOLLOUT in its interest set (ep_add) */
 	bool chup, uhup;
 	bool ufin;  /* the origin's FIN has come (EPOLLRDHUP) */
 	bool again; /* on the list of relays to run again (ran out of rounds) */
@@ -191,10 +192,11 @@ struct loop {
  * a connected origin): an ADD with it would report that at once, a wakeup
  * with nothing to do when the answer has not come yet. ep_want_out adds it
  * the first time a write says EAGAIN (the MOD reports it if writable since,
- * so no edge is lost); false: epoll_ctl failed. */
+ * so no edge is lost), and adds the socket itself when not in the set
+ * (*inset false); false: epoll_ctl failed. */
 double loop_clock(void);
 void ep_add(struct loop *L, int fd, struct handle *h, bool out);
-bool ep_want_out(struct loop *L, int fd, struct handle *h, bool *armed);
+bool ep_want_out(struct loop *L, int fd, struct handle *h, bool *armed, bool *inset);
 /* An origin's socket: joins the set owned by c (NULL: a spare); changes
  * hands; wants EPOLLOUT; leaves the table before it is closed. ep_up_find:
  * the socket and owner an event's data names, false when stale (that

@@ -24,7 +24,7 @@
 /* A write to `to` said EAGAIN: its writable edge is wanted (loop.h). */
 static bool want_out(struct conn *c, int to)
 {
-	return to == c->cfd ? ep_want_out(c->L, to, &c->hc, &c->cout) : ep_up_want_out(c->L, to);
+	return to == c->cfd ? ep_want_out(c->L, to, &c->hc, &c->cout, &c->cset) : ep_up_want_out(c->L, to);
 }
 
 /* Move what can move now from `from` to `to`: first the bytes owed, then
