@@ -34,13 +34,18 @@ static bool want_out(struct conn *c, int to)
  * empty). 1: stopped after ROUNDS with work left; -1: broken. */
 static int pump_run(struct conn *c, struct pump *p, int from, int to, bool *rd, bool *wr)
 {
+	/* a forwarded request's whole framed answer, read by sniff(): the
+	 * client's socket is closed right after it (finish_framed), so its
+	 * last bytes wait for that close (MSG_MORE), whose FIN rides their
+	 * segment: the client wakes once for the answer and its EOF */
+	int last = p == &c->down && c->body >= 0 && p->limit == 0 ? MSG_MORE : 0;
 	while (p->pre && p->preoff < p->prelen) {
 		if (!*wr) {
 			p->blocked = true;
 			return 0;
 		}
 		ssize_t n = send(to, p->pre + p->preoff, p->prelen - p->preoff,
-			MSG_NOSIGNAL | MSG_DONTWAIT);
+			MSG_NOSIGNAL | MSG_DONTWAIT | last);
 		if (n < 0) {
 			if (errno == EINTR)
 				continue;
