@@ -24,7 +24,6 @@ struct conn *conn_new(struct listener *l, int fd)
 	}
 	c->L = L;
 	c->hc.kind = H_CLIENT;
-	c->hu.kind = H_UPSTREAM;
 	c->cfd = fd;
 	c->ufd = -1;
 	c->up.pipe[0] = c->down.pipe[0] = -1;
@@ -76,8 +75,10 @@ void conn_close(struct conn *c)
 		c->lis->nconn--;
 	if (c->cfd >= 0)
 		close(c->cfd); /* close() also leaves the epoll set */
-	if (c->ufd >= 0)
+	if (c->ufd >= 0) {
+		ep_up_forget(c->L, c->ufd);
 		close(c->ufd);
+	}
 	c->cfd = c->ufd = -1;
 	/* the task reached this origin: its next request finds a connection
 	 * made (after this one's bytes, off their path) */

@@ -45,7 +45,18 @@ static void connect_next(struct conn *c)
 			ssize_t n = c->upre_len ?
 				send(fd, c->upre, c->upre_len, MSG_NOSIGNAL | MSG_DONTWAIT) : 0;
 			if (n > 0 || !c->upre_len || errno == EAGAIN) {
-				ep_add(c->L, fd, &c->hu); /* the connect's end is an edge */
+				/* the connect's end is an EPOLLOUT edge; a send
+				 * that went needs none (a later EAGAIN asks). A
+				 * spare is in the set already: it changes hands */
+				bool ok;
+				if (spare) {
+					ep_up_own(c->L, fd, c);
+					ok = n > 0 || ep_up_want_out(c->L, fd);
+				} else {
+					ok = ep_up_add(c->L, fd, c, n <= 0);
+				}
+				if (!ok)
+					err_die_errno(1, "epoll_ctl");
 				if (n > 0) {
 					c->upre_sent = (size_t)n;
 					c->uwr = true;
@@ -57,6 +68,7 @@ static void connect_next(struct conn *c)
 			if (spare)
 				c->next--; /* a spare the origin closed: this one again, dialled */
 		}
+		ep_up_forget(c->L, fd);
 		close(fd);
 	}
 	refuse(c, 502, SOCKS_REP_REFUSED, "cannot connect to the origin");
@@ -74,6 +86,7 @@ void on_connected(struct conn *c, uint32_t ev)
 	if ((ev & (EPOLLERR | EPOLLHUP)) && !e)
 		e = ECONNREFUSED;
 	if (e) {
+		ep_up_forget(c->L, c->ufd);
 		close(c->ufd);
 		c->ufd = -1;
 		connect_next(c);

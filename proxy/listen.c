@@ -67,8 +67,16 @@ void on_accept(struct listener *l, bool drain)
 		 * the origin (an ADD reports what is ready already) */
 		c->crd = true;
 		on_head_readable(c);
-		if (!c->closed)
-			ep_add(l->L, fd, &c->hc);
+		/* a forwarded request without a body, sent on already: nothing
+		 * the client does until its answer is out changes what the proxy
+		 * does (more bytes are not read; a hangup is found by the write
+		 * it fails, or the idle timeout), so its socket joins the set
+		 * only if a write to it says EAGAIN (relay.c) */
+		bool quiet = c->state == C_RELAY && c->via == VIA_HTTP && c->body == 0;
+		if (!c->closed && !quiet) {
+			ep_add(l->L, fd, &c->hc, false); /* writable: nothing sent yet */
+			c->cset = true;
+		}
 		/* the socket is level-triggered: one alone need not be drained,
 		 * a backlog left is the next epoll_wait's event */
 		if (!drain)

@@ -34,13 +34,24 @@
 #include "resolve.h"
 #include "server.h"
 
-enum hkind { H_LISTEN, H_CLIENT, H_UPSTREAM, H_RESOLVER, H_SIGNAL, H_LINES, H_CONTROL };
+enum hkind { H_LISTEN, H_CLIENT, H_RESOLVER, H_SIGNAL, H_LINES, H_CONTROL };
 
 struct loop;
 
-/* What an epoll event's data points at: the kind says which struct. */
+/* What an epoll event's data points at: the kind says which struct. An
+ * origin's socket is the exception: its data is its descriptor and a
+ * generation, tagged by the low bit (a pointer's is 0), and L->ups[fd] says
+ * whose it is now (loop.c), so that a connection kept for the task's next
+ * request (spare.c) stays in the set while it changes hands: no
+ * epoll_ctl to keep it, none to take it. */
 struct handle {
 	enum hkind kind;
+};
+
+struct upfd {
+	struct conn *c; /* its connection, or NULL: a spare (spare.c) */
+	uint32_t gen;   /* 0: not in the set */
+	bool out;       /* EPOLLOUT is in its interest set */
 };
 
 struct listener {
@@ -80,10 +91,12 @@ enum via { VIA_NONE, VIA_HTTP, VIA_CONNECT, VIA_SOCKS5, VIA_SOCKS4 };
 /* Sockets are in the epoll set once, edge-triggered for both directions;
  * what an edge said is kept here until a call returns EAGAIN. */
 struct conn {
-	struct handle hc, hu;
+	struct handle hc;
 	struct loop *L;
 	int cfd, ufd;
 	bool crd, cwr, urd, uwr; /* readable/writable as far as we know */
+	bool cset;  /* the client socket is in the epoll set (listen.c) */
+	bool cout;  /* with EPOLLOUT in its interest set (ep_add) */
 	bool chup, uhup;
 	bool ufin;  /* the origin's FIN has come (EPOLLRDHUP) */
 	bool again; /* on the list of relays to run again (ran out of rounds) */
@@ -135,6 +148,9 @@ struct loop {
 	struct server_opts opts;
 	struct policy *pol;
 	int ep;     /* the epoll set */
+	struct upfd *ups; /* by descriptor: the origins' sockets in it */
+	int nups;
+	uint32_t upgen;
 	int rfd;    /* the resolver's eventfd: answers are waiting */
 	int sfd;    /* the stop signals */
 	double now; /* CLOCK_MONOTONIC seconds, read once per batch of events */
@@ -171,10 +187,25 @@ struct loop {
 	int nspares;
 };
 
-/* loop.c: the clock, and the epoll set a socket joins once, for both
- * directions, edge-triggered. */
+/* loop.c: the clock, and the epoll set a socket joins once, edge-triggered.
+ * It joins without EPOLLOUT when it is known writable (an accepted client,
+ * a connected origin): an ADD with it would report that at once, a wakeup
+ * with nothing to do when the answer has not come yet. ep_want_out adds it
+ * the first time a write says EAGAIN (the MOD reports it if writable since,
+ * so no edge is lost), and adds the socket itself when not in the set
+ * (*inset false); false: epoll_ctl failed. */
 double loop_clock(void);
-void ep_add(struct loop *L, int fd, struct handle *h);
+void ep_add(struct loop *L, int fd, struct handle *h, bool out);
+bool ep_want_out(struct loop *L, int fd, struct handle *h, bool *armed, bool *inset);
+/* An origin's socket: joins the set owned by c (NULL: a spare); changes
+ * hands; wants EPOLLOUT; leaves the table before it is closed. ep_up_find:
+ * the socket and owner an event's data names, false when stale (that
+ * socket closed since, its descriptor perhaps reused). */
+bool ep_up_add(struct loop *L, int fd, struct conn *c, bool out);
+void ep_up_own(struct loop *L, int fd, struct conn *c);
+bool ep_up_want_out(struct loop *L, int fd);
+void ep_up_forget(struct loop *L, int fd);
+bool ep_up_find(const struct loop *L, uint64_t data, int *fd, struct conn **c);
 
 /* listen.c */
 /* drain: accept until EAGAIN (a busy batch, or the task's end), else one. */
@@ -232,8 +263,11 @@ void spare_make(struct conn *c);
  * becomes a spare of c's task and address, beside any others (c->ufd is -1
  * after). false: no room; the caller closes it. */
 bool spare_keep(struct conn *c);
-/* A spare of task t to exactly addr, connected or connecting, or -1. */
+/* A spare of task t to exactly addr, connected or connecting, or -1; the
+ * caller owns it (ep_up_own) or closes it (ep_up_forget first). */
 int spare_take(struct loop *L, const struct ptask *t, const struct sockaddr_storage *addr);
+/* An edge on spare fd while unused: closed unless it is still silent. */
+void spare_event(struct loop *L, int fd);
 /* Close the spares past their time (all: true, every one of task t, or of
  * every task when t is NULL). */
 void spare_expire(struct loop *L, const struct ptask *t, bool all);

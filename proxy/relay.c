@@ -21,6 +21,12 @@
 /* Seconds an origin gets to close after its framed answer was delivered. */
 #define DRAIN_S 1.0
 
+/* A write to `to` said EAGAIN: its writable edge is wanted (loop.h). */
+static bool want_out(struct conn *c, int to)
+{
+	return to == c->cfd ? ep_want_out(c->L, to, &c->hc, &c->cout, &c->cset) : ep_up_want_out(c->L, to);
+}
+
 /* Move what can move now from `from` to `to`: first the bytes owed, then
  * spliced ones. *rd and *wr are what the last edges said of the source and
  * the destination; each is cleared by the EAGAIN that ends it (a full pipe
@@ -28,20 +34,25 @@
  * empty). 1: stopped after ROUNDS with work left; -1: broken. */
 static int pump_run(struct conn *c, struct pump *p, int from, int to, bool *rd, bool *wr)
 {
+	/* a forwarded request's whole framed answer, read by sniff(): the
+	 * client's socket is closed right after it (finish_framed), so its
+	 * last bytes wait for that close (MSG_MORE), whose FIN rides their
+	 * segment: the client wakes once for the answer and its EOF */
+	int last = p == &c->down && c->body >= 0 && p->limit == 0 ? MSG_MORE : 0;
 	while (p->pre && p->preoff < p->prelen) {
 		if (!*wr) {
 			p->blocked = true;
 			return 0;
 		}
 		ssize_t n = send(to, p->pre + p->preoff, p->prelen - p->preoff,
-			MSG_NOSIGNAL | MSG_DONTWAIT);
+			MSG_NOSIGNAL | MSG_DONTWAIT | last);
 		if (n < 0) {
 			if (errno == EINTR)
 				continue;
 			if (errno == EAGAIN) {
 				*wr = false;
 				p->blocked = true;
-				return 0;
+				return want_out(c, to) ? 0 : -1;
 			}
 			return -1;
 		}
@@ -104,6 +115,8 @@ static int pump_run(struct conn *c, struct pump *p, int from, int to, bool *rd, 
 				progress = true;
 			} else if (m < 0 && errno == EAGAIN) {
 				*wr = false;
+				if (!want_out(c, to))
+					return -1;
 			} else if (m < 0 && errno != EINTR) {
 				return -1;
 			}

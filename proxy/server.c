@@ -86,6 +86,19 @@ static void on_conn_event(struct conn *c, bool upstream, uint32_t ev)
 	}
 }
 
+/* An origin's socket (loop.h): its connection's, or an unused spare's. */
+static void on_up_event(struct loop *L, uint64_t data, uint32_t ev)
+{
+	int fd;
+	struct conn *c;
+	if (!ep_up_find(L, data, &fd, &c))
+		return;
+	if (c)
+		on_conn_event(c, true, ev);
+	else
+		spare_event(L, fd);
+}
+
 static void on_lines(struct loop *L)
 {
 	if (L->lines_len == L->lines_cap) {
@@ -197,6 +210,10 @@ int server_run(struct loop *L)
 			err_die_errno(1, "epoll_wait");
 		L->now = loop_clock();
 		for (int i = 0; i < n; i++) {
+			if (evs[i].data.u64 & 1) {
+				on_up_event(L, evs[i].data.u64, evs[i].events);
+				continue;
+			}
 			struct handle *h = evs[i].data.ptr;
 			switch (h->kind) {
 			case H_LISTEN:
@@ -206,9 +223,6 @@ int server_run(struct loop *L)
 				break;
 			case H_CLIENT:
 				on_conn_event((struct conn *)((char *)h - offsetof(struct conn, hc)), false, evs[i].events);
-				break;
-			case H_UPSTREAM:
-				on_conn_event((struct conn *)((char *)h - offsetof(struct conn, hu)), true, evs[i].events);
 				break;
 			case H_RESOLVER:
 				on_resolved(L);

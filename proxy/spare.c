@@ -15,7 +15,6 @@
 #include <errno.h>
 #include <netinet/in.h>
 #include <string.h>
-#include <sys/epoll.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -36,6 +35,7 @@ static bool same_addr(const struct sockaddr_storage *a, const struct sockaddr_st
 
 static void drop(struct loop *L, int i)
 {
+	ep_up_forget(L, L->spares[i].fd);
 	close(L->spares[i].fd);
 	L->spares[i] = L->spares[--L->nspares];
 }
@@ -53,7 +53,10 @@ void spare_make(struct conn *c)
 	if (fd < 0)
 		return; /* out of descriptors: the next request dials */
 	socklen_t alen = a->ss_family == AF_INET ? sizeof(struct sockaddr_in) : sizeof(struct sockaddr_in6);
-	if (connect(fd, (const struct sockaddr *)a, alen) < 0 && errno != EINPROGRESS) {
+	/* in the epoll set from the start, without EPOLLOUT: the connect's
+	 * end needs no wakeup; the request that takes it asks if it must */
+	if ((connect(fd, (const struct sockaddr *)a, alen) < 0 && errno != EINPROGRESS) ||
+	    !ep_up_add(L, fd, NULL, false)) {
 		close(fd);
 		return;
 	}
@@ -70,9 +73,8 @@ bool spare_keep(struct conn *c)
 	if (c->next < 1 || L->nspares == SPARE_MAX)
 		return false;
 	const struct sockaddr_storage *a = &c->addr[c->next - 1];
-	/* out of the epoll set until taken: its handle was the connection's */
-	if (epoll_ctl(L->ep, EPOLL_CTL_DEL, c->ufd, NULL) < 0)
-		return false;
+	/* it stays in the epoll set, a spare's until taken */
+	ep_up_own(L, c->ufd, NULL);
 	struct spare *s = &L->spares[L->nspares++];
 	s->task = c->task;
 	s->addr = *a;
@@ -108,4 +110,18 @@ void spare_expire(struct loop *L, const struct ptask *t, bool all)
 	for (int i = L->nspares - 1; i >= 0; i--)
 		if (all ? !t || L->spares[i].task == t : L->now - L->spares[i].born >= SPARE_S)
 			drop(L, i);
+}
+
+void spare_event(struct loop *L, int fd)
+{
+	for (int i = 0; i < L->nspares; i++) {
+		if (L->spares[i].fd != fd)
+			continue;
+		/* a connect that ended is no news; an origin that closed it,
+		 * reset it or wrote on it unasked makes it useless */
+		char b;
+		if (!(recv(fd, &b, 1, MSG_PEEK | MSG_DONTWAIT) < 0 && errno == EAGAIN))
+			drop(L, i);
+		return;
+	}
 }

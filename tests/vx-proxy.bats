@@ -377,6 +377,56 @@ while True:
 	refute_output --partial "peer $first"
 }
 
+@test "hostile: an origin that writes unasked on a kept connection has it closed at once, and the planted answer reaches nobody" {
+	# the origin keeps its connection after the first answer, then plants a
+	# second answer on it unasked and waits: the proxy closes its end at
+	# once (on main only the next request's check or the one-second expiry
+	# did), and the task's next request gets a fresh connection's answer
+	/usr/bin/python3 -c '
+import socket, sys, threading, time
+s = socket.socket()
+s.bind(("127.0.0.1", 0))
+s.listen(16)
+print(s.getsockname()[1], flush=True)
+log = open(sys.argv[1], "a", buffering=1)
+def serve(c, n):
+    c.recv(65536)
+    c.sendall(b"HTTP/1.1 200 OK\r\nContent-Length: 6\r\nConnection: keep-alive\r\n\r\nfresh\n")
+    if n:
+        c.close()
+        return
+    time.sleep(0.1)
+    c.sendall(b"HTTP/1.1 200 OK\r\nContent-Length: 8\r\n\r\nPLANTED\n")
+    c.settimeout(0.6)
+    t = time.monotonic()
+    try:
+        gone = c.recv(1) == b""
+    except ConnectionResetError:  # closed with the planted bytes unread
+        gone = True
+    except OSError:
+        gone = False
+    log.write("proxy closed it\n" if gone else "still open after %.1f s\n" % (time.monotonic() - t))
+    c.close()
+n = 0
+while True:
+    threading.Thread(target=serve, args=(s.accept()[0], n), daemon=True).start()
+    n += 1
+' "$BATS_TEST_TMPDIR/olog" > "$BATS_TEST_TMPDIR/port" 3>&- &
+	local opid=$! port
+	for _ in $(seq 100); do [ -s "$BATS_TEST_TMPDIR/port" ] && break; sleep 0.02; done
+	port=$(cat "$BATS_TEST_TMPDIR/port")
+	hand 127.0.0.1
+	run -0 c "$(GET "127.0.0.1:$port" /)"
+	assert_output --partial $'\r\n\r\nfresh\n'
+	for _ in $(seq 100); do [ -s "$BATS_TEST_TMPDIR/olog" ] && break; sleep 0.02; done
+	run -0 cat "$BATS_TEST_TMPDIR/olog"
+	assert_output 'proxy closed it'
+	run -0 c "$(GET "127.0.0.1:$port" /)"
+	assert_output --partial $'\r\n\r\nfresh\n'
+	refute_output --partial PLANTED
+	kill "$opid"
+}
+
 @test "hostile: a connection made ahead for one task never carries another task's request" {
 	local r=$BATS_TEST_TMPDIR/r.json
 	printf '%s\n' '{"type":"proxy","v":1,"tasks":[{"task":"a","socket":"'"$BATS_TEST_TMPDIR/a.sock"'","network":["origin.test"]},{"task":"b","socket":"'"$BATS_TEST_TMPDIR/b.sock"'","network":["origin.test"]}]}' > "$r"
