@@ -87,6 +87,8 @@ enum run_continue { CONT_DEPS_OK, CONT_NEVER, CONT_ALWAYS };
 
 struct run {
 	struct graphin g;
+	char *graph_line; /* g's graph record as a request's first line, once
+			   * (taskreq_graph_line), for every sandboxed task */
 	struct rtask *t;
 	size_t n, done, running, jobs;
 	const char *root;

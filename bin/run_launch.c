@@ -107,8 +107,10 @@ void run_start(struct run *r, struct rtask *t)
 		}
 		/* its records go on a pipe straight to vx-report, its request
 		 * on vx-sandbox's stdin: no file */
+		if (!r->graph_line)
+			r->graph_line = taskreq_graph_line(r->g.graph);
 		if (report_stream(t->id, &wfd) == 0)
-			text = taskreq_format(r->g.graph, t->rec, sock, ctl);
+			text = taskreq_format_line(r->graph_line, t->rec, sock, ctl);
 		free(sock);
 		free(ctl);
 		if (!text) {

@@ -92,7 +92,23 @@ int taskreq_read_file(const char *file, cJSON **graph, cJSON **task)
 	return rc;
 }
 
-char *taskreq_format(const cJSON *graph, const cJSON *task, const char *proxy_socket,
+char *taskreq_graph_line(const cJSON *graph)
+{
+	/* a request is one task: its graph record counts one, as vx-pick's
+	 * does (vx-sandbox refuses a count over one); the caller's record is
+	 * put back as it was */
+	cJSON *count = cJSON_GetObjectItemCaseSensitive(graph, "tasks");
+	double was = cJSON_IsNumber(count) ? count->valuedouble : 1;
+	if (cJSON_IsNumber(count))
+		cJSON_SetNumberValue(count, 1);
+	char *g = cJSON_PrintUnformatted(graph), *line = xstrdup(g ? g : "");
+	if (cJSON_IsNumber(count))
+		cJSON_SetNumberValue(count, was);
+	cJSON_free(g);
+	return line;
+}
+
+char *taskreq_format_line(const char *graph_line, const cJSON *task, const char *proxy_socket,
 	const char *proxy_control)
 {
 	cJSON *t = NULL;
@@ -105,19 +121,18 @@ char *taskreq_format(const cJSON *graph, const cJSON *task, const char *proxy_so
 			cJSON_AddStringToObject(t, "proxyControl", proxy_control);
 		task = t;
 	}
-	/* a request is one task: its graph record counts one, as vx-pick's
-	 * does (vx-sandbox refuses a count over one); the caller's record is
-	 * put back as it was */
-	cJSON *count = cJSON_GetObjectItemCaseSensitive(graph, "tasks");
-	double was = cJSON_IsNumber(count) ? count->valuedouble : 1;
-	if (cJSON_IsNumber(count))
-		cJSON_SetNumberValue(count, 1);
-	char *g = cJSON_PrintUnformatted(graph), *k = cJSON_PrintUnformatted(task);
-	if (cJSON_IsNumber(count))
-		cJSON_SetNumberValue(count, was);
-	char *text = xasprintf("%s\n%s\n", g, k);
-	cJSON_free(g);
+	char *k = cJSON_PrintUnformatted(task);
+	char *text = xasprintf("%s\n%s\n", graph_line, k);
 	cJSON_free(k);
 	cJSON_Delete(t);
+	return text;
+}
+
+char *taskreq_format(const cJSON *graph, const cJSON *task, const char *proxy_socket,
+	const char *proxy_control)
+{
+	char *g = taskreq_graph_line(graph);
+	char *text = taskreq_format_line(g, task, proxy_socket, proxy_control);
+	free(g);
 	return text;
 }

@@ -46,5 +46,12 @@ int taskreq_read_file(const char *file, cJSON **graph, cJSON **task);
  * must not format from one graph record at once. */
 char *taskreq_format(const cJSON *graph, const cJSON *task, const char *proxy_socket,
 	const char *proxy_control);
+/* The same in two steps, for a caller formatting many tasks of one graph
+ * (vx run: the graph record, every project, printed once a run, not once
+ * a task): the graph record's line (malloc'd, without its '\n'), then a
+ * request from that line and a task record. */
+char *taskreq_graph_line(const cJSON *graph);
+char *taskreq_format_line(const char *graph_line, const cJSON *task, const char *proxy_socket,
+	const char *proxy_control);
 
 #endif

@@ -1,4 +1,5 @@
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/stat.h>
@@ -132,6 +133,49 @@ int main(void)
 		free(sub);
 		free(abs);
 		free(rel);
+		free(base);
+	}
+	/* canonmemo reads a directory whose children are asked about often:
+	 * forty sibling directories, a link and a file among them, cost a
+	 * handful of lstats, not one each, with the same answers (the link
+	 * still followed, asked after the directory was read) */
+	{
+		char tmpl[] = "/tmp/vx-unit-canonls-XXXXXX", *top = mkdtemp(tmpl), *base;
+		CHECK(top != NULL);
+		base = path_canonical(top);
+		char name[64];
+		for (int i = 0; i < 40; i++) {
+			snprintf(name, sizeof(name), "%s/p%d", base, i);
+			CHECK(mkdir(name, 0700) == 0);
+		}
+		snprintf(name, sizeof(name), "%s/link", base);
+		CHECK(symlink("p3", name) == 0);
+		snprintf(name, sizeof(name), "%s/file", base);
+		int fd = open(name, O_CREAT | O_WRONLY, 0600);
+		CHECK(fd >= 0);
+		close(fd);
+		struct canonmemo m;
+		canonmemo_init(&m);
+		size_t before = 0;
+		for (int i = 0; i < 44; i++) {
+			if (i < 40)
+				snprintf(name, sizeof(name), "%s/p%d", base, i);
+			else
+				snprintf(name, sizeof(name), "%s/%s", base,
+					(const char *[]){"link", "link/x", "file", "none"}[i - 40]);
+			if (i == 0)
+				before = m.lstats;
+			char *plain = path_canonical_would_be(name);
+			owned(canonmemo_get(&m, name), plain, name);
+			free(plain);
+		}
+		size_t used = m.lstats - before;
+		CHECK(used < 2 * CANONMEMO_LIST_AFTER + 8);
+		if (used >= 2 * CANONMEMO_LIST_AFTER + 8)
+			fprintf(stderr, "canonmemo: %zu lstats for 40 siblings\n", used);
+		canonmemo_free(&m);
+		snprintf(name, sizeof(name), "rm -rf '%s'", base);
+		CHECK(system(name) == 0);
 		free(base);
 	}
 	return UNIT_END("path");

@@ -50,6 +50,30 @@ int main(void)
 	cJSON_Delete(t);
 	free(text);
 
+	/* vx run's way: the graph's line printed once, then each task's
+	 * request from it, the same text as taskreq_format's, tasks as 1, and
+	 * the caller's count put back */
+	g = cJSON_Parse("{\"type\":\"graph\",\"root\":\"/ws\",\"tasks\":7,"
+			"\"projects\":[{\"name\":\"a\",\"dir\":\"a\"}]}");
+	{
+		char *line = taskreq_graph_line(g);
+		CHECK(!strchr(line, '\n') && strstr(line, "\"tasks\":1"));
+		for (int i = 0; i < 2; i++) {
+			t = cJSON_Parse(i ? "{\"type\":\"task\",\"id\":\"a#c\",\"dir\":\"a\"}"
+					  : "{\"type\":\"task\",\"id\":\"a#b\",\"dir\":\"a\"}");
+			char *one = taskreq_format(g, t, i ? NULL : "/s.sock", i ? NULL : "/c.sock");
+			char *two = taskreq_format_line(line, t, i ? NULL : "/s.sock",
+				i ? NULL : "/c.sock");
+			CHECK(!strcmp(one, two));
+			free(one);
+			free(two);
+			cJSON_Delete(t);
+		}
+		CHECK(cJSON_GetNumberValue(cJSON_GetObjectItem(g, "tasks")) == 7);
+		free(line);
+	}
+	cJSON_Delete(g);
+
 	/* refused: one record, the records swapped, a task without a dir, a
 	 * malformed line; nothing is handed back */
 	CHECK(read_text("{\"type\":\"graph\",\"root\":\"/\"}\n", &g, &t) == -1 && !g && !t);
