@@ -6,8 +6,9 @@
  * writing them on stdout. PATH is a second socket, never bridged into the
  * sandbox. The first connection to it from a process in vx-proxy's own
  * network namespace (every sandboxed task, its bridge relay included, has
- * a namespace of its own; the peer is checked through SO_PEERCRED and
- * /proc, and a peer that cannot be checked is refused) says the task has
+ * a namespace of its own; the peer is checked through its pidfd
+ * (SO_PEERPIDFD) or SO_PEERCRED and /proc, and a peer that cannot be
+ * checked is refused) says the task has
  * ended: vx-proxy then judges what the task still sent, as for the
  * driver's "done", and answers with the task's deny records and a "done"
  * record, one line each, and closes. Any other connection is closed
@@ -21,8 +22,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
+#include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/un.h>
 #include <unistd.h>
 
@@ -75,19 +78,63 @@ int control_add(struct listener *l, const char *path, int ep)
 	return 0;
 }
 
-/* Is the peer of fd a process of our network namespace (not a sandbox)? */
+#ifndef SO_PEERPIDFD
+#define SO_PEERPIDFD 77 /* Linux 6.5, asm-generic/socket.h */
+#endif
+#ifndef PIDFD_GET_NET_NAMESPACE
+#define PIDFD_GET_NET_NAMESPACE _IO(0xFF, 4) /* Linux 6.11, linux/pidfd.h */
+#endif
+
+/* Is the namespace file theirs describes our own network namespace? */
+static bool same_netns(const struct stat *theirs)
+{
+	struct stat mine;
+	return stat("/proc/self/ns/net", &mine) == 0 && mine.st_dev == theirs->st_dev &&
+	       mine.st_ino == theirs->st_ino;
+}
+
+/* Is the peer of fd a process of our network namespace (not a sandbox)?
+ * Asked of the process itself where the kernel can (a pidfd of the peer
+ * taken at connect, and its namespace through that pidfd: a peer that has
+ * exited since is refused, so its pid reused by another process answers
+ * nothing); through /proc/PID on an older kernel, the pidfd then telling
+ * that the peer outlived the look. */
 static bool outside(int fd)
 {
 	struct ucred cr;
 	socklen_t len = sizeof(cr);
-	struct stat mine, theirs;
+	struct stat theirs;
 	char p[64];
 	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cr, &len) < 0 || cr.pid <= 0 ||
 	    cr.uid != getuid())
 		return false;
+	int pidfd = -1;
+	len = sizeof(pidfd);
+	if (getsockopt(fd, SOL_SOCKET, SO_PEERPIDFD, &pidfd, &len) < 0) {
+		if (errno != ENOPROTOOPT)
+			return false; /* the kernel has it, and the peer is gone */
+		pidfd = -1;
+	} else if (pidfd >= 0) {
+		int ns = ioctl(pidfd, PIDFD_GET_NET_NAMESPACE, 0);
+		if (ns >= 0) {
+			bool ok = fstat(ns, &theirs) == 0 && same_netns(&theirs);
+			close(ns);
+			close(pidfd);
+			return ok;
+		}
+		if (errno != ENOTTY && errno != EINVAL) {
+			close(pidfd);
+			return false; /* gone (ESRCH), or not ours to look at */
+		}
+	}
 	snprintf(p, sizeof(p), "/proc/%d/ns/net", (int)cr.pid);
-	return stat("/proc/self/ns/net", &mine) == 0 && stat(p, &theirs) == 0 &&
-	       mine.st_dev == theirs.st_dev && mine.st_ino == theirs.st_ino;
+	bool ok = stat(p, &theirs) == 0 && same_netns(&theirs);
+	/* /proc/PID was the peer only if the peer still lives after the look */
+	if (pidfd >= 0) {
+		ok = ok && syscall(SYS_pidfd_send_signal, pidfd, 0, NULL, 0) == 0;
+		close(pidfd);
+	}
+	return ok;
 }
 
 void control_on_accept(struct handle *h)

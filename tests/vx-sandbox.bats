@@ -42,6 +42,9 @@ setup() {
 
 teardown() {
 	rm -rf "$VT"
+	if [ -n "${HOLDER:-}" ]; then
+		kill "$HOLDER" 2>/dev/null || true
+	fi
 	if [ -n "${BG:-}" ]; then
 		kill "$BG" 2>/dev/null || true
 		wait "$BG" 2>/dev/null || true
@@ -1090,6 +1093,64 @@ open(sys.argv[1], "w").write(g + "\n" + json.dumps(t) + "\n")' "$BATS_TEST_TMPDI
 	[[ "$stderr" == *"refused:"* ]] || fail "no request was refused: $stderr"
 	assert_line --partial '"line":"deny network-outbound other.test:8080 (not in allow.network)"'
 	assert_line --partial '"violated":true,"exit":0,"violations":1'
+}
+
+@test "hostile: a control connection whose process is gone ends nothing, even when a host process now holds its pid" {
+	[ "$(id -u)" = 0 ] && [ -w /proc/sys/kernel/ns_last_pid ] || skip "needs root to hand a pid on (ns_last_pid)"
+	printf '%s\n' '{"type":"proxy","v":1}' "{\"type\":\"task\",\"task\":\"@x/app#t\",\"socket\":\"$BATS_TEST_TMPDIR/p.sock\",\"control\":\"$BATS_TEST_TMPDIR/p.ctl\",\"network\":[]}" \
+		> "$BATS_TEST_TMPDIR/preq"
+	vx-proxy --request "$BATS_TEST_TMPDIR/preq" > /dev/null 3>&- &
+	BG=$!
+	for _ in $(seq 100); do [ -S "$BATS_TEST_TMPDIR/p.ctl" ] && break; sleep 0.05; done
+	# vx-proxy held still: a process of another network namespace (a
+	# sandboxed task's, had it reached the socket) connects and exits, and a
+	# host process is given its pid before vx-proxy looks at the connection
+	run -0 /usr/bin/python3 -c '
+import os, signal, subprocess, sys, time
+ctl, proxy = sys.argv[1], int(sys.argv[2])
+os.kill(proxy, signal.SIGSTOP)
+try:
+    r = subprocess.run(["unshare", "-n", "/usr/bin/python3", "-c",
+        "import os, socket, sys\ns = socket.socket(socket.AF_UNIX)\ns.connect(sys.argv[1])\nprint(os.getpid())", ctl],
+        capture_output=True, text=True, check=True)
+    x = int(r.stdout)
+    for _ in range(20):
+        with open("/proc/sys/kernel/ns_last_pid", "w") as f:
+            f.write(str(x - 1))
+        pid = os.fork()
+        if pid == 0:
+            fd = os.open("/dev/null", os.O_RDWR)
+            for i in (0, 1, 2):
+                os.dup2(fd, i)
+            time.sleep(60)
+            os._exit(0)
+        if pid == x:
+            print("pid", x, "reused")
+            break
+        os.kill(pid, signal.SIGKILL)
+        os.waitpid(pid, 0)
+    else:
+        print("pid", x, "not reused")
+finally:
+    os.kill(proxy, signal.SIGCONT)
+' "$BATS_TEST_TMPDIR/p.ctl" "$BG"
+	[[ "$output" == *" reused"* ]] || fail "no attempt: $output"
+	[[ "$output" == *"not reused"* ]] && skip "the pid was taken by another process first: $output"
+	HOLDER=$(sed -n 's/^pid \([0-9]*\) reused$/\1/p' <<< "$output")
+	# the connection is refused, so the task's own vx-sandbox still gets its answer
+	run -0 /usr/bin/python3 -c '
+import socket, sys
+s = socket.socket(socket.AF_UNIX)
+s.settimeout(20)
+s.connect(sys.argv[1])
+got = b""
+while True:
+    b = s.recv(4096)
+    if not b:
+        break
+    got += b
+print(got.decode())' "$BATS_TEST_TMPDIR/p.ctl"
+	assert_output --partial '"type":"done"'
 }
 
 @test "attack: connect to a host unix socket under /tmp" {
