@@ -84,7 +84,8 @@ void on_accept(struct listener *l, bool drain)
 	}
 }
 
-int server_add_task(struct loop *L, struct ptask *t, const char *path, int fd)
+int server_add_task(struct loop *L, struct ptask *t, const char *path, int fd,
+	const char *control)
 {
 	if (path) {
 		struct sockaddr_un sa = { .sun_family = AF_UNIX };
@@ -126,7 +127,8 @@ int server_add_task(struct loop *L, struct ptask *t, const char *path, int fd)
 	struct epoll_event ev = { .events = EPOLLIN, .data.ptr = &l->h };
 	if (epoll_ctl(L->ep, EPOLL_CTL_ADD, fd, &ev) < 0)
 		err_die_errno(1, "epoll_ctl");
-
+	if (control && control_add(l, control, L->ep) < 0)
+		return -2;
 	record_listening(t, path, fd);
 	return 0;
 }

@@ -114,7 +114,7 @@ int main(int argc, char **argv)
 		t->allow = allow;
 		t->nallow = nallow;
 		int fd = listen_port ? setup_listen_tcp(listen_port) : -1;
-		if (server_add_task(L, t, listen_path, fd) < 0)
+		if (server_add_task(L, t, listen_path, fd, NULL) < 0)
 			return VX_EXIT_FAIL;
 	} else if (strcmp(request, "-") == 0) {
 		in.L = L;

@@ -64,14 +64,14 @@ static void add_task(struct loop *L, struct policy *p, const cJSON *t, const cha
 		snprintf(k, sizeof(k), "%s.network", key);
 		take_list(p, net, k, NETPAT_ALLOW, &pt->allow, &pt->nallow, !p->uni_given);
 	}
-	if (server_add_task(L, pt, cJSON_IsString(sock) ? sock->valuestring : NULL,
-		    cJSON_IsNumber(fd) ? fd->valueint : -1) < 0)
-		bad(key, "cannot serve this task's socket");
-	struct listener *l = L->listeners; /* the task's, just added */
-	while (l && l->task != pt)
-		l = l->next;
-	if (ctl && (!cJSON_IsString(ctl) || !l || control_add(l, ctl->valuestring, L->ep) < 0))
+	if (ctl && !cJSON_IsString(ctl))
 		bad(key, "\"control\": not a path where a socket can be bound");
+	int rc = server_add_task(L, pt, cJSON_IsString(sock) ? sock->valuestring : NULL,
+		cJSON_IsNumber(fd) ? fd->valueint : -1, ctl ? ctl->valuestring : NULL);
+	if (rc == -2)
+		bad(key, "\"control\": not a path where a socket can be bound");
+	if (rc < 0)
+		bad(key, "cannot serve this task's socket");
 }
 
 void request_apply(struct loop *L, struct policy *p, const char *text, const char *where,

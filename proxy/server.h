@@ -38,9 +38,13 @@ struct loop;
 /* Once, before anything else: blocks the stop signals, starts the resolver. */
 struct loop *server_new(const struct server_opts *o, struct policy *p);
 /* Serve task t on a new socket bound at path (an existing path is refused),
- * or, path NULL, on the listening socket fd. Writes the "listening" record.
- * 0, or -1 after reporting. */
-int server_add_task(struct loop *L, struct ptask *t, const char *path, int fd);
+ * or, path NULL, on the listening socket fd, and, control not NULL, its
+ * control socket bound there (control.c). Writes the "listening" record
+ * once both accept connections: the driver starts the task on it, and a
+ * task may end, and its vx-sandbox dial control, before this process runs
+ * again. 0; -1 (the task's socket) or -2 (its control) after reporting. */
+int server_add_task(struct loop *L, struct ptask *t, const char *path, int fd,
+	const char *control);
 /* Hand every '\n'-terminated line read from fd to on_line; EOF on fd ends
  * the run (the driver went away). */
 void server_watch_lines(struct loop *L, int fd, void (*on_line)(char *line, void *arg), void *arg);
