@@ -175,6 +175,11 @@ $(BUILD)/unit/test_vxedit: CPPFLAGS += -Iinit
 $(BUILD)/unit/test_learnrec: $(BUILD)/init/learnrec.o
 $(BUILD)/unit/test_learnrec: UNIT_EXTRA = $(BUILD)/init/learnrec.o
 $(BUILD)/unit/test_learnrec: CPPFLAGS += -Iinit
+# and one of vx-report's, its reading modules (not its main)
+REPORT_UNIT := $(filter-out %/main.o,$(REPORT_OBJ))
+$(BUILD)/unit/test_report_graphmemo: $(REPORT_UNIT)
+$(BUILD)/unit/test_report_graphmemo: UNIT_EXTRA = $(REPORT_UNIT)
+$(BUILD)/unit/test_report_graphmemo: CPPFLAGS += -Ireport
 
 # libFuzzer harnesses (tests/fuzz/, docs/fuzzing.md): clang only. Each links
 # the modules it fuzzes, built again with coverage and ASan+UBSan.

@@ -53,7 +53,7 @@ static long read_line(struct jsonl_reader *r)
 	return over ? -2 : (long)len;
 }
 
-int jsonl_read(struct jsonl_reader *r, cJSON **out)
+int jsonl_read_text(struct jsonl_reader *r, const char **text, size_t *len)
 {
 	for (;;) {
 		long n = read_line(r);
@@ -69,30 +69,47 @@ int jsonl_read(struct jsonl_reader *r, cJSON **out)
 			err_warn("%s:%zu: line longer than %zu bytes", r->name, r->line, r->max);
 			return -1;
 		}
-		const char *p = r->buf;
+		const char *p = r->buf, *e = r->buf + n;
 		while (*p == ' ' || *p == '\t' || *p == '\r')
 			p++;
 		if (!*p)
 			continue;
-		if (strlen(p) != (size_t)n - (size_t)(p - r->buf)) {
+		if (strlen(p) != (size_t)(e - p)) {
 			err_warn("%s:%zu: NUL byte in record", r->name, r->line);
 			return -1;
 		}
-		const char *end = NULL;
-		cJSON *j = cJSON_ParseWithOpts(p, &end, 1);
-		if (!j) {
-			size_t col = end ? (size_t)(end - r->buf) + 1 : 1;
-			err_warn("%s:%zu: invalid JSON at column %zu", r->name, r->line, col);
-			return -1;
-		}
-		if (!cJSON_IsObject(j)) {
-			cJSON_Delete(j);
-			err_warn("%s:%zu: record is not a JSON object", r->name, r->line);
-			return -1;
-		}
-		*out = j;
+		while (e > p && (e[-1] == ' ' || e[-1] == '\t' || e[-1] == '\r'))
+			e--;
+		*text = p;
+		*len = (size_t)(e - p);
 		return 1;
 	}
+}
+
+int jsonl_parse_text(const struct jsonl_reader *r, const char *text, cJSON **out)
+{
+	const char *end = NULL;
+	cJSON *j = cJSON_ParseWithOpts(text, &end, 1);
+	if (!j) {
+		size_t col = end ? (size_t)(end - r->buf) + 1 : 1;
+		err_warn("%s:%zu: invalid JSON at column %zu", r->name, r->line, col);
+		return -1;
+	}
+	if (!cJSON_IsObject(j)) {
+		cJSON_Delete(j);
+		err_warn("%s:%zu: record is not a JSON object", r->name, r->line);
+		return -1;
+	}
+	*out = j;
+	return 1;
+}
+
+int jsonl_read(struct jsonl_reader *r, cJSON **out)
+{
+	const char *text;
+	size_t len;
+	int got = jsonl_read_text(r, &text, &len);
+	return got == 1 ? jsonl_parse_text(r, text, out) : got;
 }
 
 static bool out_flush_each;

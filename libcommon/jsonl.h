@@ -37,6 +37,14 @@ void jsonl_reader_init(struct jsonl_reader *r, FILE *f, const char *name);
 void jsonl_reader_free(struct jsonl_reader *r);
 /* 1: *out is a record; 0: end of input; -1: a malformed line (reported). */
 int jsonl_read(struct jsonl_reader *r, cJSON **out);
+/* jsonl_read in two steps, for a caller that may not need a line parsed
+ * (the same bytes seen before): the next non-blank line's text, without
+ * the blanks (' ', '\t', '\r') at its ends, in r's buffer until the next
+ * read (NUL-terminated at the line's end, so trailing blanks may follow
+ * *len): 1, 0 at the end, -1 (reported); then that text parsed as
+ * jsonl_read would. */
+int jsonl_read_text(struct jsonl_reader *r, const char **text, size_t *len);
+int jsonl_parse_text(const struct jsonl_reader *r, const char *text, cJSON **out);
 
 /* Set up stdout for records; call once at the start of main. */
 void jsonl_out_init(void);

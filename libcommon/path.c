@@ -61,7 +61,13 @@ char *path_join(const char *a, const char *b)
 {
 	if (b[0] == '/' || !*a)
 		return path_normalize(b);
-	char *t = xasprintf("%s/%s", a, b);
+	/* joined by hand, not by xasprintf: vx-sandbox joins every project
+	 * of the graph a task (1,000 at 1,000 projects) */
+	size_t na = strlen(a), nb = strlen(b);
+	char *t = xmalloc(na + nb + 2);
+	memcpy(t, a, na);
+	t[na] = '/';
+	memcpy(t + na + 1, b, nb + 1);
 	char *r = path_normalize(t);
 	free(t);
 	return r;

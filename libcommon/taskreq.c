@@ -53,12 +53,24 @@ int taskreq_check(const cJSON *graph, const cJSON *task, const char *file, size_
 	return 0;
 }
 
-int taskreq_read(struct jsonl_reader *rd, cJSON **graph, cJSON **task)
+/* The next record of rd, and its text (malloc'd) when text is not NULL:
+ * 1, 0 at the end, -1 (reported). */
+static int read_kept(struct jsonl_reader *rd, cJSON **rec, char **text)
+{
+	const char *t;
+	size_t len;
+	int got = jsonl_read_text(rd, &t, &len);
+	if (got == 1 && text)
+		*text = xstrndup(t, len);
+	return got == 1 ? jsonl_parse_text(rd, t, rec) : got;
+}
+
+static int read_two(struct jsonl_reader *rd, cJSON **graph, cJSON **task, char **graph_text)
 {
 	size_t first;
 	int a, b = 0;
 	*graph = *task = NULL;
-	a = jsonl_read(rd, graph);
+	a = read_kept(rd, graph, graph_text);
 	first = rd->line;
 	if (a == 1)
 		b = jsonl_read(rd, task);
@@ -70,26 +82,42 @@ int taskreq_read(struct jsonl_reader *rd, cJSON **graph, cJSON **task)
 	cJSON_Delete(*graph);
 	cJSON_Delete(*task);
 	*graph = *task = NULL;
+	if (graph_text) {
+		free(*graph_text);
+		*graph_text = NULL;
+	}
 	return -1;
 }
 
-int taskreq_read_file(const char *file, cJSON **graph, cJSON **task)
+int taskreq_read(struct jsonl_reader *rd, cJSON **graph, cJSON **task)
+{
+	return read_two(rd, graph, task, NULL);
+}
+
+int taskreq_read_file_text(const char *file, cJSON **graph, cJSON **task, char **graph_text)
 {
 	bool in = !strcmp(file, "-");
 	FILE *f = in ? stdin : fopen(file, "r");
 	struct jsonl_reader rd;
 	int rc;
 	*graph = *task = NULL;
+	if (graph_text)
+		*graph_text = NULL;
 	if (!f) {
 		err_warn_errno("unable to open '%s'", file);
 		return -1;
 	}
 	jsonl_reader_init(&rd, f, in ? "<stdin>" : file);
-	rc = taskreq_read(&rd, graph, task);
+	rc = read_two(&rd, graph, task, graph_text);
 	jsonl_reader_free(&rd);
 	if (!in)
 		fclose(f);
 	return rc;
+}
+
+int taskreq_read_file(const char *file, cJSON **graph, cJSON **task)
+{
+	return taskreq_read_file_text(file, graph, task, NULL);
 }
 
 char *taskreq_graph_line(const cJSON *graph)
@@ -135,4 +163,14 @@ char *taskreq_format(const cJSON *graph, const cJSON *task, const char *proxy_so
 	char *text = taskreq_format_line(g, task, proxy_socket, proxy_control);
 	free(g);
 	return text;
+}
+
+char *taskreq_format_read(const char *graph_text, const cJSON *graph, const cJSON *task)
+{
+	/* its count is what taskreq_graph_line would change: 1 already (vx
+	 * run's and vx-pick's requests) or no number, the text stands */
+	const cJSON *count = cJSON_GetObjectItemCaseSensitive(graph, "tasks");
+	if (graph_text && (!cJSON_IsNumber(count) || count->valuedouble == 1))
+		return taskreq_format_line(graph_text, task, NULL, NULL);
+	return taskreq_format(graph, task, NULL, NULL);
 }

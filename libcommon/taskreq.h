@@ -37,6 +37,9 @@ int taskreq_check(const cJSON *graph, const cJSON *task, const char *file, size_
 int taskreq_read(struct jsonl_reader *rd, cJSON **graph, cJSON **task);
 /* The same from FILE ("-" is stdin). */
 int taskreq_read_file(const char *file, cJSON **graph, cJSON **task);
+/* The same, and the graph record's line as read (malloc'd, without its
+ * '\n' and the blanks at its ends; NULL on -1) when graph_text is not NULL. */
+int taskreq_read_file_text(const char *file, cJSON **graph, cJSON **task, char **graph_text);
 /* The two lines, each ending in '\n' (malloc'd); proxy_socket, when not
  * NULL, is set as the task record's "proxySocket", and proxy_control (may
  * be NULL) as its "proxyControl" (vx-sandbox takes the task's denies
@@ -53,5 +56,15 @@ char *taskreq_format(const cJSON *graph, const cJSON *task, const char *proxy_so
 char *taskreq_graph_line(const cJSON *graph);
 char *taskreq_format_line(const char *graph_line, const cJSON *task, const char *proxy_socket,
 	const char *proxy_control);
+
+/* The request's two lines as a reader of them passes them on (vx-sandbox's
+ * records, for vx-report): the graph record's text as read (graph_text,
+ * from taskreq_read_file_text, graph its parse), byte for byte, not
+ * printed again (a graph of 1,000 projects is ~40 KB a task), then the
+ * task record printed. The text parses to what a print of graph would,
+ * so a reader judges the same; its bytes are the print's when it was one
+ * (vx run's, vx-pick's). A graph whose "tasks" is a number other than 1,
+ * or no text, is printed as taskreq_format does. */
+char *taskreq_format_read(const char *graph_text, const cJSON *graph, const cJSON *task);
 
 #endif

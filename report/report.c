@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "err.h"
+#include "graphmemo.h"
 #include "jsonl.h"
 #include "lookup.h"
 #include "path.h"
@@ -37,9 +38,10 @@ static FILE *open_in(const char *file)
 }
 
 /* The request's two records, read from file at line (the graph record's):
- * 0 and kept, or -1 after one line. The records are the caller's to free. */
+ * 0 and kept, or -1 after one line. The records are the caller's to free;
+ * with m (graph its parse), the projects are m's, held, not taken. */
 static int take_request(struct report *r, cJSON *graph, cJSON **task, const char *file,
-	size_t line)
+	size_t line, struct graphmemo *m)
 {
 	const char *id;
 	if (taskreq_check(graph, *task, file, line))
@@ -50,7 +52,13 @@ static int take_request(struct report *r, cJSON *graph, cJSON **task, const char
 	r->id = xstrdup((id = str(*task, "id")) ? id : "(unnamed task)");
 	if (!r->project)
 		r->project = path_join(r->root, str(*task, "dir"));
-	r->projects = cJSON_DetachItemFromObjectCaseSensitive(graph, "projects");
+	if (m) {
+		const cJSON *p = cJSON_GetObjectItemCaseSensitive(graph, "projects");
+		r->projects = cJSON_CreateArrayReference(p ? p->child : NULL);
+		r->graph = graphmemo_hold(m);
+	} else {
+		r->projects = cJSON_DetachItemFromObjectCaseSensitive(graph, "projects");
+	}
 	r->task = *task;
 	*task = NULL;
 	return 0;
@@ -61,7 +69,7 @@ int report_read_request(struct report *r, const char *file)
 	cJSON *graph, *task;
 	int rc = taskreq_read_file(file, &graph, &task);
 	if (!rc)
-		rc = take_request(r, graph, &task, file, 1);
+		rc = take_request(r, graph, &task, file, 1, NULL);
 	cJSON_Delete(graph);
 	cJSON_Delete(task);
 	return rc;
@@ -98,12 +106,24 @@ int report_read_trace(struct report *r, const char *file)
 int report_read_stream(struct report *r, FILE *f, const char *file)
 {
 	struct jsonl_reader rd;
-	cJSON *rec, *graph = NULL;
+	struct graphmemo *graph = NULL, *same;
+	cJSON *rec;
+	const char *text;
+	size_t len;
 	int got;
 	jsonl_reader_init(&rd, f, file);
 	r->accesses = cJSON_CreateArray();
 	r->placeholders = cJSON_CreateArray();
-	while ((got = jsonl_read(&rd, &rec)) == 1) {
+	while ((got = jsonl_read_text(&rd, &text, &len)) == 1) {
+		/* the graph record of the stream before, the very same bytes:
+		 * its parse again, not a parse of every project again */
+		if (!r->task && (same = graphmemo_find(text, len))) {
+			graphmemo_drop(graph);
+			graph = same;
+			continue;
+		}
+		if ((got = jsonl_parse_text(&rd, text, &rec)) != 1)
+			break;
 		const char *kind = str(rec, "trace"), *type = str(rec, "type");
 		if (!kind && type && (!strcmp(type, "graph") || !strcmp(type, "task"))) {
 			/* vx-sandbox --request - --trace - starts with the request;
@@ -111,10 +131,10 @@ int report_read_stream(struct report *r, FILE *f, const char *file)
 			if (r->task) {
 				cJSON_Delete(rec);
 			} else if (!strcmp(type, "graph")) {
-				cJSON_Delete(graph);
-				graph = rec;
+				graphmemo_drop(graph);
+				graph = graphmemo_put(text, len, rec);
 			} else if (graph) {
-				got = take_request(r, graph, &rec, file, rd.line - 1);
+				got = take_request(r, graph->graph, &rec, file, rd.line - 1, graph);
 				cJSON_Delete(rec);
 				if (got < 0)
 					break;
@@ -182,7 +202,7 @@ int report_read_stream(struct report *r, FILE *f, const char *file)
 		}
 		cJSON_Delete(rec);
 	}
-	cJSON_Delete(graph);
+	graphmemo_drop(graph);
 	jsonl_reader_free(&rd);
 	return got < 0 ? -1 : 0;
 }
@@ -221,6 +241,7 @@ void report_free(struct report *r)
 	free(r->off_reason);
 	cJSON_Delete(r->task);
 	cJSON_Delete(r->projects);
+	graphmemo_drop(r->graph);
 	cJSON_Delete(r->accesses);
 	cJSON_Delete(r->withheld);
 	cJSON_Delete(r->placeholders);

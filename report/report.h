@@ -34,6 +34,7 @@ struct report {
 	char *id, *root, *project;
 	cJSON *task;      /* the task record (ignore globs) */
 	cJSON *projects;  /* the graph's projects (withheld packages' names) */
+	struct graphmemo *graph; /* the parse projects refers to, held, or NULL */
 	cJSON *accesses;  /* the access records, in order */
 	cJSON *withheld;  /* the start record's withheld links */
 	cJSON *placeholders;

@@ -164,9 +164,10 @@ struct sb_request *request_read(const char *file)
 	cJSON *graph = NULL, *task = NULL;
 	const cJSON *projs, *p, *v;
 	const char *s;
+	char *graph_text = NULL;
 	int ok = -1;
 
-	if (taskreq_read_file(file, &graph, &task))
+	if (taskreq_read_file_text(file, &graph, &task, &graph_text))
 		goto out;
 	/* vx-graph's stream for several tasks: the first would run and the
 	 * rest be dropped without a word (issue 37); said, and nothing runs */
@@ -226,12 +227,14 @@ struct sb_request *request_read(const char *file)
 	for (size_t i = 0; i < 3; i++)
 		if ((v = cJSON_GetObjectItemCaseSensitive(task, envm[i])))
 			cJSON_AddItemToObject(r->env, envm[i], cJSON_Duplicate(v, 1));
-	/* what --trace - repeats ahead of the records, for vx-report */
-	r->records = taskreq_format(graph, task, NULL, NULL);
+	/* what --trace - repeats ahead of the records, for vx-report: the
+	 * graph record as read, not printed again (taskreq.h) */
+	r->records = taskreq_format_read(graph_text, graph, task);
 	ok = 0;
 out:
 	cJSON_Delete(graph);
 	cJSON_Delete(task);
+	free(graph_text);
 	if (ok) {
 		request_free(r);
 		return NULL;

@@ -155,6 +155,23 @@ linked() {
 	assert_line --index 1 'sh'
 }
 
+@test "--trace -: the request's graph record goes ahead of the records as read, byte for byte, not printed again; the verdict is the same" {
+	pkg packages/app @x/app '' '{ "tasks": { "t": { "exec": { "command": "cat ../../secret.txt", "sandbox": {} } } } }'
+	req @x/app#t "$BATS_TEST_TMPDIR/r"
+	# python's spacing, not vx's printing: a reprint would close it up
+	grep -q '"type": "graph"' "$BATS_TEST_TMPDIR/r" || fail "the request is not spaced: $(head -c 200 "$BATS_TEST_TMPDIR/r")"
+	vx-sandbox --request "$BATS_TEST_TMPDIR/r" --trace - > "$BATS_TEST_TMPDIR/out" 2> /dev/null || true
+	assert_equal "$(sed -n 1p "$BATS_TEST_TMPDIR/out")" "$(sed -n 1p "$BATS_TEST_TMPDIR/r")"
+	# the task record is printed again, as before
+	run -0 sed -n 2p "$BATS_TEST_TMPDIR/out"
+	assert_output --partial '{"type":"task","id":"@x/app#t"'
+	# and vx-report judges it as before: the secret outside the project
+	# hidden, named with its grant
+	run -1 vx-report --trace "$BATS_TEST_TMPDIR/out"
+	assert_line --partial "vx: @x/app#t read '../../secret.txt', which the sandbox wall hides"
+	assert_line --partial '"id":"@x/app#t","fail":true,"violated":false,"exit":1'
+}
+
 @test "a task record without a sandbox object is refused" {
 	pkg packages/app @x/app '' '{ "tasks": { "t": { "exec": { "command": "true" } } } }'
 	req @x/app#t "$BATS_TEST_TMPDIR/r"

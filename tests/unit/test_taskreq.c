@@ -2,6 +2,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "err.h"
 #include "taskreq.h"
@@ -73,6 +74,42 @@ int main(void)
 		free(line);
 	}
 	cJSON_Delete(g);
+
+	/* vx-sandbox's records: the graph's line as read, byte for byte, not
+	 * printed again; vx run's line comes out as taskreq_format's text; a
+	 * count other than 1 is printed as before */
+	{
+		static const char *const graphs[] = {
+			"{\"type\":\"graph\",\"root\":\"/ws\",\"tasks\":1,\"projects\":[{\"name\":\"a\",\"dir\":\"a\"}]}",
+			"  { \"type\": \"graph\", \"root\": \"/ws\",\"x\":1.50 }\t\r",
+			"{\"type\":\"graph\",\"root\":\"/ws\",\"tasks\":0}",
+		};
+		char *gtext;
+		for (int i = 0; i < 3; i++) {
+			char *in = xasprintf("%s\n{\"type\":\"task\",\"id\":\"a#b\",\"dir\":\"a\"}\n",
+				graphs[i]), *path = xasprintf("/tmp/vx-unit-taskreq-%d", (int)getpid());
+			FILE *f = fopen(path, "w");
+			CHECK(f && fputs(in, f) >= 0 && fclose(f) == 0);
+			CHECK(taskreq_read_file_text(path, &g, &t, &gtext) == 0 && gtext);
+			char *got = taskreq_format_read(gtext, g, t), *printed = taskreq_format(g, t, NULL, NULL);
+			if (i == 0)
+				CHECK(!strcmp(got, in) && !strcmp(got, printed));
+			if (i == 1)
+				CHECK(!strncmp(got, graphs[1] + 2, strlen(graphs[1]) - 4) &&
+				      got[strlen(graphs[1]) - 4] == '\n' && strcmp(got, printed));
+			if (i == 2)
+				CHECK(!strcmp(got, printed) && strstr(got, "\"tasks\":1"));
+			free(got);
+			free(printed);
+			free(gtext);
+			cJSON_Delete(g);
+			cJSON_Delete(t);
+			unlink(path);
+			free(path);
+			free(in);
+		}
+		CHECK(taskreq_read_file_text("/nonexistent/request", &g, &t, &gtext) == -1 && !gtext);
+	}
 
 	/* refused: one record, the records swapped, a task without a dir, a
 	 * malformed line; nothing is handed back */
