@@ -510,6 +510,8 @@ static int run_tasks(struct run *r, const struct run_args *a)
 	p = ui_now_ms();
 	run_loop(r);
 	profile_span(PROFILE_MAIN, "phase", "tasks", p, ui_now_ms(), (const char *)NULL);
+	free(r->graph_line);
+	r->graph_line = NULL;
 	workq_free(r->writers);
 	if (r->keyer_spawned)
 		keyer_stop(&r->keyer);

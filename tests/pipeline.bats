@@ -49,12 +49,7 @@ doc_cmd() {
 	# a command that fails: the status rides in the exit record, and the
 	# report judges it as failed (an uncached task's hidden read is hinted
 	# only then), with no --exit
-	mkdir "$WS/packages/probe"
-	echo '{ "name": "@ex/probe" }' > "$WS/packages/probe/package.json"
-	cat > "$WS/packages/probe/vx.json" <<-'JSON'
-	{ "tasks": { "probe": { "exec": { "command": "cat ../../tsconfig.base.json; exit 3",
-	  "sandbox": { "allow": { "read": ["."] } } } } } }
-	JSON
+	probe_pkg 'cat ../../tsconfig.base.json; exit 3'
 	echo '{}' > "$WS/tsconfig.base.json"
 	run --separate-stderr bash -o pipefail -c "cd '$WS' && vx-graph probe | vx-key | vx-pick probe |
 		vx-sandbox --request - --trace - > '$BATS_TEST_TMPDIR/stream'"
@@ -72,6 +67,15 @@ doc_cmd() {
 
 # add_net: the page's @ex/net#fetch, a task granted example.com alone that
 # asks for another host through the proxy the sandbox names.
+# probe_pkg CMD: the package @ex/probe, its task probe running CMD (no
+# double quote in it) sandboxed with read '.'
+probe_pkg() {
+	mkdir "$WS/packages/probe"
+	echo '{ "name": "@ex/probe" }' > "$WS/packages/probe/package.json"
+	printf '{ "tasks": { "probe": { "exec": { "command": "%s",\n  "sandbox": { "allow": { "read": ["."] } } } } } }\n' \
+		"$1" > "$WS/packages/probe/vx.json"
+}
+
 add_net() {
 	mkdir -p "$WS/packages/net"
 	echo '{ "name": "@ex/net" }' > "$WS/packages/net/package.json"
@@ -191,12 +195,7 @@ same_verdict_as_run() {
 }
 
 @test "by hand, a task that exits 3 with no violation fails with its status; vx run reports the same, field by field" {
-	mkdir "$WS/packages/probe"
-	echo '{ "name": "@ex/probe" }' > "$WS/packages/probe/package.json"
-	cat > "$WS/packages/probe/vx.json" <<-'JSON'
-	{ "tasks": { "probe": { "exec": { "command": "echo probing; exit 3",
-	  "sandbox": { "allow": { "read": ["."] } } } } } }
-	JSON
+	probe_pkg 'echo probing; exit 3'
 	run --separate-stderr bash -o pipefail -c "cd '$WS' && vx-graph probe | vx-key | vx-pick probe |
 		vx-sandbox --request - --trace - | vx-report"
 	assert_equal "$status" 1
