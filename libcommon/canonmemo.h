@@ -20,7 +20,7 @@
 struct canonmemo {
 	struct strmap map;  /* path -> where it resolves, both owned */
 	struct strmap kids; /* a directory (as asked) -> its children asked
-			     * so far, or CANONMEMO_LISTED; keys owned */
+			     * so far, or a mark that it was read (canonmemo.c); keys owned */
 	size_t lstats;      /* the lstat calls made (for tests) */
 };
 
