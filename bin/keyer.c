@@ -63,14 +63,24 @@ cJSON *keyer_key(struct keyer *k, const cJSON *task)
 	return keyer_recv(k);
 }
 
+/* A whole line is read and not taken yet. */
+static bool answer_read(const struct stage *s)
+{
+	return s->in.len > s->at && memchr(s->in.buf + s->at, '\n', s->in.len - s->at);
+}
+
 /* The next answer: answers pair with tasks by order, so a line that is no
  * record ends the hop (the run stops keying) rather than shifting them. */
 cJSON *keyer_recv(struct keyer *k)
 {
 	cJSON *out = NULL;
 	int r;
-	/* what keyer_send queued goes down in one write */
-	if (stage_flush(&k->st) != 0) {
+	/* what keyer_send queued goes down in one write, and only when this
+	 * answer is not read yet: while the driver works through answers that
+	 * came in one read, the tasks they release pile up and go down together
+	 * once it must wait (a write a task woke vx-key a task). Nothing waits
+	 * on what is held: the answer is here, and the next wait flushes. */
+	if (!answer_read(&k->st) && stage_flush(&k->st) != 0) {
 		err_warn_errno("unable to write to vx-key");
 		return NULL;
 	}

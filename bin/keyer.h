@@ -25,7 +25,8 @@ int keyer_begin(struct keyer *k, const cJSON *graph);
 cJSON *keyer_key(struct keyer *k, const cJSON *task);
 /* The same in two halves, so several tasks can be in flight: answers come
  * back in the order sent. keyer_send queues (keyer_recv writes what is
- * queued in one write first) and returns the bytes queued, or -1. Keep
+ * queued in one write before it must wait for an answer not read yet)
+ * and returns the bytes queued, or -1. Keep
  * what is in flight under a pipe's capacity (KEYER_INFLIGHT) so neither side
  * blocks on a full pipe. */
 #define KEYER_INFLIGHT 32768
