@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include "err.h"
+#include "hash.h"
 #include "proc.h"
 
 static long send_line(struct keyer *k, const cJSON *rec)
@@ -45,6 +46,37 @@ long keyer_send(struct keyer *k, const cJSON *task)
 	if (n < 0)
 		err_warn_errno("unable to write to vx-key");
 	return n;
+}
+
+long keyer_send_line(struct keyer *k, const char *line, const char *explained)
+{
+	size_t n = strlen(line);
+	while (n && strchr(" \t\r", line[n - 1]))
+		n--;
+	if (n < 2 || line[0] != '{' || line[n - 1] != '}' || (explained && !hash_is_hex(explained)))
+		return 0;
+	size_t last = n - 1; /* past its last member: the '{' of an empty one */
+	while (strchr(" \t\r", line[last - 1]))
+		last--;
+	long sent;
+	if (!explained) {
+		sent = stage_queue_text(&k->st, line, n);
+	} else {
+		/* a key is 32 hex digits: nothing in it wants escaping */
+		static const char member[] = "\"explainedKey\":\"";
+		struct strbuf b = STRBUF_INIT;
+		strbuf_add(&b, line, n - 1);
+		if (line[last - 1] != '{')
+			strbuf_addch(&b, ',');
+		strbuf_add(&b, member, sizeof(member) - 1);
+		strbuf_add(&b, explained, 32);
+		strbuf_add(&b, "\"}", 2);
+		sent = stage_queue_text(&k->st, b.buf, b.len);
+		strbuf_release(&b);
+	}
+	if (sent < 0)
+		err_warn_errno("unable to write to vx-key");
+	return sent;
 }
 
 int keyer_rescan(struct keyer *k)

@@ -31,6 +31,12 @@ cJSON *keyer_key(struct keyer *k, const cJSON *task);
  * blocks on a full pipe. */
 #define KEYER_INFLIGHT 32768
 long keyer_send(struct keyer *k, const cJSON *task);
+/* keyer_send for a task record still as vx-graph printed it (its line,
+ * without the newline), with "explainedKey": explained added when that is
+ * not NULL: the same record without printing it again. 0 when the line is
+ * not one that can be sent so (no object's end, or explained no key):
+ * the caller sends the record. */
+long keyer_send_line(struct keyer *k, const char *line, const char *explained);
 cJSON *keyer_recv(struct keyer *k);
 /* A task ran or was restored: vx-key reads the root lockfiles again before
  * its next key (a task may rewrite them). No answer comes back. 0 or -1. */
