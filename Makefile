@@ -168,6 +168,11 @@ $(BUILD)/unit/%: tests/unit/%.c tests/unit/unit.h $(UNIT_LINK)
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) -Itests/unit -Icache -Ikey -Isandbox -Iproxy $(CFLAGS) $(WARN) $(LDFLAGS) -o $@ $< $(UNIT_EXTRA) $(UNIT_LINK) $(LDLIBS) -lseccomp $(CACHE_LDLIBS)
 
+# a unit test of one of the driver's modules links that module too
+$(BUILD)/unit/test_keyer: $(BUILD)/bin/keyer.o $(BUILD)/bin/proc.o
+$(BUILD)/unit/test_keyer: UNIT_EXTRA = $(BUILD)/bin/keyer.o $(BUILD)/bin/proc.o
+$(BUILD)/unit/test_keyer: CPPFLAGS += -Ibin
+
 # a unit test of one of vx-init's modules links that module too
 $(BUILD)/unit/test_vxedit: $(BUILD)/init/vxedit.o
 $(BUILD)/unit/test_vxedit: UNIT_EXTRA = $(BUILD)/init/vxedit.o

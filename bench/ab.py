@@ -15,6 +15,10 @@ as "at most 2% over" is met when the interval's upper end is at or under
 the script exits 1 after its table: its times are not a build's.
 VX_AB_RAW=FILE also writes every round's times there as JSON ({"cmds",
 "wall", "cpu"}: one list per command, in round order), for other statistics.
+VX_AB_SELF=1 takes the CPU of each command's own process only, not of what
+it starts (perf stat --no-inherit's task-clock; the command must then be
+one program with its arguments, no shell syntax): the driver alone, say,
+beside the stages it runs.
 
 Comparing two builds of vx on ONE tree: vx-graph's cache is keyed by its
 binary's inode, size and times, so two copies of an identical vx-graph would
@@ -38,6 +42,8 @@ FAILED = set()
 
 
 def run(cmd):
+    if os.environ.get("VX_AB_SELF") == "1":
+        return run_self(cmd)
     r0 = resource.getrusage(resource.RUSAGE_CHILDREN)
     t0 = time.perf_counter()
     p = subprocess.run(cmd, shell=True, stdout=subprocess.DEVNULL, check=False)
@@ -47,6 +53,20 @@ def run(cmd):
     if p.returncode:
         FAILED.add(cmd)
     return (t1 - t0) * 1000, cpu * 1000
+
+
+def run_self(cmd):
+    """VX_AB_SELF=1: the command's own task-clock (perf stat --no-inherit)."""
+    t0 = time.perf_counter()
+    p = subprocess.run("perf stat -x, --no-inherit -e task-clock -- " + cmd, shell=True,
+                       stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+                       check=False)
+    t1 = time.perf_counter()
+    cpu = [float(line.split(",")[0]) for line in p.stderr.splitlines()
+           if "task-clock" in line and line.split(",")[0].replace(".", "", 1).isdigit()]
+    if p.returncode or not cpu:
+        FAILED.add(cmd)
+    return (t1 - t0) * 1000, cpu[0] if cpu else 0.0
 
 
 def interval(ratios, resamples=2000):

@@ -30,11 +30,11 @@ static int wait_status(pid_t pid)
 int graphin_load(struct graphin *g, const char *root, char **names, int nnames, bool keys,
 	bool explain)
 {
-	return graphin_load_then(g, root, names, nnames, keys, explain, NULL, NULL);
+	return graphin_load_then(g, root, names, nnames, keys, explain, false, NULL, NULL);
 }
 
 int graphin_load_then(struct graphin *g, const char *root, char **names, int nnames, bool keys,
-	bool explain, void (*on_graph)(void *arg, const cJSON *graph), void *arg)
+	bool explain, bool lines, void (*on_graph)(void *arg, const cJSON *graph), void *arg)
 {
 	memset(g, 0, sizeof(*g));
 	char **argv = xcalloc((size_t)nnames + 5, sizeof(char *));
@@ -92,6 +92,7 @@ int graphin_load_then(struct graphin *g, const char *root, char **names, int nna
 	/* the last stage of the pipe is the one read: one channel (stage.h) */
 	struct stage st;
 	stage_attach(&st, keys ? "vx-key" : "vx-graph", keys ? kpid : gpid, -1, in);
+	st.keep_text = lines;
 	cJSON *rec;
 	int rr, bad = 0;
 	while ((rr = stage_wait(&st, &rec, -1)) != -1) {
@@ -106,6 +107,10 @@ int graphin_load_then(struct graphin *g, const char *root, char **names, int nna
 				on_graph(arg, rec);
 		} else if (type && strcmp(type, "task") == 0) {
 			g->tasks = xrealloc(g->tasks, (g->n + 1) * sizeof(*g->tasks));
+			if (lines) {
+				g->lines = xrealloc(g->lines, (g->n + 1) * sizeof(*g->lines));
+				g->lines[g->n] = strbuf_detach(&st.text, NULL);
+			}
 			g->tasks[g->n++] = rec;
 		} else {
 			cJSON_Delete(rec);
@@ -128,8 +133,12 @@ int graphin_load_then(struct graphin *g, const char *root, char **names, int nna
 void graphin_free(struct graphin *g)
 {
 	cJSON_Delete(g->graph);
-	for (size_t i = 0; i < g->n; i++)
+	for (size_t i = 0; i < g->n; i++) {
 		cJSON_Delete(g->tasks[i]);
+		if (g->lines)
+			free(g->lines[i]);
+	}
 	free(g->tasks);
+	free(g->lines);
 	memset(g, 0, sizeof(*g));
 }

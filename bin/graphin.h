@@ -12,6 +12,7 @@
 struct graphin {
 	cJSON *graph;  /* the graph record */
 	cJSON **tasks; /* the task records, dependencies first */
+	char **lines;  /* with lines: each task record's line as read (no newline) */
 	size_t n;
 };
 
@@ -21,9 +22,11 @@ struct graphin {
 int graphin_load(struct graphin *g, const char *root, char **names, int nnames, bool keys,
 	bool explain);
 /* The same, calling on_graph(arg, graph record) as soon as that record is
- * read, before the task records (vx run hands it to vx-key meanwhile). */
+ * read, before the task records (vx run hands it to vx-key meanwhile), and
+ * with lines, keeping each task's line too (vx run sends it on as read
+ * rather than printing the record again). */
 int graphin_load_then(struct graphin *g, const char *root, char **names, int nnames, bool keys,
-	bool explain, void (*on_graph)(void *arg, const cJSON *graph), void *arg);
+	bool explain, bool lines, void (*on_graph)(void *arg, const cJSON *graph), void *arg);
 void graphin_free(struct graphin *g);
 const char *graphin_str(const cJSON *rec, const char *name);
 

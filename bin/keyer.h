@@ -25,11 +25,18 @@ int keyer_begin(struct keyer *k, const cJSON *graph);
 cJSON *keyer_key(struct keyer *k, const cJSON *task);
 /* The same in two halves, so several tasks can be in flight: answers come
  * back in the order sent. keyer_send queues (keyer_recv writes what is
- * queued in one write first) and returns the bytes queued, or -1. Keep
+ * queued in one write before it must wait for an answer not read yet)
+ * and returns the bytes queued, or -1. Keep
  * what is in flight under a pipe's capacity (KEYER_INFLIGHT) so neither side
  * blocks on a full pipe. */
 #define KEYER_INFLIGHT 32768
 long keyer_send(struct keyer *k, const cJSON *task);
+/* keyer_send for a task record still as vx-graph printed it (its line,
+ * without the newline), with "explainedKey": explained added when that is
+ * not NULL: the same record without printing it again. 0 when the line is
+ * not one that can be sent so (no object's end, or explained no key):
+ * the caller sends the record. */
+long keyer_send_line(struct keyer *k, const char *line, const char *explained);
 cJSON *keyer_recv(struct keyer *k);
 /* A task ran or was restored: vx-key reads the root lockfiles again before
  * its next key (a task may rewrite them). No answer comes back. 0 or -1. */

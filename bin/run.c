@@ -462,6 +462,8 @@ static void pass_args(struct run *r, const struct run_args *a)
 		}
 		strbuf_add(&b, "", 1);
 		cJSON_ReplaceItemInObjectCaseSensitive(t->rec, "command", cJSON_CreateString(b.buf));
+		free(t->rec_line); /* no longer the record */
+		t->rec_line = NULL;
 		strbuf_release(&b);
 	}
 }
@@ -474,7 +476,8 @@ static int run_tasks(struct run *r, const struct run_args *a)
 	 * the graph record reaches it as soon as it is read */
 	r->keyer_spawned = keyer_spawn(&r->keyer) == 0;
 	double p = ui_now_ms();
-	int rc = graphin_load_then(&r->g, r->root, a->sel, a->nsel, false, false, run_graph_read, r);
+	int rc = graphin_load_then(&r->g, r->root, a->sel, a->nsel, false, false, true,
+		run_graph_read, r);
 	profile_span(PROFILE_MAIN, "phase", "graph", p, ui_now_ms(), (const char *)NULL);
 	if (rc) {
 		if (r->keyer_spawned)

@@ -36,6 +36,8 @@
 
 struct rtask {
 	cJSON *rec; /* graph record; replaced by the keyed record once keyed */
+	char *rec_line; /* the graph record's line as vx-graph wrote it, until rec is
+			 * changed or keyed (NULL then): sent to vx-key as it is */
 	const char *id, *dir;
 	enum { K_EXEC, K_GROUP, K_PERSISTENT } kind;
 	bool cached, sandboxed;

@@ -52,6 +52,8 @@ static bool take_key(struct run *r, struct rtask *t, cJSON *k)
 		return false;
 	}
 	memcpy(t->key, key, 33);
+	free(t->rec_line); /* rec is no longer the graph's record */
+	t->rec_line = NULL;
 	/* the answer holds only what vx-key added: into the task's record */
 	taskreq_move_key_members(t->rec, k);
 	cJSON_Delete(k);
@@ -188,11 +190,15 @@ void run_key_pump(struct run *r)
 			 * (all of a rerun's hits), unless the summary wants it */
 			const char *known = r->summarize ? NULL
 				: runcache_remembered_key(&r->cache, r->root, t->id);
-			if (known)
-				cJSON_AddStringToObject(t->rec, "explainedKey", known);
-			long sz = keyer_send(&r->keyer, t->rec);
-			if (known)
-				cJSON_DeleteItemFromObjectCaseSensitive(t->rec, "explainedKey");
+			/* its line as vx-graph printed it, unprinted again */
+			long sz = t->rec_line ? keyer_send_line(&r->keyer, t->rec_line, known) : 0;
+			if (sz == 0) {
+				if (known)
+					cJSON_AddStringToObject(t->rec, "explainedKey", known);
+				sz = keyer_send(&r->keyer, t->rec);
+				if (known)
+					cJSON_DeleteItemFromObjectCaseSensitive(t->rec, "explainedKey");
+			}
 			if (sz < 0) {
 				r->keyer_broken = true;
 				break;

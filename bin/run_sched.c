@@ -283,6 +283,9 @@ void run_build(struct run *r)
 		struct rtask *t = &r->t[i];
 		t->rec = r->g.tasks[i];
 		r->g.tasks[i] = NULL;
+		t->rec_line = r->g.lines ? r->g.lines[i] : NULL;
+		if (r->g.lines)
+			r->g.lines[i] = NULL;
 		t->id = xstrdup(graphin_str(t->rec, "id"));
 		t->dir = xstrdup(graphin_str(t->rec, "dir"));
 		const char *kind = graphin_str(t->rec, "kind");

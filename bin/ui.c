@@ -1,5 +1,6 @@
 #include "ui.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -158,6 +159,17 @@ double ui_now_ms(void)
 	return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
 }
 
+/* x as "%.2f" prints it, in buf: a hit takes under 5 ms, and "0.00" costs no
+ * float formatting (x < 0.005 as a double is exactly what rounds to 0.00:
+ * the double nearest 0.005 is above it, so "%.2f" rounds that one up). */
+static const char *two_places(char buf[32], double x)
+{
+	if (!signbit(x) && x < 0.005) /* not -0.0, which prints "-0.00" */
+		return "0.00";
+	snprintf(buf, 32, "%.2f", x);
+	return buf;
+}
+
 void ui_result(struct ui *u, const struct ui_result *r)
 {
 	u->counts[r->status]++;
@@ -220,8 +232,10 @@ void ui_result(struct ui *u, const struct ui_result *r)
 		else
 			printf("%-4s %s\n", names[r->status], id);
 		break;
-	default:
-		printf("%-4s %s %.2fs\n", names[r->status], id, r->ms / 1e3);
+	default: {
+		char secs[32];
+		printf("%-4s %s %ss\n", names[r->status], id, two_places(secs, r->ms / 1e3));
+	}
 	}
 	if (r->violations && r->vlen) {
 		/* the paths in them are the task's to choose */

@@ -296,7 +296,16 @@ int cache_hit_in_place(struct cache *c, const char *key, const char *projdir, bo
 	*len = 0;
 	if (!c->statedir || !hash_is_hex(key) || projdir[0] != '/')
 		return 0;
-	char *mk = mapkey(key, projdir);
+	/* the map's key, on the stack when it fits: a hit a task looks here */
+	char buf[256], *mk = buf;
+	size_t plen = strlen(projdir);
+	if (33 + plen < sizeof(buf)) {
+		memcpy(buf, key, 32);
+		buf[32] = ' ';
+		memcpy(buf + 33, projdir, plen + 1);
+	} else {
+		mk = mapkey(key, projdir);
+	}
 	pthread_mutex_lock(&c->stamp_mu);
 	struct cache_inplace *ip = inplace(c);
 	size_t i = (size_t)(uintptr_t)strmap_get(&ip->map, mk);
@@ -304,7 +313,8 @@ int cache_hit_in_place(struct cache *c, const char *key, const char *projdir, bo
 	if (r && (!r->loaded || r->dropped || !trusted(ip, r)))
 		r = NULL;
 	pthread_mutex_unlock(&c->stamp_mu);
-	free(mk);
+	if (mk != buf)
+		free(mk);
 	if (!r)
 		return 0;
 	/* a loaded record never changes but for its flags: compared unlocked */

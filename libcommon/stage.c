@@ -30,11 +30,18 @@ long stage_queue(struct stage *s, const cJSON *rec)
 	if (s->broken || s->to < 0)
 		return -1;
 	char *text = cJSON_PrintUnformatted(rec);
-	size_t n = strlen(text);
-	strbuf_add(&s->out, text, n);
-	strbuf_addch(&s->out, '\n');
+	long n = stage_queue_text(s, text, strlen(text));
 	cJSON_free(text);
-	return (long)n + 1;
+	return n;
+}
+
+long stage_queue_text(struct stage *s, const char *text, size_t len)
+{
+	if (s->broken || s->to < 0)
+		return -1;
+	strbuf_add(&s->out, text, len);
+	strbuf_addch(&s->out, '\n');
+	return (long)len + 1;
 }
 
 int stage_flush(struct stage *s)
@@ -112,6 +119,10 @@ static int take_line(struct stage *s, size_t n, size_t took, cJSON **rec)
 	s->line++;
 	if (line[strspn(line, " \t\r")])
 		got = (*rec = parse(s, line)) ? 1 : STAGE_BAD;
+	if (got == 1 && s->keep_text) {
+		strbuf_reset(&s->text);
+		strbuf_add(&s->text, line, n);
+	}
 	s->at += took;
 	if (s->at == s->in.len) {
 		strbuf_reset(&s->in);
@@ -193,6 +204,7 @@ int stage_finish(struct stage *s)
 	strbuf_release(&s->in);
 	s->at = 0;
 	strbuf_release(&s->out);
+	strbuf_release(&s->text);
 	s->to = s->from = -1;
 	s->pid = 0;
 	s->eof = true;

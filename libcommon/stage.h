@@ -36,6 +36,9 @@ struct stage {
 	size_t line;       /* lines taken so far */
 	bool eof;          /* its stdout ended (or failed) */
 	bool broken;       /* a write to it failed */
+	bool keep_text;    /* set by the caller: each record's line is kept in text
+			    * (set after stage_attach, which clears it) */
+	struct strbuf text; /* keep_text: the line the last record came from */
 };
 
 /* Take over a started stage. from is made non-blocking; to or from may be
@@ -48,6 +51,9 @@ long stage_send(struct stage *s, const cJSON *rec);
  * several records go down in one write: the bytes queued, or -1. A caller
  * that waits for answers flushes first. */
 long stage_queue(struct stage *s, const cJSON *rec);
+/* The same for a record already printed: text, len bytes of one line
+ * without its newline (a caller that kept a record's line, keep_text). */
+long stage_queue_text(struct stage *s, const char *text, size_t len);
 /* Write every queued line (blocking until the pipe took them): 0 or -1. */
 int stage_flush(struct stage *s);
 /* The fd a poll loop watches for its records, -1 once it ended. */

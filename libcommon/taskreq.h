@@ -20,7 +20,7 @@
 
 #include "jsonl.h"
 
-/* "key", "final", "explain", "linked", then NULL. */
+/* "key", "final", "explain", "linked", "stamp", then NULL. */
 extern const char *const taskreq_key_members[];
 
 /* Move each of vx-key's members present in from into to, replacing any

@@ -1,5 +1,5 @@
 /* stage.h on a real child: records both ways, a bad line skipped, no read
- * blocking, the exit status. */
+ * blocking, the exit status, a record's line kept. */
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -75,6 +75,22 @@ int main(void)
 	cJSON_Delete(rec);
 	CHECK(stage_queue(&s, hi) > 0); /* left queued: stage_finish flushes it */
 	CHECK(stage_finish(&s) == 0);
+
+	/* keep_text: each record's line as it came, in text; a line already
+	 * printed queues as it is, after what was queued before it */
+	pid = start("read a; read b; echo \"$a\"; echo \"  $b \"", &to, &from);
+	stage_attach(&s, "kept", pid, to, from);
+	s.keep_text = true;
+	CHECK(stage_queue(&s, hi) > 0);
+	CHECK(stage_queue_text(&s, "{\"n\": 2}", 8) == 9 && s.out.len == 14 + 9);
+	CHECK(stage_flush(&s) == 0);
+	CHECK(stage_wait(&s, &rec, 5000) == 1);
+	CHECK(s.text.len == 13 && strcmp(s.text.buf, "{\"type\":\"hi\"}") == 0);
+	cJSON_Delete(rec);
+	CHECK(stage_wait(&s, &rec, 5000) == 1 && cJSON_GetObjectItem(rec, "n")->valueint == 2);
+	CHECK_STR(s.text.buf, "  {\"n\": 2} ");
+	cJSON_Delete(rec);
+	CHECK(stage_finish(&s) == 0 && !s.text.buf);
 
 	/* a stage that is gone: the send fails, never a SIGPIPE */
 	pid = start("exec 0<&-; exit 0", &to, &from);

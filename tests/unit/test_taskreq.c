@@ -137,5 +137,19 @@ int main(void)
 	CHECK(cJSON_GetObjectItem(t, "command"));
 	cJSON_Delete(g);
 	cJSON_Delete(t);
+	/* in their own order, at the end, each replacing the first of its name
+	 * (a name twice in the answer: its first moves) */
+	g = cJSON_Parse("{\"stamp\":{},\"type\":\"task\",\"kind\":1,\"key\":\"k2\",\"key\":\"k3\"}");
+	t = cJSON_Parse("{\"key\":\"k1\",\"keyed\":[],\"stamp\":0,\"final\":false}");
+	taskreq_move_key_members(t, g);
+	text = cJSON_PrintUnformatted(t);
+	CHECK_STR(text, "{\"keyed\":[],\"final\":false,\"key\":\"k2\",\"stamp\":{}}");
+	free(text);
+	text = cJSON_PrintUnformatted(g);
+	CHECK_STR(text, "{\"type\":\"task\",\"kind\":1,\"key\":\"k3\"}");
+	free(text);
+	taskreq_move_key_members(t, NULL);
+	cJSON_Delete(g);
+	cJSON_Delete(t);
 	return UNIT_END("taskreq");
 }
