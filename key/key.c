@@ -10,7 +10,6 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#define XXH_STATIC_LINKING_ONLY /* XXH3_state_t on the stack */
 #include <xxhash.h>
 
 #include "canon.h"
@@ -42,30 +41,32 @@ struct runtime_out {
 	uint8_t hash[16];
 };
 
-/* The message: every field a u64 LE length then its bytes. */
-static void put_u64(XXH3_state_t *s, uint64_t v)
+/* The message: every field a u64 LE length then its bytes. It is gathered
+ * in a buffer and hashed once (the same bytes streamed give the same
+ * XXH3-128): two updates a field cost more than the copy. */
+static void put_u64(struct strbuf *s, uint64_t v)
 {
 	uint8_t b[8];
 	for (int i = 0; i < 8; i++)
 		b[i] = (uint8_t)(v >> (8 * i));
-	XXH3_128bits_update(s, b, 8);
+	strbuf_add(s, b, 8);
 }
 
-static void put(XXH3_state_t *s, const void *p, size_t n)
+static void put(struct strbuf *s, const void *p, size_t n)
 {
 	put_u64(s, n);
-	XXH3_128bits_update(s, p, n);
+	strbuf_add(s, p, n);
 }
 
-static void put_str(XXH3_state_t *s, const char *str)
+static void put_str(struct strbuf *s, const char *str)
 {
 	put(s, str, strlen(str));
 }
 
-static void digest16(XXH3_state_t *s, uint8_t out[16])
+static void digest16(const struct strbuf *s, uint8_t out[16])
 {
 	XXH128_canonical_t c;
-	XXH128_canonicalFromHash(&c, XXH3_128bits_digest(s));
+	XXH128_canonicalFromHash(&c, XXH3_128bits(s->buf, s->len));
 	memcpy(out, c.digest, 16);
 }
 
@@ -339,8 +340,7 @@ static int fingerprint(struct keyer *k, uint8_t out[16])
 		n += present[i];
 	}
 	k->fp_linked = k->in.linked > linked;
-	XXH3_state_t s;
-	XXH3_128bits_reset(&s);
+	struct strbuf s = STRBUF_INIT;
 	put_u64(&s, n);
 	for (size_t i = 0; i < WSROOT_NFINGERPRINT; i++) {
 		if (!present[i])
@@ -349,6 +349,7 @@ static int fingerprint(struct keyer *k, uint8_t out[16])
 		put(&s, h[i], 16);
 	}
 	digest16(&s, k->fp);
+	strbuf_release(&s);
 	k->have_fp = true;
 	memcpy(out, k->fp, 16);
 	return 0;
@@ -371,7 +372,7 @@ static bool linked_elsewhere(const struct keyer *k, const char *base, const char
 
 /* The input files of an exec task, folded in and listed in ex. matched,
  * when given, says for each glob whether it selected a file. */
-static int fold_files(struct keyer *k, XXH3_state_t *s, const char *section, const char *base,
+static int fold_files(struct keyer *k, struct strbuf *s, const char *section, const char *base,
 	const char *const *globs, size_t ng, const char *const *outs, size_t no, cJSON *ex,
 	bool *matched)
 {
@@ -425,7 +426,7 @@ static void warn_unmatched(struct keyer *k, const cJSON *rec, const char *glob, 
 		file ? file : "(no vx.json)", name ? name : id, i, glob, id);
 }
 
-static int key_exec(struct keyer *k, XXH3_state_t *s, const cJSON *rec, const char *dir,
+static int key_exec(struct keyer *k, struct strbuf *s, const cJSON *rec, const char *dir,
 	const char *where, cJSON *ex)
 {
 	const char *cmd = jstr(rec, "command");
@@ -667,8 +668,8 @@ static int fold(struct keyer *k, struct task *t, const cJSON *rec, const char *k
 {
 	bool group = strcmp(kind, "group") == 0;
 	int rc = -1;
-	XXH3_state_t *s = XXH3_createState();
-	XXH3_128bits_reset(s);
+	struct strbuf *s = &k->msg;
+	strbuf_reset(s);
 	put_str(s, KEY_FORMAT);
 	put_str(s, kind);
 	if (group) {
@@ -706,7 +707,6 @@ static int fold(struct keyer *k, struct task *t, const cJSON *rec, const char *k
 	hex(h, t->key);
 	rc = 0;
 out:
-	XXH3_freeState(s);
 	return rc;
 }
 
@@ -850,6 +850,7 @@ void key_free(struct keyer *k)
 	ignore_free(k->in.ig);
 	free((char *)k->in.root);
 	free(k->graph);
+	strbuf_release(&k->msg);
 	statcache_free(k->early); /* key_prepare's, when no key_init took it */
 	free(k->early_root);
 }

@@ -46,6 +46,7 @@
 
 #include "inputs.h"
 #include "wsroot.h"
+#include "strbuf.h"
 #include "strmap.h"
 
 struct keyer {
@@ -62,6 +63,7 @@ struct keyer {
 	struct stat fp_st[WSROOT_NFINGERPRINT]; /* the root lockfiles it went by */
 	bool fp_present[WSROOT_NFINGERPRINT];
 	struct inputstamp stamp; /* the task being keyed's (inputstamp.h) */
+	struct strbuf msg;     /* the key message being gathered (key.c) */
 	unsigned mark;        /* walk stamp for the final rule */
 	struct statcache *early; /* key_prepare's, until key_init */
 	char *early_root;
