@@ -11,6 +11,7 @@
 #include "err.h"
 #include "jsonl.h"
 #include "key.h"
+#include "recarena.h"
 #include "taskreq.h"
 
 /* --live: seconds between saves of the stat cache while records come */
@@ -74,6 +75,9 @@ int key_stream(const struct key_stream_opts *opt)
 	/* one record in, one out: never read ahead (the driver waits); live,
 	 * the answers to what came in one write go back in one, flushed
 	 * before vx-key would wait for more */
+	/* nothing cJSON makes outlives its record (key_init copies what it
+	 * keeps of the graph record): one arena, taken back after each */
+	recarena_use_for_cjson();
 	if (live) {
 		static char inbuf[65536];
 		setvbuf(stdin, inbuf, _IOFBF, sizeof(inbuf));
@@ -100,6 +104,7 @@ int key_stream(const struct key_stream_opts *opt)
 			if (started)
 				key_rescan(&k);
 			cJSON_Delete(rec);
+			recarena_reset();
 			continue;
 		} else if (type && strcmp(type, "task") == 0) {
 			if (!started) {
@@ -124,6 +129,7 @@ int key_stream(const struct key_stream_opts *opt)
 			jsonl_write(rec);
 		}
 		cJSON_Delete(rec);
+		recarena_reset();
 		/* a long --live session keeps its hashes even if it is killed */
 		if (live && statcache_dirty(k.in.sc) && time(NULL) - saved >= SAVE_EVERY) {
 			save(&k);
@@ -131,6 +137,7 @@ int key_stream(const struct key_stream_opts *opt)
 		}
 	}
 	jsonl_reader_free(&r);
+	recarena_stop();
 	if (started) {
 		save(&k);
 		if (getenv("VX_KEY_STATS"))

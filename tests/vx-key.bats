@@ -580,6 +580,56 @@ root_links() {
 	assert_output --partial '"explain":{"command":'
 }
 
+@test "--live: each task answers as keyed alone in a fresh vx-key, though larger records came before it" {
+	# vx-key reuses its buffers and takes each record's JSON back at once
+	# after answering it: nothing of one record may reach the next's key,
+	# explain or stamp
+	vx-graph --root "$WS" > "$GRAPH"
+	run -0 /usr/bin/python3 - "$GRAPH" <<'EOF'
+import json, subprocess, sys
+recs = [json.loads(line) for line in open(sys.argv[1])]
+graph = recs[0]
+tasks = [r for r in recs if r["type"] == "task"]
+byid = {t["id"]: t for t in tasks}
+
+def key(lines):
+    text = "".join(json.dumps(r) + "\n" for r in lines)
+    p = subprocess.run(["vx-key", "--live", "--explain"], input=text, capture_output=True,
+                       text=True, check=True)
+    return [json.loads(line) for line in p.stdout.splitlines()]
+
+def noise(t, i):
+    n = dict(t, id="%s-noise%d" % (t["id"], i), folds=[], deps=[], kind="exec",
+             command="echo " + "x" * 3000, passThroughEnv=["N%d" % j for j in range(100)])
+    n["cache"] = {"inputs": {"files": ["**/*", "src/**", "*.json"], "env": ["HOME", "PATH"]},
+                  "outputs": {"files": ["dist/**"]}}
+    return n
+
+def closure(t):
+    seen, todo = [], list(t.get("folds") or [])
+    while todo:
+        f = todo.pop()
+        if f not in seen:
+            seen.append(f)
+            todo += byid[f].get("folds") or []
+    return [u for u in tasks if u["id"] in seen]
+
+stream = [graph]
+for i, t in enumerate(tasks):
+    stream += [noise(t, i), t]
+together = {a["id"]: a for a in key(stream)}
+bad = 0
+for t in tasks:
+    alone = key([graph] + closure(t) + [t])[-1]
+    if alone != together[t["id"]]:
+        bad += 1
+        print("differs:", t["id"], json.dumps(alone), json.dumps(together[t["id"]]))
+print("tasks", len(tasks), "differ", bad)
+sys.exit(1 if bad else 0)
+EOF
+	assert_output --partial "tasks 5 differ 0"
+}
+
 @test "--live reads the lockfiles again after a rescan record, which gets no answer" {
 	vx-graph @x/ui#build > "$GRAPH"
 	coproc KEY { exec vx-key --live; }
