@@ -630,6 +630,17 @@ EOF
 	assert_output --partial "tasks 5 differ 0"
 }
 
+@test "records keyed before are keyed afresh: what vx-key added goes, once each" {
+	vx-graph --root "$WS" > "$GRAPH"
+	vx-key < "$GRAPH" > "$OUT"
+	# keyed with everything, then again with nothing asked: as keyed once
+	vx-key --explain --stamp < "$GRAPH" | vx-key > "$BATS_TEST_TMPDIR/twice.jsonl"
+	run -0 cmp "$OUT" "$BATS_TEST_TMPDIR/twice.jsonl"
+	# and a record that says "linked" and "final" itself is not believed
+	sed 's/"kind":"exec"/"linked":true,"final":false,"kind":"exec"/' "$GRAPH" | vx-key > "$BATS_TEST_TMPDIR/said.jsonl"
+	run -0 cmp "$OUT" "$BATS_TEST_TMPDIR/said.jsonl"
+}
+
 @test "--live reads the lockfiles again after a rescan record, which gets no answer" {
 	vx-graph @x/ui#build > "$GRAPH"
 	coproc KEY { exec vx-key --live; }
