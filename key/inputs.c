@@ -232,9 +232,11 @@ int inputs_collect(struct inputs_ctx *c, const char *base, const char *const *gl
 	const char *b = strcmp(base, ".") == 0 ? "" : base;
 	struct walkarg w = {.c = c, .base = b, .baselen = strlen(b), .exclude = exclude,
 		.nexclude = nexclude, .globs = globs, .nglobs = nglobs, .out = out};
-	char *dir = *b ? path_join(c->root, b) : xstrdup(c->root);
+	/* from the root's fd: a few names to resolve a stat, not the root's too */
+	char *dir = c->rootfd > 0 ? xstrdup(*b ? b : ".")
+		  : *b ? path_join(c->root, b) : xstrdup(c->root);
 	struct walk_opts o = {.globs = globs, .nglobs = nglobs, .skip = skip_dir, .enter = entered,
-		.cache = c->sc ? &listings : NULL, .arg = &w};
+		.cache = c->sc ? &listings : NULL, .arg = &w, .base_fd = c->rootfd};
 	if (c->stamp) {
 		w.prefix = xcalloc(nglobs, sizeof(*w.prefix));
 		w.stamped = xcalloc(nglobs, sizeof(*w.stamped));
@@ -249,9 +251,9 @@ int inputs_collect(struct inputs_ctx *c, const char *base, const char *const *gl
 		if (!w.prefix[i] || w.stamped[i] || !*w.prefix[i])
 			continue;
 		char *path = *b ? path_join(b, w.prefix[i]) : xstrdup(w.prefix[i]);
-		char *abs = path_join(c->root, path);
+		char *abs = c->rootfd > 0 ? xstrdup(path) : path_join(c->root, path);
 		struct stat st;
-		bool here = lstat(abs, &st) == 0;
+		bool here = fstatat(c->rootfd > 0 ? c->rootfd : AT_FDCWD, abs, &st, AT_SYMLINK_NOFOLLOW) == 0;
 		stamp(&w, w.prefix[i], path, here ? &st : NULL);
 		free(abs);
 		free(path);
@@ -417,12 +419,14 @@ int inputs_hash(struct inputs_ctx *c, struct inputs *in)
 
 int inputs_hash_file(struct inputs_ctx *c, const char *path, uint8_t hash[16], struct stat *out)
 {
-	char *abs = path_join(c->root, path);
+	/* abs: from the root's fd, the root-relative path itself */
+	int at = c->rootfd > 0 ? c->rootfd : AT_FDCWD;
+	char *abs = c->rootfd > 0 ? xstrdup(path) : path_join(c->root, path);
 	struct stat st;
 	const struct sc_entry *sce;
 	int r = statcache_prestat(c->sc, path, true, &st, &sce);
 	if (r == 1)
-		r = stat(abs, &st);
+		r = fstatat(at, abs, &st, 0);
 	if (r != 0) {
 		r = errno == ENOENT || errno == ENOTDIR ? 0 : -1;
 		goto out;
@@ -439,7 +443,7 @@ int inputs_hash_file(struct inputs_ctx *c, const char *path, uint8_t hash[16], s
 		goto out;
 	}
 	int64_t now = statcache_now();
-	int fd = open(abs, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+	int fd = openat(at, abs, O_RDONLY | O_CLOEXEC | O_NOCTTY);
 	if (fd < 0) {
 		r = errno == ENOENT ? 0 : -1;
 		goto out;

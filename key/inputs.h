@@ -43,6 +43,9 @@ struct inputs {
 
 struct inputs_ctx {
 	const char *root;
+	/* > 0: root opened O_PATH, which stats and walks resolve root-relative
+	 * paths from (0: by root's absolute path, as before) */
+	int rootfd;
 	struct ignore *ig;
 	struct statcache *sc;
 	const char *const *skip_dirs; /* root-relative, sorted bytewise */

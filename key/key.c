@@ -159,6 +159,7 @@ void key_init(struct keyer *k, const char *root, const cJSON *graph, bool live)
 	memset(k, 0, sizeof(*k));
 	k->live = live;
 	k->in.root = xstrdup(root);
+	k->in.rootfd = open(root, O_PATH | O_DIRECTORY | O_CLOEXEC);
 	k->in.ig = ignore_open(root);
 	if (early && same_dir(early_root, root)) {
 		k->in.sc = early;
@@ -874,6 +875,8 @@ void key_free(struct keyer *k)
 	statcache_free(k->in.sc);
 	inputstamp_free(&k->stamp);
 	ignore_free(k->in.ig);
+	if (k->in.rootfd > 0)
+		close(k->in.rootfd);
 	free((char *)k->in.root);
 	free(k->graph);
 	strbuf_release(&k->msg);

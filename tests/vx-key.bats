@@ -368,6 +368,33 @@ root_links() {
 	assert_equal "$(keys)" "$here"
 }
 
+@test "the working directory plays no part: the same keys from elsewhere, through a symlinked root, and an edit still moves them" {
+	local here
+	vx-graph --root "$WS" > "$GRAPH"
+	here=$(vx-key --live --explain < "$GRAPH")
+	# vx-key resolves its stats from the root it opened, not from the cwd
+	mkdir -p "$BATS_TEST_TMPDIR/cwd/packages/ui/src"
+	run -0 bash -c "cd '$BATS_TEST_TMPDIR/cwd' && vx-key --live --explain < '$GRAPH'"
+	assert_equal "$output" "$here"
+	ln -s "$WS" "$BATS_TEST_TMPDIR/link"
+	run -0 bash -c "cd / && vx-key --live --explain --root '$BATS_TEST_TMPDIR/link' < '$GRAPH'"
+	assert_equal "$output" "$here"
+	# an input and a package.json edited: both keys move
+	put packages/ui/src/a.js 'edited'
+	sed -i 's/"name"/"edited": 1, "name"/' "$WS/packages/app/package.json"
+	run -0 bash -c "cd / && vx-key --live --explain < '$GRAPH'"
+	local id
+	for id in @x/ui#build @x/app#lint; do
+		[ "$(key_in "$output" "$id")" != "$(key_in "$here" "$id")" ]
+		assert_regex "$(key_in "$output" "$id")" '^[0-9a-f]{32}$'
+	done
+}
+
+# key_in ANSWERS ID: ID's key in vx-key --live's answers.
+key_in() {
+	printf '%s\n' "$1" | sed -n 's|.*"id":"'"$2"'","key":"\([0-9a-f]*\)".*|\1|p'
+}
+
 @test "the stat cache: one found from the current directory serves only the graph's own root" {
 	# vx-key loads the stat cache it finds above the current directory
 	# before the graph record arrives; keying another workspace from there
