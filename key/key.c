@@ -188,7 +188,11 @@ void key_init(struct keyer *k, const char *root, const cJSON *graph, bool live)
 	cJSON_AddStringToObject(g, "type", "graph");
 	cJSON_AddNumberToObject(g, "v", 1);
 	cJSON_AddStringToObject(g, "root", root);
-	cJSON_AddItemToObject(g, "projects", projects ? cJSON_Duplicate(projects, 1) : cJSON_CreateArray());
+	/* by reference: printed as it is, never copied (nor freed with g) */
+	if (projects)
+		cJSON_AddItemReferenceToObject(g, "projects", (cJSON *)projects);
+	else
+		cJSON_AddItemToObject(g, "projects", cJSON_CreateArray());
 	char *line = cJSON_PrintUnformatted(g);
 	k->graph = xstrdup(line);
 	cJSON_free(line);

@@ -95,8 +95,11 @@ struct statcache *statcache_load(const char *root)
 		*e = (struct sc_entry){.st = d.st, .limit = limit, .list = list, .listlen = listlen};
 		memcpy(e->hash, d.hash, 16);
 		sc->keys[sc->nloaded - 1] = p;
-		strmap_put(&sc->map, p, e);
 	}
+	/* the map sized once: growing it puts every key again */
+	strmap_reserve(&sc->map, sc->nloaded);
+	for (size_t i = 0; i < sc->nloaded; i++)
+		strmap_put(&sc->map, sc->keys[i], &sc->loaded[i]);
 	return sc;
 }
 

@@ -16,6 +16,9 @@ void strmap_init(struct strmap *m);
 void strmap_free(struct strmap *m);
 /* The value under key, or NULL. */
 void *strmap_get(const struct strmap *m, const char *key);
+/* Room for n keys in all without growing (a caller that knows how many it
+ * will put: each growth puts every key again). */
+void strmap_reserve(struct strmap *m, size_t n);
 /* Sets key to val; returns the previous value or NULL. */
 void *strmap_put(struct strmap *m, const char *key, void *val);
 
