@@ -668,6 +668,13 @@ EOF
 	run -0 cmp "$OUT" "$BATS_TEST_TMPDIR/said.jsonl"
 }
 
+@test "--live: an answer is its type, id, then key, final, explain, linked and stamp, in that order" {
+	ln packages/ui/src/a.js "$BATS_TEST_TMPDIR/elsewhere.js"
+	vx-graph --root "$WS" > "$GRAPH"
+	run -0 bash -c "vx-key --live --explain < '$GRAPH' | grep '\"id\":\"@x/ui#build\"'"
+	assert_regex "$output" '^\{"type":"task","id":"@x/ui#build","key":"[0-9a-f]{32}","final":true,"explain":\{.*\},"linked":true,"stamp":\{"sig":"[0-9a-f]{32}","paths":\[[^]]*\]\}\}$'
+}
+
 @test "--live reads the lockfiles again after a rescan record, which gets no answer" {
 	vx-graph @x/ui#build > "$GRAPH"
 	coproc KEY { exec vx-key --live; }
