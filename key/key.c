@@ -2,6 +2,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -308,9 +309,9 @@ static const struct runtime_out *runtime_run(struct keyer *k, const cJSON *rec, 
 	const char *cmd, const char *sbc)
 {
 	/* a sandboxed task's linked packages follow its cache and keyed too */
-	char *keyed = sbc ? cJSON_PrintUnformatted(jget(rec, "keyed")) : NULL;
+	char *keyed = sbc ? cJSON_PrintUnformatted(k->rf.keyed) : NULL;
 	char *id = xasprintf("%s\n%s\n%s\n%d\n%s", dir, cmd, sbc ? sbc : "",
-		cJSON_IsObject(jget(rec, "cache")), keyed ? keyed : "");
+		cJSON_IsObject(k->rf.cache), keyed ? keyed : "");
 	cJSON_free(keyed);
 	struct runtime_out *ro = strmap_get(&k->runtime, id);
 	if (ro) {
@@ -421,9 +422,10 @@ static int fold_files(struct keyer *k, struct strbuf *s, const char *section, co
 /* A workspaceFiles glob that selects no file keys nothing, which its
  * author did not mean: said once per glob per process (one vx run), for
  * the first task that names it. */
-static void warn_unmatched(struct keyer *k, const cJSON *rec, const char *glob, size_t i)
+static void warn_unmatched(struct keyer *k, const char *glob, size_t i)
 {
-	const char *id = jstr(rec, "id"), *name = jstr(rec, "name"), *file = jstr(rec, "config");
+	const char *id = cJSON_GetStringValue(k->rf.id), *name = cJSON_GetStringValue(k->rf.name);
+	const char *file = cJSON_GetStringValue(k->rf.config);
 	/* once a run for the glob, however many tasks name it (turbo's
 	 * globalDependencies reach every task) */
 	char *seen = xstrdup(glob);
@@ -441,7 +443,8 @@ static void warn_unmatched(struct keyer *k, const cJSON *rec, const char *glob, 
 static int key_exec(struct keyer *k, struct strbuf *s, const cJSON *rec, const char *dir,
 	const char *where, cJSON *ex)
 {
-	const char *cmd = jstr(rec, "command");
+	const struct key_fields *f = &k->rf;
+	const char *cmd = cJSON_GetStringValue(f->command);
 	if (!cmd) {
 		err_warn("%s: invalid record: an exec task needs a string \"command\"", where);
 		return -1;
@@ -456,7 +459,7 @@ static int key_exec(struct keyer *k, struct strbuf *s, const cJSON *rec, const c
 		cJSON_AddStringToObject(ex, "command", hx);
 	}
 	/* the boundary it runs under: another boundary, another result */
-	const cJSON *sb = jget(rec, "sandbox");
+	const cJSON *sb = f->sandbox;
 	if (sb && !cJSON_IsNull(sb) && !cJSON_IsObject(sb)) {
 		err_warn("%s: invalid record: \"sandbox\" must be an object or null", where);
 		return -1;
@@ -475,7 +478,7 @@ static int key_exec(struct keyer *k, struct strbuf *s, const cJSON *rec, const c
 		}
 		cJSON_AddItemToObject(ex, "sandbox", sbc ? cJSON_CreateString(hx) : cJSON_CreateNull());
 	}
-	const cJSON *cache = jget(rec, "cache"), *inp = jget(cache, "inputs");
+	const cJSON *cache = f->cache, *inp = jget(cache, "inputs");
 	bool cached = cJSON_IsObject(cache);
 	static const char *const all[] = {"**/*"};
 	const char **globs = NULL, **outs = NULL, **wsf = NULL, **env = NULL, **rt = NULL;
@@ -486,7 +489,7 @@ static int key_exec(struct keyer *k, struct strbuf *s, const cJSON *rec, const c
 		strlist(jget(jget(cache, "outputs"), "files"), &outs, &no, "cache.outputs.files", where) ||
 		strlist(jget(inp, "workspaceFiles"), &wsf, &nw, "cache.inputs.workspaceFiles", where) ||
 		strlist(jget(inp, "env"), &env, &ne, "cache.inputs.env", where) ||
-		strlist(jget(rec, "passThroughEnv"), &pass, &np, "passThroughEnv", where) ||
+		strlist(f->pass_env, &pass, &np, "passThroughEnv", where) ||
 		strlist(jget(inp, "runtime"), &rt, &nr, "cache.inputs.runtime", where))
 		goto out;
 	/* names and commands in byte order: reordering the config moves nothing */
@@ -508,14 +511,14 @@ static int key_exec(struct keyer *k, struct strbuf *s, const cJSON *rec, const c
 	k->in.nskip = nskip;
 	for (size_t i = 0; wr == 0 && i < nw; i++)
 		if (!matched[i])
-			warn_unmatched(k, rec, wsf[i], i);
+			warn_unmatched(k, wsf[i], i);
 	free(matched);
 	if (wr != 0)
 		goto out;
 
 	/* what the task is handed (R-8a): the mode and the passed-through
 	 * names, then the keyed variables' values (taskenv.h) */
-	const cJSON *mode = jget(rec, "envMode");
+	const cJSON *mode = f->env_mode;
 	put_str(s, "envMode");
 	put_str(s, cJSON_IsString(mode) ? mode->valuestring : "strict");
 	put_u64(s, np);
@@ -610,7 +613,7 @@ static bool overlap(const char *a, const char *b)
 }
 
 /* R-9a ahead of the run (the header's rule). */
-static bool is_final(struct keyer *k, const struct task *t, const cJSON *rec, const char *kind,
+static bool is_final(struct keyer *k, const struct task *t, const char *kind,
 	const char *dir, const char *const *folds, size_t nf)
 {
 	for (size_t i = 0; i < nf; i++) {
@@ -620,7 +623,7 @@ static bool is_final(struct keyer *k, const struct task *t, const cJSON *rec, co
 	}
 	char **reads = NULL;
 	size_t nr = 0;
-	const cJSON *e, *cache = jget(rec, "cache"), *inp = jget(cache, "inputs");
+	const cJSON *e, *cache = k->rf.cache, *inp = jget(cache, "inputs");
 	if (strcmp(kind, "exec") == 0) {
 		const cJSON *files = jget(inp, "files");
 		if (!cJSON_IsObject(cache) || !cJSON_IsArray(files)) {
@@ -722,6 +725,35 @@ out:
 	return rc;
 }
 
+/* k->rf for rec: one pass over its members, where a lookup by name for
+ * each of ~25 reads compared up to every member (~330 strcmp a task). */
+static void index_fields(struct keyer *k, const cJSON *rec)
+{
+#define F(n, m) {n, offsetof(struct key_fields, m)}
+	static const struct {
+		const char *name;
+		size_t off;
+	} names[] = {F("id", id), F("kind", kind), F("dir", dir), F("name", name),
+		F("config", config), F("command", command), F("sandbox", sandbox), F("cache", cache),
+		F("keyed", keyed), F("folds", folds), F("deps", deps), F("envMode", env_mode),
+		F("passThroughEnv", pass_env), F("explainedKey", explained_key)};
+#undef F
+	memset(&k->rf, 0, sizeof(k->rf));
+	for (const cJSON *m = rec->child; m; m = m->next) {
+		const char *nm = m->string;
+		if (!nm)
+			continue;
+		for (size_t i = 0; i < sizeof(names) / sizeof(*names); i++) {
+			if (nm[0] != names[i].name[0] || strcmp(nm, names[i].name) != 0)
+				continue;
+			const cJSON **slot = (const cJSON **)((char *)&k->rf + names[i].off);
+			if (!*slot)
+				*slot = m;
+			break;
+		}
+	}
+}
+
 /* The members key_task adds, as a record sent again carries them: the
  * first of each name goes, in one pass over the record (five lookups of
  * names it mostly lacks compared every member five times). */
@@ -747,7 +779,10 @@ static void drop_added(cJSON *rec)
 
 int key_task(struct keyer *k, cJSON *rec, bool explain, const char *where)
 {
-	const char *id = jstr(rec, "id"), *kind = jstr(rec, "kind"), *dir = jstr(rec, "dir");
+	index_fields(k, rec);
+	const struct key_fields *f = &k->rf;
+	const char *id = cJSON_GetStringValue(f->id), *kind = cJSON_GetStringValue(f->kind);
+	const char *dir = cJSON_GetStringValue(f->dir);
 	if (!id || !kind || !dir) {
 		err_warn("%s: invalid record: a task needs string members \"id\", \"kind\" and \"dir\"", where);
 		return -1;
@@ -767,7 +802,7 @@ int key_task(struct keyer *k, cJSON *rec, bool explain, const char *where)
 		free(ndir);
 		ndir = xstrdup(".");
 	}
-	const cJSON *cache = jget(rec, "cache"), *sandbox = jget(rec, "sandbox");
+	const cJSON *cache = f->cache, *sandbox = f->sandbox;
 	const char **folds = NULL, **deps = NULL;
 	size_t nf = 0, nd = 0;
 	cJSON *ex = NULL;
@@ -776,8 +811,8 @@ int key_task(struct keyer *k, cJSON *rec, bool explain, const char *where)
 		err_warn("%s: invalid record: \"cache\" must be an object or null", where);
 		goto out;
 	}
-	if (strlist(jget(rec, "folds"), &folds, &nf, "folds", where) ||
-		strlist(jget(rec, "deps"), &deps, &nd, "deps", where))
+	if (strlist(f->folds, &folds, &nf, "folds", where) ||
+		strlist(f->deps, &deps, &nd, "deps", where))
 		goto out;
 
 	struct task *t = strmap_get(&k->tasks, id);
@@ -809,7 +844,7 @@ int key_task(struct keyer *k, cJSON *rec, bool explain, const char *where)
 	/* the caller holds the explain of the key it names (vx run's index):
 	 * none is made unless the key turns out another; then it is folded
 	 * again, with one (each count of VX_KEY_STATS once) */
-	const char *known = explain ? jstr(rec, "explainedKey") : NULL;
+	const char *known = explain ? cJSON_GetStringValue(f->explained_key) : NULL;
 	if (nf > 1)
 		qsort(folds, nf, sizeof(*folds), cmp_str);
 	ex = explain && !known ? cJSON_CreateObject() : NULL;
@@ -824,7 +859,7 @@ int key_task(struct keyer *k, cJSON *rec, bool explain, const char *where)
 		k->in.cached = cached;
 	}
 	t->has_key = true;
-	t->final = k->live || is_final(k, t, rec, kind, ndir, folds, nf);
+	t->final = k->live || is_final(k, t, kind, ndir, folds, nf);
 	cJSON_AddStringToObject(rec, "key", t->key);
 	cJSON_AddBoolToObject(rec, "final", t->final);
 	/* a file with another name elsewhere can change under that name with

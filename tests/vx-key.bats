@@ -675,6 +675,27 @@ EOF
 	assert_regex "$output" '^\{"type":"task","id":"@x/ui#build","key":"[0-9a-f]{32}","final":true,"explain":\{.*\},"linked":true,"stamp":\{"sig":"[0-9a-f]{32}","paths":\[[^]]*\]\}\}$'
 }
 
+@test "a task record's members are read by name: their order plays no part, and the first of a repeated name counts" {
+	vx-graph --root "$WS" @x/ui#build > "$GRAPH"
+	local key
+	key=$(vx-key < "$GRAPH" | sed -n 's/.*"key":"\([0-9a-f]*\)".*/\1/p')
+	# members reversed, and each repeated after the record with another value
+	run -0 /usr/bin/python3 -c '
+import json, sys
+lines = open(sys.argv[1]).read().splitlines()
+t = json.loads(lines[1])
+items = list(t.items())[::-1]
+text = json.dumps(dict(items))[:-1]
+for name, v in items:
+    if name != "type":
+        text += ", " + json.dumps(name) + ": " + json.dumps("other" if isinstance(v, str) else None)
+print(lines[0]); print(text + "}")
+' "$GRAPH"
+	printf '%s\n' "$output" > "$BATS_TEST_TMPDIR/odd.jsonl"
+	run -0 vx-key < "$BATS_TEST_TMPDIR/odd.jsonl"
+	assert_output --partial "\"key\":\"$key\""
+}
+
 @test "--live reads the lockfiles again after a rescan record, which gets no answer" {
 	vx-graph @x/ui#build > "$GRAPH"
 	coproc KEY { exec vx-key --live; }
