@@ -1,5 +1,6 @@
 #include "key.h"
 
+#include <endian.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stddef.h>
@@ -49,9 +50,8 @@ static void put_u64(struct strbuf *s, uint64_t v)
 {
 	if (s->alloc - s->len <= 8)
 		strbuf_grow(s, 8);
-	uint8_t *b = (uint8_t *)s->buf + s->len;
-	for (int i = 0; i < 8; i++)
-		b[i] = (uint8_t)(v >> (8 * i));
+	uint64_t le = htole64(v);
+	memcpy(s->buf + s->len, &le, 8);
 	s->len += 8;
 	s->buf[s->len] = '\0';
 }
