@@ -161,7 +161,11 @@ static const char *listing_get(void *arg, const char *rel, const struct stat *st
 	const char *key = dir_key(w, rel);
 	if (w->c->stamp && !on_the_way(w, rel))
 		stamp(w, rel, key, st);
-	return statcache_dir_get(w->c->sc, key, st, len);
+	const char *list = statcache_dir_get(w->c->sc, key, st, len);
+	/* the walk looks its files up next: their misses overlap */
+	if (list)
+		statcache_prefetch_children(w->c->sc, key, list, *len);
+	return list;
 }
 
 static void listing_put(void *arg, const char *rel, const struct stat *st, const char *list,

@@ -45,6 +45,23 @@ void *strmap_get(const struct strmap *m, const char *key)
 	return m->keys[i] ? m->vals[i] : NULL;
 }
 
+void strmap_prefetch(const struct strmap *m, const char *key, bool deep)
+{
+	if (!m->cap)
+		return;
+	size_t i = hash(key) & (m->cap - 1);
+	if (!deep) {
+		__builtin_prefetch(&m->keys[i]);
+		__builtin_prefetch(&m->tags[i]);
+		__builtin_prefetch(&m->vals[i]);
+		return;
+	}
+	if (m->keys[i]) {
+		__builtin_prefetch(m->keys[i]);
+		__builtin_prefetch(m->vals[i]);
+	}
+}
+
 static void resize(struct strmap *m, size_t cap)
 {
 	struct strmap old = *m;

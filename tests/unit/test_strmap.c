@@ -9,6 +9,8 @@ int main(void)
 	static char keys[3000][16];
 	struct strmap m;
 	strmap_init(&m);
+	strmap_prefetch(&m, "k0", false); /* an empty map: nothing to ask for */
+	strmap_prefetch(&m, "k0", true);
 	/* a reserve before any put, then more puts than it reserved */
 	strmap_reserve(&m, 1000);
 	CHECK(m.cap >= 2000 && m.len == 0);
@@ -25,6 +27,13 @@ int main(void)
 		snprintf(keys[i], sizeof(keys[i]), "k%d", i);
 		strmap_put(&m, keys[i], keys[i]);
 	}
+	/* hints change nothing */
+	for (int i = 0; i < 3000; i += 7) {
+		strmap_prefetch(&m, keys[i], false);
+		strmap_prefetch(&m, keys[i], true);
+	}
+	strmap_prefetch(&m, "absent", true);
+	CHECK(m.len == 3000);
 	int found = 0;
 	for (int i = 0; i < 3000; i++)
 		found += strmap_get(&m, keys[i]) == keys[i];
