@@ -230,7 +230,7 @@ static int cmp_input(const void *a, const void *b, void *arg)
 int inputs_collect(struct inputs_ctx *c, const char *base, const char *const *globs, size_t nglobs,
 	const char *const *exclude, size_t nexclude, struct inputs *out)
 {
-	memset(out, 0, sizeof(*out));
+	out->n = out->nlen = 0; /* its buffers are kept for the next task */
 	if (!nglobs)
 		return 0;
 	const char *b = strcmp(base, ".") == 0 ? "" : base;

@@ -210,6 +210,8 @@ static int strlist(const cJSON *arr, const char ***out, size_t *n, const char *w
 		return 0;
 	if (!cJSON_IsArray(arr))
 		goto bad;
+	if (!arr->child)
+		return 0; /* empty: no list to allocate (most of a task's are) */
 	*out = xcalloc((size_t)cJSON_GetArraySize(arr) + 1, sizeof(char *));
 	const cJSON *e;
 	cJSON_ArrayForEach(e, arr) {
@@ -389,33 +391,32 @@ static int fold_files(struct keyer *k, struct strbuf *s, const char *section, co
 	const char *const *globs, size_t ng, const char *const *outs, size_t no, cJSON *ex,
 	bool *matched)
 {
-	struct inputs in;
-	int rc = inputs_collect(&k->in, base, globs, ng, outs, no, &in);
+	struct inputs *in = &k->files; /* emptied, its buffers kept */
+	int rc = inputs_collect(&k->in, base, globs, ng, outs, no, in);
 	for (size_t g = 0; rc == 0 && matched && g < ng; g++) {
 		matched[g] = globs[g][0] == '!';
-		for (size_t i = 0; i < in.n && !matched[g]; i++)
-			matched[g] = glob_match(globs[g], input_rel(&in, i));
+		for (size_t i = 0; i < in->n && !matched[g]; i++)
+			matched[g] = glob_match(globs[g], input_rel(in, i));
 	}
-	for (size_t i = 0; rc == 0 && i < in.n; i++)
-		if (linked_elsewhere(k, base, input_rel(&in, i), &in.v[i].st))
+	for (size_t i = 0; rc == 0 && i < in->n; i++)
+		if (linked_elsewhere(k, base, input_rel(in, i), &in->v[i].st))
 			k->in.linked++;
 	if (rc == 0)
-		rc = inputs_hash(&k->in, &in);
+		rc = inputs_hash(&k->in, in);
 	if (rc == 0) {
 		put_str(s, section);
-		put_u64(s, in.n);
+		put_u64(s, in->n);
 		cJSON *exf = ex ? cJSON_AddObjectToObject(ex, section) : NULL;
-		for (size_t i = 0; i < in.n; i++) {
-			put_str(s, input_rel(&in, i));
-			put(s, in.v[i].hash, 16);
+		for (size_t i = 0; i < in->n; i++) {
+			put_str(s, input_rel(in, i));
+			put(s, in->v[i].hash, 16);
 			if (exf) {
 				char h[33];
-				hex(in.v[i].hash, h);
-				cJSON_AddItemToObject(exf, input_rel(&in, i), cJSON_CreateString(h));
+				hex(in->v[i].hash, h);
+				cJSON_AddItemToObject(exf, input_rel(in, i), cJSON_CreateString(h));
 			}
 		}
 	}
-	inputs_free(&in);
 	return rc;
 }
 
@@ -526,7 +527,8 @@ static int key_exec(struct keyer *k, struct strbuf *s, const cJSON *rec, const c
 		put_str(s, pass[i]);
 	if (ex) {
 		cJSON_AddStringToObject(ex, "envMode", cJSON_IsString(mode) ? mode->valuestring : "strict");
-		cJSON_AddItemToObject(ex, "passThroughEnv", cJSON_CreateStringArray(pass, (int)np));
+		cJSON_AddItemToObject(ex, "passThroughEnv",
+			np ? cJSON_CreateStringArray(pass, (int)np) : cJSON_CreateArray());
 	}
 	size_t nnames;
 	char **names = taskenv_keyed_names(jget(inp, "env"), &nnames);
@@ -919,6 +921,7 @@ void key_free(struct keyer *k)
 	free((char *)k->in.root);
 	free(k->graph);
 	strbuf_release(&k->msg);
+	inputs_free(&k->files);
 	statcache_free(k->early); /* key_prepare's, when no key_init took it */
 	free(k->early_root);
 }

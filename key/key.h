@@ -72,6 +72,7 @@ struct keyer {
 	struct inputstamp stamp; /* the task being keyed's (inputstamp.h) */
 	struct strbuf msg;     /* the key message being gathered (key.c) */
 	struct key_fields rf;  /* the record being keyed's (key.c) */
+	struct inputs files;   /* fold_files' list, its buffers kept between tasks */
 	unsigned mark;        /* walk stamp for the final rule */
 	struct statcache *early; /* key_prepare's, until key_init */
 	char *early_root;

@@ -499,6 +499,9 @@ key_in() {
 	assert_output --regexp '"runtime":\{"cat ../../tool.txt":"[0-9a-f]{32}"\}'
 	assert_output --regexp '"package":"[0-9a-f]{32}"'
 	assert_output --regexp '"workspace":"[0-9a-f]{32}"'
+	# what the task is handed, even when it is nothing
+	assert_output --partial '"passThroughEnv":[]'
+	assert_output --partial '"workspaceFiles":{}'
 	run -0 member @x/app#build explain
 	assert_output --partial "\"deps\":{\"@x/ui#build\":\"$(member @x/ui#build key)\"}"
 	keyed --explain
