@@ -32,6 +32,7 @@ struct task {
 	char key[33];
 	bool has_key; /* false for a persistent task */
 	bool final;
+	/* for the final rule ahead of a run: not kept --live, where all are final */
 	char **reach; /* root-relative prefixes it may write; "" = everywhere */
 	size_t nreach;
 	struct task **deps; /* those keyed before it (records come in dependency order) */
@@ -826,13 +827,16 @@ int key_task(struct keyer *k, cJSON *rec, bool explain, const char *where)
 	task_clear(t);
 	t->has_key = false;
 	t->final = true;
-	t->deps = xcalloc(nd + 1, sizeof(*t->deps));
-	for (size_t i = 0; i < nd; i++) {
-		struct task *u = strmap_get(&k->tasks, deps[i]);
-		if (u)
-			t->deps[t->ndeps++] = u;
+	/* what the final rule walks; live, every key is final and none is kept */
+	if (!k->live) {
+		t->deps = xcalloc(nd + 1, sizeof(*t->deps));
+		for (size_t i = 0; i < nd; i++) {
+			struct task *u = strmap_get(&k->tasks, deps[i]);
+			if (u)
+				t->deps[t->ndeps++] = u;
+		}
+		write_reach(k->in.root, t, kind, ndir, cache, sandbox);
 	}
-	write_reach(k->in.root, t, kind, ndir, cache, sandbox);
 
 	drop_added(rec);
 	size_t linked = k->in.linked;
