@@ -311,14 +311,17 @@ static int hash_fd(int fd, uint8_t out[16])
 }
 
 /* 0, or -1 with errno. */
-static int hash_one(const char *root, const char *path, const struct stat *st, uint8_t out[16])
+static int hash_one(const struct inputs_ctx *c, const char *path, const struct stat *st,
+	uint8_t out[16])
 {
-	char *abs = path_join(root, path);
+	/* from the root's fd, as the walk stat'ed it: the same directory */
+	int at = c->rootfd > 0 ? c->rootfd : AT_FDCWD;
+	char *abs = c->rootfd > 0 ? xstrdup(path) : path_join(c->root, path);
 	int r = 0;
 	if (S_ISLNK(st->st_mode)) {
 		/* the link itself: its target string, marked as a link */
 		char target[4096];
-		ssize_t n = readlink(abs, target, sizeof(target));
+		ssize_t n = readlinkat(at, abs, target, sizeof(target));
 		free(abs);
 		if (n < 0)
 			return -1;
@@ -329,7 +332,7 @@ static int hash_one(const char *root, const char *path, const struct stat *st, u
 		digest(&s, out);
 		return 0;
 	}
-	int fd = open(abs, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY);
+	int fd = openat(at, abs, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY);
 	free(abs);
 	if (fd < 0)
 		return -1;
@@ -360,7 +363,7 @@ static void *worker(void *arg)
 		if (i >= p->n)
 			return NULL;
 		struct input *f = &p->in->v[p->todo[i]];
-		if (hash_one(p->c->root, input_path(p->in, p->todo[i]), &f->st, f->hash) == 0)
+		if (hash_one(p->c, input_path(p->in, p->todo[i]), &f->st, f->hash) == 0)
 			continue;
 		int e = errno ? errno : EIO;
 		if (e == ENOENT) {

@@ -383,11 +383,16 @@ root_links() {
 	put packages/ui/src/a.js 'edited'
 	sed -i 's/"name"/"edited": 1, "name"/' "$WS/packages/app/package.json"
 	run -0 bash -c "cd / && vx-key --live --explain < '$GRAPH'"
-	local id
+	local id edited=$output
 	for id in @x/ui#build @x/app#lint; do
-		[ "$(key_in "$output" "$id")" != "$(key_in "$here" "$id")" ]
-		assert_regex "$(key_in "$output" "$id")" '^[0-9a-f]{32}$'
+		[ "$(key_in "$edited" "$id")" != "$(key_in "$here" "$id")" ]
+		assert_regex "$(key_in "$edited" "$id")" '^[0-9a-f]{32}$'
 	done
+	# the edited file was read from the root too, not from the cwd: keyed
+	# again from the root itself (its hash from the stat cache now), the
+	# same answers
+	run -0 vx-key --live --explain < "$GRAPH"
+	assert_equal "$output" "$edited"
 }
 
 # key_in ANSWERS ID: ID's key in vx-key --live's answers.
