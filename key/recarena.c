@@ -70,6 +70,12 @@ void recarena_reset(void)
 	used = spilled = 0;
 }
 
+void recarena_delete(cJSON *item)
+{
+	if (spilled || !base)
+		cJSON_Delete(item);
+}
+
 void recarena_stop(void)
 {
 	cJSON_InitHooks(NULL);

@@ -14,8 +14,14 @@
 #ifndef VX_KEY_RECARENA_H
 #define VX_KEY_RECARENA_H
 
+#include <cjson/cJSON.h>
+
 void recarena_use_for_cjson(void);
 void recarena_reset(void);
+/* cJSON_Delete(item), or nothing when everything cJSON made since the
+ * reset is in the chunk (the reset about to follow takes it all back):
+ * the tree need not be walked node by node. */
+void recarena_delete(cJSON *item);
 /* cJSON back on malloc, the chunk freed (nothing made from it alive). */
 void recarena_stop(void);
 

@@ -146,13 +146,13 @@ int key_stream(const struct key_stream_opts *opt)
 			/* the driver holds the record: only what was added goes back */
 			cJSON *ans = answer(rec);
 			jsonl_write(ans);
-			cJSON_Delete(ans);
+			recarena_delete(ans);
 		} else if (!live) {
 			/* by hand, every record passes through, keyed or not; live,
 			 * only a task's answer comes back */
 			jsonl_write(rec);
 		}
-		cJSON_Delete(rec);
+		recarena_delete(rec);
 		recarena_reset();
 		/* a long --live session keeps its hashes even if it is killed */
 		if (live && statcache_dirty(k.in.sc) && time(NULL) - saved >= SAVE_EVERY) {
