@@ -161,7 +161,11 @@ static const char *listing_get(void *arg, const char *rel, const struct stat *st
 	const char *key = dir_key(w, rel);
 	if (w->c->stamp && !on_the_way(w, rel))
 		stamp(w, rel, key, st);
-	return statcache_dir_get(w->c->sc, key, st, len);
+	const char *list = statcache_dir_get(w->c->sc, key, st, len);
+	/* the walk looks its files up next: their misses overlap */
+	if (list)
+		statcache_prefetch_children(w->c->sc, key, list, *len);
+	return list;
 }
 
 static void listing_put(void *arg, const char *rel, const struct stat *st, const char *list,
@@ -226,15 +230,17 @@ static int cmp_input(const void *a, const void *b, void *arg)
 int inputs_collect(struct inputs_ctx *c, const char *base, const char *const *globs, size_t nglobs,
 	const char *const *exclude, size_t nexclude, struct inputs *out)
 {
-	memset(out, 0, sizeof(*out));
+	out->n = out->nlen = 0; /* its buffers are kept for the next task */
 	if (!nglobs)
 		return 0;
 	const char *b = strcmp(base, ".") == 0 ? "" : base;
 	struct walkarg w = {.c = c, .base = b, .baselen = strlen(b), .exclude = exclude,
 		.nexclude = nexclude, .globs = globs, .nglobs = nglobs, .out = out};
-	char *dir = *b ? path_join(c->root, b) : xstrdup(c->root);
+	/* from the root's fd: a few names to resolve a stat, not the root's too */
+	char *dir = c->rootfd > 0 ? xstrdup(*b ? b : ".")
+		  : *b ? path_join(c->root, b) : xstrdup(c->root);
 	struct walk_opts o = {.globs = globs, .nglobs = nglobs, .skip = skip_dir, .enter = entered,
-		.cache = c->sc ? &listings : NULL, .arg = &w};
+		.cache = c->sc ? &listings : NULL, .arg = &w, .base_fd = c->rootfd};
 	if (c->stamp) {
 		w.prefix = xcalloc(nglobs, sizeof(*w.prefix));
 		w.stamped = xcalloc(nglobs, sizeof(*w.stamped));
@@ -249,9 +255,9 @@ int inputs_collect(struct inputs_ctx *c, const char *base, const char *const *gl
 		if (!w.prefix[i] || w.stamped[i] || !*w.prefix[i])
 			continue;
 		char *path = *b ? path_join(b, w.prefix[i]) : xstrdup(w.prefix[i]);
-		char *abs = path_join(c->root, path);
+		char *abs = c->rootfd > 0 ? xstrdup(path) : path_join(c->root, path);
 		struct stat st;
-		bool here = lstat(abs, &st) == 0;
+		bool here = fstatat(c->rootfd > 0 ? c->rootfd : AT_FDCWD, abs, &st, AT_SYMLINK_NOFOLLOW) == 0;
 		stamp(&w, w.prefix[i], path, here ? &st : NULL);
 		free(abs);
 		free(path);
@@ -305,14 +311,17 @@ static int hash_fd(int fd, uint8_t out[16])
 }
 
 /* 0, or -1 with errno. */
-static int hash_one(const char *root, const char *path, const struct stat *st, uint8_t out[16])
+static int hash_one(const struct inputs_ctx *c, const char *path, const struct stat *st,
+	uint8_t out[16])
 {
-	char *abs = path_join(root, path);
+	/* from the root's fd, as the walk stat'ed it: the same directory */
+	int at = c->rootfd > 0 ? c->rootfd : AT_FDCWD;
+	char *abs = c->rootfd > 0 ? xstrdup(path) : path_join(c->root, path);
 	int r = 0;
 	if (S_ISLNK(st->st_mode)) {
 		/* the link itself: its target string, marked as a link */
 		char target[4096];
-		ssize_t n = readlink(abs, target, sizeof(target));
+		ssize_t n = readlinkat(at, abs, target, sizeof(target));
 		free(abs);
 		if (n < 0)
 			return -1;
@@ -323,7 +332,7 @@ static int hash_one(const char *root, const char *path, const struct stat *st, u
 		digest(&s, out);
 		return 0;
 	}
-	int fd = open(abs, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY);
+	int fd = openat(at, abs, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY);
 	free(abs);
 	if (fd < 0)
 		return -1;
@@ -354,7 +363,7 @@ static void *worker(void *arg)
 		if (i >= p->n)
 			return NULL;
 		struct input *f = &p->in->v[p->todo[i]];
-		if (hash_one(p->c->root, input_path(p->in, p->todo[i]), &f->st, f->hash) == 0)
+		if (hash_one(p->c, input_path(p->in, p->todo[i]), &f->st, f->hash) == 0)
 			continue;
 		int e = errno ? errno : EIO;
 		if (e == ENOENT) {
@@ -417,12 +426,14 @@ int inputs_hash(struct inputs_ctx *c, struct inputs *in)
 
 int inputs_hash_file(struct inputs_ctx *c, const char *path, uint8_t hash[16], struct stat *out)
 {
-	char *abs = path_join(c->root, path);
+	/* abs: from the root's fd, the root-relative path itself */
+	int at = c->rootfd > 0 ? c->rootfd : AT_FDCWD;
+	char *abs = c->rootfd > 0 ? xstrdup(path) : path_join(c->root, path);
 	struct stat st;
 	const struct sc_entry *sce;
 	int r = statcache_prestat(c->sc, path, true, &st, &sce);
 	if (r == 1)
-		r = stat(abs, &st);
+		r = fstatat(at, abs, &st, 0);
 	if (r != 0) {
 		r = errno == ENOENT || errno == ENOTDIR ? 0 : -1;
 		goto out;
@@ -439,7 +450,7 @@ int inputs_hash_file(struct inputs_ctx *c, const char *path, uint8_t hash[16], s
 		goto out;
 	}
 	int64_t now = statcache_now();
-	int fd = open(abs, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+	int fd = openat(at, abs, O_RDONLY | O_CLOEXEC | O_NOCTTY);
 	if (fd < 0) {
 		r = errno == ENOENT ? 0 : -1;
 		goto out;

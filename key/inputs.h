@@ -10,7 +10,9 @@
  * inputs_hash fills in every file's hash: from the stat cache where it is
  * trusted, otherwise by reading the file, on up to four threads; a file that
  * vanished since the walk is dropped from the list. The list owns its paths
- * (one buffer, no allocation per file) and is sorted bytewise by rel.
+ * (one buffer, no allocation per file) and is sorted bytewise by rel; a
+ * list is emptied by the next inputs_collect into it, which keeps its
+ * buffers (zero it before the first, inputs_free it after the last).
  * A symlink hashes "link\0" and its target, never what it points to. */
 #ifndef VX_KEY_INPUTS_H
 #define VX_KEY_INPUTS_H
@@ -43,6 +45,9 @@ struct inputs {
 
 struct inputs_ctx {
 	const char *root;
+	/* > 0: root opened O_PATH, which stats and walks resolve root-relative
+	 * paths from (0: by root's absolute path, as before) */
+	int rootfd;
 	struct ignore *ig;
 	struct statcache *sc;
 	const char *const *skip_dirs; /* root-relative, sorted bytewise */

@@ -1,7 +1,9 @@
 #include "key.h"
 
+#include <endian.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -10,7 +12,6 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#define XXH_STATIC_LINKING_ONLY /* XXH3_state_t on the stack */
 #include <xxhash.h>
 
 #include "canon.h"
@@ -31,6 +32,7 @@ struct task {
 	char key[33];
 	bool has_key; /* false for a persistent task */
 	bool final;
+	/* for the final rule ahead of a run: not kept --live, where all are final */
 	char **reach; /* root-relative prefixes it may write; "" = everywhere */
 	size_t nreach;
 	struct task **deps; /* those keyed before it (records come in dependency order) */
@@ -42,30 +44,38 @@ struct runtime_out {
 	uint8_t hash[16];
 };
 
-/* The message: every field a u64 LE length then its bytes. */
-static void put_u64(XXH3_state_t *s, uint64_t v)
+/* The message: every field a u64 LE length then its bytes. It is gathered
+ * in a buffer and hashed once (the same bytes streamed give the same
+ * XXH3-128): two updates a field cost more than the copy. */
+static void put_u64(struct strbuf *s, uint64_t v)
 {
-	uint8_t b[8];
-	for (int i = 0; i < 8; i++)
-		b[i] = (uint8_t)(v >> (8 * i));
-	XXH3_128bits_update(s, b, 8);
+	if (s->alloc - s->len <= 8)
+		strbuf_grow(s, 8);
+	uint64_t le = htole64(v);
+	memcpy(s->buf + s->len, &le, 8);
+	s->len += 8;
+	s->buf[s->len] = '\0';
 }
 
-static void put(XXH3_state_t *s, const void *p, size_t n)
+static void put(struct strbuf *s, const void *p, size_t n)
 {
+	if (s->alloc - s->len <= n + 8)
+		strbuf_grow(s, n + 8);
 	put_u64(s, n);
-	XXH3_128bits_update(s, p, n);
+	memcpy(s->buf + s->len, p, n);
+	s->len += n;
+	s->buf[s->len] = '\0';
 }
 
-static void put_str(XXH3_state_t *s, const char *str)
+static void put_str(struct strbuf *s, const char *str)
 {
 	put(s, str, strlen(str));
 }
 
-static void digest16(XXH3_state_t *s, uint8_t out[16])
+static void digest16(const struct strbuf *s, uint8_t out[16])
 {
 	XXH128_canonical_t c;
-	XXH128_canonicalFromHash(&c, XXH3_128bits_digest(s));
+	XXH128_canonicalFromHash(&c, XXH3_128bits(s->buf, s->len));
 	memcpy(out, c.digest, 16);
 }
 
@@ -151,6 +161,7 @@ void key_init(struct keyer *k, const char *root, const cJSON *graph, bool live)
 	memset(k, 0, sizeof(*k));
 	k->live = live;
 	k->in.root = xstrdup(root);
+	k->in.rootfd = open(root, O_PATH | O_DIRECTORY | O_CLOEXEC);
 	k->in.ig = ignore_open(root);
 	if (early && same_dir(early_root, root)) {
 		k->in.sc = early;
@@ -179,7 +190,11 @@ void key_init(struct keyer *k, const char *root, const cJSON *graph, bool live)
 	cJSON_AddStringToObject(g, "type", "graph");
 	cJSON_AddNumberToObject(g, "v", 1);
 	cJSON_AddStringToObject(g, "root", root);
-	cJSON_AddItemToObject(g, "projects", projects ? cJSON_Duplicate(projects, 1) : cJSON_CreateArray());
+	/* by reference: printed as it is, never copied (nor freed with g) */
+	if (projects)
+		cJSON_AddItemReferenceToObject(g, "projects", (cJSON *)projects);
+	else
+		cJSON_AddItemToObject(g, "projects", cJSON_CreateArray());
 	char *line = cJSON_PrintUnformatted(g);
 	k->graph = xstrdup(line);
 	cJSON_free(line);
@@ -196,6 +211,8 @@ static int strlist(const cJSON *arr, const char ***out, size_t *n, const char *w
 		return 0;
 	if (!cJSON_IsArray(arr))
 		goto bad;
+	if (!arr->child)
+		return 0; /* empty: no list to allocate (most of a task's are) */
 	*out = xcalloc((size_t)cJSON_GetArraySize(arr) + 1, sizeof(char *));
 	const cJSON *e;
 	cJSON_ArrayForEach(e, arr) {
@@ -295,9 +312,9 @@ static const struct runtime_out *runtime_run(struct keyer *k, const cJSON *rec, 
 	const char *cmd, const char *sbc)
 {
 	/* a sandboxed task's linked packages follow its cache and keyed too */
-	char *keyed = sbc ? cJSON_PrintUnformatted(jget(rec, "keyed")) : NULL;
+	char *keyed = sbc ? cJSON_PrintUnformatted(k->rf.keyed) : NULL;
 	char *id = xasprintf("%s\n%s\n%s\n%d\n%s", dir, cmd, sbc ? sbc : "",
-		cJSON_IsObject(jget(rec, "cache")), keyed ? keyed : "");
+		cJSON_IsObject(k->rf.cache), keyed ? keyed : "");
 	cJSON_free(keyed);
 	struct runtime_out *ro = strmap_get(&k->runtime, id);
 	if (ro) {
@@ -339,8 +356,7 @@ static int fingerprint(struct keyer *k, uint8_t out[16])
 		n += present[i];
 	}
 	k->fp_linked = k->in.linked > linked;
-	XXH3_state_t s;
-	XXH3_128bits_reset(&s);
+	struct strbuf s = STRBUF_INIT;
 	put_u64(&s, n);
 	for (size_t i = 0; i < WSROOT_NFINGERPRINT; i++) {
 		if (!present[i])
@@ -349,6 +365,7 @@ static int fingerprint(struct keyer *k, uint8_t out[16])
 		put(&s, h[i], 16);
 	}
 	digest16(&s, k->fp);
+	strbuf_release(&s);
 	k->have_fp = true;
 	memcpy(out, k->fp, 16);
 	return 0;
@@ -371,46 +388,46 @@ static bool linked_elsewhere(const struct keyer *k, const char *base, const char
 
 /* The input files of an exec task, folded in and listed in ex. matched,
  * when given, says for each glob whether it selected a file. */
-static int fold_files(struct keyer *k, XXH3_state_t *s, const char *section, const char *base,
+static int fold_files(struct keyer *k, struct strbuf *s, const char *section, const char *base,
 	const char *const *globs, size_t ng, const char *const *outs, size_t no, cJSON *ex,
 	bool *matched)
 {
-	struct inputs in;
-	int rc = inputs_collect(&k->in, base, globs, ng, outs, no, &in);
+	struct inputs *in = &k->files; /* emptied, its buffers kept */
+	int rc = inputs_collect(&k->in, base, globs, ng, outs, no, in);
 	for (size_t g = 0; rc == 0 && matched && g < ng; g++) {
 		matched[g] = globs[g][0] == '!';
-		for (size_t i = 0; i < in.n && !matched[g]; i++)
-			matched[g] = glob_match(globs[g], input_rel(&in, i));
+		for (size_t i = 0; i < in->n && !matched[g]; i++)
+			matched[g] = glob_match(globs[g], input_rel(in, i));
 	}
-	for (size_t i = 0; rc == 0 && i < in.n; i++)
-		if (linked_elsewhere(k, base, input_rel(&in, i), &in.v[i].st))
+	for (size_t i = 0; rc == 0 && i < in->n; i++)
+		if (linked_elsewhere(k, base, input_rel(in, i), &in->v[i].st))
 			k->in.linked++;
 	if (rc == 0)
-		rc = inputs_hash(&k->in, &in);
+		rc = inputs_hash(&k->in, in);
 	if (rc == 0) {
 		put_str(s, section);
-		put_u64(s, in.n);
+		put_u64(s, in->n);
 		cJSON *exf = ex ? cJSON_AddObjectToObject(ex, section) : NULL;
-		for (size_t i = 0; i < in.n; i++) {
-			put_str(s, input_rel(&in, i));
-			put(s, in.v[i].hash, 16);
+		for (size_t i = 0; i < in->n; i++) {
+			put_str(s, input_rel(in, i));
+			put(s, in->v[i].hash, 16);
 			if (exf) {
 				char h[33];
-				hex(in.v[i].hash, h);
-				cJSON_AddItemToObject(exf, input_rel(&in, i), cJSON_CreateString(h));
+				hex(in->v[i].hash, h);
+				cJSON_AddItemToObject(exf, input_rel(in, i), cJSON_CreateString(h));
 			}
 		}
 	}
-	inputs_free(&in);
 	return rc;
 }
 
 /* A workspaceFiles glob that selects no file keys nothing, which its
  * author did not mean: said once per glob per process (one vx run), for
  * the first task that names it. */
-static void warn_unmatched(struct keyer *k, const cJSON *rec, const char *glob, size_t i)
+static void warn_unmatched(struct keyer *k, const char *glob, size_t i)
 {
-	const char *id = jstr(rec, "id"), *name = jstr(rec, "name"), *file = jstr(rec, "config");
+	const char *id = cJSON_GetStringValue(k->rf.id), *name = cJSON_GetStringValue(k->rf.name);
+	const char *file = cJSON_GetStringValue(k->rf.config);
 	/* once a run for the glob, however many tasks name it (turbo's
 	 * globalDependencies reach every task) */
 	char *seen = xstrdup(glob);
@@ -425,10 +442,11 @@ static void warn_unmatched(struct keyer *k, const cJSON *rec, const char *glob, 
 		file ? file : "(no vx.json)", name ? name : id, i, glob, id);
 }
 
-static int key_exec(struct keyer *k, XXH3_state_t *s, const cJSON *rec, const char *dir,
+static int key_exec(struct keyer *k, struct strbuf *s, const cJSON *rec, const char *dir,
 	const char *where, cJSON *ex)
 {
-	const char *cmd = jstr(rec, "command");
+	const struct key_fields *f = &k->rf;
+	const char *cmd = cJSON_GetStringValue(f->command);
 	if (!cmd) {
 		err_warn("%s: invalid record: an exec task needs a string \"command\"", where);
 		return -1;
@@ -443,7 +461,7 @@ static int key_exec(struct keyer *k, XXH3_state_t *s, const cJSON *rec, const ch
 		cJSON_AddStringToObject(ex, "command", hx);
 	}
 	/* the boundary it runs under: another boundary, another result */
-	const cJSON *sb = jget(rec, "sandbox");
+	const cJSON *sb = f->sandbox;
 	if (sb && !cJSON_IsNull(sb) && !cJSON_IsObject(sb)) {
 		err_warn("%s: invalid record: \"sandbox\" must be an object or null", where);
 		return -1;
@@ -462,7 +480,7 @@ static int key_exec(struct keyer *k, XXH3_state_t *s, const cJSON *rec, const ch
 		}
 		cJSON_AddItemToObject(ex, "sandbox", sbc ? cJSON_CreateString(hx) : cJSON_CreateNull());
 	}
-	const cJSON *cache = jget(rec, "cache"), *inp = jget(cache, "inputs");
+	const cJSON *cache = f->cache, *inp = jget(cache, "inputs");
 	bool cached = cJSON_IsObject(cache);
 	static const char *const all[] = {"**/*"};
 	const char **globs = NULL, **outs = NULL, **wsf = NULL, **env = NULL, **rt = NULL;
@@ -473,7 +491,7 @@ static int key_exec(struct keyer *k, XXH3_state_t *s, const cJSON *rec, const ch
 		strlist(jget(jget(cache, "outputs"), "files"), &outs, &no, "cache.outputs.files", where) ||
 		strlist(jget(inp, "workspaceFiles"), &wsf, &nw, "cache.inputs.workspaceFiles", where) ||
 		strlist(jget(inp, "env"), &env, &ne, "cache.inputs.env", where) ||
-		strlist(jget(rec, "passThroughEnv"), &pass, &np, "passThroughEnv", where) ||
+		strlist(f->pass_env, &pass, &np, "passThroughEnv", where) ||
 		strlist(jget(inp, "runtime"), &rt, &nr, "cache.inputs.runtime", where))
 		goto out;
 	/* names and commands in byte order: reordering the config moves nothing */
@@ -495,14 +513,14 @@ static int key_exec(struct keyer *k, XXH3_state_t *s, const cJSON *rec, const ch
 	k->in.nskip = nskip;
 	for (size_t i = 0; wr == 0 && i < nw; i++)
 		if (!matched[i])
-			warn_unmatched(k, rec, wsf[i], i);
+			warn_unmatched(k, wsf[i], i);
 	free(matched);
 	if (wr != 0)
 		goto out;
 
 	/* what the task is handed (R-8a): the mode and the passed-through
 	 * names, then the keyed variables' values (taskenv.h) */
-	const cJSON *mode = jget(rec, "envMode");
+	const cJSON *mode = f->env_mode;
 	put_str(s, "envMode");
 	put_str(s, cJSON_IsString(mode) ? mode->valuestring : "strict");
 	put_u64(s, np);
@@ -510,7 +528,8 @@ static int key_exec(struct keyer *k, XXH3_state_t *s, const cJSON *rec, const ch
 		put_str(s, pass[i]);
 	if (ex) {
 		cJSON_AddStringToObject(ex, "envMode", cJSON_IsString(mode) ? mode->valuestring : "strict");
-		cJSON_AddItemToObject(ex, "passThroughEnv", cJSON_CreateStringArray(pass, (int)np));
+		cJSON_AddItemToObject(ex, "passThroughEnv",
+			np ? cJSON_CreateStringArray(pass, (int)np) : cJSON_CreateArray());
 	}
 	size_t nnames;
 	char **names = taskenv_keyed_names(jget(inp, "env"), &nnames);
@@ -597,7 +616,7 @@ static bool overlap(const char *a, const char *b)
 }
 
 /* R-9a ahead of the run (the header's rule). */
-static bool is_final(struct keyer *k, const struct task *t, const cJSON *rec, const char *kind,
+static bool is_final(struct keyer *k, const struct task *t, const char *kind,
 	const char *dir, const char *const *folds, size_t nf)
 {
 	for (size_t i = 0; i < nf; i++) {
@@ -607,7 +626,7 @@ static bool is_final(struct keyer *k, const struct task *t, const cJSON *rec, co
 	}
 	char **reads = NULL;
 	size_t nr = 0;
-	const cJSON *e, *cache = jget(rec, "cache"), *inp = jget(cache, "inputs");
+	const cJSON *e, *cache = k->rf.cache, *inp = jget(cache, "inputs");
 	if (strcmp(kind, "exec") == 0) {
 		const cJSON *files = jget(inp, "files");
 		if (!cJSON_IsObject(cache) || !cJSON_IsArray(files)) {
@@ -667,8 +686,8 @@ static int fold(struct keyer *k, struct task *t, const cJSON *rec, const char *k
 {
 	bool group = strcmp(kind, "group") == 0;
 	int rc = -1;
-	XXH3_state_t *s = XXH3_createState();
-	XXH3_128bits_reset(s);
+	struct strbuf *s = &k->msg;
+	strbuf_reset(s);
 	put_str(s, KEY_FORMAT);
 	put_str(s, kind);
 	if (group) {
@@ -706,13 +725,67 @@ static int fold(struct keyer *k, struct task *t, const cJSON *rec, const char *k
 	hex(h, t->key);
 	rc = 0;
 out:
-	XXH3_freeState(s);
 	return rc;
+}
+
+/* k->rf for rec: one pass over its members, where a lookup by name for
+ * each of ~25 reads compared up to every member (~330 strcmp a task). */
+static void index_fields(struct keyer *k, const cJSON *rec)
+{
+#define F(n, m) {n, offsetof(struct key_fields, m)}
+	static const struct {
+		const char *name;
+		size_t off;
+	} names[] = {F("id", id), F("kind", kind), F("dir", dir), F("name", name),
+		F("config", config), F("command", command), F("sandbox", sandbox), F("cache", cache),
+		F("keyed", keyed), F("folds", folds), F("deps", deps), F("envMode", env_mode),
+		F("passThroughEnv", pass_env), F("explainedKey", explained_key)};
+#undef F
+	memset(&k->rf, 0, sizeof(k->rf));
+	for (const cJSON *m = rec->child; m; m = m->next) {
+		const char *nm = m->string;
+		if (!nm)
+			continue;
+		for (size_t i = 0; i < sizeof(names) / sizeof(*names); i++) {
+			if (nm[0] != names[i].name[0] || strcmp(nm, names[i].name) != 0)
+				continue;
+			const cJSON **slot = (const cJSON **)((char *)&k->rf + names[i].off);
+			if (!*slot)
+				*slot = m;
+			break;
+		}
+	}
+}
+
+/* The members key_task adds, as a record sent again carries them: the
+ * first of each name goes, in one pass over the record (five lookups of
+ * names it mostly lacks compared every member five times). */
+static void drop_added(cJSON *rec)
+{
+	static const char *const added[] = {"key", "final", "explain", "linked", "stamp"};
+	unsigned gone = 0;
+	cJSON *m = rec ? rec->child : NULL, *next;
+	for (; m; m = next) {
+		next = m->next;
+		const char *nm = m->string;
+		if (!nm || !strchr("kfels", nm[0]))
+			continue;
+		for (unsigned i = 0; i < sizeof(added) / sizeof(*added); i++) {
+			if (!(gone & (1u << i)) && strcmp(nm, added[i]) == 0) {
+				gone |= 1u << i;
+				cJSON_Delete(cJSON_DetachItemViaPointer(rec, m));
+				break;
+			}
+		}
+	}
 }
 
 int key_task(struct keyer *k, cJSON *rec, bool explain, const char *where)
 {
-	const char *id = jstr(rec, "id"), *kind = jstr(rec, "kind"), *dir = jstr(rec, "dir");
+	index_fields(k, rec);
+	const struct key_fields *f = &k->rf;
+	const char *id = cJSON_GetStringValue(f->id), *kind = cJSON_GetStringValue(f->kind);
+	const char *dir = cJSON_GetStringValue(f->dir);
 	if (!id || !kind || !dir) {
 		err_warn("%s: invalid record: a task needs string members \"id\", \"kind\" and \"dir\"", where);
 		return -1;
@@ -732,7 +805,7 @@ int key_task(struct keyer *k, cJSON *rec, bool explain, const char *where)
 		free(ndir);
 		ndir = xstrdup(".");
 	}
-	const cJSON *cache = jget(rec, "cache"), *sandbox = jget(rec, "sandbox");
+	const cJSON *cache = f->cache, *sandbox = f->sandbox;
 	const char **folds = NULL, **deps = NULL;
 	size_t nf = 0, nd = 0;
 	cJSON *ex = NULL;
@@ -741,8 +814,8 @@ int key_task(struct keyer *k, cJSON *rec, bool explain, const char *where)
 		err_warn("%s: invalid record: \"cache\" must be an object or null", where);
 		goto out;
 	}
-	if (strlist(jget(rec, "folds"), &folds, &nf, "folds", where) ||
-		strlist(jget(rec, "deps"), &deps, &nd, "deps", where))
+	if (strlist(f->folds, &folds, &nf, "folds", where) ||
+		strlist(f->deps, &deps, &nd, "deps", where))
 		goto out;
 
 	struct task *t = strmap_get(&k->tasks, id);
@@ -754,19 +827,18 @@ int key_task(struct keyer *k, cJSON *rec, bool explain, const char *where)
 	task_clear(t);
 	t->has_key = false;
 	t->final = true;
-	t->deps = xcalloc(nd + 1, sizeof(*t->deps));
-	for (size_t i = 0; i < nd; i++) {
-		struct task *u = strmap_get(&k->tasks, deps[i]);
-		if (u)
-			t->deps[t->ndeps++] = u;
+	/* what the final rule walks; live, every key is final and none is kept */
+	if (!k->live) {
+		t->deps = xcalloc(nd + 1, sizeof(*t->deps));
+		for (size_t i = 0; i < nd; i++) {
+			struct task *u = strmap_get(&k->tasks, deps[i]);
+			if (u)
+				t->deps[t->ndeps++] = u;
+		}
+		write_reach(k->in.root, t, kind, ndir, cache, sandbox);
 	}
-	write_reach(k->in.root, t, kind, ndir, cache, sandbox);
 
-	cJSON_DeleteItemFromObjectCaseSensitive(rec, "key");
-	cJSON_DeleteItemFromObjectCaseSensitive(rec, "final");
-	cJSON_DeleteItemFromObjectCaseSensitive(rec, "explain");
-	cJSON_DeleteItemFromObjectCaseSensitive(rec, "linked");
-	cJSON_DeleteItemFromObjectCaseSensitive(rec, "stamp");
+	drop_added(rec);
 	size_t linked = k->in.linked;
 	if (persistent) {
 		cJSON_AddNullToObject(rec, "key");
@@ -778,7 +850,7 @@ int key_task(struct keyer *k, cJSON *rec, bool explain, const char *where)
 	/* the caller holds the explain of the key it names (vx run's index):
 	 * none is made unless the key turns out another; then it is folded
 	 * again, with one (each count of VX_KEY_STATS once) */
-	const char *known = explain ? jstr(rec, "explainedKey") : NULL;
+	const char *known = explain ? cJSON_GetStringValue(f->explained_key) : NULL;
 	if (nf > 1)
 		qsort(folds, nf, sizeof(*folds), cmp_str);
 	ex = explain && !known ? cJSON_CreateObject() : NULL;
@@ -793,7 +865,7 @@ int key_task(struct keyer *k, cJSON *rec, bool explain, const char *where)
 		k->in.cached = cached;
 	}
 	t->has_key = true;
-	t->final = k->live || is_final(k, t, rec, kind, ndir, folds, nf);
+	t->final = k->live || is_final(k, t, kind, ndir, folds, nf);
 	cJSON_AddStringToObject(rec, "key", t->key);
 	cJSON_AddBoolToObject(rec, "final", t->final);
 	/* a file with another name elsewhere can change under that name with
@@ -848,8 +920,12 @@ void key_free(struct keyer *k)
 	statcache_free(k->in.sc);
 	inputstamp_free(&k->stamp);
 	ignore_free(k->in.ig);
+	if (k->in.rootfd > 0)
+		close(k->in.rootfd);
 	free((char *)k->in.root);
 	free(k->graph);
+	strbuf_release(&k->msg);
+	inputs_free(&k->files);
 	statcache_free(k->early); /* key_prepare's, when no key_init took it */
 	free(k->early_root);
 }

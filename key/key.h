@@ -46,7 +46,15 @@
 
 #include "inputs.h"
 #include "wsroot.h"
+#include "strbuf.h"
 #include "strmap.h"
+
+/* The members of the task record being keyed that key.c reads, found in
+ * one pass (the first of each name, as cJSON's lookup by name finds). */
+struct key_fields {
+	const cJSON *id, *kind, *dir, *name, *config, *command, *sandbox, *cache, *keyed;
+	const cJSON *folds, *deps, *env_mode, *pass_env, *explained_key;
+};
 
 struct keyer {
 	struct inputs_ctx in;
@@ -62,6 +70,9 @@ struct keyer {
 	struct stat fp_st[WSROOT_NFINGERPRINT]; /* the root lockfiles it went by */
 	bool fp_present[WSROOT_NFINGERPRINT];
 	struct inputstamp stamp; /* the task being keyed's (inputstamp.h) */
+	struct strbuf msg;     /* the key message being gathered (key.c) */
+	struct key_fields rf;  /* the record being keyed's (key.c) */
+	struct inputs files;   /* fold_files' list, its buffers kept between tasks */
 	unsigned mark;        /* walk stamp for the final rule */
 	struct statcache *early; /* key_prepare's, until key_init */
 	char *early_root;

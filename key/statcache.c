@@ -1,5 +1,6 @@
 #include "statcache.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -95,8 +96,11 @@ struct statcache *statcache_load(const char *root)
 		*e = (struct sc_entry){.st = d.st, .limit = limit, .list = list, .listlen = listlen};
 		memcpy(e->hash, d.hash, 16);
 		sc->keys[sc->nloaded - 1] = p;
-		strmap_put(&sc->map, p, e);
 	}
+	/* the map sized once: growing it puts every key again */
+	strmap_reserve(&sc->map, sc->nloaded);
+	for (size_t i = 0; i < sc->nloaded; i++)
+		strmap_put(&sc->map, sc->keys[i], &sc->loaded[i]);
 	return sc;
 }
 
@@ -135,6 +139,38 @@ const char *statcache_dir_get(struct statcache *sc, const char *key, const struc
 		return NULL;
 	*len = e->listlen;
 	return e->list;
+}
+
+/* Each child's key in buf (the directory's key, "/" for the root, then
+ * the name, and '/' for a directory), and fn of it. */
+static void each_child(const struct statcache *sc, const char *key, const char *list,
+	size_t len, bool deep)
+{
+	char buf[512];
+	size_t kl = strcmp(key, "/") == 0 ? 0 : strlen(key);
+	if (kl >= sizeof(buf))
+		return;
+	memcpy(buf, key, kl);
+	for (size_t off = 0; off < len;) {
+		unsigned char type = (unsigned char)list[off++];
+		const char *nm = list + off;
+		size_t n = strnlen(nm, len - off);
+		off += n + 1;
+		if (kl + n + 2 > sizeof(buf))
+			continue;
+		memcpy(buf + kl, nm, n);
+		buf[kl + n] = '/';
+		buf[kl + n + (type == DT_DIR)] = '\0';
+		strmap_prefetch(&sc->map, buf, deep);
+	}
+}
+
+void statcache_prefetch_children(const struct statcache *sc, const char *key, const char *list,
+	size_t len)
+{
+	/* the slots first, then (arrived by now) what they point at */
+	each_child(sc, key, list, len, false);
+	each_child(sc, key, list, len, true);
 }
 
 static bool owned_key(const struct statcache *sc, const char *k)

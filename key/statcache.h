@@ -71,6 +71,11 @@ int statcache_prestat(struct statcache *sc, const char *key, bool follow, struct
 const uint8_t *statcache_lookup_entry(const struct sc_entry *e, const struct stat *st);
 const char *statcache_dir_get(struct statcache *sc, const char *key, const struct stat *st,
 	size_t *len);
+/* A hint ahead of the lookups a walk makes next: the entries of the
+ * children a directory's listing (key, list and len as statcache_dir_get
+ * gave them) names, asked of the memory all at once. */
+void statcache_prefetch_children(const struct statcache *sc, const char *key, const char *list,
+	size_t len);
 void statcache_dir_put(struct statcache *sc, const char *key, const struct stat *st,
 	const char *list, size_t len, int64_t listed_at);
 /* Write it back (temp + rename) when anything changed: 0, or -1 with errno. */

@@ -11,19 +11,44 @@
 #include "err.h"
 #include "jsonl.h"
 #include "key.h"
+#include "recarena.h"
 #include "taskreq.h"
 
 /* --live: seconds between saves of the stat cache while records come */
 #define SAVE_EVERY 2
 
-/* A --live task's answer: its id and the members vx-key added, moved out
- * of rec. */
+/* A --live task's answer: its id and the members vx-key added
+ * (taskreq_key_members, in that order), moved out of rec. One pass over
+ * rec finds the first of each name, where a lookup by name for each
+ * compared every member of the record six times. */
 static cJSON *answer(cJSON *rec)
 {
+	enum { MOST = 8 };
+	cJSON *found[MOST + 1] = {NULL}; /* [0]: "id", then by taskreq_key_members */
+	size_t n = 0;
+	while (taskreq_key_members[n] && n < MOST)
+		n++;
+	for (cJSON *m = rec->child; m; m = m->next) {
+		const char *nm = m->string;
+		if (!nm)
+			continue;
+		if (!found[0] && strcmp(nm, "id") == 0) {
+			found[0] = m;
+			continue;
+		}
+		for (size_t i = 0; i < n; i++) {
+			if (!found[i + 1] && strcmp(nm, taskreq_key_members[i]) == 0) {
+				found[i + 1] = m;
+				break;
+			}
+		}
+	}
 	cJSON *ans = cJSON_CreateObject();
 	cJSON_AddStringToObject(ans, "type", "task");
-	cJSON_AddItemToObject(ans, "id", cJSON_DetachItemFromObjectCaseSensitive(rec, "id"));
-	taskreq_move_key_members(ans, rec);
+	for (size_t i = 0; i <= n; i++)
+		if (found[i])
+			cJSON_AddItemToObject(ans, i ? taskreq_key_members[i - 1] : "id",
+				cJSON_DetachItemViaPointer(rec, found[i]));
 	return ans;
 }
 
@@ -74,6 +99,9 @@ int key_stream(const struct key_stream_opts *opt)
 	/* one record in, one out: never read ahead (the driver waits); live,
 	 * the answers to what came in one write go back in one, flushed
 	 * before vx-key would wait for more */
+	/* nothing cJSON makes outlives its record (key_init copies what it
+	 * keeps of the graph record): one arena, taken back after each */
+	recarena_use_for_cjson();
 	if (live) {
 		static char inbuf[65536];
 		setvbuf(stdin, inbuf, _IOFBF, sizeof(inbuf));
@@ -100,6 +128,7 @@ int key_stream(const struct key_stream_opts *opt)
 			if (started)
 				key_rescan(&k);
 			cJSON_Delete(rec);
+			recarena_reset();
 			continue;
 		} else if (type && strcmp(type, "task") == 0) {
 			if (!started) {
@@ -117,13 +146,14 @@ int key_stream(const struct key_stream_opts *opt)
 			/* the driver holds the record: only what was added goes back */
 			cJSON *ans = answer(rec);
 			jsonl_write(ans);
-			cJSON_Delete(ans);
+			recarena_delete(ans);
 		} else if (!live) {
 			/* by hand, every record passes through, keyed or not; live,
 			 * only a task's answer comes back */
 			jsonl_write(rec);
 		}
-		cJSON_Delete(rec);
+		recarena_delete(rec);
+		recarena_reset();
 		/* a long --live session keeps its hashes even if it is killed */
 		if (live && statcache_dirty(k.in.sc) && time(NULL) - saved >= SAVE_EVERY) {
 			save(&k);
@@ -131,6 +161,7 @@ int key_stream(const struct key_stream_opts *opt)
 		}
 	}
 	jsonl_reader_free(&r);
+	recarena_stop();
 	if (started) {
 		save(&k);
 		if (getenv("VX_KEY_STATS"))

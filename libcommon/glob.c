@@ -114,6 +114,15 @@ static const char *skip_globstars(const char *p)
 	return p;
 }
 
+/* Is [p, e) a segment of plain bytes (no magic, no escape)? */
+static bool plain_seg(const char *p, const char *e)
+{
+	for (; p < e; p++)
+		if (*p == '*' || *p == '?' || *p == '[' || *p == '\\')
+			return false;
+	return true;
+}
+
 /* The pattern is matched a segment at a time against the set of path
  * segments it may stand at (an NFA over whole segments), so the cost is
  * (pattern segments) x (path segments) segment matches, whatever the number
@@ -130,6 +139,28 @@ bool glob_match(const char *pat, const char *path)
 {
 	if (!*pat)
 		return !*path;
+	/* Leading plain segments compare as bytes before any set is built (a
+	 * walk asks "src/" + "**" of every file under src): a plain segment
+	 * stands at exactly one place, the path's segment there. One that
+	 * ends the pattern must end the path; one that does not must match a
+	 * segment that does not either, and both are stripped. A pattern left
+	 * with "**" segments only matches whatever is left of the path. */
+	for (;;) {
+		const char *pe = seg_end(pat);
+		if (pe == pat || !plain_seg(pat, pe))
+			break;
+		size_t n = (size_t)(pe - pat);
+		if (!*pe)
+			return strcmp(pat, path) == 0;
+		if (strncmp(pat, path, n) != 0 || (path[n] != '/' && path[n] != '\0'))
+			return false;
+		if (!path[n] || !pe[1])
+			break; /* the path ends here ("src" of "src/" + "**"), or "a/" */
+		pat = pe + 1;
+		path += n + 1;
+	}
+	if (is_globstar(pat) && !*skip_globstars(pat))
+		return true;
 	size_t m = 1;
 	for (const char *c = path; *c; c++)
 		m += *c == '/';

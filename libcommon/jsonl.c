@@ -26,28 +26,53 @@ void jsonl_reader_free(struct jsonl_reader *r)
 	r->cap = 0;
 }
 
+/* Append the n bytes at p to the line being read, unless it is over. */
+static void line_add(struct jsonl_reader *r, size_t *len, bool *over, const char *p, size_t n)
+{
+	if (*over)
+		return;
+	if (*len + n >= r->max) {
+		*over = true;
+		return;
+	}
+	XGROW(r->buf, *len + n + 1, r->cap);
+	memcpy(r->buf + *len, p, n);
+	*len += n;
+}
+
 /* Read one line into r->buf without its '\n'. Returns its length, -1 at end
- * of input, -2 when it was longer than r->max (the rest is skipped). */
+ * of input, -2 when it was longer than r->max (the rest is skipped). What
+ * the stream holds already is searched with memchr and copied at once
+ * (glibc's FILE, as jsonl_reader_buffered): a byte at a time was most of
+ * a reader's cost on a long stream of records. */
 static long read_line(struct jsonl_reader *r)
 {
+	FILE *f = r->f;
 	size_t len = 0;
-	int c;
-	bool over = false;
+	bool over = false, eof = false;
 
 	XGROW(r->buf, 4096, r->cap);
-	while ((c = getc_unlocked(r->f)) != EOF) {
-		if (c == '\n')
-			break;
-		if (over)
-			continue;
-		if (len + 1 >= r->max) {
-			over = true;
+	for (;;) {
+		if (f->_IO_read_ptr >= f->_IO_read_end) {
+			int c = getc_unlocked(f); /* refills the buffer */
+			if (c == EOF) {
+				eof = true;
+				break;
+			}
+			if (c == '\n')
+				break;
+			char ch = (char)c;
+			line_add(r, &len, &over, &ch, 1);
 			continue;
 		}
-		XGROW(r->buf, len + 2, r->cap);
-		r->buf[len++] = (char)c;
+		char *p = f->_IO_read_ptr, *e = f->_IO_read_end;
+		char *nl = memchr(p, '\n', (size_t)(e - p));
+		line_add(r, &len, &over, p, (size_t)((nl ? nl : e) - p));
+		f->_IO_read_ptr = nl ? nl + 1 : e;
+		if (nl)
+			break;
 	}
-	if (c == EOF && len == 0 && !over)
+	if (eof && len == 0 && !over)
 		return -1;
 	r->buf[len] = '\0';
 	return over ? -2 : (long)len;

@@ -45,10 +45,27 @@ void *strmap_get(const struct strmap *m, const char *key)
 	return m->keys[i] ? m->vals[i] : NULL;
 }
 
-static void grow(struct strmap *m)
+void strmap_prefetch(const struct strmap *m, const char *key, bool deep)
+{
+	if (!m->cap)
+		return;
+	size_t i = hash(key) & (m->cap - 1);
+	if (!deep) {
+		__builtin_prefetch(&m->keys[i]);
+		__builtin_prefetch(&m->tags[i]);
+		__builtin_prefetch(&m->vals[i]);
+		return;
+	}
+	if (m->keys[i]) {
+		__builtin_prefetch(m->keys[i]);
+		__builtin_prefetch(m->vals[i]);
+	}
+}
+
+static void resize(struct strmap *m, size_t cap)
 {
 	struct strmap old = *m;
-	m->cap = old.cap ? old.cap * 2 : 64;
+	m->cap = cap;
 	m->keys = xcalloc(m->cap, sizeof(*m->keys));
 	m->vals = xcalloc(m->cap, sizeof(*m->vals));
 	m->tags = xcalloc(m->cap, sizeof(*m->tags));
@@ -61,10 +78,19 @@ static void grow(struct strmap *m)
 	free(old.tags);
 }
 
+void strmap_reserve(struct strmap *m, size_t n)
+{
+	size_t cap = m->cap ? m->cap : 64;
+	while (n * 2 > cap)
+		cap *= 2;
+	if (cap != m->cap)
+		resize(m, cap);
+}
+
 void *strmap_put(struct strmap *m, const char *key, void *val)
 {
 	if ((m->len + 1) * 2 > m->cap)
-		grow(m);
+		resize(m, m->cap ? m->cap * 2 : 64);
 	uint64_t h = hash(key);
 	size_t i = slot(m, key, h);
 	void *prev = m->keys[i] ? m->vals[i] : NULL;

@@ -145,6 +145,12 @@ static void pb_set(struct pathbuf *pb, size_t at, const char *rel)
 	pb->s[pb->len] = '\0';
 }
 
+/* Where a path built from base is resolved from (walk_opts.base_fd). */
+static int at_fd(const struct walk_opts *o)
+{
+	return o->base_fd > 0 ? o->base_fd : AT_FDCWD;
+}
+
 /* The entries of directory rel at path (st: its lstat, for base its stat). */
 static bool list_cached(const struct walk_opts *o, const char *path, const char *rel,
 	const struct stat *st, struct entries *e)
@@ -157,7 +163,7 @@ static bool list_cached(const struct walk_opts *o, const char *path, const char 
 	}
 	int64_t at = coarse_now();
 	/* base itself may be a symlink, as open(base) follows it without a cache */
-	int fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC | (*rel ? O_NOFOLLOW : 0));
+	int fd = openat(at_fd(o), path, O_RDONLY | O_DIRECTORY | O_CLOEXEC | (*rel ? O_NOFOLLOW : 0));
 	if (fd < 0)
 		return false;
 	list_dir(fd, e);
@@ -200,14 +206,15 @@ static int lstat_at(struct at *at, const char *nm, const char *child, struct sta
 	if (at->statfd == -1 && at->nstat++ > 0) {
 		pb_set(at->pb, at->baselen, at->rel);
 		/* base itself may be a symlink, as walk_cached stat()s it */
-		at->statfd = open(at->pb->s, O_PATH | O_DIRECTORY | O_CLOEXEC | (*at->rel ? O_NOFOLLOW : 0));
+		at->statfd = openat(at_fd(at->o), at->pb->s,
+			O_PATH | O_DIRECTORY | O_CLOEXEC | (*at->rel ? O_NOFOLLOW : 0));
 		if (at->statfd < 0)
 			at->statfd = -2;
 	}
 	if (at->statfd >= 0)
 		return fstatat(at->statfd, nm, st, AT_SYMLINK_NOFOLLOW);
 	pb_set(at->pb, at->baselen, child);
-	return fstatat(AT_FDCWD, at->pb->s, st, AT_SYMLINK_NOFOLLOW);
+	return fstatat(at_fd(at->o), at->pb->s, st, AT_SYMLINK_NOFOLLOW);
 }
 
 /* Visit a directory's listed entries: files by the globs, directories by
@@ -287,7 +294,7 @@ static int walk_cached(struct pathbuf *pb, size_t baselen, const char *rel,
 	int r = o->cache->stat ? o->cache->stat(o->arg, rel, true, !*rel, &st) : 1;
 	pb_set(pb, baselen, rel);
 	if (r == 1)
-		r = fstatat(AT_FDCWD, pb->s, &st, *rel ? AT_SYMLINK_NOFOLLOW : 0);
+		r = fstatat(at_fd(o), pb->s, &st, *rel ? AT_SYMLINK_NOFOLLOW : 0);
 	if (r != 0)
 		return *rel ? 0 : -1;
 	if (!S_ISDIR(st.st_mode)) {
@@ -319,7 +326,7 @@ int walk_tree(const char *base, const struct walk_opts *o, walk_fn fn)
 		errno = saved;
 		return rc;
 	}
-	int fd = open(base, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	int fd = openat(at_fd(o), base, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (fd < 0)
 		return -1;
 	return walk_fd(fd, "", o, fn);

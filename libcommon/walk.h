@@ -54,6 +54,10 @@ struct walk_opts {
 	const struct walk_cache *cache; /* may be NULL */
 	bool specials;     /* fn also gets the fifos, sockets and devices that match */
 	void *arg;         /* passed to skip, enter, the cache and fn */
+	/* > 0: a relative base is resolved from this directory (an O_PATH fd
+	 * kept open), so each stat walks the few names below it and not an
+	 * absolute path's every component again; 0: from the working directory */
+	int base_fd;
 };
 
 /* 0, the callback's non-zero value, or -1 with errno set when base cannot be

@@ -368,6 +368,38 @@ root_links() {
 	assert_equal "$(keys)" "$here"
 }
 
+@test "the working directory plays no part: the same keys from elsewhere, through a symlinked root, and an edit still moves them" {
+	local here
+	vx-graph --root "$WS" > "$GRAPH"
+	here=$(vx-key --live --explain < "$GRAPH")
+	# vx-key resolves its stats from the root it opened, not from the cwd
+	mkdir -p "$BATS_TEST_TMPDIR/cwd/packages/ui/src"
+	run -0 bash -c "cd '$BATS_TEST_TMPDIR/cwd' && vx-key --live --explain < '$GRAPH'"
+	assert_equal "$output" "$here"
+	ln -s "$WS" "$BATS_TEST_TMPDIR/link"
+	run -0 bash -c "cd / && vx-key --live --explain --root '$BATS_TEST_TMPDIR/link' < '$GRAPH'"
+	assert_equal "$output" "$here"
+	# an input and a package.json edited: both keys move
+	put packages/ui/src/a.js 'edited'
+	sed -i 's/"name"/"edited": 1, "name"/' "$WS/packages/app/package.json"
+	run -0 bash -c "cd / && vx-key --live --explain < '$GRAPH'"
+	local id edited=$output
+	for id in @x/ui#build @x/app#lint; do
+		[ "$(key_in "$edited" "$id")" != "$(key_in "$here" "$id")" ]
+		assert_regex "$(key_in "$edited" "$id")" '^[0-9a-f]{32}$'
+	done
+	# the edited file was read from the root too, not from the cwd: keyed
+	# again from the root itself (its hash from the stat cache now), the
+	# same answers
+	run -0 vx-key --live --explain < "$GRAPH"
+	assert_equal "$output" "$edited"
+}
+
+# key_in ANSWERS ID: ID's key in vx-key --live's answers.
+key_in() {
+	printf '%s\n' "$1" | sed -n 's|.*"id":"'"$2"'","key":"\([0-9a-f]*\)".*|\1|p'
+}
+
 @test "the stat cache: one found from the current directory serves only the graph's own root" {
 	# vx-key loads the stat cache it finds above the current directory
 	# before the graph record arrives; keying another workspace from there
@@ -472,6 +504,9 @@ root_links() {
 	assert_output --regexp '"runtime":\{"cat ../../tool.txt":"[0-9a-f]{32}"\}'
 	assert_output --regexp '"package":"[0-9a-f]{32}"'
 	assert_output --regexp '"workspace":"[0-9a-f]{32}"'
+	# what the task is handed, even when it is nothing
+	assert_output --partial '"passThroughEnv":[]'
+	assert_output --partial '"workspaceFiles":{}'
 	run -0 member @x/app#build explain
 	assert_output --partial "\"deps\":{\"@x/ui#build\":\"$(member @x/ui#build key)\"}"
 	keyed --explain
@@ -578,6 +613,95 @@ root_links() {
 	# it holds another key's: the explain comes, as always
 	run -0 bash -c "{ head -n 1 '$GRAPH'; sed -n 2p '$GRAPH' | sed 's/}\$/,\"explainedKey\":\"0123456789abcdef0123456789abcdef\"}/'; } | vx-key --live --explain"
 	assert_output --partial '"explain":{"command":'
+}
+
+@test "--live: each task answers as keyed alone in a fresh vx-key, though larger records came before it" {
+	# vx-key reuses its buffers and takes each record's JSON back at once
+	# after answering it: nothing of one record may reach the next's key,
+	# explain or stamp
+	vx-graph --root "$WS" > "$GRAPH"
+	run -0 /usr/bin/python3 - "$GRAPH" <<'EOF'
+import json, subprocess, sys
+recs = [json.loads(line) for line in open(sys.argv[1])]
+graph = recs[0]
+tasks = [r for r in recs if r["type"] == "task"]
+byid = {t["id"]: t for t in tasks}
+
+def key(lines):
+    text = "".join(json.dumps(r) + "\n" for r in lines)
+    p = subprocess.run(["vx-key", "--live", "--explain"], input=text, capture_output=True,
+                       text=True, check=True)
+    return [json.loads(line) for line in p.stdout.splitlines()]
+
+def noise(t, i):
+    n = dict(t, id="%s-noise%d" % (t["id"], i), folds=[], deps=[], kind="exec",
+             command="echo " + "x" * 3000, passThroughEnv=["N%d" % j for j in range(100)])
+    n["cache"] = {"inputs": {"files": ["**/*", "src/**", "*.json"], "env": ["HOME", "PATH"]},
+                  "outputs": {"files": ["dist/**"]}}
+    return n
+
+def closure(t):
+    seen, todo = [], list(t.get("folds") or [])
+    while todo:
+        f = todo.pop()
+        if f not in seen:
+            seen.append(f)
+            todo += byid[f].get("folds") or []
+    return [u for u in tasks if u["id"] in seen]
+
+stream = [graph]
+for i, t in enumerate(tasks):
+    stream += [noise(t, i), t]
+together = {a["id"]: a for a in key(stream)}
+bad = 0
+for t in tasks:
+    alone = key([graph] + closure(t) + [t])[-1]
+    if alone != together[t["id"]]:
+        bad += 1
+        print("differs:", t["id"], json.dumps(alone), json.dumps(together[t["id"]]))
+print("tasks", len(tasks), "differ", bad)
+sys.exit(1 if bad else 0)
+EOF
+	assert_output --partial "tasks 5 differ 0"
+}
+
+@test "records keyed before are keyed afresh: what vx-key added goes, once each" {
+	vx-graph --root "$WS" > "$GRAPH"
+	vx-key < "$GRAPH" > "$OUT"
+	# keyed with everything, then again with nothing asked: as keyed once
+	vx-key --explain --stamp < "$GRAPH" | vx-key > "$BATS_TEST_TMPDIR/twice.jsonl"
+	run -0 cmp "$OUT" "$BATS_TEST_TMPDIR/twice.jsonl"
+	# and a record that says "linked" and "final" itself is not believed
+	sed 's/"kind":"exec"/"linked":true,"final":false,"kind":"exec"/' "$GRAPH" | vx-key > "$BATS_TEST_TMPDIR/said.jsonl"
+	run -0 cmp "$OUT" "$BATS_TEST_TMPDIR/said.jsonl"
+}
+
+@test "--live: an answer is its type, id, then key, final, explain, linked and stamp, in that order" {
+	ln packages/ui/src/a.js "$BATS_TEST_TMPDIR/elsewhere.js"
+	vx-graph --root "$WS" > "$GRAPH"
+	run -0 bash -c "vx-key --live --explain < '$GRAPH' | grep '\"id\":\"@x/ui#build\"'"
+	assert_regex "$output" '^\{"type":"task","id":"@x/ui#build","key":"[0-9a-f]{32}","final":true,"explain":\{.*\},"linked":true,"stamp":\{"sig":"[0-9a-f]{32}","paths":\[[^]]*\]\}\}$'
+}
+
+@test "a task record's members are read by name: their order plays no part, and the first of a repeated name counts" {
+	vx-graph --root "$WS" @x/ui#build > "$GRAPH"
+	local key
+	key=$(vx-key < "$GRAPH" | sed -n 's/.*"key":"\([0-9a-f]*\)".*/\1/p')
+	# members reversed, and each repeated after the record with another value
+	run -0 /usr/bin/python3 -c '
+import json, sys
+lines = open(sys.argv[1]).read().splitlines()
+t = json.loads(lines[1])
+items = list(t.items())[::-1]
+text = json.dumps(dict(items))[:-1]
+for name, v in items:
+    if name != "type":
+        text += ", " + json.dumps(name) + ": " + json.dumps("other" if isinstance(v, str) else None)
+print(lines[0]); print(text + "}")
+' "$GRAPH"
+	printf '%s\n' "$output" > "$BATS_TEST_TMPDIR/odd.jsonl"
+	run -0 vx-key < "$BATS_TEST_TMPDIR/odd.jsonl"
+	assert_output --partial "\"key\":\"$key\""
 }
 
 @test "--live reads the lockfiles again after a rescan record, which gets no answer" {

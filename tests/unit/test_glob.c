@@ -17,8 +17,80 @@ static void owned(char *got, const char *want, const char *what)
 	free(got);
 }
 
+/* pat with each plain segment's first byte written as a class ("src" ->
+ * "[s]rc"): the same glob, which glob_match must decide by its sets, not
+ * by comparing leading plain segments as bytes. */
+static char *classed(const char *pat)
+{
+	char *out = malloc(4 * strlen(pat) + 1), *o = out;
+	bool plain = true;
+	const char *seg = pat;
+	for (const char *p = pat;; p++) {
+		if (*p == '/' || !*p) {
+			for (const char *q = seg; q < p && plain; q++)
+				plain = !strchr("*?[\\", *q);
+			if (plain && p > seg) {
+				*o++ = '[';
+				*o++ = *seg;
+				*o++ = ']';
+				memcpy(o, seg + 1, (size_t)(p - seg - 1));
+				o += p - seg - 1;
+			} else {
+				memcpy(o, seg, (size_t)(p - seg));
+				o += p - seg;
+			}
+			if (!*p)
+				break;
+			*o++ = '/';
+			seg = p + 1;
+			plain = true;
+		}
+	}
+	*o = '\0';
+	return out;
+}
+
+/* The byte comparison of leading plain segments gives what the sets give. */
+static void same_as_sets(void)
+{
+	static const char *const pats[] = {"src/**", "src/**/*", "src", "src/", "src/*.js",
+		"dist/**", "a/b/c", "a/b/**/c.js", "a/**/b", "a/b", "a/b/", "a/**", "**",
+		"**/x.js", "a//b", "src/**/", "src/*/**", "a/b*/c", "ab/**", "a/\\b/**",
+		"[x]/y", "a/[b]/**"};
+	static const char *const paths[] = {"src", "src/", "src/a.js", "src/a/b.js", "srcx/a.js",
+		"sr", "s", "", "dist", "dist/a", "a/b/c", "a/b/c/d", "a/b", "a/b/", "a",
+		"a/", "a/x/b", "a/b/x/c.js", "a/b/c.js", "ab/c", "a//b", "a/bc/c", "x.js",
+		"q/x.js", "x/y", "a/b/z"};
+	for (size_t i = 0; i < sizeof(pats) / sizeof(*pats); i++) {
+		char *c = classed(pats[i]);
+		for (size_t j = 0; j < sizeof(paths) / sizeof(*paths); j++) {
+			bool fast = glob_match(pats[i], paths[j]), sets = glob_match(c, paths[j]);
+			if (fast == sets) {
+				unit_passed++;
+				continue;
+			}
+			unit_failed++;
+			fprintf(stderr, "glob_match('%s', '%s') = %d, but '%s' gives %d\n", pats[i],
+				paths[j], fast, c, sets);
+		}
+		free(c);
+	}
+	/* and a few outright */
+	M("src/**", "src");
+	M("src/**", "src/a/b.js");
+	N("src/**", "srcx/a.js");
+	N("src/**", "sr");
+	N("dist/**", "src/a.js");
+	M("a/b/c", "a/b/c");
+	N("a/b/c", "a/b/c/d");
+	N("a/b", "a/b/");
+	M("a/**/b", "a/b");
+	M("a/**/b", "a/x/y/b");
+}
+
 int main(void)
 {
+	same_as_sets();
 	/* literals */
 	M("a/b.js", "a/b.js");
 	N("a/b.js", "a/b.jsx");

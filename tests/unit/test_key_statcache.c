@@ -1,3 +1,4 @@
+#include <dirent.h>
 /* vx-key's stat cache and .gitignore reader, with stat results made up so
  * the racy rule is seen alone (a real rewrite would also move the ctime). */
 #include <fcntl.h>
@@ -244,6 +245,41 @@ static void test_ignore(const char *dir)
 	free(sub);
 }
 
+/* statcache_prefetch_children is a hint: lookups after it find what they
+ * found before, for the root's children, a directory's, and names too long
+ * for its buffer. */
+static void test_prefetch(const char *dir)
+{
+	const uint8_t h1[16] = {1};
+	const int64_t t = 1700000000 * SEC + 500;
+	struct statcache *sc = statcache_load(dir);
+	struct stat a = fake(t, t, 10);
+	statcache_store(sc, "top.js", &a, h1, t + 1);
+	statcache_store(sc, "src/a.js", &a, h1, t + 1);
+	char list[1200];
+	size_t n = 0;
+	list[n++] = DT_REG;
+	memcpy(list + n, "top.js", 7);
+	n += 7;
+	list[n++] = DT_DIR;
+	memcpy(list + n, "src", 4);
+	n += 4;
+	list[n++] = DT_REG;
+	memset(list + n, 'x', 700); /* longer than a key it builds */
+	n += 700;
+	list[n++] = '\0';
+	list[n++] = DT_REG;
+	memcpy(list + n, "cut", 3); /* no NUL: the listing ends early */
+	n += 3;
+	statcache_prefetch_children(sc, "/", list, n);
+	statcache_prefetch_children(sc, "src/", "\x08" "a.js", 6);
+	statcache_prefetch_children(sc, "src/", "", 0);
+	CHECK(statcache_lookup(sc, "top.js", &a) && memcmp(statcache_lookup(sc, "top.js", &a), h1, 16) == 0);
+	CHECK(statcache_lookup(sc, "src/a.js", &a) != NULL);
+	CHECK(statcache_lookup(sc, "src/b.js", &a) == NULL);
+	statcache_free(sc);
+}
+
 int main(void)
 {
 	char tmpl[] = "/tmp/vx-unit-key-XXXXXX";
@@ -253,6 +289,7 @@ int main(void)
 	test_statcache(dir);
 	test_statcache_roundtrip(dir);
 	test_ignore(dir);
+	test_prefetch(dir);
 	char *cmd = NULL;
 	if (asprintf(&cmd, "rm -rf '%s'", dir) >= 0 && system(cmd) != 0)
 		fprintf(stderr, "unable to remove %s\n", dir);
