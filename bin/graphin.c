@@ -30,11 +30,11 @@ static int wait_status(pid_t pid)
 int graphin_load(struct graphin *g, const char *root, char **names, int nnames, bool keys,
 	bool explain)
 {
-	return graphin_load_then(g, root, names, nnames, keys, explain, false, NULL, NULL);
+	return graphin_load_then(g, root, names, nnames, keys, explain, false, NULL);
 }
 
 int graphin_load_then(struct graphin *g, const char *root, char **names, int nnames, bool keys,
-	bool explain, bool lines, void (*on_graph)(void *arg, const cJSON *graph), void *arg)
+	bool explain, bool lines, const struct graphin_calls *calls)
 {
 	memset(g, 0, sizeof(*g));
 	char **argv = xcalloc((size_t)nnames + 5, sizeof(char *));
@@ -103,8 +103,8 @@ int graphin_load_then(struct graphin *g, const char *root, char **names, int nna
 		const char *type = graphin_str(rec, "type");
 		if (type && strcmp(type, "graph") == 0 && !g->graph) {
 			g->graph = rec;
-			if (on_graph)
-				on_graph(arg, rec);
+			if (calls && calls->on_graph)
+				calls->on_graph(calls->arg, rec);
 		} else if (type && strcmp(type, "task") == 0) {
 			g->tasks = xrealloc(g->tasks, (g->n + 1) * sizeof(*g->tasks));
 			if (lines) {
@@ -112,6 +112,8 @@ int graphin_load_then(struct graphin *g, const char *root, char **names, int nna
 				g->lines[g->n] = strbuf_detach(&st.text, NULL);
 			}
 			g->tasks[g->n++] = rec;
+			if (calls && calls->on_task)
+				calls->on_task(calls->arg, g->n - 1, rec, lines ? g->lines[g->n - 1] : NULL);
 		} else {
 			cJSON_Delete(rec);
 		}

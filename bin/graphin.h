@@ -21,12 +21,20 @@ struct graphin {
  * Returns 0, or the exit code to end with after the stage's own message. */
 int graphin_load(struct graphin *g, const char *root, char **names, int nnames, bool keys,
 	bool explain);
-/* The same, calling on_graph(arg, graph record) as soon as that record is
- * read, before the task records (vx run hands it to vx-key meanwhile), and
- * with lines, keeping each task's line too (vx run sends it on as read
- * rather than printing the record again). */
+/* The same, calling back as records are read, while the rest are still
+ * coming: on_graph(arg, graph record) as soon as that record is read,
+ * before the task records (vx run hands it to vx-key meanwhile), and
+ * on_task(arg, i, task record, its line or NULL) for each task record
+ * once it is g->tasks[i] (vx run sends some to vx-key at once). With
+ * lines each task's line is kept too (vx run sends it on as read rather
+ * than printing the record again). Either callback may be NULL. */
+struct graphin_calls {
+	void (*on_graph)(void *arg, const cJSON *graph);
+	void (*on_task)(void *arg, size_t i, const cJSON *task, const char *line);
+	void *arg;
+};
 int graphin_load_then(struct graphin *g, const char *root, char **names, int nnames, bool keys,
-	bool explain, bool lines, void (*on_graph)(void *arg, const cJSON *graph), void *arg);
+	bool explain, bool lines, const struct graphin_calls *calls);
 void graphin_free(struct graphin *g);
 const char *graphin_str(const cJSON *rec, const char *name);
 

@@ -1,6 +1,7 @@
 #include "keyer.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -32,6 +33,21 @@ int keyer_spawn(struct keyer *k)
 	}
 	free(prog);
 	stage_attach(&k->st, "vx-key", pid, to, from);
+	/* a bigger pipe lets more tasks be in flight: vx-key keys the first
+	 * while the driver still reads the graph, and runs ahead of it */
+	(void)fcntl(from, F_SETPIPE_SZ, KEYER_PIPE);
+	(void)fcntl(to, F_SETPIPE_SZ, KEYER_PIPE);
+	int cap = fcntl(to, F_GETPIPE_SZ);
+	k->room = cap > 0 ? cap / 2 : KEYER_INFLIGHT;
+	return 0;
+}
+
+int keyer_flush(struct keyer *k)
+{
+	if (stage_flush(&k->st) != 0) {
+		err_warn_errno("unable to write to vx-key");
+		return -1;
+	}
 	return 0;
 }
 

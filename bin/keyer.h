@@ -13,11 +13,15 @@
 
 struct keyer {
 	struct stage st;
+	long room; /* the bytes of records that may be in flight (keyer_send) */
 };
 
 /* Start vx-key --live --explain. It is started before vx-graph has
  * answered, so that it loads its stat cache meanwhile (from the workspace
- * around the current directory; the graph record's root decides). 0 or -1. */
+ * around the current directory; the graph record's root decides). Both
+ * pipes are asked for KEYER_PIPE bytes (F_SETPIPE_SZ; a refusal keeps the
+ * kernel's default), and room is half of what the pipe to vx-key got
+ * (KEYER_INFLIGHT when it cannot be told). 0 or -1. */
 int keyer_spawn(struct keyer *k);
 /* Hand it the graph record (--live: no echo comes back). 0 or -1. */
 int keyer_begin(struct keyer *k, const cJSON *graph);
@@ -25,11 +29,12 @@ int keyer_begin(struct keyer *k, const cJSON *graph);
 cJSON *keyer_key(struct keyer *k, const cJSON *task);
 /* The same in two halves, so several tasks can be in flight: answers come
  * back in the order sent. keyer_send queues (keyer_recv writes what is
- * queued in one write before it must wait for an answer not read yet)
- * and returns the bytes queued, or -1. Keep
- * what is in flight under a pipe's capacity (KEYER_INFLIGHT) so neither side
- * blocks on a full pipe. */
+ * queued in one write before it must wait for an answer not read yet,
+ * keyer_flush at once) and returns the bytes queued, or -1. Keep what is
+ * in flight under room, within the pipe's capacity, so that the driver's
+ * write never blocks while vx-key waits for its answers to be read. */
 #define KEYER_INFLIGHT 32768
+#define KEYER_PIPE (1 << 20)
 long keyer_send(struct keyer *k, const cJSON *task);
 /* keyer_send for a task record still as vx-graph printed it (its line,
  * without the newline), with "explainedKey": explained added when that is
@@ -38,6 +43,8 @@ long keyer_send(struct keyer *k, const cJSON *task);
  * the caller sends the record. */
 long keyer_send_line(struct keyer *k, const char *line, const char *explained);
 cJSON *keyer_recv(struct keyer *k);
+/* Write what keyer_send queued now. 0 or -1. */
+int keyer_flush(struct keyer *k);
 /* A task ran or was restored: vx-key reads the root lockfiles again before
  * its next key (a task may rewrite them). No answer comes back. 0 or -1. */
 int keyer_rescan(struct keyer *k);

@@ -475,20 +475,33 @@ static int run_tasks(struct run *r, const struct run_args *a)
 	/* vx-key starts first and loads its stat cache while vx-graph works;
 	 * the graph record reaches it as soon as it is read */
 	r->keyer_spawned = keyer_spawn(&r->keyer) == 0;
+	/* tasks with no dependency go to vx-key as they are read; not when
+	 * "-- ARG" is to change commands first (pass_args) */
+	r->early_ok = r->keyer_spawned && !r->npass;
 	double p = ui_now_ms();
-	int rc = graphin_load_then(&r->g, r->root, a->sel, a->nsel, false, false, true,
-		run_graph_read, r);
+	struct graphin_calls calls = {.on_graph = run_graph_read, .on_task = run_task_read, .arg = r};
+	int rc = graphin_load_then(&r->g, r->root, a->sel, a->nsel, false, false, true, &calls);
+	r->early_ok = false;
 	profile_span(PROFILE_MAIN, "phase", "graph", p, ui_now_ms(), (const char *)NULL);
 	if (rc) {
 		if (r->keyer_spawned)
 			keyer_stop(&r->keyer);
+		if (r->cache_open)
+			runcache_close(&r->cache);
+		free(r->early);
 		return rc;
 	}
+	if (r->nearly && keyer_flush(&r->keyer) != 0)
+		r->keyer_broken = true;
 	r->root = graphin_str(r->g.graph, "root");
 	ui_init(&r->ui, &r->show);
 	r->t0 = ui_now_ms();
-	runcache_open(&r->cache, r->root);
-	runcache_config(&r->cache, r->g.graph);
+	if (!r->cache_open) {
+		runcache_open(&r->cache, r->root);
+		runcache_config(&r->cache, r->g.graph);
+		r->cache_open = true;
+		r->cache_root = r->root;
+	}
 	if (a->remote && r->use_cache)
 		runcache_remote(&r->cache, a->remote);
 	/* as many writers as tasks may run at once, up to the cores: creating
@@ -515,6 +528,8 @@ static int run_tasks(struct run *r, const struct run_args *a)
 	profile_span(PROFILE_MAIN, "phase", "tasks", p, ui_now_ms(), (const char *)NULL);
 	free(r->graph_line);
 	r->graph_line = NULL;
+	free(r->early);
+	r->early = NULL;
 	workq_free(r->writers);
 	if (r->keyer_spawned)
 		keyer_stop(&r->keyer);

@@ -100,9 +100,20 @@ struct run {
 	struct keyer keyer;
 	bool keyer_spawned; /* started at the outset, to load while vx-graph works */
 	bool keyer_up, keyer_broken; /* up: handed the graph record */
+	/* tasks sent to vx-key while the graph was still being read (no deps,
+	 * so ready at once): the pump takes their answers first, in order */
+	bool early_ok;
+	struct early_key {
+		size_t task;
+		long size;
+	} *early;
+	size_t nearly;
+	long early_bytes;
 	bool rescan; /* a task ran or was restored since vx-key last read the lockfiles */
 	size_t restored; /* hits whose outputs were written */
 	struct runcache cache;
+	bool cache_open;        /* once the graph record came (run_graph_read) */
+	const char *cache_root; /* the graph record's root, which cache is of */
 	struct workq *writers; /* hits' outputs written while the pump goes on */
 	bool use_cache, force, json, interrupted;
 	bool stopping; /* the run is over: servers stopped now did not fail */
@@ -142,7 +153,11 @@ void run_setup_signals(void);
 void run_build(struct run *r);
 
 /* run_key.c */
+/* graphin's hooks (graphin.h): the graph record (the run cache opened, vx-key
+ * handed it), then each task record (one with no dependency sent to vx-key
+ * at once, while early_ok) */
 void run_graph_read(void *arg, const cJSON *graph);
+void run_task_read(void *arg, size_t i, const cJSON *task, const char *line);
 bool run_key_task(struct run *r, struct rtask *t);
 /* Can t come from the cache this run (an exec task with a cache block, the
  * cache on, no --force, and when sandboxed, a run that can trace it:

@@ -34,12 +34,64 @@ static bool keyer_ready(struct run *r)
 void run_graph_read(void *arg, const cJSON *graph)
 {
 	struct run *r = arg;
+	/* the cache's remembered keys are asked of as tasks come (task_read) */
+	const char *root = graphin_str(graph, "root");
+	if (root && !r->cache_open) {
+		runcache_open(&r->cache, root);
+		runcache_config(&r->cache, graph);
+		r->cache_open = true;
+		r->cache_root = root;
+	}
 	if (!r->keyer_spawned || r->keyer_up)
 		return;
 	if (keyer_begin(&r->keyer, graph) != 0)
 		r->keyer_broken = true;
 	else
 		r->keyer_up = true;
+}
+
+/* What vx-key leaves out of t's answer: the explain of the key the why
+ * index remembers is on disk already (all of a rerun's hits), unless the
+ * summary wants it. */
+static const char *known_key(struct run *r, const char *id)
+{
+	return r->summarize || !r->cache_open ? NULL
+		: runcache_remembered_key(&r->cache, r->cache_root, id);
+}
+
+void run_task_read(void *arg, size_t i, const cJSON *task, const char *line)
+{
+	struct run *r = arg;
+	/* a task with no dependency is ready as soon as the run starts, and
+	 * vx-key needs no other key for it: it is keyed while the driver
+	 * still reads and parses the rest of the graph (on 1,000 packages
+	 * vx-key sat idle those ~8 ms). The pump takes the answers first. */
+	if (!r->early_ok || !r->keyer_up || r->keyer_broken || !line)
+		return;
+	const char *kind = graphin_str(task, "kind"), *id = graphin_str(task, "id");
+	if (!id || (kind && strcmp(kind, "persistent") == 0) ||
+	    cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(task, "deps")) != 0 ||
+	    cJSON_GetObjectItemCaseSensitive(task, "key"))
+		return;
+	/* within room, the pump's answers to come included: stop at the first
+	 * task that would not fit, its explainedKey member counted */
+	if (r->early_bytes + (long)strlen(line) + 64 > r->keyer.room) {
+		r->early_ok = false;
+		return;
+	}
+	long sz = keyer_send_line(&r->keyer, line, known_key(r, id));
+	if (sz <= 0) { /* 0: a line the pump will send as a record, in its turn */
+		if (sz < 0)
+			r->keyer_broken = true;
+		r->early_ok = false;
+		return;
+	}
+	r->early = xrealloc(r->early, (r->nearly + 1) * sizeof(*r->early));
+	r->early[r->nearly++] = (struct early_key){.task = i, .size = sz};
+	r->early_bytes += sz;
+	/* the first at once, then a write every 16 */
+	if (r->nearly % 16 == 1 && keyer_flush(&r->keyer) != 0)
+		r->keyer_broken = true;
 }
 
 /* Take in vx-key's answer for t. */
@@ -174,22 +226,29 @@ void run_key_pump(struct run *r)
 	double p = profile_on() ? ui_now_ms() : 0;
 	size_t *fifo = xcalloc(r->n, sizeof(*fifo)), head = 0, tail = 0;
 	long *size = xcalloc(r->n, sizeof(*size)), inflight = 0;
+	/* what task_read sent while the graph was read is answered first */
+	for (size_t e = 0; e < r->nearly; e++) {
+		struct rtask *t = &r->t[r->early[e].task];
+		if (t->sandboxed && t->kind == K_EXEC && !run_may_hit(r, t))
+			netproxy_start(&r->net, r->g.graph);
+		t->in_flight = true;
+		fifo[tail] = r->early[e].task;
+		size[tail++] = r->early[e].size;
+		inflight += r->early[e].size;
+	}
+	r->nearly = 0;
 	struct runcache_write *job;
 	while (!r->keyer_broken && !run_stop_requested) {
 		while ((job = workq_get(r->writers, false)))
 			written(r, job);
-		for (size_t i = 0; i < r->nready && inflight < KEYER_INFLIGHT; i++) {
+		for (size_t i = 0; i < r->nready && inflight < r->keyer.room; i++) {
 			size_t ti = r->ready[i];
 			struct rtask *t = &r->t[ti];
 			if (!needs_key(t) || t->in_flight)
 				continue;
 			if (!keyer_ready(r)) /* a rescan owed since the last record */
 				break;
-			/* the explain of a key the index remembers is on disk
-			 * already: vx-key leaves it out when the key is the same
-			 * (all of a rerun's hits), unless the summary wants it */
-			const char *known = r->summarize ? NULL
-				: runcache_remembered_key(&r->cache, r->root, t->id);
+			const char *known = known_key(r, t->id);
 			/* its line as vx-graph printed it, unprinted again */
 			long sz = t->rec_line ? keyer_send_line(&r->keyer, t->rec_line, known) : 0;
 			if (sz == 0) {

@@ -140,6 +140,42 @@ many_built() {
 	assert_equal "$(head -n 1 packages/app/out/app.txt)" "lib v2"
 }
 
+@test "tasks keyed while the graph is still read keep their own keys: one edit among 60 independent packages misses it and its dependent only" {
+	# vx run sends a task with no dependency to vx-key as soon as vx-graph's
+	# line for it is read, and takes the answers before the rest: each
+	# answer must still land on its own task (keys equal to vx-key's alone)
+	local i
+	for i in $(seq 0 59); do
+		pkg "packages/q$i" "@x/q$i" '' '{ "tasks": { "build": { "exec": { "command": "echo q'"$i"' >> ../../ran.log && mkdir -p dist && cp src/* dist/" },
+			"cache": { "inputs": { "files": ["src/**"] }, "outputs": { "files": ["dist/**"] } } } } }'
+		put "packages/q$i/src/v.txt" "q$i v1"
+	done
+	for i in 0 7 19 29; do
+		pkg "packages/d$i" "@x/d$i" "{ \"@x/q$((i + 30))\": \"*\" }" '{ "tasks": { "build": { "exec": { "command": "echo d'"$i"' >> ../../ran.log && mkdir -p dist && cat ../q'"$((i + 30))"'/dist/v.txt > dist/v.txt" },
+			"dependsOn": ["^build"], "cache": { "inputs": { "files": ["src/**"] }, "outputs": { "files": ["dist/**"] } } } } }'
+		put "packages/d$i/src/w.txt" "d$i"
+	done
+	run -0 vx run build --json
+	ran >/dev/null
+	echo "$output" | python3 -c 'import json,sys
+for l in sys.stdin:
+    r = json.loads(l)
+    if r.get("type") == "result": print(r["id"], r["key"])' | sort > "$BATS_TEST_TMPDIR/run.keys"
+	vx-graph build | vx-key | python3 -c 'import json,sys
+for l in sys.stdin:
+    r = json.loads(l)
+    if r.get("type") == "task": print(r["id"], r["key"])' | sort > "$BATS_TEST_TMPDIR/alone.keys"
+	assert_equal "$(wc -l < "$BATS_TEST_TMPDIR/run.keys")" 67
+	run -0 diff "$BATS_TEST_TMPDIR/alone.keys" "$BATS_TEST_TMPDIR/run.keys"
+	put packages/q37/src/v.txt "q37 v2"
+	run -0 vx run build
+	assert_equal "$(ran)" "d7 q37"
+	assert_line --regexp '^miss @x/q37#build '
+	assert_line --regexp '^miss @x/d7#build '
+	assert_line --regexp '^vx: 67 tasks: 65 hit, 2 miss, 0 failed, 0 skipped'
+	assert_equal "$(cat packages/d7/dist/v.txt)" "q37 v2"
+}
+
 @test "a file outside the inputs does not re-run anything" {
 	run -0 vx run build
 	ran >/dev/null
