@@ -493,15 +493,9 @@ static int run_tasks(struct run *r, const struct run_args *a)
 	}
 	if (r->nearly && keyer_flush(&r->keyer) != 0)
 		r->keyer_broken = true;
-	r->root = graphin_str(r->g.graph, "root");
+	run_cache_open(r, r->g.graph); /* opened already on the graph record */
 	ui_init(&r->ui, &r->show);
 	r->t0 = ui_now_ms();
-	if (!r->cache_open) {
-		runcache_open(&r->cache, r->root);
-		runcache_config(&r->cache, r->g.graph);
-		r->cache_open = true;
-		r->cache_root = r->root;
-	}
 	if (a->remote && r->use_cache)
 		runcache_remote(&r->cache, a->remote);
 	/* as many writers as tasks may run at once, up to the cores: creating

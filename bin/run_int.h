@@ -112,8 +112,7 @@ struct run {
 	bool rescan; /* a task ran or was restored since vx-key last read the lockfiles */
 	size_t restored; /* hits whose outputs were written */
 	struct runcache cache;
-	bool cache_open;        /* once the graph record came (run_graph_read) */
-	const char *cache_root; /* the graph record's root, which cache is of */
+	bool cache_open; /* run_cache_open: once the graph record came */
 	struct workq *writers; /* hits' outputs written while the pump goes on */
 	bool use_cache, force, json, interrupted;
 	bool stopping; /* the run is over: servers stopped now did not fail */
@@ -157,6 +156,8 @@ void run_build(struct run *r);
  * handed it), then each task record (one with no dependency sent to vx-key
  * at once, while early_ok) */
 void run_graph_read(void *arg, const cJSON *graph);
+/* Open the run's cache for graph's root, which r->root becomes; once. */
+void run_cache_open(struct run *r, const cJSON *graph);
 void run_task_read(void *arg, size_t i, const cJSON *task, const char *line);
 bool run_key_task(struct run *r, struct rtask *t);
 /* Can t come from the cache this run (an exec task with a cache block, the

@@ -31,17 +31,22 @@ static bool keyer_ready(struct run *r)
 }
 
 /* graphin's hook: the graph record, before the task records are read. */
+void run_cache_open(struct run *r, const cJSON *graph)
+{
+	if (r->cache_open)
+		return;
+	/* the graph record's root from now on (before: the --root asked) */
+	r->root = graphin_str(graph, "root");
+	runcache_open(&r->cache, r->root);
+	runcache_config(&r->cache, graph);
+	r->cache_open = true;
+}
+
 void run_graph_read(void *arg, const cJSON *graph)
 {
 	struct run *r = arg;
 	/* the cache's remembered keys are asked of as tasks come (task_read) */
-	const char *root = graphin_str(graph, "root");
-	if (root && !r->cache_open) {
-		runcache_open(&r->cache, root);
-		runcache_config(&r->cache, graph);
-		r->cache_open = true;
-		r->cache_root = root;
-	}
+	run_cache_open(r, graph);
 	if (!r->keyer_spawned || r->keyer_up)
 		return;
 	if (keyer_begin(&r->keyer, graph) != 0)
@@ -56,7 +61,7 @@ void run_graph_read(void *arg, const cJSON *graph)
 static const char *known_key(struct run *r, const char *id)
 {
 	return r->summarize || !r->cache_open ? NULL
-		: runcache_remembered_key(&r->cache, r->cache_root, id);
+		: runcache_remembered_key(&r->cache, r->root, id);
 }
 
 void run_task_read(void *arg, size_t i, const cJSON *task, const char *line)

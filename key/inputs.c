@@ -227,6 +227,15 @@ static int cmp_input(const void *a, const void *b, void *arg)
 	return strcmp(names + ((const struct input *)a)->rel, names + ((const struct input *)b)->rel);
 }
 
+/* A root-relative path as a *at call takes it: from the root's fd when
+ * there is one (*at set to it, the path as it is), else absolute
+ * (AT_FDCWD). malloc'd. */
+static char *at_root(const struct inputs_ctx *c, const char *rel, int *at)
+{
+	*at = c->rootfd > 0 ? c->rootfd : AT_FDCWD;
+	return c->rootfd > 0 ? xstrdup(rel) : path_join(c->root, rel);
+}
+
 int inputs_collect(struct inputs_ctx *c, const char *base, const char *const *globs, size_t nglobs,
 	const char *const *exclude, size_t nexclude, struct inputs *out)
 {
@@ -255,9 +264,10 @@ int inputs_collect(struct inputs_ctx *c, const char *base, const char *const *gl
 		if (!w.prefix[i] || w.stamped[i] || !*w.prefix[i])
 			continue;
 		char *path = *b ? path_join(b, w.prefix[i]) : xstrdup(w.prefix[i]);
-		char *abs = c->rootfd > 0 ? xstrdup(path) : path_join(c->root, path);
+		int at;
+		char *abs = at_root(c, path, &at);
 		struct stat st;
-		bool here = fstatat(c->rootfd > 0 ? c->rootfd : AT_FDCWD, abs, &st, AT_SYMLINK_NOFOLLOW) == 0;
+		bool here = fstatat(at, abs, &st, AT_SYMLINK_NOFOLLOW) == 0;
 		stamp(&w, w.prefix[i], path, here ? &st : NULL);
 		free(abs);
 		free(path);
@@ -315,8 +325,8 @@ static int hash_one(const struct inputs_ctx *c, const char *path, const struct s
 	uint8_t out[16])
 {
 	/* from the root's fd, as the walk stat'ed it: the same directory */
-	int at = c->rootfd > 0 ? c->rootfd : AT_FDCWD;
-	char *abs = c->rootfd > 0 ? xstrdup(path) : path_join(c->root, path);
+	int at;
+	char *abs = at_root(c, path, &at);
 	int r = 0;
 	if (S_ISLNK(st->st_mode)) {
 		/* the link itself: its target string, marked as a link */
@@ -426,9 +436,8 @@ int inputs_hash(struct inputs_ctx *c, struct inputs *in)
 
 int inputs_hash_file(struct inputs_ctx *c, const char *path, uint8_t hash[16], struct stat *out)
 {
-	/* abs: from the root's fd, the root-relative path itself */
-	int at = c->rootfd > 0 ? c->rootfd : AT_FDCWD;
-	char *abs = c->rootfd > 0 ? xstrdup(path) : path_join(c->root, path);
+	int at;
+	char *abs = at_root(c, path, &at);
 	struct stat st;
 	const struct sc_entry *sce;
 	int r = statcache_prestat(c->sc, path, true, &st, &sce);

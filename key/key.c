@@ -21,6 +21,7 @@
 #include "runtime.h"
 #include "shadow.h"
 #include "taskenv.h"
+#include "taskreq.h"
 #include "wsroot.h"
 
 #define KEY_FORMAT "vx-key 4"
@@ -757,29 +758,6 @@ static void index_fields(struct keyer *k, const cJSON *rec)
 	}
 }
 
-/* The members key_task adds, as a record sent again carries them: the
- * first of each name goes, in one pass over the record (five lookups of
- * names it mostly lacks compared every member five times). */
-static void drop_added(cJSON *rec)
-{
-	static const char *const added[] = {"key", "final", "explain", "linked", "stamp"};
-	unsigned gone = 0;
-	cJSON *m = rec ? rec->child : NULL, *next;
-	for (; m; m = next) {
-		next = m->next;
-		const char *nm = m->string;
-		if (!nm || !strchr("kfels", nm[0]))
-			continue;
-		for (unsigned i = 0; i < sizeof(added) / sizeof(*added); i++) {
-			if (!(gone & (1u << i)) && strcmp(nm, added[i]) == 0) {
-				gone |= 1u << i;
-				cJSON_Delete(cJSON_DetachItemViaPointer(rec, m));
-				break;
-			}
-		}
-	}
-}
-
 int key_task(struct keyer *k, cJSON *rec, bool explain, const char *where)
 {
 	index_fields(k, rec);
@@ -838,7 +816,8 @@ int key_task(struct keyer *k, cJSON *rec, bool explain, const char *where)
 		write_reach(k->in.root, t, kind, ndir, cache, sandbox);
 	}
 
-	drop_added(rec);
+	/* the members key_task adds, as a record sent again carries them */
+	taskreq_drop_key_members(rec);
 	size_t linked = k->in.linked;
 	if (persistent) {
 		cJSON_AddNullToObject(rec, "key");

@@ -17,38 +17,14 @@
 /* --live: seconds between saves of the stat cache while records come */
 #define SAVE_EVERY 2
 
-/* A --live task's answer: its id and the members vx-key added
- * (taskreq_key_members, in that order), moved out of rec. One pass over
- * rec finds the first of each name, where a lookup by name for each
- * compared every member of the record six times. */
+/* A --live task's answer: its id and the members vx-key added, moved out
+ * of rec (taskreq_move_key_members: one pass over rec). */
 static cJSON *answer(cJSON *rec)
 {
-	enum { MOST = 8 };
-	cJSON *found[MOST + 1] = {NULL}; /* [0]: "id", then by taskreq_key_members */
-	size_t n = 0;
-	while (taskreq_key_members[n] && n < MOST)
-		n++;
-	for (cJSON *m = rec->child; m; m = m->next) {
-		const char *nm = m->string;
-		if (!nm)
-			continue;
-		if (!found[0] && strcmp(nm, "id") == 0) {
-			found[0] = m;
-			continue;
-		}
-		for (size_t i = 0; i < n; i++) {
-			if (!found[i + 1] && strcmp(nm, taskreq_key_members[i]) == 0) {
-				found[i + 1] = m;
-				break;
-			}
-		}
-	}
 	cJSON *ans = cJSON_CreateObject();
 	cJSON_AddStringToObject(ans, "type", "task");
-	for (size_t i = 0; i <= n; i++)
-		if (found[i])
-			cJSON_AddItemToObject(ans, i ? taskreq_key_members[i - 1] : "id",
-				cJSON_DetachItemViaPointer(rec, found[i]));
+	cJSON_AddItemToObject(ans, "id", cJSON_DetachItemFromObjectCaseSensitive(rec, "id"));
+	taskreq_move_key_members(ans, rec);
 	return ans;
 }
 

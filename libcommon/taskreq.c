@@ -49,8 +49,11 @@ void taskreq_move_key_members(cJSON *to, cJSON *from)
 
 void taskreq_drop_key_members(cJSON *task)
 {
-	for (const char *const *m = taskreq_key_members; *m; m++)
-		cJSON_DeleteItemFromObjectCaseSensitive(task, *m);
+	cJSON *at[NKEY_MEMBERS];
+	find_key_members(task, at);
+	for (int m = 0; m < NKEY_MEMBERS; m++)
+		if (at[m])
+			cJSON_Delete(cJSON_DetachItemViaPointer(task, at[m]));
 }
 
 static const char *str(const cJSON *o, const char *key)

@@ -26,7 +26,8 @@ extern const char *const taskreq_key_members[];
 /* Move each of vx-key's members present in from into to, replacing any
  * there; to's others stay. */
 void taskreq_move_key_members(cJSON *to, cJSON *from);
-/* Remove vx-key's members from a task record. */
+/* Remove vx-key's members from a task record (the first of each name, as
+ * a lookup by name finds it; one pass over the record). */
 void taskreq_drop_key_members(cJSON *task);
 
 /* Is this a graph record with a root and then a task record with a dir?
